@@ -1,0 +1,58 @@
+package io.sqe.catalog;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
+
+/** Creates the Iceberg catalogs SQE can serve: the embedded default and REST catalogs. */
+public final class IcebergCatalogFactory {
+  private IcebergCatalogFactory() {}
+
+  /**
+   * The zero-setup catalog: Iceberg's JDBC catalog on a SQLite file inside the warehouse
+   * directory, with data and metadata files on the local disk. Tables survive a restart, and
+   * views are supported.
+   */
+  public static LakehouseCatalog embedded(String name, Path warehouse, Duration cacheTtl) {
+    Path dir = warehouse.toAbsolutePath().normalize();
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create warehouse directory " + dir, e);
+    }
+    Map<String, String> props = new HashMap<>();
+    props.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));
+    props.put(CatalogProperties.WAREHOUSE_LOCATION, dir.toUri().toString());
+    props.put("jdbc.schema-version", "V1");
+    // SQLite allows one writer at a time; one pooled connection avoids "database is locked".
+    props.put(CatalogProperties.CLIENT_POOL_SIZE, "1");
+    JdbcCatalog catalog = new JdbcCatalog();
+    catalog.setConf(new Configuration());
+    catalog.initialize(name, props);
+    return new LakehouseCatalog(name, catalog, cacheTtl);
+  }
+
+  /**
+   * An Iceberg REST catalog (Polaris, Nessie, Lakekeeper, ...). The properties go to Iceberg's
+   * REST client unchanged: {@code uri}, {@code warehouse}, {@code credential}, {@code token},
+   * {@code oauth2-server-uri}, {@code scope}, {@code io-impl}, {@code s3.*} and so on.
+   */
+  public static LakehouseCatalog rest(String name, Map<String, String> properties, Duration cacheTtl) {
+    if (!properties.containsKey(CatalogProperties.URI)) {
+      throw new IllegalArgumentException("REST catalog " + name + " needs the property 'uri'");
+    }
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.setConf(new Configuration());
+    catalog.initialize(name, new HashMap<>(properties));
+    return new LakehouseCatalog(name, (Catalog) catalog, cacheTtl);
+  }
+}

@@ -1,0 +1,112 @@
+package io.sqe.catalog;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.catalog.ViewCatalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/**
+ * One named Iceberg catalog as SQL sees it: {@code <name>.<schema>.<table>}, where a schema is a
+ * single-level Iceberg namespace.
+ *
+ * <p>Loaded tables are cached for a short time because planning a query loads every table it
+ * names, often several times. Writes made through this server invalidate the cache entry so a
+ * session reads its own writes; changes made by other engines appear within the cache lifetime.
+ */
+public final class LakehouseCatalog implements Closeable {
+  private final String name;
+  private final Catalog catalog;
+  private final SupportsNamespaces namespaces;
+  private final ViewCatalog views;
+  private final Cache<TableIdentifier, Table> tables;
+
+  public LakehouseCatalog(String name, Catalog catalog, Duration tableCacheTtl) {
+    this.name = requireNonNull(name, "name is null");
+    this.catalog = requireNonNull(catalog, "catalog is null");
+    if (!(catalog instanceof SupportsNamespaces)) {
+      throw new IllegalArgumentException(
+          "Catalog " + name + " (" + catalog.getClass().getName() + ") does not support namespaces");
+    }
+    this.namespaces = (SupportsNamespaces) catalog;
+    this.views = catalog instanceof ViewCatalog ? (ViewCatalog) catalog : null;
+    this.tables =
+        Caffeine.newBuilder().expireAfterWrite(tableCacheTtl).maximumSize(10_000).build();
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The underlying Iceberg catalog, for operations this class does not wrap. */
+  public Catalog iceberg() {
+    return catalog;
+  }
+
+  public SupportsNamespaces namespaces() {
+    return namespaces;
+  }
+
+  public Optional<ViewCatalog> views() {
+    return Optional.ofNullable(views);
+  }
+
+  public List<Namespace> listSchemas() {
+    return namespaces.listNamespaces(Namespace.empty());
+  }
+
+  public boolean schemaExists(String schema) {
+    return namespaces.namespaceExists(Namespace.of(schema));
+  }
+
+  public List<TableIdentifier> listTables(String schema) {
+    return catalog.listTables(Namespace.of(schema));
+  }
+
+  public List<TableIdentifier> listViews(String schema) {
+    return views == null ? List.of() : views.listViews(Namespace.of(schema));
+  }
+
+  /** Loads a table, from the cache when it was loaded recently. */
+  public Optional<Table> loadTable(TableIdentifier id) {
+    Table cached = tables.getIfPresent(id);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    try {
+      Table table = catalog.loadTable(id);
+      tables.put(id, table);
+      return Optional.of(table);
+    } catch (NoSuchTableException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Forgets a cached table, after this server changed it. */
+  public void invalidate(TableIdentifier id) {
+    tables.invalidate(id);
+  }
+
+  public void invalidateAll() {
+    tables.invalidateAll();
+  }
+
+  @Override
+  public void close() throws IOException {
+    tables.invalidateAll();
+    if (catalog instanceof Closeable) {
+      ((Closeable) catalog).close();
+    }
+  }
+}

@@ -1,0 +1,249 @@
+package io.sqe.catalog.types;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.IntervalUnit;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rel.type.StructKind;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Maps Iceberg types to Calcite's, and Calcite result types to Arrow.
+ *
+ * <p>Calcite's row-at-a-time runtime keeps times and timestamps in milliseconds, so columns of
+ * those types are typed with precision 3 inside the planner; their Arrow type stays microseconds,
+ * as Iceberg stores them.
+ */
+public final class CalciteTypeMapping {
+  /** Precision of TIME and TIMESTAMP values inside Calcite's runtime (milliseconds). */
+  public static final int TIME_PRECISION = 3;
+
+  private CalciteTypeMapping() {}
+
+  public static RelDataType toCalcite(RelDataTypeFactory factory, Schema schema) {
+    return struct(factory, schema.columns());
+  }
+
+  private static RelDataType struct(RelDataTypeFactory factory, List<Types.NestedField> fields) {
+    List<RelDataType> types = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (Types.NestedField f : fields) {
+      names.add(f.name());
+      types.add(toCalcite(factory, f.type(), f.isOptional()));
+    }
+    return factory.createStructType(StructKind.FULLY_QUALIFIED, types, names);
+  }
+
+  public static RelDataType toCalcite(RelDataTypeFactory factory, Type type, boolean nullable) {
+    RelDataType result;
+    switch (type.typeId()) {
+      case BOOLEAN:
+        result = factory.createSqlType(SqlTypeName.BOOLEAN);
+        break;
+      case INTEGER:
+        result = factory.createSqlType(SqlTypeName.INTEGER);
+        break;
+      case LONG:
+        result = factory.createSqlType(SqlTypeName.BIGINT);
+        break;
+      case FLOAT:
+        result = factory.createSqlType(SqlTypeName.REAL);
+        break;
+      case DOUBLE:
+        result = factory.createSqlType(SqlTypeName.DOUBLE);
+        break;
+      case DECIMAL: {
+        Types.DecimalType d = (Types.DecimalType) type;
+        result = factory.createSqlType(SqlTypeName.DECIMAL, d.precision(), d.scale());
+        break;
+      }
+      case DATE:
+        result = factory.createSqlType(SqlTypeName.DATE);
+        break;
+      case TIME:
+        result = factory.createSqlType(SqlTypeName.TIME, TIME_PRECISION);
+        break;
+      case TIMESTAMP:
+        result =
+            factory.createSqlType(
+                ((Types.TimestampType) type).shouldAdjustToUTC()
+                    ? SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE
+                    : SqlTypeName.TIMESTAMP,
+                TIME_PRECISION);
+        break;
+      case TIMESTAMP_NANO:
+        result =
+            factory.createSqlType(
+                ((Types.TimestampNanoType) type).shouldAdjustToUTC()
+                    ? SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE
+                    : SqlTypeName.TIMESTAMP,
+                TIME_PRECISION);
+        break;
+      case STRING:
+        result = factory.createSqlType(SqlTypeName.VARCHAR);
+        break;
+      case UUID:
+        result = factory.createSqlType(SqlTypeName.UUID);
+        break;
+      case FIXED:
+        result = factory.createSqlType(SqlTypeName.BINARY, ((Types.FixedType) type).length());
+        break;
+      case BINARY:
+        result = factory.createSqlType(SqlTypeName.VARBINARY);
+        break;
+      case STRUCT:
+        result = struct(factory, type.asStructType().fields());
+        break;
+      case LIST: {
+        Types.ListType list = type.asListType();
+        result = factory.createArrayType(toCalcite(factory, list.elementType(), list.isElementOptional()), -1);
+        break;
+      }
+      case MAP: {
+        Types.MapType map = type.asMapType();
+        result =
+            factory.createMapType(
+                toCalcite(factory, map.keyType(), false),
+                toCalcite(factory, map.valueType(), map.isValueOptional()));
+        break;
+      }
+      default:
+        throw new UnsupportedTypeException("Iceberg type " + type + " is not supported");
+    }
+    return factory.createTypeWithNullability(result, nullable);
+  }
+
+  /** The Arrow schema of a result with the given Calcite row type. */
+  public static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(RelDataType rowType) {
+    List<Field> fields = new ArrayList<>();
+    for (RelDataTypeField f : rowType.getFieldList()) {
+      fields.add(toArrow(f.getName(), f.getType()));
+    }
+    return new org.apache.arrow.vector.types.pojo.Schema(fields);
+  }
+
+  public static Field toArrow(String name, RelDataType type) {
+    boolean nullable = type.isNullable();
+    switch (type.getSqlTypeName()) {
+      case ROW: {
+        List<Field> children = new ArrayList<>();
+        for (RelDataTypeField f : type.getFieldList()) {
+          children.add(toArrow(f.getName(), f.getType()));
+        }
+        return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
+      }
+      case ARRAY:
+      case MULTISET: {
+        Field element = toArrow("element", type.getComponentType());
+        return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null), List.of(element));
+      }
+      case MAP: {
+        Field key = toArrow("key", type.getKeyType());
+        key = new Field("key", new FieldType(false, key.getType(), null, key.getMetadata()), key.getChildren());
+        Field value = toArrow("value", type.getValueType());
+        Field entries =
+            new Field("entries", new FieldType(false, ArrowType.Struct.INSTANCE, null), List.of(key, value));
+        return new Field(name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
+      }
+      case UUID:
+        return new Field(
+            name,
+            new FieldType(
+                nullable,
+                new ArrowType.FixedSizeBinary(16),
+                null,
+                Map.of(ArrowTypeMapping.EXTENSION_NAME, ArrowTypeMapping.UUID_EXTENSION, ArrowTypeMapping.EXTENSION_METADATA, "")),
+            List.of());
+      default:
+        return new Field(name, new FieldType(nullable, toArrowScalar(type), null), List.of());
+    }
+  }
+
+  private static ArrowType toArrowScalar(RelDataType type) {
+    switch (type.getSqlTypeName()) {
+      case BOOLEAN:
+        return ArrowType.Bool.INSTANCE;
+      case TINYINT:
+        return new ArrowType.Int(8, true);
+      case SMALLINT:
+        return new ArrowType.Int(16, true);
+      case INTEGER:
+        return new ArrowType.Int(32, true);
+      case BIGINT:
+        return new ArrowType.Int(64, true);
+      case DECIMAL:
+        return new ArrowType.Decimal(type.getPrecision(), Math.max(0, type.getScale()), 128);
+      case REAL:
+        return new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+      case FLOAT:
+      case DOUBLE:
+        return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
+      case DATE:
+        return new ArrowType.Date(DateUnit.DAY);
+      case TIME:
+      case TIME_WITH_LOCAL_TIME_ZONE:
+        return new ArrowType.Time(TimeUnit.MICROSECOND, 64);
+      case TIMESTAMP:
+        return new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+      case TIMESTAMP_TZ:
+        return new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
+      case INTERVAL_YEAR:
+      case INTERVAL_YEAR_MONTH:
+      case INTERVAL_MONTH:
+        return new ArrowType.Interval(IntervalUnit.YEAR_MONTH);
+      case INTERVAL_DAY:
+      case INTERVAL_DAY_HOUR:
+      case INTERVAL_DAY_MINUTE:
+      case INTERVAL_DAY_SECOND:
+      case INTERVAL_HOUR:
+      case INTERVAL_HOUR_MINUTE:
+      case INTERVAL_HOUR_SECOND:
+      case INTERVAL_MINUTE:
+      case INTERVAL_MINUTE_SECOND:
+      case INTERVAL_SECOND:
+        return new ArrowType.Interval(IntervalUnit.DAY_TIME);
+      case BINARY:
+        return type.getPrecision() > 0
+            ? new ArrowType.FixedSizeBinary(type.getPrecision())
+            : ArrowType.Binary.INSTANCE;
+      case VARBINARY:
+        return ArrowType.Binary.INSTANCE;
+      case NULL:
+        return ArrowType.Null.INSTANCE;
+      default:
+        // CHAR, VARCHAR and anything without an Arrow counterpart travel as text.
+        return ArrowType.Utf8.INSTANCE;
+    }
+  }
+
+  /** The SQL name of a type as clients display it, e.g. {@code DECIMAL(12, 2)}. */
+  public static String sqlTypeName(RelDataType type) {
+    switch (type.getSqlTypeName()) {
+      case TIMESTAMP:
+        return "TIMESTAMP(6)";
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+      case TIMESTAMP_TZ:
+        return "TIMESTAMP(6) WITH TIME ZONE";
+      case TIME:
+        return "TIME(6)";
+      case CHAR:
+      case VARCHAR:
+        return "VARCHAR";
+      default:
+        return type.getFullTypeString().replace(" NOT NULL", "");
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package io.sqe.engine.exec;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.calcite.runtime.CalciteException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Turns what a running plan throws into the error a client should see. */
+public final class ExecutionErrors {
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutionErrors.class);
+
+  private ExecutionErrors() {}
+
+  public static SqeException translate(Throwable error, String queryId) {
+    Throwable e = unwrap(error);
+    if (e instanceof SqeException) {
+      return (SqeException) e;
+    }
+    if (e instanceof OutOfMemoryException) {
+      return new SqeException(
+          ErrorCode.RESOURCE_EXHAUSTED,
+          "Query " + queryId + " exceeded its memory limit: " + e.getMessage(),
+          e);
+    }
+    if (e instanceof ArithmeticException) {
+      String message = e.getMessage() == null ? "Arithmetic error" : e.getMessage();
+      if (message.contains("/ by zero") || message.contains("Division by zero") || message.contains("Division undefined")) {
+        message = "Division by zero";
+      }
+      return new SqeException(ErrorCode.INVALID_ARGUMENT, message, e);
+    }
+    if (e instanceof NumberFormatException) {
+      return new SqeException(ErrorCode.INVALID_ARGUMENT, "Invalid number: " + e.getMessage(), e);
+    }
+    if (e instanceof CalciteException || e instanceof IllegalArgumentException && e.getMessage() != null) {
+      return new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
+    }
+    if (e instanceof OutOfMemoryError) {
+      return new SqeException(
+          ErrorCode.RESOURCE_EXHAUSTED, "Query " + queryId + " ran out of heap memory", e);
+    }
+    LOG.error("Query {} failed", queryId, e);
+    return new SqeException(
+        ErrorCode.INTERNAL, "Internal error in query " + queryId + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    Throwable current = e;
+    while (current.getCause() != null
+        && current != current.getCause()
+        && !(current instanceof SqeException)
+        && (current.getClass() == RuntimeException.class
+            || current instanceof java.lang.reflect.InvocationTargetException
+            || current instanceof java.lang.reflect.UndeclaredThrowableException
+            || current instanceof java.util.concurrent.ExecutionException)) {
+      current = current.getCause();
+    }
+    return current;
+  }
+
+  static void logCloseFailure(String queryId, RuntimeException e) {
+    LOG.warn("Query {}: failed to release a reader", queryId, e);
+  }
+}

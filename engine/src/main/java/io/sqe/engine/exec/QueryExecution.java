@@ -1,0 +1,156 @@
+package io.sqe.engine.exec;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.SqeException;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.linq4j.Enumerator;
+
+/**
+ * One running query: pulls rows from the compiled plan and packs them into Arrow record batches,
+ * one batch at a time, so a result never sits in memory whole. Every buffer comes from the
+ * query's own allocator, whose limit bounds the query's memory.
+ */
+public final class QueryExecution implements AutoCloseable {
+  private final BufferAllocator allocator;
+  private final QueryContext context;
+  private final Enumerator<Object> rows;
+  private final VectorSchemaRoot root;
+  private final ColumnWriter[] writers;
+  private final boolean scalarRows;
+  private final BatchLimits limits;
+  private final long started = System.nanoTime();
+  private boolean exhausted;
+  private boolean closed;
+
+  QueryExecution(
+      BufferAllocator allocator,
+      QueryContext context,
+      Schema schema,
+      Enumerator<Object> rows,
+      BatchLimits limits) {
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.context = requireNonNull(context, "context is null");
+    this.rows = requireNonNull(rows, "rows is null");
+    this.limits = requireNonNull(limits, "limits is null");
+    this.root = VectorSchemaRoot.create(schema, allocator);
+    List<FieldVector> vectors = root.getFieldVectors();
+    this.writers = new ColumnWriter[vectors.size()];
+    for (int i = 0; i < writers.length; i++) {
+      writers[i] = ColumnWriter.create(vectors.get(i));
+    }
+    // Calcite yields a bare value rather than a one-element array for one-column rows.
+    this.scalarRows = writers.length == 1;
+  }
+
+  public String queryId() {
+    return context.queryId();
+  }
+
+  public QueryContext context() {
+    return context;
+  }
+
+  public Schema schema() {
+    return root.getSchema();
+  }
+
+  /** The root every batch is written into; send it after each successful {@link #next()}. */
+  public VectorSchemaRoot root() {
+    return root;
+  }
+
+  public BufferAllocator allocator() {
+    return allocator;
+  }
+
+  /**
+   * Fills {@link #root()} with the next batch of rows.
+   *
+   * @return false when the result is exhausted and the root holds no rows
+   */
+  public boolean next() {
+    if (exhausted) {
+      root.setRowCount(0);
+      return false;
+    }
+    try {
+      root.clear();
+      root.allocateNew();
+      int count = 0;
+      while (count < limits.maxRows()) {
+        context.checkCancelled();
+        if (!rows.moveNext()) {
+          exhausted = true;
+          break;
+        }
+        write(count, rows.current());
+        count++;
+        if ((count & 0xFF) == 0 && bufferBytes() >= limits.maxBytes()) {
+          break;
+        }
+      }
+      for (FieldVector vector : root.getFieldVectors()) {
+        vector.setValueCount(count);
+      }
+      root.setRowCount(count);
+      context.stats().batchReturned(count);
+      if (exhausted) {
+        context.stats().executionNanos(System.nanoTime() - started);
+      }
+      return count > 0;
+    } catch (RuntimeException e) {
+      throw ExecutionErrors.translate(e, context.queryId());
+    }
+  }
+
+  private void write(int index, Object row) {
+    if (scalarRows) {
+      writers[0].write(index, row);
+      return;
+    }
+    Object[] values = (Object[]) row;
+    for (int i = 0; i < writers.length; i++) {
+      writers[i].write(index, values[i]);
+    }
+  }
+
+  private long bufferBytes() {
+    long bytes = 0;
+    for (FieldVector vector : root.getFieldVectors()) {
+      bytes += vector.getBufferSize();
+    }
+    return bytes;
+  }
+
+  /** Stops the query; a thread blocked in {@link #next()} fails with CANCELLED soon after. */
+  public void cancel(String reason) {
+    context.cancel(io.sqe.engine.ErrorCode.CANCELLED, reason);
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      rows.close();
+    } catch (RuntimeException e) {
+      // The result is being abandoned; a failure to release a reader must not hide the cause.
+      if (!(e instanceof SqeException)) {
+        ExecutionErrors.logCloseFailure(context.queryId(), e);
+      }
+    } finally {
+      root.close();
+      allocator.close();
+    }
+  }
+
+  /** How big one record batch may grow. */
+  public record BatchLimits(int maxRows, long maxBytes) {}
+}

@@ -1,0 +1,17 @@
+package io.sqe.engine.exec;
+
+import io.sqe.engine.EngineConfig;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.linq4j.Enumerator;
+
+/** Creates {@link QueryExecution}s; keeps their constructor out of the public API. */
+public final class QueryExecutions {
+  private QueryExecutions() {}
+
+  public static QueryExecution start(
+      BufferAllocator allocator, QueryContext context, Schema schema, Enumerator<Object> rows, EngineConfig config) {
+    return new QueryExecution(
+        allocator, context, schema, rows, new QueryExecution.BatchLimits(config.batchMaxRows(), config.batchMaxBytes()));
+  }
+}

@@ -1,0 +1,327 @@
+package io.sqe.engine.iceberg;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.calcite.avatica.util.ByteString;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.DateString;
+import org.apache.calcite.util.NlsString;
+import org.apache.calcite.util.TimestampString;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Translates the conjuncts of a Calcite filter that Iceberg can evaluate on partition values and
+ * column bounds into an Iceberg expression. The result only prunes files: the engine still applies
+ * the whole filter to every row, so a conjunct that cannot be translated exactly is left out.
+ */
+final class IcebergFilterConverter {
+  private final IcebergTableScan scan;
+
+  IcebergFilterConverter(IcebergTableScan scan) {
+    this.scan = scan;
+  }
+
+  /** The conjuncts of {@code condition} that translate, AND-ed; empty if none does. */
+  Optional<Expression> convert(RexNode condition, RexBuilder rexBuilder) {
+    RexNode expanded = RexUtil.expandSearch(rexBuilder, null, condition);
+    List<Expression> parts = new ArrayList<>();
+    for (RexNode conjunct : RelOptUtil.conjunctions(expanded)) {
+      translate(conjunct).ifPresent(parts::add);
+    }
+    if (parts.isEmpty()) {
+      return Optional.empty();
+    }
+    Expression result = parts.get(0);
+    for (int i = 1; i < parts.size(); i++) {
+      result = Expressions.and(result, parts.get(i));
+    }
+    return Optional.of(result);
+  }
+
+  private Optional<Expression> translate(RexNode node) {
+    switch (node.getKind()) {
+      case AND: {
+        List<Expression> parts = new ArrayList<>();
+        for (RexNode operand : ((RexCall) node).getOperands()) {
+          translate(operand).ifPresent(parts::add);
+        }
+        // Dropping some conjuncts of an AND only widens it: still safe for pruning.
+        return parts.stream().reduce(Expressions::and);
+      }
+      case OR: {
+        Expression result = null;
+        for (RexNode operand : ((RexCall) node).getOperands()) {
+          Optional<Expression> part = translate(operand);
+          if (part.isEmpty()) {
+            return Optional.empty();
+          }
+          result = result == null ? part.get() : Expressions.or(result, part.get());
+        }
+        return Optional.ofNullable(result);
+      }
+      case NOT: {
+        RexNode operand = ((RexCall) node).getOperands().get(0);
+        // NOT must be exact: a widened operand would narrow the negation.
+        return exact(operand) ? translate(operand).map(Expressions::not) : Optional.empty();
+      }
+      case IS_NULL:
+      case IS_NOT_NULL: {
+        Optional<Types.NestedField> column = column(((RexCall) node).getOperands().get(0));
+        if (column.isEmpty()) {
+          return Optional.empty();
+        }
+        String name = column.get().name();
+        return Optional.of(node.getKind() == SqlKind.IS_NULL ? Expressions.isNull(name) : Expressions.notNull(name));
+      }
+      case EQUALS:
+      case NOT_EQUALS:
+      case LESS_THAN:
+      case LESS_THAN_OR_EQUAL:
+      case GREATER_THAN:
+      case GREATER_THAN_OR_EQUAL:
+        return comparison((RexCall) node);
+      case LIKE:
+        return like((RexCall) node);
+      default:
+        return Optional.empty();
+    }
+  }
+
+  /** True if the node translates completely, so that it can be negated. */
+  private boolean exact(RexNode node) {
+    switch (node.getKind()) {
+      case AND:
+      case OR:
+        return ((RexCall) node).getOperands().stream().allMatch(this::exact) && translate(node).isPresent();
+      case NOT:
+        return exact(((RexCall) node).getOperands().get(0));
+      case IS_NULL:
+      case IS_NOT_NULL:
+      case EQUALS:
+      case NOT_EQUALS:
+      case LESS_THAN:
+      case LESS_THAN_OR_EQUAL:
+      case GREATER_THAN:
+      case GREATER_THAN_OR_EQUAL:
+        return translate(node).isPresent();
+      default:
+        // LIKE translates to a prefix match only, which is wider than the pattern.
+        return false;
+    }
+  }
+
+  private Optional<Expression> comparison(RexCall call) {
+    RexNode left = call.getOperands().get(0);
+    RexNode right = call.getOperands().get(1);
+    SqlKind kind = call.getKind();
+    if (!(stripCast(right) instanceof RexLiteral)) {
+      RexNode swap = left;
+      left = right;
+      right = swap;
+      kind = kind.reverse();
+    }
+    Optional<Types.NestedField> column = column(left);
+    RexNode literalNode = stripCast(right);
+    if (column.isEmpty() || !(literalNode instanceof RexLiteral)) {
+      return Optional.empty();
+    }
+    RexLiteral literal = (RexLiteral) literalNode;
+    if (literal.isNull()) {
+      return Optional.empty();
+    }
+    Optional<Object> value = value(literal, column.get().type());
+    if (value.isEmpty()) {
+      return Optional.empty();
+    }
+    String name = column.get().name();
+    Object v = value.get();
+    switch (kind) {
+      case EQUALS:
+        return Optional.of(Expressions.equal(name, v));
+      case NOT_EQUALS:
+        return Optional.of(Expressions.notEqual(name, v));
+      case LESS_THAN:
+        return Optional.of(Expressions.lessThan(name, v));
+      case LESS_THAN_OR_EQUAL:
+        return Optional.of(Expressions.lessThanOrEqual(name, v));
+      case GREATER_THAN:
+        return Optional.of(Expressions.greaterThan(name, v));
+      case GREATER_THAN_OR_EQUAL:
+        return Optional.of(Expressions.greaterThanOrEqual(name, v));
+      default:
+        return Optional.empty();
+    }
+  }
+
+  private Optional<Expression> like(RexCall call) {
+    if (call.getOperands().size() != 2) {
+      return Optional.empty();
+    }
+    Optional<Types.NestedField> column = column(call.getOperands().get(0));
+    RexNode pattern = stripCast(call.getOperands().get(1));
+    if (column.isEmpty() || column.get().type().typeId() != Type.TypeID.STRING || !(pattern instanceof RexLiteral)) {
+      return Optional.empty();
+    }
+    String text = ((RexLiteral) pattern).getValueAs(String.class);
+    if (text == null) {
+      return Optional.empty();
+    }
+    StringBuilder prefix = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      if (c == '%' || c == '_' || c == '\\') {
+        break;
+      }
+      prefix.append(c);
+    }
+    if (prefix.length() == 0) {
+      return Optional.empty();
+    }
+    return Optional.of(Expressions.startsWith(column.get().name(), prefix.toString()));
+  }
+
+  /** The table column a node reads, looking through casts that keep every value distinct. */
+  private Optional<Types.NestedField> column(RexNode node) {
+    RexNode stripped = node;
+    while (stripped.getKind() == SqlKind.CAST) {
+      RexCall cast = (RexCall) stripped;
+      RexNode operand = cast.getOperands().get(0);
+      if (!isLosslessCast(operand.getType().getSqlTypeName(), cast.getType().getSqlTypeName(), operand, cast)) {
+        return Optional.empty();
+      }
+      stripped = operand;
+    }
+    if (!(stripped instanceof RexInputRef)) {
+      return Optional.empty();
+    }
+    int index = ((RexInputRef) stripped).getIndex();
+    if (index >= scan.getRowType().getFieldCount()) {
+      return Optional.empty();
+    }
+    return Optional.of(scan.column(index));
+  }
+
+  private static boolean isLosslessCast(SqlTypeName from, SqlTypeName to, RexNode operand, RexCall cast) {
+    if (from == to) {
+      if (from == SqlTypeName.DECIMAL) {
+        int fromScale = operand.getType().getScale();
+        int toScale = cast.getType().getScale();
+        int fromIntDigits = operand.getType().getPrecision() - fromScale;
+        int toIntDigits = cast.getType().getPrecision() - toScale;
+        return toScale >= fromScale && toIntDigits >= fromIntDigits;
+      }
+      return from != SqlTypeName.CHAR;
+    }
+    switch (from) {
+      case TINYINT:
+      case SMALLINT:
+        return to == SqlTypeName.INTEGER || to == SqlTypeName.BIGINT;
+      case INTEGER:
+        return to == SqlTypeName.BIGINT;
+      case REAL:
+        return to == SqlTypeName.DOUBLE;
+      default:
+        return false;
+    }
+  }
+
+  private static RexNode stripCast(RexNode node) {
+    RexNode result = node;
+    while (result.getKind() == SqlKind.CAST && ((RexCall) result).getOperands().get(0) instanceof RexLiteral) {
+      result = ((RexCall) result).getOperands().get(0);
+    }
+    return result;
+  }
+
+  /** The literal as an Iceberg value of the column's type, if it converts exactly. */
+  private static Optional<Object> value(RexLiteral literal, Type type) {
+    try {
+      switch (type.typeId()) {
+        case INTEGER:
+        case LONG: {
+          BigDecimal n = literal.getValueAs(BigDecimal.class);
+          if (n == null || n.stripTrailingZeros().scale() > 0) {
+            return Optional.empty();
+          }
+          long l = n.longValueExact();
+          if (type.typeId() == Type.TypeID.INTEGER && (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE)) {
+            return Optional.empty();
+          }
+          return Optional.of(type.typeId() == Type.TypeID.INTEGER ? (Object) (int) l : (Object) l);
+        }
+        case DECIMAL: {
+          BigDecimal n = literal.getValueAs(BigDecimal.class);
+          int scale = ((Types.DecimalType) type).scale();
+          if (n == null) {
+            return Optional.empty();
+          }
+          BigDecimal scaled = n.setScale(scale, java.math.RoundingMode.UNNECESSARY);
+          return Optional.of(scaled);
+        }
+        case FLOAT:
+        case DOUBLE: {
+          if (!SqlTypeName.NUMERIC_TYPES.contains(literal.getTypeName())) {
+            return Optional.empty();
+          }
+          Double d = literal.getValueAs(Double.class);
+          return Optional.ofNullable(type.typeId() == Type.TypeID.FLOAT && d != null ? (Object) d.floatValue() : d);
+        }
+        case STRING: {
+          if (literal.getTypeName() != SqlTypeName.CHAR && literal.getTypeName() != SqlTypeName.VARCHAR) {
+            return Optional.empty();
+          }
+          NlsString s = literal.getValueAs(NlsString.class);
+          return Optional.ofNullable(s == null ? null : s.getValue());
+        }
+        case BOOLEAN:
+          return literal.getTypeName() == SqlTypeName.BOOLEAN
+              ? Optional.ofNullable(literal.getValueAs(Boolean.class))
+              : Optional.empty();
+        case DATE: {
+          if (literal.getTypeName() != SqlTypeName.DATE) {
+            return Optional.empty();
+          }
+          DateString date = literal.getValueAs(DateString.class);
+          return Optional.ofNullable(date == null ? null : date.toString());
+        }
+        case TIMESTAMP: {
+          SqlTypeName t = literal.getTypeName();
+          boolean utc = ((Types.TimestampType) type).shouldAdjustToUTC();
+          if (!utc && t == SqlTypeName.TIMESTAMP) {
+            TimestampString ts = literal.getValueAs(TimestampString.class);
+            return Optional.ofNullable(ts == null ? null : ts.toString().replace(' ', 'T'));
+          }
+          if (utc && t == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE) {
+            TimestampString ts = literal.getValueAs(TimestampString.class);
+            return Optional.ofNullable(ts == null ? null : ts.getMillisSinceEpoch() * 1000L);
+          }
+          return Optional.empty();
+        }
+        case BINARY:
+        case FIXED: {
+          if (literal.getTypeName() != SqlTypeName.BINARY && literal.getTypeName() != SqlTypeName.VARBINARY) {
+            return Optional.empty();
+          }
+          ByteString bytes = literal.getValueAs(ByteString.class);
+          return Optional.ofNullable(bytes == null ? null : java.nio.ByteBuffer.wrap(bytes.getBytes()));
+        }
+        default:
+          return Optional.empty();
+      }
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,247 @@
+package io.sqe.engine.iceberg;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.QueryContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.Function;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.linq4j.AbstractEnumerable;
+import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.Enumerator;
+import org.apache.calcite.util.ImmutableIntList;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableScan;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Evaluator;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * The run-time half of {@link IcebergTableScan}: plans the files of the table's current snapshot
+ * with the pushed-down filter (Iceberg prunes partitions and files by their column bounds), reads
+ * them with Iceberg's generic readers (delete files applied), and yields Calcite rows.
+ *
+ * <p>Holds no per-execution state, so one compiled plan can run many times and concurrently.
+ */
+public final class IcebergScan {
+  private final LakehouseCatalog catalog;
+  private final TableIdentifier id;
+  private final int[] fieldIds;
+  private final List<Function<Object, Object>> converters;
+  private final Expression filter;
+  private final Long limit;
+
+  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit) {
+    this.catalog = table.catalog();
+    this.id = table.id();
+    List<Types.NestedField> columns = table.schema().columns();
+    this.fieldIds = new int[projection.size()];
+    this.converters = new ArrayList<>();
+    for (int i = 0; i < projection.size(); i++) {
+      Types.NestedField column = columns.get(projection.get(i));
+      fieldIds[i] = column.fieldId();
+      converters.add(IcebergValueConverters.forType(column.type()));
+    }
+    this.filter = requireNonNull(filter, "filter is null");
+    this.limit = limit;
+  }
+
+  /** Called from generated code. */
+  public Enumerable<Object[]> enumerate(DataContext dataContext) {
+    QueryContext context = QueryContext.of(dataContext);
+    return new AbstractEnumerable<>() {
+      @Override
+      public Enumerator<Object[]> enumerator() {
+        return new RowEnumerator(context);
+      }
+    };
+  }
+
+  private Table loadTable() {
+    return catalog
+        .loadTable(id)
+        .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Table " + catalog.name() + "." + id + " no longer exists"));
+  }
+
+  /** The projected columns, then any column the filter needs that the projection lacks. */
+  private Schema readSchema(Schema tableSchema) {
+    List<Types.NestedField> fields = new ArrayList<>();
+    Set<Integer> ids = new LinkedHashSet<>();
+    for (int fieldId : fieldIds) {
+      ids.add(fieldId);
+    }
+    ids.addAll(Binder.boundReferences(tableSchema.asStruct(), List.of(filter), true));
+    for (int fieldId : ids) {
+      Types.NestedField field = tableSchema.findField(fieldId);
+      if (field == null) {
+        throw new SqeException(
+            ErrorCode.FAILED_PRECONDITION,
+            "Table " + catalog.name() + "." + id + " changed while the statement ran; run it again");
+      }
+      fields.add(field);
+    }
+    return new Schema(fields);
+  }
+
+  /** Iterates the rows of one execution. */
+  private final class RowEnumerator implements Enumerator<Object[]> {
+    private final QueryContext context;
+    private final Table table;
+    private final Schema projected;
+    private final CloseableIterable<FileScanTask> tasks;
+    private final Iterator<FileScanTask> taskIterator;
+    private CloseableIterator<Record> records;
+    private long remainingInFile;
+    private long produced;
+    private Object[] current;
+
+    RowEnumerator(QueryContext context) {
+      this.context = context;
+      this.table = loadTable();
+      this.projected = readSchema(table.schema());
+      Snapshot snapshot = table.currentSnapshot();
+      if (snapshot == null) {
+        this.tasks = CloseableIterable.empty();
+      } else {
+        TableScan scan =
+            table.newScan().useSnapshot(snapshot.snapshotId()).project(projected).filter(filter).caseSensitive(true);
+        this.tasks = scan.planFiles();
+      }
+      this.taskIterator = tasks.iterator();
+    }
+
+    @Override
+    public Object[] current() {
+      if (current == null) {
+        throw new NoSuchElementException();
+      }
+      return current;
+    }
+
+    @Override
+    public boolean moveNext() {
+      if (limit != null && produced >= limit) {
+        return false;
+      }
+      while (true) {
+        if (remainingInFile > 0) {
+          remainingInFile--;
+          return emit(new Object[0]);
+        }
+        if (records != null && records.hasNext()) {
+          return emit(convert(records.next()));
+        }
+        closeRecords();
+        if (!taskIterator.hasNext()) {
+          return false;
+        }
+        context.checkCancelled();
+        open(taskIterator.next());
+      }
+    }
+
+    private boolean emit(Object[] row) {
+      current = row;
+      produced++;
+      if ((produced & 0x3FF) == 0) {
+        context.checkCancelled();
+      }
+      return true;
+    }
+
+    private Object[] convert(Record record) {
+      Object[] row = new Object[fieldIds.length];
+      for (int i = 0; i < row.length; i++) {
+        Object value = record.get(i);
+        row[i] = value == null ? null : converters.get(i).apply(value);
+      }
+      return row;
+    }
+
+    private void open(FileScanTask task) {
+      context.stats().fileOpened(task.file().fileSizeInBytes());
+      boolean trivial = task.deletes().isEmpty()
+          && task.residual().op() == Expression.Operation.TRUE;
+      if (fieldIds.length == 0 && trivial) {
+        // Nothing to read: the file's row count answers, e.g. for count(*).
+        remainingInFile = task.file().recordCount();
+        return;
+      }
+      GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projected);
+      Schema readSchema = deletes.requiredSchema();
+      if (readSchema.columns().isEmpty()) {
+        // Readers need a column to count rows; any will do.
+        readSchema = new Schema(table.schema().columns().get(0));
+      }
+      Map<Integer, ?> constants =
+          PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+      CloseableIterable<Record> iterable =
+          FormatModelRegistry.readBuilder(task.file().format(), Record.class, table.io().newInputFile(task.file()))
+              .project(readSchema)
+              .idToConstant(constants)
+              .split(task.start(), task.length())
+              .filter(task.residual())
+              .build();
+      iterable = deletes.filter(iterable);
+      if (task.residual().op() != Expression.Operation.TRUE) {
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
+        Evaluator evaluator = new Evaluator(readSchema.asStruct(), task.residual(), true);
+        iterable = CloseableIterable.filter(iterable, r -> evaluator.eval(wrapper.wrap(r)));
+      }
+      records = iterable.iterator();
+    }
+
+    private void closeRecords() {
+      if (records != null) {
+        try {
+          records.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        records = null;
+      }
+    }
+
+    @Override
+    public void reset() {
+      throw new UnsupportedOperationException("An Iceberg scan cannot be rewound");
+    }
+
+    @Override
+    public void close() {
+      try {
+        closeRecords();
+      } finally {
+        try {
+          tasks.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+    }
+  }
+}

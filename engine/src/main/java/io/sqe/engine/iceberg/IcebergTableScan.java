@@ -1,0 +1,183 @@
+package io.sqe.engine.iceberg;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.calcite.adapter.enumerable.EnumerableConvention;
+import org.apache.calcite.adapter.enumerable.EnumerableRel;
+import org.apache.calcite.adapter.enumerable.EnumerableRelImplementor;
+import org.apache.calcite.adapter.enumerable.JavaRowFormat;
+import org.apache.calcite.adapter.enumerable.PhysType;
+import org.apache.calcite.adapter.enumerable.PhysTypeImpl;
+import org.apache.calcite.linq4j.tree.Blocks;
+import org.apache.calcite.linq4j.tree.Expression;
+import org.apache.calcite.linq4j.tree.Expressions;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptCost;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.apache.calcite.util.ImmutableIntList;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Reads an Iceberg table: the columns it projects, the rows its pushed-down filter may match (for
+ * partition and min/max pruning; the filter stays in the plan above), and at most {@code limit}
+ * rows.
+ */
+public final class IcebergTableScan extends TableScan implements EnumerableRel {
+  private final IcebergTable icebergTable;
+  private final ImmutableIntList projection;
+  private final org.apache.iceberg.expressions.Expression filter;
+  private final Long limit;
+
+  private IcebergTableScan(
+      RelOptCluster cluster,
+      RelTraitSet traitSet,
+      RelOptTable table,
+      IcebergTable icebergTable,
+      ImmutableIntList projection,
+      org.apache.iceberg.expressions.Expression filter,
+      Long limit) {
+    super(cluster, traitSet, List.of(), table);
+    this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
+    this.projection = requireNonNull(projection, "projection is null");
+    this.filter = requireNonNull(filter, "filter is null");
+    this.limit = limit;
+  }
+
+  static IcebergTableScan create(RelOptCluster cluster, RelOptTable table, IcebergTable icebergTable) {
+    int columns = icebergTable.schema().columns().size();
+    return new IcebergTableScan(
+        cluster,
+        cluster.traitSetOf(EnumerableConvention.INSTANCE),
+        table,
+        icebergTable,
+        ImmutableIntList.identity(columns),
+        org.apache.iceberg.expressions.Expressions.alwaysTrue(),
+        null);
+  }
+
+  public IcebergTable icebergTable() {
+    return icebergTable;
+  }
+
+  /** The table columns this scan returns, by position in the table schema. */
+  public ImmutableIntList projection() {
+    return projection;
+  }
+
+  public org.apache.iceberg.expressions.Expression filter() {
+    return filter;
+  }
+
+  public boolean hasFilter() {
+    return filter.op() != org.apache.iceberg.expressions.Expression.Operation.TRUE;
+  }
+
+  public Long limit() {
+    return limit;
+  }
+
+  /** The table column behind output field {@code index}. */
+  public Types.NestedField column(int index) {
+    return icebergTable.schema().columns().get(projection.get(index));
+  }
+
+  IcebergTableScan withProjection(ImmutableIntList newProjection) {
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit);
+  }
+
+  IcebergTableScan withFilter(org.apache.iceberg.expressions.Expression newFilter) {
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit);
+  }
+
+  IcebergTableScan withLimit(long newLimit) {
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit);
+  }
+
+  @Override
+  public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit);
+  }
+
+  @Override
+  public RelDataType deriveRowType() {
+    RelDataType full = table.getRowType();
+    List<RelDataTypeField> fields = full.getFieldList();
+    RelDataTypeFactory.Builder builder = getCluster().getTypeFactory().builder();
+    for (int i : projection) {
+      builder.add(fields.get(i));
+    }
+    return builder.build();
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < projection.size(); i++) {
+      names.add(column(i).name());
+    }
+    return super.explainTerms(pw)
+        .item("columns", names)
+        .itemIf("filter", filter, hasFilter())
+        .itemIf("limit", limit, limit != null);
+  }
+
+  @Override
+  public double estimateRowCount(RelMetadataQuery mq) {
+    double rows = icebergTable.rowCount();
+    if (hasFilter()) {
+      rows *= 0.25;
+    }
+    if (limit != null) {
+      rows = Math.min(rows, limit);
+    }
+    return Math.max(rows, 1);
+  }
+
+  @Override
+  public RelOptCost computeSelfCost(RelOptPlanner planner, RelMetadataQuery mq) {
+    double rows = estimateRowCount(mq);
+    int total = Math.max(1, icebergTable.schema().columns().size());
+    // Cheaper with fewer columns, so that plans which read less win.
+    double width = (projection.size() + 1.0) / (total + 1.0);
+    return planner.getCostFactory().makeCost(rows, rows * width, rows * width);
+  }
+
+  /** Narrows the scan to the columns a parent uses; called by Calcite's field trimmer. */
+  @Override
+  public RelNode project(ImmutableBitSet fieldsUsed, Set<RelDataTypeField> extraFields, RelBuilder relBuilder) {
+    if (!extraFields.isEmpty()) {
+      return super.project(fieldsUsed, extraFields, relBuilder);
+    }
+    List<Integer> narrowed = new ArrayList<>();
+    for (int i : fieldsUsed) {
+      narrowed.add(projection.get(i));
+    }
+    return withProjection(ImmutableIntList.copyOf(narrowed));
+  }
+
+  @Override
+  public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
+    PhysType physType =
+        PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY, false);
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit);
+    Expression stashed = implementor.stash(scan, IcebergScan.class);
+    return implementor.result(
+        physType,
+        Blocks.toBlock(
+            Expressions.call(stashed, "enumerate", implementor.getRootExpression())));
+  }
+}

@@ -1,0 +1,92 @@
+package io.sqe.engine.iceberg;
+
+import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.calcite.avatica.util.ByteString;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Converts values of Iceberg's generic data model into the Java values Calcite's runtime uses:
+ * dates as days, times and timestamps as milliseconds, binaries as {@link ByteString}, structs as
+ * {@code Object[]}.
+ */
+final class IcebergValueConverters {
+  private IcebergValueConverters() {}
+
+  static Function<Object, Object> forType(Type type) {
+    switch (type.typeId()) {
+      case DATE:
+        return v -> (int) ((LocalDate) v).toEpochDay();
+      case TIME:
+        return v -> (int) (((LocalTime) v).toNanoOfDay() / 1_000_000L);
+      case TIMESTAMP:
+      case TIMESTAMP_NANO:
+        return v ->
+            v instanceof OffsetDateTime
+                ? ((OffsetDateTime) v).toInstant().toEpochMilli()
+                : ((LocalDateTime) v).toInstant(ZoneOffset.UTC).toEpochMilli();
+      case FIXED:
+        return v -> new ByteString((byte[]) v);
+      case BINARY:
+        return v -> {
+          ByteBuffer buffer = ((ByteBuffer) v).duplicate();
+          byte[] bytes = new byte[buffer.remaining()];
+          buffer.get(bytes);
+          return new ByteString(bytes);
+        };
+      case STRUCT: {
+        List<Types.NestedField> fields = type.asStructType().fields();
+        List<Function<Object, Object>> converters = new ArrayList<>();
+        for (Types.NestedField f : fields) {
+          converters.add(forType(f.type()));
+        }
+        return v -> {
+          StructLike struct = (StructLike) v;
+          Object[] out = new Object[converters.size()];
+          for (int i = 0; i < out.length; i++) {
+            Object value = struct.get(i, Object.class);
+            out[i] = value == null ? null : converters.get(i).apply(value);
+          }
+          return out;
+        };
+      }
+      case LIST: {
+        Function<Object, Object> element = forType(type.asListType().elementType());
+        return v -> {
+          List<?> list = (List<?>) v;
+          List<Object> out = new ArrayList<>(list.size());
+          for (Object e : list) {
+            out.add(e == null ? null : element.apply(e));
+          }
+          return out;
+        };
+      }
+      case MAP: {
+        Function<Object, Object> key = forType(type.asMapType().keyType());
+        Function<Object, Object> value = forType(type.asMapType().valueType());
+        return v -> {
+          Map<?, ?> map = (Map<?, ?>) v;
+          Map<Object, Object> out = new LinkedHashMap<>();
+          for (Map.Entry<?, ?> e : map.entrySet()) {
+            out.put(key.apply(e.getKey()), e.getValue() == null ? null : value.apply(e.getValue()));
+          }
+          return out;
+        };
+      }
+      default:
+        // boolean, int, long, float, double, decimal, string and uuid are already what Calcite uses.
+        return Function.identity();
+    }
+  }
+}

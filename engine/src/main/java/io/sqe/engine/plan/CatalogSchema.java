@@ -1,0 +1,76 @@
+package io.sqe.engine.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.LakehouseCatalog;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.calcite.schema.Schema;
+import org.apache.calcite.schema.Table;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.lookup.LikePattern;
+import org.apache.calcite.schema.lookup.Lookup;
+import org.apache.calcite.schema.lookup.Named;
+import org.apache.iceberg.catalog.Namespace;
+
+/** A catalog as a Calcite schema whose sub-schemas are its namespaces, looked up on demand. */
+final class CatalogSchema extends AbstractSchema {
+  private final LakehouseCatalog catalog;
+
+  CatalogSchema(LakehouseCatalog catalog) {
+    this.catalog = requireNonNull(catalog, "catalog is null");
+  }
+
+  @Override
+  public Lookup<Table> tables() {
+    return Lookup.empty();
+  }
+
+  @Override
+  public Lookup<? extends Schema> subSchemas() {
+    return new Lookup<Schema>() {
+      @Override
+      public Schema get(String name) {
+        return catalog.schemaExists(name) ? new NamespaceSchema(catalog, name) : null;
+      }
+
+      @Override
+      public Named<Schema> getIgnoreCase(String name) {
+        Schema exact = get(name);
+        if (exact != null) {
+          return new Named<>(name, exact);
+        }
+        for (String candidate : names()) {
+          if (candidate.equalsIgnoreCase(name)) {
+            return new Named<>(candidate, new NamespaceSchema(catalog, candidate));
+          }
+        }
+        return null;
+      }
+
+      @Override
+      public Set<String> getNames(LikePattern pattern) {
+        Set<String> result = new LinkedHashSet<>();
+        for (String name : names()) {
+          if (pattern.matcher().apply(name)) {
+            result.add(name);
+          }
+        }
+        return result;
+      }
+    };
+  }
+
+  private Set<String> names() {
+    Set<String> names = new LinkedHashSet<>();
+    for (Namespace ns : catalog.listSchemas()) {
+      names.add(String.join(".", ns.levels()));
+    }
+    return names;
+  }
+
+  static String lower(String name) {
+    return name.toLowerCase(Locale.ROOT);
+  }
+}

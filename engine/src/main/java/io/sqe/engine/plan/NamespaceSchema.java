@@ -1,0 +1,84 @@
+package io.sqe.engine.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.iceberg.IcebergTable;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.apache.calcite.schema.Schema;
+import org.apache.calcite.schema.Table;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.lookup.LikePattern;
+import org.apache.calcite.schema.lookup.Lookup;
+import org.apache.calcite.schema.lookup.Named;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/** One Iceberg namespace as a Calcite schema; tables are loaded when a statement names them. */
+final class NamespaceSchema extends AbstractSchema {
+  private final LakehouseCatalog catalog;
+  private final String name;
+
+  NamespaceSchema(LakehouseCatalog catalog, String name) {
+    this.catalog = requireNonNull(catalog, "catalog is null");
+    this.name = requireNonNull(name, "name is null");
+  }
+
+  @Override
+  public Lookup<? extends Schema> subSchemas() {
+    return Lookup.empty();
+  }
+
+  @Override
+  public Lookup<Table> tables() {
+    return new Lookup<Table>() {
+      @Override
+      public Table get(String tableName) {
+        TableIdentifier id = TableIdentifier.of(Namespace.of(name), tableName);
+        return catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElse(null);
+      }
+
+      @Override
+      public Named<Table> getIgnoreCase(String tableName) {
+        Table exact = get(tableName);
+        if (exact != null) {
+          return new Named<>(tableName, exact);
+        }
+        String lower = CatalogSchema.lower(tableName);
+        if (!lower.equals(tableName)) {
+          Table folded = get(lower);
+          if (folded != null) {
+            return new Named<>(lower, folded);
+          }
+        }
+        for (String candidate : names()) {
+          if (candidate.equalsIgnoreCase(tableName)) {
+            Table table = get(candidate);
+            return table == null ? null : new Named<>(candidate, table);
+          }
+        }
+        return null;
+      }
+
+      @Override
+      public Set<String> getNames(LikePattern pattern) {
+        Set<String> result = new LinkedHashSet<>();
+        for (String candidate : names()) {
+          if (pattern.matcher().apply(candidate)) {
+            result.add(candidate);
+          }
+        }
+        return result;
+      }
+    };
+  }
+
+  private Set<String> names() {
+    Set<String> names = new LinkedHashSet<>();
+    for (TableIdentifier id : catalog.listTables(name)) {
+      names.add(id.name());
+    }
+    return names;
+  }
+}

@@ -1,0 +1,45 @@
+package io.sqe.engine.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.runtime.Bindable;
+import org.apache.calcite.schema.SchemaPlus;
+
+/**
+ * A query compiled to Calcite's executable form, ready to run any number of times with different
+ * parameter values.
+ *
+ * @param resultType the row type of the result
+ * @param resultSchema the Arrow schema every record batch of the result has
+ * @param parameterTypes the types of the {@code ?} parameters, in order
+ * @param bindable the compiled plan
+ * @param internalParameters objects the compiled code reads from its data context
+ * @param rootSchema the schema tree the plan was compiled against
+ * @param explain the optimised plan, for EXPLAIN and logs
+ * @param planningNanos how long validation, optimisation and compilation took
+ */
+public record PlannedQuery(
+    String sql,
+    RelDataType resultType,
+    Schema resultSchema,
+    List<RelDataType> parameterTypes,
+    Bindable<Object> bindable,
+    Map<String, Object> internalParameters,
+    SchemaPlus rootSchema,
+    String explain,
+    long planningNanos) {
+  public PlannedQuery {
+    requireNonNull(sql, "sql is null");
+    requireNonNull(resultType, "resultType is null");
+    requireNonNull(resultSchema, "resultSchema is null");
+    parameterTypes = List.copyOf(parameterTypes);
+    requireNonNull(bindable, "bindable is null");
+    internalParameters = Map.copyOf(internalParameters);
+    requireNonNull(rootSchema, "rootSchema is null");
+    requireNonNull(explain, "explain is null");
+  }
+}

@@ -1,0 +1,200 @@
+package io.sqe.engine.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.iceberg.IcebergRules;
+import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.SqeJavaTypeFactory;
+import io.sqe.engine.sql.SqlDialect;
+import io.sqe.engine.sql.SqlErrors;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.adapter.enumerable.EnumerableCalc;
+import org.apache.calcite.adapter.enumerable.EnumerableConvention;
+import org.apache.calcite.adapter.enumerable.EnumerableInterpretable;
+import org.apache.calcite.adapter.enumerable.EnumerableRel;
+import org.apache.calcite.config.CalciteConnectionConfig;
+import org.apache.calcite.config.CalciteConnectionConfigImpl;
+import org.apache.calcite.config.CalciteConnectionProperty;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.plan.Contexts;
+import org.apache.calcite.plan.ConventionTraitDef;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.plan.volcano.VolcanoPlanner;
+import org.apache.calcite.rel.RelCollationTraitDef;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.metadata.DefaultRelMetadataProvider;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexProgram;
+import org.apache.calcite.runtime.Bindable;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.util.SqlOperatorTables;
+import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql.validate.SqlValidatorUtil;
+import org.apache.calcite.sql2rel.SqlToRelConverter;
+import org.apache.calcite.sql2rel.StandardConvertletTable;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.tools.Programs;
+
+/**
+ * Validates a query and compiles it: Calcite's standard optimisation (sub-query removal,
+ * decorrelation, field trimming, cost-based join planning with heuristic join order for large
+ * joins) with SQE's rules that push work into Iceberg scans, then code generation.
+ */
+public final class QueryPlanner {
+  /** Join counts from which the planner orders joins heuristically instead of exhaustively. */
+  private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 6;
+
+  private final Catalogs catalogs;
+  private final CalciteConnectionConfig connectionConfig;
+
+  public QueryPlanner(Catalogs catalogs) {
+    this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    Properties properties = new Properties();
+    properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
+    properties.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), SqlDialect.CONFORMANCE.toString());
+    this.connectionConfig = new CalciteConnectionConfigImpl(properties);
+  }
+
+  /** A fresh schema tree over every catalog; tables are looked up as a statement names them. */
+  public CalciteSchema rootSchema() {
+    CalciteSchema root = CalciteSchema.createRootSchema(false, false);
+    for (LakehouseCatalog catalog : catalogs.all()) {
+      root.add(catalog.name(), new CatalogSchema(catalog));
+    }
+    return root;
+  }
+
+  public PlannedQuery plan(Session session, SqlNode query, String sql) {
+    long start = System.nanoTime();
+    if (catalogs.find(session.catalog()).isEmpty()) {
+      throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
+    }
+    SqeJavaTypeFactory typeFactory = new SqeJavaTypeFactory();
+    CalciteSchema root = rootSchema();
+    SessionCatalogReader reader =
+        new SessionCatalogReader(root, session.catalog(), session.schema(), typeFactory, connectionConfig);
+    SqlOperatorTable operators = SqlOperatorTables.chain(SqlDialect.operatorTable(), reader);
+    SqlValidator validator =
+        SqlValidatorUtil.newValidator(operators, reader, typeFactory, SqlDialect.validatorConfig());
+
+    SqlNode validated;
+    try {
+      validated = validator.validate(query);
+    } catch (RuntimeException e) {
+      throw SqlErrors.translate(e);
+    }
+    RelDataType parameterRowType = validator.getParameterRowType(validated);
+
+    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig));
+    planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
+    planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
+    RelOptUtil.registerDefaultRules(planner, false, false);
+    for (RelOptRule rule : IcebergRules.all()) {
+      planner.addRule(rule);
+    }
+    RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
+    SqlToRelConverter converter =
+        new SqlToRelConverter(
+            null,
+            validator,
+            reader,
+            cluster,
+            StandardConvertletTable.INSTANCE,
+            SqlToRelConverter.config()
+                .withExpand(false)
+                .withTrimUnusedFields(false)
+                .withInSubQueryThreshold(Integer.MAX_VALUE));
+
+    EnumerableRel enumerable;
+    RelRoot relRoot;
+    try {
+      relRoot = converter.convertQuery(validated, false, true);
+      RelTraitSet desired =
+          relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
+      RelNode best = program(planner.getRules()).run(planner, relRoot.rel, desired, List.of(), List.of());
+      enumerable = project((EnumerableRel) best, relRoot);
+    } catch (SqeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SqlErrors.translatePlanning(e, sql);
+    }
+
+    Map<String, Object> internalParameters = new HashMap<>();
+    @SuppressWarnings("unchecked")
+    Bindable<Object> bindable =
+        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
+
+    List<RelDataType> parameterTypes = new ArrayList<>();
+    for (RelDataTypeField f : parameterRowType.getFieldList()) {
+      parameterTypes.add(f.getType());
+    }
+    List<List<String>> origins = validator.getFieldOrigins(validated);
+    return new PlannedQuery(
+        sql,
+        relRoot.validatedRowType,
+        resultSchema(relRoot.validatedRowType, origins),
+        parameterTypes,
+        bindable,
+        internalParameters,
+        root.plus(),
+        RelOptUtil.toString(enumerable),
+        System.nanoTime() - start);
+  }
+
+  private static Program program(List<RelOptRule> rules) {
+    return Programs.sequence(
+        Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
+        Programs.decorrelate(),
+        Programs.trim(),
+        Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
+        Programs.calc(DefaultRelMetadataProvider.INSTANCE));
+  }
+
+  /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */
+  private static EnumerableRel project(EnumerableRel rel, RelRoot root) {
+    if (root.isRefTrivial() && rel.getRowType().getFieldCount() == root.fields.size()) {
+      return rel;
+    }
+    RexBuilder rexBuilder = rel.getCluster().getRexBuilder();
+    List<RexNode> projects = new ArrayList<>();
+    for (var field : root.fields) {
+      projects.add(rexBuilder.makeInputRef(rel, field.getKey()));
+    }
+    RexProgram program = RexProgram.create(rel.getRowType(), projects, null, root.validatedRowType, rexBuilder);
+    return EnumerableCalc.create(rel, program);
+  }
+
+  /** The Arrow schema of a result, with the column metadata Flight SQL clients display. */
+  public static Schema resultSchema(RelDataType rowType, List<List<String>> origins) {
+    List<Field> fields = new ArrayList<>();
+    List<RelDataTypeField> columns = rowType.getFieldList();
+    for (int i = 0; i < columns.size(); i++) {
+      RelDataTypeField column = columns.get(i);
+      Field field = CalciteTypeMapping.toArrow(column.getName(), column.getType());
+      List<String> origin = origins == null || i >= origins.size() ? null : origins.get(i);
+      Map<String, String> metadata = ResultColumnMetadata.of(column.getType(), origin, field.getMetadata());
+      fields.add(new Field(field.getName(), new FieldType(field.isNullable(), field.getType(), null, metadata), field.getChildren()));
+    }
+    return new Schema(fields);
+  }
+}

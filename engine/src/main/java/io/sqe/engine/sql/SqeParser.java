@@ -1,0 +1,30 @@
+package io.sqe.engine.sql;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+
+/** Parses exactly one SQL statement (a trailing semicolon is allowed). */
+public final class SqeParser {
+  private SqeParser() {}
+
+  public static SqlNode parse(String sql) {
+    if (sql == null || sql.isBlank()) {
+      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The statement is empty");
+    }
+    SqlNodeList statements;
+    try {
+      statements = SqlParser.create(sql, SqlDialect.parserConfig()).parseStmtList();
+    } catch (SqlParseException e) {
+      throw SqlErrors.parseError(e);
+    }
+    if (statements.size() != 1) {
+      throw new SqeException(
+          ErrorCode.INVALID_ARGUMENT, "Expected one statement, found " + statements.size());
+    }
+    return statements.get(0);
+  }
+}

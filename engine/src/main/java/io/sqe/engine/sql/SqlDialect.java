@@ -1,0 +1,51 @@
+package io.sqe.engine.sql;
+
+import java.util.EnumSet;
+import org.apache.calcite.avatica.util.Casing;
+import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.config.NullCollation;
+import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.fun.SqlLibrary;
+import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.parser.impl.SqlParserImpl;
+import org.apache.calcite.sql.validate.SqlConformance;
+import org.apache.calcite.sql.validate.SqlConformanceEnum;
+import org.apache.calcite.sql.validate.SqlValidator;
+
+/**
+ * SQE's SQL dialect: double-quoted identifiers, unquoted identifiers folded to lower case and
+ * matched case-insensitively (as in Trino and PostgreSQL), NULLS LAST by default in both
+ * directions (as in Trino and DuckDB), and the standard plus PostgreSQL function libraries.
+ */
+public final class SqlDialect {
+  public static final SqlConformance CONFORMANCE = SqlConformanceEnum.LENIENT;
+
+  private static final SqlOperatorTable OPERATORS =
+      SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+          EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL));
+
+  private SqlDialect() {}
+
+  public static SqlParser.Config parserConfig() {
+    return SqlParser.config()
+        .withParserFactory(SqlParserImpl.FACTORY)
+        .withQuoting(Quoting.DOUBLE_QUOTE)
+        .withUnquotedCasing(Casing.TO_LOWER)
+        .withQuotedCasing(Casing.UNCHANGED)
+        .withCaseSensitive(false)
+        .withConformance(CONFORMANCE)
+        .withIdentifierMaxLength(1024);
+  }
+
+  public static SqlValidator.Config validatorConfig() {
+    return SqlValidator.Config.DEFAULT
+        .withConformance(CONFORMANCE)
+        .withDefaultNullCollation(NullCollation.LAST)
+        .withIdentifierExpansion(true);
+  }
+
+  public static SqlOperatorTable operatorTable() {
+    return OPERATORS;
+  }
+}
