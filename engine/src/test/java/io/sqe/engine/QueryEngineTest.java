@@ -1,0 +1,156 @@
+package io.sqe.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.IcebergCatalogFactory;
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class QueryEngineTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "name", Types.StringType.get()),
+          Types.NestedField.optional(3, "price", Types.DecimalType.of(10, 2)),
+          Types.NestedField.optional(4, "d", Types.DateType.get()),
+          Types.NestedField.optional(5, "ts", Types.TimestampType.withoutZone()));
+
+  @TempDir Path dir;
+  private RootAllocator allocator;
+  private LakehouseCatalog catalog;
+  private QueryEngine engine;
+  private Session session;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
+    catalog.namespaces().createNamespace(Namespace.of("s"));
+    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
+    for (int file = 0; file < 3; file++) {
+      List<Record> rows = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        long id = file * 10L + i;
+        Record r = GenericRecord.create(SCHEMA);
+        r.setField("id", id);
+        r.setField("name", id % 2 == 0 ? "even" : "odd");
+        r.setField("price", BigDecimal.valueOf(id * 100 + 25, 2));
+        r.setField("d", LocalDate.of(2024, 1, 1).plusDays(id));
+        r.setField("ts", LocalDateTime.of(2024, 1, 1, 12, 0).plusMinutes(id));
+        rows.add(r);
+      }
+      TestTables.appendFile(table, rows);
+    }
+    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
+    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    catalog.close();
+    allocator.close();
+  }
+
+  private List<List<Object>> run(String sql, Object... params) {
+    Prepared prepared = engine.prepare(session, sql);
+    List<List<Object>> rows = new ArrayList<>();
+    try (QueryExecution exec = engine.execute(session, prepared, List.of(params), "q1")) {
+      while (exec.next()) {
+        VectorSchemaRoot root = exec.root();
+        for (int r = 0; r < root.getRowCount(); r++) {
+          List<Object> row = new ArrayList<>();
+          for (var v : root.getFieldVectors()) {
+            row.add(v.getObject(r));
+          }
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
+  }
+
+  @Test
+  void aggregatesAcrossFiles() {
+    List<List<Object>> rows = run("select name, count(*), sum(price) from t group by name order by name");
+    assertThat(rows).hasSize(2);
+    assertThat(rows.get(0).get(0).toString()).isEqualTo("even");
+    assertThat(rows.get(0).get(1)).isEqualTo(15L);
+    // sum over even ids 0..28 of (id + 0.25)
+    assertThat((BigDecimal) rows.get(0).get(2)).isEqualByComparingTo(new BigDecimal("213.75"));
+  }
+
+  @Test
+  void selectiveFilterOpensOneFile() {
+    Prepared prepared = engine.prepare(session, "select id, name from t where id = 12");
+    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q2")) {
+      int rows = 0;
+      while (exec.next()) {
+        rows += exec.root().getRowCount();
+      }
+      assertThat(rows).isEqualTo(1);
+      assertThat(exec.context().stats().filesScanned()).isEqualTo(1);
+    }
+    Prepared all = engine.prepare(session, "select id from t where name = 'odd'");
+    try (QueryExecution exec = engine.execute(session, all, List.of(), "q3")) {
+      while (exec.next()) {
+        assertThat(exec.root().getRowCount()).isEqualTo(15);
+      }
+      assertThat(exec.context().stats().filesScanned()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void parametersBind() {
+    List<List<Object>> rows = run("select count(*) from t where id < ? and d >= ?", 20, LocalDate.of(2024, 1, 6));
+    assertThat(rows.get(0).get(0)).isEqualTo(15L);
+  }
+
+  @Test
+  void syntaxErrorsCarryAPosition() {
+    assertThatThrownBy(() -> engine.prepare(session, "select * frm t"))
+        .isInstanceOfSatisfying(SqeException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+          assertThat(e.position()).isPresent();
+          assertThat(e.position().get().line()).isEqualTo(1);
+        });
+  }
+
+  @Test
+  void unknownTableIsNotFound() {
+    assertThatThrownBy(() -> engine.prepare(session, "select * from nope"))
+        .isInstanceOfSatisfying(SqeException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND);
+          assertThat(e.position()).isPresent();
+        });
+  }
+
+  @Test
+  void namesAreCaseInsensitive() {
+    assertThat(run("SELECT COUNT(*) FROM LAKE.S.T WHERE ID > 25").get(0).get(0)).isEqualTo(4L);
+  }
+}
