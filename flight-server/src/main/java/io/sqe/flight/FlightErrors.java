@@ -1,0 +1,50 @@
+package io.sqe.flight;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionErrors;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
+
+/** Maps SQE's error model to Flight statuses; nothing reaches a client as a bare stack trace. */
+final class FlightErrors {
+  private FlightErrors() {}
+
+  static FlightRuntimeException toFlight(Throwable error, String queryId) {
+    if (error instanceof FlightRuntimeException) {
+      return (FlightRuntimeException) error;
+    }
+    SqeException e = error instanceof SqeException ? (SqeException) error : ExecutionErrors.translate(error, queryId);
+    return status(e.code()).withDescription(e.clientMessage()).withCause(e).toRuntimeException();
+  }
+
+  static CallStatus status(ErrorCode code) {
+    switch (code) {
+      case INVALID_ARGUMENT:
+      case FAILED_PRECONDITION:
+        return CallStatus.INVALID_ARGUMENT;
+      case NOT_FOUND:
+        return CallStatus.NOT_FOUND;
+      case ALREADY_EXISTS:
+        return CallStatus.ALREADY_EXISTS;
+      case PERMISSION_DENIED:
+        return CallStatus.UNAUTHORIZED;
+      case UNAUTHENTICATED:
+        return CallStatus.UNAUTHENTICATED;
+      case RESOURCE_EXHAUSTED:
+        return CallStatus.RESOURCE_EXHAUSTED;
+      case CANCELLED:
+        return CallStatus.CANCELLED;
+      case DEADLINE_EXCEEDED:
+        return CallStatus.TIMED_OUT;
+      case NOT_SUPPORTED:
+        return CallStatus.UNIMPLEMENTED;
+      default:
+        return CallStatus.INTERNAL;
+    }
+  }
+
+  static FlightRuntimeException invalid(String message) {
+    return CallStatus.INVALID_ARGUMENT.withDescription(message).toRuntimeException();
+  }
+}

@@ -1,0 +1,391 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.Prepared;
+import io.sqe.engine.QueryEngine;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
+import io.sqe.flight.session.ClientSession;
+import io.sqe.flight.session.SessionManager;
+import io.sqe.flight.session.SessionOptions;
+import io.sqe.catalog.Catalogs;
+import org.apache.arrow.flight.CloseSessionRequest;
+import org.apache.arrow.flight.CloseSessionResult;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
+import org.apache.arrow.flight.GetSessionOptionsResult;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.BasicFlightSqlProducer;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.rel.type.RelDataType;
+
+/**
+ * SQE's Flight SQL service: runs statements for authenticated sessions through the engine and
+ * streams the results.
+ *
+ * <p>A statement is prepared (parsed, validated, planned) at GetFlightInfo, so every error in it
+ * surfaces there; the ticket names the prepared statement, and DoGet runs it.
+ */
+public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
+  private static final Duration TICKET_LIFETIME = Duration.ofMinutes(30);
+  private static final Duration PREPARED_IDLE_LIFETIME = Duration.ofHours(2);
+
+  private final QueryEngine engine;
+  private final SessionManager sessions;
+  private final PrincipalResolver principals;
+  private final BufferAllocator allocator;
+  private final SessionOptions sessionOptions;
+  private final Cache<String, PendingQuery> tickets =
+      Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
+  private final Cache<String, PreparedHandle> prepared =
+      Caffeine.newBuilder().expireAfterAccess(PREPARED_IDLE_LIFETIME).maximumSize(100_000).build();
+
+  public SqeFlightSqlProducer(
+      QueryEngine engine,
+      Catalogs catalogs,
+      SessionManager sessions,
+      PrincipalResolver principals,
+      BufferAllocator allocator) {
+    this.engine = requireNonNull(engine, "engine is null");
+    this.sessions = requireNonNull(sessions, "sessions is null");
+    this.principals = requireNonNull(principals, "principals is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
+  }
+
+  // ---- sessions
+
+  ClientSession session(CallContext context) {
+    Principal principal = principals.principal(context);
+    CallHeaders headers = headers(context);
+    String credential = headers == null ? null : headers.get("authorization");
+    ClientSession session = sessions.session(credential, principal);
+    applyHeaderDefaults(session, headers);
+    return session;
+  }
+
+  /**
+   * The JDBC driver sends unknown connection properties as headers; like Dremio, SQE takes
+   * {@code catalog} and {@code schema} headers as the session's defaults on its first call.
+   */
+  private static void applyHeaderDefaults(ClientSession session, CallHeaders headers) {
+    if (headers == null) {
+      return;
+    }
+    String schema = headers.get("schema");
+    if (schema != null && !schema.isBlank() && session.session().schema() == null) {
+      session.update(s -> s.withSchema(schema.trim()));
+    }
+  }
+
+  private static CallHeaders headers(CallContext context) {
+    CallHeadersMiddleware middleware = context.getMiddleware(CallHeadersMiddleware.KEY);
+    return middleware == null ? null : middleware.headers();
+  }
+
+  private static String newQueryId() {
+    return UUID.randomUUID().toString();
+  }
+
+  private Prepared prepare(Session session, String sql) {
+    try {
+      return engine.prepare(session, sql);
+    } catch (RuntimeException e) {
+      throw FlightErrors.toFlight(e, "prepare");
+    }
+  }
+
+  @Override
+  public void setSessionOptions(SetSessionOptionsRequest request, CallContext context, StreamListener<SetSessionOptionsResult> listener) {
+    try {
+      ClientSession session = session(context);
+      listener.onNext(new SetSessionOptionsResult(sessionOptions.apply(session, request.getSessionOptions())));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "session"));
+    }
+  }
+
+  @Override
+  public void getSessionOptions(GetSessionOptionsRequest request, CallContext context, StreamListener<GetSessionOptionsResult> listener) {
+    try {
+      listener.onNext(new GetSessionOptionsResult(sessionOptions.current(session(context))));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "session"));
+    }
+  }
+
+  @Override
+  public void closeSession(CloseSessionRequest request, CallContext context, StreamListener<CloseSessionResult> listener) {
+    try {
+      CallHeaders headers = headers(context);
+      sessions.close(headers == null ? null : headers.get("authorization"), principals.principal(context));
+      listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "session"));
+    }
+  }
+
+  // ---- ad-hoc queries
+
+  @Override
+  public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    ClientSession session = session(context);
+    Prepared statement = prepare(session.session(), command.getQuery());
+    String queryId = newQueryId();
+    tickets.put(queryId, new PendingQuery(session.session(), statement));
+    TicketStatementQuery ticket =
+        TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
+    return flightInfo(statement.resultSchema(), descriptor, ticket);
+  }
+
+  @Override
+  public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return new SchemaResult(prepare(session(context).session(), command.getQuery()).resultSchema());
+  }
+
+  @Override
+  public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    String queryId = ticket.getStatementHandle().toStringUtf8();
+    PendingQuery query = tickets.getIfPresent(queryId);
+    if (query == null) {
+      listener.error(CallStatus.NOT_FOUND.withDescription("Unknown or expired ticket; run the statement again").toRuntimeException());
+      return;
+    }
+    Principal principal = principals.principal(context);
+    if (!principal.user().equals(query.session().principal().user())) {
+      listener.error(CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException());
+      return;
+    }
+    stream(query.session(), query.statement(), List.of(List.of()), queryId, listener);
+  }
+
+  private void stream(
+      Session session, Prepared statement, List<List<Object>> parameterSets, String queryId, ServerStreamListener listener) {
+    Iterator<List<Object>> sets = parameterSets.iterator();
+    Iterator<Supplier<QueryExecution>> executions =
+        new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return sets.hasNext();
+          }
+
+          @Override
+          public Supplier<QueryExecution> next() {
+            List<Object> parameters = sets.next();
+            return () -> engine.execute(session, statement, parameters, queryId);
+          }
+        };
+    ResultStreamer.stream(statement.resultSchema(), executions, allocator, listener, queryId);
+  }
+
+  // ---- prepared statements
+
+  @Override
+  public void createPreparedStatement(
+      ActionCreatePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
+    try {
+      ClientSession session = session(context);
+      Prepared statement = prepare(session.session(), request.getQuery());
+      String handle = newQueryId();
+      prepared.put(handle, new PreparedHandle(session.session(), statement));
+      ActionCreatePreparedStatementResult result =
+          ActionCreatePreparedStatementResult.newBuilder()
+              .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
+              .setDatasetSchema(ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
+              .setParameterSchema(ByteString.copyFrom(parameterSchema(statement).serializeAsMessage()))
+              .build();
+      listener.onNext(new Result(Any.pack(result).toByteArray()));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "prepare"));
+    }
+  }
+
+  private static Schema parameterSchema(Prepared statement) {
+    List<Field> fields = new ArrayList<>();
+    List<RelDataType> types = statement.parameterTypes();
+    for (int i = 0; i < types.size(); i++) {
+      fields.add(CalciteTypeMapping.toArrow("parameter_" + (i + 1), types.get(i)));
+    }
+    return new Schema(fields);
+  }
+
+  @Override
+  public void closePreparedStatement(
+      ActionClosePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
+    String handle = request.getPreparedStatementHandle().toStringUtf8();
+    PreparedHandle statement = prepared.getIfPresent(handle);
+    if (statement != null && owns(context, statement)) {
+      prepared.invalidate(handle);
+    }
+    listener.onCompleted();
+  }
+
+  private PreparedHandle preparedHandle(ByteString handle, CallContext context) {
+    PreparedHandle statement = prepared.getIfPresent(handle.toStringUtf8());
+    if (statement == null) {
+      throw CallStatus.NOT_FOUND.withDescription("Unknown or closed prepared statement").toRuntimeException();
+    }
+    if (!owns(context, statement)) {
+      throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
+    }
+    return statement;
+  }
+
+  private boolean owns(CallContext context, PreparedHandle statement) {
+    return principals.principal(context).user().equals(statement.session().principal().user());
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPreparedStatement(
+      CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
+    return flightInfo(statement.statement().resultSchema(), descriptor, command);
+  }
+
+  @Override
+  public SchemaResult getSchemaPreparedStatement(
+      CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return new SchemaResult(preparedHandle(command.getPreparedStatementHandle(), context).statement().resultSchema());
+  }
+
+  @Override
+  public void getStreamPreparedStatement(
+      CommandPreparedStatementQuery command, CallContext context, ServerStreamListener listener) {
+    PreparedHandle statement;
+    try {
+      statement = preparedHandle(command.getPreparedStatementHandle(), context);
+    } catch (RuntimeException e) {
+      listener.error(e);
+      return;
+    }
+    List<List<Object>> parameterSets = statement.parameterSets();
+    if (parameterSets.isEmpty()) {
+      if (!statement.statement().parameterTypes().isEmpty()) {
+        listener.error(FlightErrors.invalid("The prepared statement has parameters but none were bound"));
+        return;
+      }
+      parameterSets = List.of(List.of());
+    }
+    stream(statement.session(), statement.statement(), parameterSets, newQueryId(), listener);
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementQuery(
+      CommandPreparedStatementQuery command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return () -> {
+      try {
+        PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
+        List<List<Object>> rows = ArrowParameters.read(flightStream);
+        int expected = statement.statement().parameterTypes().size();
+        for (List<Object> row : rows) {
+          if (row.size() != expected) {
+            throw FlightErrors.invalid("The statement has " + expected + " parameters but " + row.size() + " values were bound");
+          }
+        }
+        statement.bind(rows);
+        ackStream.onCompleted();
+      } catch (RuntimeException e) {
+        ackStream.onError(FlightErrors.toFlight(e, "bind"));
+      }
+    };
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementUpdate(
+      CommandPreparedStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return () -> ackStream.onError(notSupported("Updates through prepared statements are not supported yet"));
+  }
+
+  @Override
+  public Runnable acceptPutStatement(
+      CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return () -> ackStream.onError(notSupported("Update statements are not supported yet"));
+  }
+
+  private static RuntimeException notSupported(String message) {
+    return FlightErrors.toFlight(new SqeException(ErrorCode.NOT_SUPPORTED, message), "update");
+  }
+
+  // ---- helpers
+
+  private static FlightInfo flightInfo(Schema schema, FlightDescriptor descriptor, Message ticket) {
+    FlightEndpoint endpoint = new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()));
+    return new FlightInfo(schema, descriptor, List.of(endpoint), -1, -1);
+  }
+
+  @Override
+  protected <T extends Message> List<FlightEndpoint> determineEndpoints(T request, FlightDescriptor descriptor, Schema schema) {
+    return List.of(new FlightEndpoint(new Ticket(Any.pack(request).toByteArray())));
+  }
+
+  /** A statement prepared at GetFlightInfo, waiting for its DoGet. */
+  private record PendingQuery(Session session, Prepared statement) {}
+
+  /** A client's prepared statement and the parameter rows last bound to it. */
+  private static final class PreparedHandle {
+    private final Session session;
+    private final Prepared statement;
+    private volatile List<List<Object>> parameterSets = List.of();
+
+    PreparedHandle(Session session, Prepared statement) {
+      this.session = session;
+      this.statement = statement;
+    }
+
+    Session session() {
+      return session;
+    }
+
+    Prepared statement() {
+      return statement;
+    }
+
+    List<List<Object>> parameterSets() {
+      return parameterSets;
+    }
+
+    void bind(List<List<Object>> rows) {
+      parameterSets = List.copyOf(rows.stream().map(r -> java.util.Collections.unmodifiableList(new ArrayList<>(r))).toList());
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.IcebergCatalogFactory;
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.EngineConfig;
+import io.sqe.engine.QueryEngine;
+import io.sqe.flight.auth.AuthConfig;
+import io.sqe.flight.auth.LocalAuthentication;
+import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.session.SessionManager;
+import io.sqe.sample.tpch.TpchLoader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One running SQE server: catalogs, engine, authentication and the Flight SQL endpoint. */
+public final class SqeServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SqeServer.class);
+  private static final int MAX_HEADER_BYTES = 64 * 1024;
+  private static final int MAX_INBOUND_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+  private final ServerConfig config;
+  private final BufferAllocator allocator;
+  private final Catalogs catalogs;
+  private final LocalAuthentication authentication;
+  private final SqeFlightSqlProducer producer;
+  private final FlightServer server;
+
+  private SqeServer(
+      ServerConfig config,
+      BufferAllocator allocator,
+      Catalogs catalogs,
+      LocalAuthentication authentication,
+      SqeFlightSqlProducer producer,
+      FlightServer server) {
+    this.config = config;
+    this.allocator = allocator;
+    this.catalogs = catalogs;
+    this.authentication = authentication;
+    this.producer = producer;
+    this.server = server;
+  }
+
+  /** Opens the catalog, loads sample data if asked, and starts listening. */
+  public static SqeServer start(ServerConfig config) {
+    requireNonNull(config, "config is null");
+    BufferAllocator allocator = new RootAllocator();
+    Catalogs catalogs = null;
+    try {
+      catalogs = new Catalogs(List.of(openCatalog(config)), config.catalog().name());
+      LocalAuthentication authentication =
+          LocalAuthentication.create(
+              new AuthConfig(
+                  config.dataDir().resolve("security"),
+                  config.auth().tokenLifetime(),
+                  config.auth().issuer(),
+                  config.auth().passwordHashIterations()));
+      if (config.tpchScale() > 0) {
+        LakehouseCatalog catalog = catalogs.find(config.catalog().name()).orElseThrow();
+        LOG.info("Loading TPC-H at scale {} into {}.tpch", config.tpchScale(), catalog.name());
+        new TpchLoader().load(catalog, "tpch", config.tpchScale());
+      }
+      QueryEngine engine =
+          new QueryEngine(catalogs, allocator, EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()));
+      SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
+      var authenticator = authentication.authenticator();
+      SqeFlightSqlProducer producer =
+          new SqeFlightSqlProducer(
+              engine, catalogs, sessions, context -> authenticator.principal(context.peerIdentity()), allocator);
+      FlightServer server =
+          FlightServer.builder(allocator, Location.forGrpcInsecure(config.host(), config.port()), producer)
+              .headerAuthenticator(authenticator)
+              .middleware(CallHeadersMiddleware.KEY, new CallHeadersMiddleware.Factory())
+              .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+              .setMaxHeaderListSize(MAX_HEADER_BYTES)
+              .build();
+      server.start();
+      return new SqeServer(config, allocator, catalogs, authentication, producer, server);
+    } catch (IOException e) {
+      closeQuietly(catalogs, allocator);
+      throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      closeQuietly(catalogs, allocator);
+      throw e;
+    }
+  }
+
+  private static LakehouseCatalog openCatalog(ServerConfig config) {
+    ServerConfig.CatalogConfig catalog = config.catalog();
+    switch (catalog.type()) {
+      case REST:
+        return IcebergCatalogFactory.rest(catalog.name(), catalog.properties(), catalog.cacheTtl());
+      default:
+        return IcebergCatalogFactory.embedded(catalog.name(), catalog.warehouse(), catalog.cacheTtl());
+    }
+  }
+
+  private static void closeQuietly(Catalogs catalogs, BufferAllocator allocator) {
+    try {
+      if (catalogs != null) {
+        catalogs.close();
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Failed to close catalogs", e);
+    }
+    allocator.close();
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  public Location location() {
+    return Location.forGrpcInsecure(config.host(), port());
+  }
+
+  public Catalogs catalogs() {
+    return catalogs;
+  }
+
+  public LocalAuthentication authentication() {
+    return authentication;
+  }
+
+  /** The admin password generated by this start, when the user store was new. */
+  public Optional<String> initialAdminPassword() {
+    return authentication.bootstrapAdminPassword();
+  }
+
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.shutdown();
+    if (!server.awaitTermination(10, TimeUnit.SECONDS)) {
+      server.close();
+    }
+    producer.close();
+    catalogs.close();
+    allocator.close();
+  }
+}

@@ -1,0 +1,50 @@
+package io.sqe.flight.session;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.HexFormat;
+
+/**
+ * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
+ * ADBC does not keep cookies. Idle sessions expire.
+ */
+public final class SessionManager {
+  private final Cache<String, ClientSession> sessions;
+  private final String defaultCatalog;
+
+  public SessionManager(String defaultCatalog, Duration idleTimeout) {
+    this.defaultCatalog = requireNonNull(defaultCatalog, "defaultCatalog is null");
+    this.sessions = Caffeine.newBuilder().expireAfterAccess(idleTimeout).maximumSize(100_000).build();
+  }
+
+  /** The session of a client, created with the defaults on its first call. */
+  public ClientSession session(String credential, Principal principal) {
+    String key = key(credential, principal);
+    return sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
+  }
+
+  public void close(String credential, Principal principal) {
+    sessions.invalidate(key(credential, principal));
+  }
+
+  private static String key(String credential, Principal principal) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      digest.update(principal.user().getBytes(StandardCharsets.UTF_8));
+      digest.update((byte) 0);
+      digest.update(String.valueOf(credential).getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

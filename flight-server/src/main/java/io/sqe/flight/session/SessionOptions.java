@@ -1,0 +1,130 @@
+package io.sqe.flight.session;
+
+import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.session.Session;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.flight.SessionOptionValue;
+import org.apache.arrow.flight.SessionOptionValueFactory;
+import org.apache.arrow.flight.SessionOptionValueVisitor;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+
+/**
+ * The session options clients may set through Flight's SetSessionOptions: {@code catalog} and
+ * {@code schema} (the names ADBC and the JDBC driver use) and {@code time_zone}.
+ */
+public final class SessionOptions {
+  public static final String CATALOG = "catalog";
+  public static final String SCHEMA = "schema";
+  public static final String TIME_ZONE = "time_zone";
+
+  private final Catalogs catalogs;
+
+  public SessionOptions(Catalogs catalogs) {
+    this.catalogs = catalogs;
+  }
+
+  /** Applies the options it can and returns an error for each one it cannot. */
+  public Map<String, SetSessionOptionsResult.Error> apply(ClientSession session, Map<String, SessionOptionValue> options) {
+    Map<String, SetSessionOptionsResult.Error> errors = new HashMap<>();
+    for (Map.Entry<String, SessionOptionValue> option : options.entrySet()) {
+      String name = option.getKey();
+      Optional<String> value = text(option.getValue());
+      switch (name) {
+        case CATALOG:
+          if (value.isEmpty() || catalogs.find(value.get()).isEmpty()) {
+            errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
+          } else {
+            String catalog = catalogs.find(value.get()).get().name();
+            session.update(s -> s.withCatalog(catalog));
+          }
+          break;
+        case SCHEMA:
+          if (value.isEmpty() || value.get().isBlank()) {
+            session.update(s -> s.withSchema(null));
+          } else if (!schemaExists(session.session(), value.get())) {
+            errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
+          } else {
+            session.update(s -> s.withSchema(value.get()));
+          }
+          break;
+        case TIME_ZONE:
+          try {
+            ZoneId zone = ZoneId.of(value.orElse("UTC"));
+            session.update(s -> s.withTimeZone(zone));
+          } catch (DateTimeException e) {
+            errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
+          }
+          break;
+        default:
+          errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_NAME));
+      }
+    }
+    return errors;
+  }
+
+  public Map<String, SessionOptionValue> current(ClientSession session) {
+    Session s = session.session();
+    Map<String, SessionOptionValue> values = new HashMap<>();
+    values.put(CATALOG, SessionOptionValueFactory.makeSessionOptionValue(s.catalog()));
+    values.put(
+        SCHEMA,
+        s.schema() == null
+            ? SessionOptionValueFactory.makeEmptySessionOptionValue()
+            : SessionOptionValueFactory.makeSessionOptionValue(s.schema()));
+    values.put(TIME_ZONE, SessionOptionValueFactory.makeSessionOptionValue(s.timeZone().getId()));
+    return values;
+  }
+
+  private boolean schemaExists(Session session, String schema) {
+    Optional<LakehouseCatalog> catalog = catalogs.find(session.catalog());
+    return catalog.isPresent() && catalog.get().schemaExists(schema);
+  }
+
+  private static SetSessionOptionsResult.Error error(SetSessionOptionsResult.ErrorValue value) {
+    return new SetSessionOptionsResult.Error(value);
+  }
+
+  private static Optional<String> text(SessionOptionValue value) {
+    if (value == null || value.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(
+        value.acceptVisitor(
+            new SessionOptionValueVisitor<String>() {
+              @Override
+              public String visit(String v) {
+                return v;
+              }
+
+              @Override
+              public String visit(boolean v) {
+                return null;
+              }
+
+              @Override
+              public String visit(long v) {
+                return null;
+              }
+
+              @Override
+              public String visit(double v) {
+                return null;
+              }
+
+              @Override
+              public String visit(String[] v) {
+                return null;
+              }
+
+              @Override
+              public String visit(Void v) {
+                return null;
+              }
+            }));
+  }
+}
