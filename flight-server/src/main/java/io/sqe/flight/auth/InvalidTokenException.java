@@ -11,7 +11,9 @@ public final class InvalidTokenException extends Exception {
   public enum Reason {
     /** Not a compact JWS, or claims that do not parse. */
     MALFORMED("malformed token"),
-    /** Unsigned, an algorithm other than ES256, an unknown key, or a signature that does not match. */
+    /**
+     * Unsigned, an algorithm other than ES256, an unknown key, or a signature that does not match.
+     */
     SIGNATURE("signature, algorithm or key rejected"),
     /** Past its expiry time, clock skew included. */
     EXPIRED("token expired"),

@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * The local authentication stack built from an {@link AuthConfig}: user store, token service and the
- * Flight authenticator that combines them, plus the generated admin password on first start.
+ * The local authentication stack built from an {@link AuthConfig}: user store, token service and
+ * the Flight authenticator that combines them, plus the generated admin password on first start.
  */
 public final class LocalAuthentication {
   private final UserStore users;
@@ -15,8 +15,7 @@ public final class LocalAuthentication {
   private final SqeAuthenticator authenticator;
   private final String bootstrapAdminPassword;
 
-  private LocalAuthentication(
-      UserStore users, TokenService tokens, String bootstrapAdminPassword) {
+  private LocalAuthentication(UserStore users, TokenService tokens, String bootstrapAdminPassword) {
     this.users = users;
     this.tokens = tokens;
     this.authenticator = new SqeAuthenticator(users, tokens);

@@ -25,10 +25,11 @@ final class PrivateFiles {
   private static final Set<PosixFilePermission> OWNER_ALL =
       PosixFilePermissions.fromString("rwx------");
   private static final Set<PosixFilePermission> OTHERS =
-      EnumSet.complementOf(EnumSet.of(
-          PosixFilePermission.OWNER_READ,
-          PosixFilePermission.OWNER_WRITE,
-          PosixFilePermission.OWNER_EXECUTE));
+      EnumSet.complementOf(
+          EnumSet.of(
+              PosixFilePermission.OWNER_READ,
+              PosixFilePermission.OWNER_WRITE,
+              PosixFilePermission.OWNER_EXECUTE));
 
   private PrivateFiles() {}
 

@@ -25,20 +25,21 @@ import org.slf4j.LoggerFactory;
  * Authenticates every Flight call, Handshake included, from its {@code authorization} header.
  *
  * <ul>
- *   <li>{@code Basic base64(user:password)} is checked against the {@link UserStore}; on success the
- *       response carries {@code authorization: Bearer <token>} with a fresh token from the {@link
- *       TokenService}, which the Flight SQL JDBC driver, ADBC and {@code
+ *   <li>{@code Basic base64(user:password)} is checked against the {@link UserStore}; on success
+ *       the response carries {@code authorization: Bearer <token>} with a fresh token from the
+ *       {@link TokenService}, which the Flight SQL JDBC driver, ADBC and {@code
  *       FlightClient.authenticateBasicToken} use for later calls.
  *   <li>{@code Bearer <token>} is verified by the {@link TokenService}; no new token is sent.
  *   <li>Anything else fails with {@code UNAUTHENTICATED}. Messages do not say whether a user exists
  *       and never contain a password or token.
  * </ul>
  *
- * <p>The peer identity Flight passes to the producer ({@code CallContext.peerIdentity()}) is the user
- * name. The producer gets the {@link Principal} from {@link #principal(String)}, which reads the
- * user's roles from the store at that moment, so role changes apply to the next call and a token of
- * a deleted user stops working at once (the roles claim in the token is for other consumers). This
- * ties tokens to local users; a later external identity provider will need its own lookup.
+ * <p>The peer identity Flight passes to the producer ({@code CallContext.peerIdentity()}) is the
+ * user name. The producer gets the {@link Principal} from {@link #principal(String)}, which reads
+ * the user's roles from the store at that moment, so role changes apply to the next call and a
+ * token of a deleted user stops working at once (the roles claim in the token is for other
+ * consumers). This ties tokens to local users; a later external identity provider will need its own
+ * lookup.
  */
 public final class SqeAuthenticator implements CallHeaderAuthenticator {
   static final String AUTHENTICATION_REQUIRED = "Authentication required";
@@ -70,7 +71,8 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       if (basic != null) {
         return authenticateBasic(basic.trim());
       }
-      throw unauthenticated(AUTHENTICATION_REQUIRED, header == null ? "no credentials" : "unsupported scheme");
+      throw unauthenticated(
+          AUTHENTICATION_REQUIRED, header == null ? "no credentials" : "unsupported scheme");
     } catch (FlightRuntimeException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -142,8 +144,10 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
 
   // Two authorization headers would leave it to the header map which one counts; refuse instead.
   private static String singleAuthorizationHeader(CallHeaders headers) {
-    Iterator<String> values = headers.getAll(Auth2Constants.AUTHORIZATION_HEADER).iterator();
-    if (!values.hasNext()) {
+    // gRPC's adapter returns null rather than an empty list for an absent header.
+    Iterable<String> all = headers.getAll(Auth2Constants.AUTHORIZATION_HEADER);
+    Iterator<String> values = all == null ? null : all.iterator();
+    if (values == null || !values.hasNext()) {
       return null;
     }
     String value = values.next();

@@ -98,7 +98,10 @@ public final class TokenService {
 
     DefaultJWTClaimsVerifier<SecurityContext> claimsVerifier =
         new DefaultJWTClaimsVerifier<>(
-            Set.of(AUDIENCE), new JWTClaimsSet.Builder().issuer(issuer).build(), REQUIRED_CLAIMS, null) {
+            Set.of(AUDIENCE),
+            new JWTClaimsSet.Builder().issuer(issuer).build(),
+            REQUIRED_CLAIMS,
+            null) {
           @Override
           protected Date currentTime() {
             return Date.from(clock.instant());

@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class UserStore {
   public static final int DEFAULT_ITERATIONS = 210_000;
+
   /** Low enough for fast tests, high enough that a typo in a configuration is not a disaster. */
   public static final int MIN_ITERATIONS = 1_000;
 
@@ -99,8 +100,8 @@ public final class UserStore {
 
   /**
    * Creates user {@value #ADMIN_USER} with role {@value #ADMIN_ROLE} and a random password if the
-   * store has no users, and returns that password so the caller can show it once; only its hash
-   * is stored. Returns empty when the store already has users.
+   * store has no users, and returns that password so the caller can show it once; only its hash is
+   * stored. Returns empty when the store already has users.
    */
   public Optional<String> bootstrapAdmin() throws IOException {
     synchronized (writeLock) {
@@ -158,7 +159,8 @@ public final class UserStore {
     requireNonNull(password, "password is null");
     requireNonNull(roles, "roles is null");
     checkArgument(NAME.matcher(user).matches(), "Invalid user name: %s", user);
-    roles.forEach(role -> checkArgument(NAME.matcher(role).matches(), "Invalid role name: %s", role));
+    roles.forEach(
+        role -> checkArgument(NAME.matcher(role).matches(), "Invalid role name: %s", role));
     checkArgument(password.length > 0, "Password of user %s is empty", user);
     synchronized (writeLock) {
       checkArgument(!users.containsKey(user), "User already exists: %s", user);
@@ -178,6 +180,24 @@ public final class UserStore {
       checkArgument(existing != null, "Unknown user: %s", user);
       Map<String, StoredUser> updated = new LinkedHashMap<>(users);
       updated.put(user, hash(user, password, existing.roles()));
+      commit(updated);
+    }
+  }
+
+  /** Replaces a user's roles; the password hash stays as it is. */
+  public void setRoles(String user, Set<String> roles) throws IOException {
+    requireNonNull(user, "user is null");
+    requireNonNull(roles, "roles is null");
+    roles.forEach(
+        role -> checkArgument(NAME.matcher(role).matches(), "Invalid role name: %s", role));
+    synchronized (writeLock) {
+      StoredUser existing = users.get(user);
+      checkArgument(existing != null, "Unknown user: %s", user);
+      Map<String, StoredUser> updated = new LinkedHashMap<>(users);
+      updated.put(
+          user,
+          new StoredUser(
+              user, Set.copyOf(roles), existing.iterations(), existing.salt(), existing.hash()));
       commit(updated);
     }
   }
@@ -204,7 +224,8 @@ public final class UserStore {
   private StoredUser hash(String user, char[] password, Set<String> roles) {
     byte[] salt = new byte[SALT_BYTES];
     random.nextBytes(salt);
-    return new StoredUser(user, Set.copyOf(roles), iterations, salt, pbkdf2(password, salt, iterations));
+    return new StoredUser(
+        user, Set.copyOf(roles), iterations, salt, pbkdf2(password, salt, iterations));
   }
 
   // The in-memory snapshot changes only after the file was written, so a failed write leaves both
@@ -258,7 +279,12 @@ public final class UserStore {
     }
     String user = entry.name();
     if (!ALGORITHM.equals(entry.algorithm())) {
-      throw invalid(file, "user %s: unsupported algorithm %s, expected %s", user, entry.algorithm(), ALGORITHM);
+      throw invalid(
+          file,
+          "user %s: unsupported algorithm %s, expected %s",
+          user,
+          entry.algorithm(),
+          ALGORITHM);
     }
     if (entry.iterations() < 1) {
       throw invalid(file, "user %s: invalid iteration count %s", user, entry.iterations());
@@ -300,7 +326,8 @@ public final class UserStore {
   }
 
   /** A user as kept in memory; arrays are never handed out. */
-  private record StoredUser(String name, Set<String> roles, int iterations, byte[] salt, byte[] hash) {
+  private record StoredUser(
+      String name, Set<String> roles, int iterations, byte[] salt, byte[] hash) {
     Principal principal() {
       return new Principal(name, roles);
     }
@@ -316,5 +343,10 @@ public final class UserStore {
 
   /** One user in the JSON document. */
   record UserEntry(
-      String name, List<String> roles, String algorithm, int iterations, String salt, String hash) {}
+      String name,
+      List<String> roles,
+      String algorithm,
+      int iterations,
+      String salt,
+      String hash) {}
 }

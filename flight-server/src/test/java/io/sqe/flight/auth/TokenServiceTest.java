@@ -128,7 +128,10 @@ class TokenServiceTest {
     // Issued two hours ago with a one-hour lifetime: expired for the service on the real clock.
     TokenService past =
         TokenService.open(
-            keyFile, "sqe", Duration.ofHours(1), new MutableClock(Instant.now().minus(Duration.ofHours(2))));
+            keyFile,
+            "sqe",
+            Duration.ofHours(1),
+            new MutableClock(Instant.now().minus(Duration.ofHours(2))));
     assertRejected(past.issue(ALICE), Reason.EXPIRED);
   }
 
@@ -172,7 +175,12 @@ class TokenServiceTest {
 
     // The classic confusion attack: HMAC keyed with the server's public key.
     byte[] publicKey =
-        JWKSet.load(keyFile.toFile()).toPublicJWKSet().getKeys().get(0).toJSONString().getBytes(UTF_8);
+        JWKSet.load(keyFile.toFile())
+            .toPublicJWKSet()
+            .getKeys()
+            .get(0)
+            .toJSONString()
+            .getBytes(UTF_8);
     assertRejected(signHmac(publicKey), Reason.SIGNATURE);
   }
 
