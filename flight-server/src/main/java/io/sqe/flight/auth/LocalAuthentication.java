@@ -1,0 +1,64 @@
+package io.sqe.flight.auth;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * The local authentication stack built from an {@link AuthConfig}: user store, token service and
+ * the Flight authenticator that combines them, plus the generated admin password on first start.
+ */
+public final class LocalAuthentication {
+  private final UserStore users;
+  private final TokenService tokens;
+  private final SqeAuthenticator authenticator;
+  private final String bootstrapAdminPassword;
+
+  private LocalAuthentication(UserStore users, TokenService tokens, String bootstrapAdminPassword) {
+    this.users = users;
+    this.tokens = tokens;
+    this.authenticator = new SqeAuthenticator(users, tokens);
+    this.bootstrapAdminPassword = bootstrapAdminPassword;
+  }
+
+  /**
+   * Opens (or on first start creates) the user store and signing keys in the state directory. If
+   * the store has no users, creates {@value UserStore#ADMIN_USER} with a random password, available
+   * once from {@link #bootstrapAdminPassword()}.
+   */
+  public static LocalAuthentication create(AuthConfig config) throws IOException {
+    requireNonNull(config, "config is null");
+    PrivateFiles.createDirectories(config.stateDirectory());
+    UserStore users = UserStore.open(config.usersFile(), config.passwordIterations());
+    TokenService tokens =
+        TokenService.open(config.signingKeysFile(), config.issuer(), config.tokenLifetime());
+    return new LocalAuthentication(users, tokens, users.bootstrapAdmin().orElse(null));
+  }
+
+  public UserStore users() {
+    return users;
+  }
+
+  public TokenService tokens() {
+    return tokens;
+  }
+
+  /** The authenticator for {@code FlightServer.Builder.headerAuthenticator}. */
+  public SqeAuthenticator authenticator() {
+    return authenticator;
+  }
+
+  /**
+   * The password of the admin user created by this start, for the caller to show once; empty when
+   * the store already had users. Not part of {@link #toString()}.
+   */
+  public Optional<String> bootstrapAdminPassword() {
+    return Optional.ofNullable(bootstrapAdminPassword);
+  }
+
+  @Override
+  public String toString() {
+    return "LocalAuthentication[users=" + users.file() + "]";
+  }
+}

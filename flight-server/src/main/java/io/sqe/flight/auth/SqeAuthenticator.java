@@ -1,0 +1,215 @@
+package io.sqe.flight.auth;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.session.Principal;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.Optional;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.auth2.Auth2Constants;
+import org.apache.arrow.flight.auth2.AuthUtilities;
+import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Authenticates every Flight call, Handshake included, from its {@code authorization} header.
+ *
+ * <ul>
+ *   <li>{@code Basic base64(user:password)} is checked against the {@link UserStore}; on success
+ *       the response carries {@code authorization: Bearer <token>} with a fresh token from the
+ *       {@link TokenService}, which the Flight SQL JDBC driver, ADBC and {@code
+ *       FlightClient.authenticateBasicToken} use for later calls.
+ *   <li>{@code Bearer <token>} is verified by the {@link TokenService}; no new token is sent.
+ *   <li>Anything else fails with {@code UNAUTHENTICATED}. Messages do not say whether a user exists
+ *       and never contain a password or token.
+ * </ul>
+ *
+ * <p>The peer identity Flight passes to the producer ({@code CallContext.peerIdentity()}) is the
+ * user name. The producer gets the {@link Principal} from {@link #principal(String)}, which reads
+ * the user's roles from the store at that moment, so role changes apply to the next call and a
+ * token of a deleted user stops working at once (the roles claim in the token is for other
+ * consumers). This ties tokens to local users; a later external identity provider will need its own
+ * lookup.
+ */
+public final class SqeAuthenticator implements CallHeaderAuthenticator {
+  static final String AUTHENTICATION_REQUIRED = "Authentication required";
+  static final String INVALID_CREDENTIALS = "Invalid username or password";
+  static final String INVALID_TOKEN = "Invalid or expired token";
+
+  // A bound on what we decode and hash; Flight itself does not limit header size by default.
+  private static final int MAX_BASIC_CREDENTIALS_LENGTH = 4 * 1024;
+
+  private static final Logger log = LoggerFactory.getLogger(SqeAuthenticator.class);
+
+  private final UserStore users;
+  private final TokenService tokens;
+
+  public SqeAuthenticator(UserStore users, TokenService tokens) {
+    this.users = requireNonNull(users, "users is null");
+    this.tokens = requireNonNull(tokens, "tokens is null");
+  }
+
+  @Override
+  public AuthResult authenticate(CallHeaders headers) {
+    try {
+      String header = singleAuthorizationHeader(headers);
+      String bearer = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BEARER_PREFIX);
+      if (bearer != null) {
+        return authenticateBearer(bearer.trim());
+      }
+      String basic = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BASIC_PREFIX);
+      if (basic != null) {
+        return authenticateBasic(basic.trim());
+      }
+      throw unauthenticated(
+          AUTHENTICATION_REQUIRED, header == null ? "no credentials" : "unsupported scheme");
+    } catch (FlightRuntimeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Never let an unexpected failure become UNKNOWN with a message built from the input.
+      log.warn("Authentication failed unexpectedly: {}", e.getClass().getName());
+      throw unauthenticated(AUTHENTICATION_REQUIRED, "internal error");
+    }
+  }
+
+  /**
+   * The principal of a call, from the peer identity this authenticator gave it; fails with {@code
+   * UNAUTHENTICATED} if the user no longer exists.
+   */
+  public Principal principal(String peerIdentity) {
+    requireNonNull(peerIdentity, "peerIdentity is null");
+    return users
+        .principal(peerIdentity)
+        .orElseThrow(() -> unauthenticated(AUTHENTICATION_REQUIRED, "user no longer exists"));
+  }
+
+  private AuthResult authenticateBearer(String token) {
+    Principal principal;
+    try {
+      principal = tokens.verify(token);
+    } catch (InvalidTokenException e) {
+      throw unauthenticated(INVALID_TOKEN, e.getMessage());
+    }
+    if (users.principal(principal.user()).isEmpty()) {
+      throw unauthenticated(INVALID_TOKEN, "user no longer exists");
+    }
+    return new Authenticated(principal.user(), null);
+  }
+
+  private AuthResult authenticateBasic(String encoded) {
+    if (encoded.length() > MAX_BASIC_CREDENTIALS_LENGTH) {
+      throw unauthenticated(INVALID_CREDENTIALS, "credentials too long");
+    }
+    byte[] decoded;
+    try {
+      decoded = Base64.getDecoder().decode(encoded);
+    } catch (IllegalArgumentException e) {
+      throw unauthenticated(INVALID_CREDENTIALS, "credentials are not Base64");
+    }
+    char[] chars = null;
+    char[] password = null;
+    try {
+      chars = decodeUtf8(decoded);
+      int colon = indexOf(chars, ':');
+      if (colon <= 0) {
+        throw unauthenticated(INVALID_CREDENTIALS, "no user name");
+      }
+      String user = new String(chars, 0, colon);
+      password = Arrays.copyOfRange(chars, colon + 1, chars.length);
+      Optional<Principal> principal = users.authenticate(user, password);
+      if (principal.isEmpty()) {
+        throw unauthenticated(INVALID_CREDENTIALS, "password check failed");
+      }
+      return new Authenticated(user, tokens.issue(principal.get()));
+    } finally {
+      Arrays.fill(decoded, (byte) 0);
+      if (chars != null) {
+        Arrays.fill(chars, '\0');
+      }
+      if (password != null) {
+        Arrays.fill(password, '\0');
+      }
+    }
+  }
+
+  // Two authorization headers would leave it to the header map which one counts; refuse instead.
+  private static String singleAuthorizationHeader(CallHeaders headers) {
+    // gRPC's adapter returns null rather than an empty list for an absent header.
+    Iterable<String> all = headers.getAll(Auth2Constants.AUTHORIZATION_HEADER);
+    Iterator<String> values = all == null ? null : all.iterator();
+    if (values == null || !values.hasNext()) {
+      return null;
+    }
+    String value = values.next();
+    if (values.hasNext()) {
+      throw unauthenticated(AUTHENTICATION_REQUIRED, "more than one authorization header");
+    }
+    return value;
+  }
+
+  private static char[] decodeUtf8(byte[] bytes) {
+    CharBuffer buffer;
+    try {
+      buffer =
+          UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes));
+    } catch (CharacterCodingException e) {
+      throw unauthenticated(INVALID_CREDENTIALS, "credentials are not UTF-8");
+    }
+    char[] chars = new char[buffer.remaining()];
+    buffer.get(chars);
+    Arrays.fill(buffer.array(), '\0');
+    return chars;
+  }
+
+  private static int indexOf(char[] chars, char c) {
+    for (int i = 0; i < chars.length; i++) {
+      if (chars[i] == c) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static FlightRuntimeException unauthenticated(String message, String reason) {
+    log.debug("Rejected call: {} ({})", message, reason);
+    return CallStatus.UNAUTHENTICATED.withDescription(message).toRuntimeException();
+  }
+
+  /** A successful authentication; keeps Object's toString so the token never reaches a log. */
+  private static final class Authenticated implements AuthResult {
+    private final String user;
+    private final String issuedToken;
+
+    Authenticated(String user, String issuedToken) {
+      this.user = user;
+      this.issuedToken = issuedToken;
+    }
+
+    @Override
+    public String getPeerIdentity() {
+      return user;
+    }
+
+    @Override
+    public void appendToOutgoingHeaders(CallHeaders outgoingHeaders) {
+      if (issuedToken != null) {
+        outgoingHeaders.insert(
+            Auth2Constants.AUTHORIZATION_HEADER, Auth2Constants.BEARER_PREFIX + issuedToken);
+      }
+    }
+  }
+}
