@@ -70,7 +70,8 @@ public final class SqeServer implements AutoCloseable {
       if (config.tpchScale() > 0) {
         LakehouseCatalog catalog = catalogs.find(config.catalog().name()).orElseThrow();
         LOG.info("Loading TPC-H at scale {} into {}.tpch", config.tpchScale(), catalog.name());
-        new TpchLoader().load(catalog, "tpch", config.tpchScale());
+        var summary = TpchLoader.defaults().load(catalog, "tpch", config.tpchScale());
+        LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
       QueryEngine engine =
           new QueryEngine(catalogs, allocator, EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()));

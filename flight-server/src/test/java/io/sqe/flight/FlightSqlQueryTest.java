@@ -88,7 +88,9 @@ class FlightSqlQueryTest {
 
   @Test
   void streamsALargeResultInManyBatches() throws Exception {
-    FlightInfo info = client.sql().execute("select n, label from s.numbers", client.auth());
+    // Three copies of the table: more rows than one record batch holds.
+    FlightInfo info =
+        client.sql().execute("select a.n, a.label from s.numbers a cross join (values 1, 2, 3) b(x)", client.auth());
     long rows = 0;
     long sum = 0;
     int batches = 0;
@@ -102,8 +104,8 @@ class FlightSqlQueryTest {
         rows += stream.getRoot().getRowCount();
       }
     }
-    assertThat(rows).isEqualTo(ROWS);
-    assertThat(sum).isEqualTo((long) ROWS * (ROWS - 1) / 2);
+    assertThat(rows).isEqualTo(3L * ROWS);
+    assertThat(sum).isEqualTo(3L * ROWS * (ROWS - 1) / 2);
     assertThat(batches).isGreaterThan(1);
   }
 
@@ -119,8 +121,9 @@ class FlightSqlQueryTest {
 
   @Test
   void preparedStatementBindsParametersThroughDoPut() throws Exception {
-    try (FlightSqlClient.PreparedStatement prepared =
-        client.sql().prepare("select count(*) from s.numbers where n < ? and bucket = ?", client.auth())) {
+    FlightSqlClient.PreparedStatement prepared =
+        client.sql().prepare("select count(*) from s.numbers where n < ? and bucket = ?", client.auth());
+    try {
       assertThat(prepared.getParameterSchema().getFields()).hasSize(2);
       try (VectorSchemaRoot params = VectorSchemaRoot.create(prepared.getParameterSchema(), allocator)) {
         params.allocateNew();
@@ -131,6 +134,8 @@ class FlightSqlQueryTest {
         List<List<Object>> rows = rows(prepared.execute(client.auth()));
         assertThat(rows).containsExactly(List.of(100L));
       }
+    } finally {
+      prepared.close(client.auth());
     }
   }
 
