@@ -69,17 +69,11 @@ public final class FlightSqlMetadata {
   /** GetCatalogs: every catalog name, sorted. */
   public VectorSchemaRoot getCatalogs(BufferAllocator allocator) {
     List<String> names = sortedCatalogs().stream().map(LakehouseCatalog::name).toList();
-    VectorSchemaRoot root = create(Schemas.GET_CATALOGS_SCHEMA, allocator);
-    try {
-      for (int i = 0; i < names.size(); i++) {
-        Vectors.setString(root, "catalog_name", i, names.get(i));
-      }
-      root.setRowCount(names.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
+    return Vectors.fill(
+        Schemas.GET_CATALOGS_SCHEMA,
+        allocator,
+        names.size(),
+        (root, i) -> Vectors.setString(root, "catalog_name", i, names.get(i)));
   }
 
   public VectorSchemaRoot getDbSchemas(BufferAllocator allocator, CommandGetDbSchemas command) {
@@ -93,24 +87,21 @@ public final class FlightSqlMetadata {
    * GetDbSchemas: the schemas (Iceberg namespaces) of the catalog, or of every catalog when it is
    * null, whose names match the LIKE pattern (null: all); sorted by catalog and schema.
    */
-  public VectorSchemaRoot getDbSchemas(BufferAllocator allocator, String catalog, String dbSchemaFilterPattern) {
+  public VectorSchemaRoot getDbSchemas(
+      BufferAllocator allocator, String catalog, String dbSchemaFilterPattern) {
     LikePattern pattern = LikePattern.of(dbSchemaFilterPattern);
     List<SchemaRef> schemas = new ArrayList<>();
     for (LakehouseCatalog c : catalogs(catalog)) {
       schemas.addAll(schemas(c, pattern));
     }
-    VectorSchemaRoot root = create(Schemas.GET_SCHEMAS_SCHEMA, allocator);
-    try {
-      for (int i = 0; i < schemas.size(); i++) {
-        Vectors.setString(root, "catalog_name", i, schemas.get(i).catalog().name());
-        Vectors.setString(root, "db_schema_name", i, schemas.get(i).name());
-      }
-      root.setRowCount(schemas.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
+    return Vectors.fill(
+        Schemas.GET_SCHEMAS_SCHEMA,
+        allocator,
+        schemas.size(),
+        (root, i) -> {
+          Vectors.setString(root, "catalog_name", i, schemas.get(i).catalog().name());
+          Vectors.setString(root, "db_schema_name", i, schemas.get(i).name());
+        });
   }
 
   public VectorSchemaRoot getTables(BufferAllocator allocator, CommandGetTables command) {
@@ -137,11 +128,46 @@ public final class FlightSqlMetadata {
       String tableNameFilterPattern,
       List<String> tableTypes,
       boolean includeSchema) {
-    LikePattern schemaPattern = LikePattern.of(dbSchemaFilterPattern);
-    LikePattern tablePattern = LikePattern.of(tableNameFilterPattern);
-    Set<String> types = tableTypes(tableTypes);
+    List<TableRow> rows =
+        listTables(
+            catalog,
+            LikePattern.of(dbSchemaFilterPattern),
+            LikePattern.of(tableNameFilterPattern),
+            tableTypes(tableTypes));
+    List<byte[]> arrowSchemas = new ArrayList<>(rows.size());
+    if (includeSchema) {
+      List<TableRow> loaded = new ArrayList<>(rows.size());
+      for (TableRow row : rows) {
+        arrowSchema(row).ifPresent(schema -> {
+          loaded.add(row);
+          arrowSchemas.add(schema.serializeAsMessage());
+        });
+      }
+      rows = loaded;
+    }
+    List<TableRow> answer = rows;
+    return Vectors.fill(
+        includeSchema ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
+        allocator,
+        answer.size(),
+        (root, i) -> {
+          TableRow row = answer.get(i);
+          Vectors.setString(root, "catalog_name", i, row.schema().catalog().name());
+          Vectors.setString(root, "db_schema_name", i, row.schema().name());
+          Vectors.setString(root, "table_name", i, row.id().name());
+          Vectors.setString(root, "table_type", i, row.type());
+          if (includeSchema) {
+            Vectors.setBytes(root, "table_schema", i, arrowSchemas.get(i));
+          }
+        });
+  }
+
+  /** The matching tables and views, sorted, found by listing alone (nothing is loaded). */
+  private List<TableRow> listTables(
+      String catalog, LikePattern schemaPattern, LikePattern tablePattern, Set<String> types) {
     List<TableRow> rows = new ArrayList<>();
     for (LakehouseCatalog c : catalogs(catalog)) {
+      Optional<ViewCatalog> views = c.views();
       for (SchemaRef schema : schemas(c, schemaPattern)) {
         if (types.contains(TABLE)) {
           for (TableIdentifier id : listOrEmpty(() -> c.iceberg().listTables(schema.namespace()))) {
@@ -150,7 +176,6 @@ public final class FlightSqlMetadata {
             }
           }
         }
-        Optional<ViewCatalog> views = c.views();
         if (types.contains(VIEW) && views.isPresent()) {
           for (TableIdentifier id : listOrEmpty(() -> views.get().listViews(schema.namespace()))) {
             if (tablePattern.matches(id.name())) {
@@ -161,52 +186,16 @@ public final class FlightSqlMetadata {
       }
     }
     rows.sort(TableRow.ORDER);
-    List<byte[]> arrowSchemas = new ArrayList<>(rows.size());
-    if (includeSchema) {
-      List<TableRow> loaded = new ArrayList<>(rows.size());
-      for (TableRow row : rows) {
-        Optional<Schema> schema = arrowSchema(row);
-        if (schema.isPresent()) {
-          loaded.add(row);
-          arrowSchemas.add(schema.get().serializeAsMessage());
-        }
-      }
-      rows = loaded;
-    }
-    VectorSchemaRoot root =
-        create(includeSchema ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA, allocator);
-    try {
-      for (int i = 0; i < rows.size(); i++) {
-        TableRow row = rows.get(i);
-        Vectors.setString(root, "catalog_name", i, row.schema().catalog().name());
-        Vectors.setString(root, "db_schema_name", i, row.schema().name());
-        Vectors.setString(root, "table_name", i, row.id().name());
-        Vectors.setString(root, "table_type", i, row.type());
-        if (includeSchema) {
-          Vectors.setBytes(root, "table_schema", i, arrowSchemas.get(i));
-        }
-      }
-      root.setRowCount(rows.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
+    return rows;
   }
 
   /** GetTableTypes: TABLE and VIEW. */
   public VectorSchemaRoot getTableTypes(BufferAllocator allocator) {
-    VectorSchemaRoot root = create(Schemas.GET_TABLE_TYPES_SCHEMA, allocator);
-    try {
-      for (int i = 0; i < TABLE_TYPES.size(); i++) {
-        Vectors.setString(root, "table_type", i, TABLE_TYPES.get(i));
-      }
-      root.setRowCount(TABLE_TYPES.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
+    return Vectors.fill(
+        Schemas.GET_TABLE_TYPES_SCHEMA,
+        allocator,
+        TABLE_TYPES.size(),
+        (root, i) -> Vectors.setString(root, "table_type", i, TABLE_TYPES.get(i)));
   }
 
   /**
@@ -260,7 +249,8 @@ public final class FlightSqlMetadata {
    * catalog or schema searches all), with key_sequence following the column order. Nested
    * identifier fields are named by their dotted path.
    */
-  public VectorSchemaRoot getPrimaryKeys(BufferAllocator allocator, String catalog, String dbSchema, String table) {
+  public VectorSchemaRoot getPrimaryKeys(
+      BufferAllocator allocator, String catalog, String dbSchema, String table) {
     requireNonNull(table, "table is null");
     List<KeyColumn> keys = new ArrayList<>();
     for (LakehouseCatalog c : catalogs(catalog)) {
@@ -271,23 +261,19 @@ public final class FlightSqlMetadata {
         }
       }
     }
-    VectorSchemaRoot root = create(Schemas.GET_PRIMARY_KEYS_SCHEMA, allocator);
-    try {
-      for (int i = 0; i < keys.size(); i++) {
-        KeyColumn key = keys.get(i);
-        Vectors.setString(root, "catalog_name", i, key.table().schema().catalog().name());
-        Vectors.setString(root, "db_schema_name", i, key.table().schema().name());
-        Vectors.setString(root, "table_name", i, key.table().id().name());
-        Vectors.setString(root, "column_name", i, key.column());
-        Vectors.setInt(root, "key_sequence", i, key.sequence());
-        Vectors.setString(root, "key_name", i, null);
-      }
-      root.setRowCount(keys.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
+    return Vectors.fill(
+        Schemas.GET_PRIMARY_KEYS_SCHEMA,
+        allocator,
+        keys.size(),
+        (root, i) -> {
+          KeyColumn key = keys.get(i);
+          Vectors.setString(root, "catalog_name", i, key.table().schema().catalog().name());
+          Vectors.setString(root, "db_schema_name", i, key.table().schema().name());
+          Vectors.setString(root, "table_name", i, key.table().id().name());
+          Vectors.setString(root, "column_name", i, key.column());
+          Vectors.setInt(root, "key_sequence", i, key.sequence());
+          Vectors.setString(root, "key_name", i, null);
+        });
   }
 
   /** GetExportedKeys: always empty, as Iceberg has no foreign keys. */
@@ -305,21 +291,8 @@ public final class FlightSqlMetadata {
     return empty(Schemas.GET_CROSS_REFERENCE_SCHEMA, allocator);
   }
 
-  private static VectorSchemaRoot create(Schema schema, BufferAllocator allocator) {
-    VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
-    try {
-      root.allocateNew();
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
-  }
-
   private static VectorSchemaRoot empty(Schema schema, BufferAllocator allocator) {
-    VectorSchemaRoot root = create(schema, allocator);
-    root.setRowCount(0);
-    return root;
+    return Vectors.fill(schema, allocator, 0, (root, i) -> {});
   }
 
   private List<LakehouseCatalog> sortedCatalogs() {
@@ -371,10 +344,12 @@ public final class FlightSqlMetadata {
 
   private Optional<Schema> arrowSchema(TableRow row) {
     boolean view = VIEW.equals(row.type());
-    Optional<org.apache.iceberg.Schema> schema = view ? loadViewSchema(row) : loadTable(row).map(Table::schema);
+    Optional<org.apache.iceberg.Schema> schema =
+        view ? loadViewSchema(row) : loadTable(row).map(Table::schema);
     try {
       return schema.map(
-          s -> TableSchemas.toArrow(row.schema().catalog().name(), row.schema().name(), row.id().name(), s, view));
+          s -> TableSchemas.toArrow(
+              row.schema().catalog().name(), row.schema().name(), row.id().name(), s, view));
     } catch (UnsupportedTypeException e) {
       LOG.warn("Leaving {} {} out of GetTables: {}", row.type(), row.qualifiedName(), e.getMessage());
       return Optional.empty();
@@ -387,7 +362,8 @@ public final class FlightSqlMetadata {
     } catch (NoSuchTableException e) {
       return Optional.empty();
     } catch (RuntimeException e) {
-      LOG.warn("Cannot load table {}; leaving it out of the metadata", row.qualifiedName(), e);
+      LOG.warn("Cannot load table {}; leaving it out of the metadata: {}", row.qualifiedName(), e.toString());
+      LOG.debug("Loading table {} failed", row.qualifiedName(), e);
       return Optional.empty();
     }
   }
@@ -402,7 +378,8 @@ public final class FlightSqlMetadata {
     } catch (NoSuchViewException e) {
       return Optional.empty();
     } catch (RuntimeException e) {
-      LOG.warn("Cannot load view {}; leaving it out of the metadata", row.qualifiedName(), e);
+      LOG.warn("Cannot load view {}; leaving it out of the metadata: {}", row.qualifiedName(), e.toString());
+      LOG.debug("Loading view {} failed", row.qualifiedName(), e);
       return Optional.empty();
     }
   }

@@ -25,7 +25,9 @@ public final class LikePattern {
 
   /** A pattern; null means no filter (every name matches), as an absent protobuf field does. */
   public static LikePattern of(String pattern) {
-    return pattern == null ? ANY : new LikePattern(pattern, Pattern.compile(toRegex(pattern), Pattern.DOTALL));
+    return pattern == null
+        ? ANY
+        : new LikePattern(pattern, Pattern.compile(toRegex(pattern), Pattern.DOTALL));
   }
 
   /** The Java regular expression equivalent to a LIKE pattern. */

@@ -114,7 +114,8 @@ public final class ServerSqlInfo {
             SqlSupportedGroupBy.SQL_GROUP_BY_UNRELATED, SqlSupportedGroupBy.SQL_GROUP_BY_BEYOND_SELECT)
         .withSqlSupportsLikeEscapeClause(true)
         .withSqlSupportsNonNullableColumns(true)
-        .withSqlSupportedGrammar(SupportedSqlGrammar.SQL_MINIMUM_GRAMMAR, SupportedSqlGrammar.SQL_CORE_GRAMMAR)
+        .withSqlSupportedGrammar(
+            SupportedSqlGrammar.SQL_MINIMUM_GRAMMAR, SupportedSqlGrammar.SQL_CORE_GRAMMAR)
         .withSqlAnsi92SupportedLevel(SupportedAnsi92SqlGrammarLevel.ANSI92_ENTRY_SQL)
         .withSqlSupportsIntegrityEnhancementFacility(false)
         .withSqlOuterJoinSupportLevel(SqlOuterJoinsSupportLevel.SQL_FULL_OUTER_JOINS)

@@ -68,7 +68,8 @@ final class SqlInfoValues {
     if (capture.failure != null) {
       throw new IllegalStateException("Cannot read the SqlInfo values", capture.failure);
     }
-    SortedMap<Integer, Value> values = new TreeMap<>(requireNonNull(capture.values, "SqlInfoBuilder sent no batch"));
+    SortedMap<Integer, Value> values =
+        new TreeMap<>(requireNonNull(capture.values, "SqlInfoBuilder sent no batch"));
     values.putAll(extras);
     return new SqlInfoValues(values);
   }
@@ -101,25 +102,18 @@ final class SqlInfoValues {
   /** A {@code GET_SQL_INFO_SCHEMA} root with one row per known requested id. */
   VectorSchemaRoot write(BufferAllocator allocator, Collection<Integer> requested) {
     List<Integer> ids = known(requested);
-    VectorSchemaRoot root = VectorSchemaRoot.create(Schemas.GET_SQL_INFO_SCHEMA, allocator);
-    try {
-      root.allocateNew();
-      UInt4Vector names = (UInt4Vector) root.getVector("info_name");
-      DenseUnionVector union = (DenseUnionVector) root.getVector("value");
-      for (int row = 0; row < ids.size(); row++) {
-        int id = ids.get(row);
-        Value value = values.get(id);
-        names.setSafe(row, id);
-        union.setTypeId(row, value.typeId());
-        union.setOffset(row, append(union, value));
-      }
-      union.setValueCount(ids.size());
-      root.setRowCount(ids.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
-    }
+    return Vectors.fill(
+        Schemas.GET_SQL_INFO_SCHEMA,
+        allocator,
+        ids.size(),
+        (root, row) -> {
+          int id = ids.get(row);
+          Value value = values.get(id);
+          DenseUnionVector union = (DenseUnionVector) root.getVector("value");
+          ((UInt4Vector) root.getVector("info_name")).setSafe(row, id);
+          union.setTypeId(row, value.typeId());
+          union.setOffset(row, append(union, value));
+        });
   }
 
   /** Appends a value to its union member and returns its index there. */

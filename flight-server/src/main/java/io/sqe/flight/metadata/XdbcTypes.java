@@ -84,7 +84,8 @@ final class XdbcTypes {
   private static TypeInfo scalar(
       String name, int dataType, Integer size, String prefix, String suffix, int searchable) {
     return new TypeInfo(
-        name, dataType, size, prefix, suffix, null, false, searchable, null, null, null, null, dataType, null, null);
+        name, dataType, size, prefix, suffix, null, false, searchable, null, null, null, null, dataType,
+        null, null);
   }
 
   private static TypeInfo number(String name, int dataType, int size, Integer minScale, Integer maxScale) {
@@ -104,44 +105,40 @@ final class XdbcTypes {
   static VectorSchemaRoot write(BufferAllocator allocator, Integer dataType) {
     List<TypeInfo> rows =
         TYPES.stream().filter(t -> dataType == null || t.dataType() == dataType).toList();
-    VectorSchemaRoot root = VectorSchemaRoot.create(Schemas.GET_TYPE_INFO_SCHEMA, allocator);
-    try {
-      root.allocateNew();
-      for (int i = 0; i < rows.size(); i++) {
-        TypeInfo t = rows.get(i);
-        Vectors.setString(root, "type_name", i, t.typeName());
-        Vectors.setInt(root, "data_type", i, t.dataType());
-        Vectors.setInt(root, "column_size", i, t.columnSize());
-        Vectors.setString(root, "literal_prefix", i, t.literalPrefix());
-        Vectors.setString(root, "literal_suffix", i, t.literalSuffix());
-        if (t.createParams() != null) {
-          ListVector params = (ListVector) root.getVector("create_params");
-          int start = params.startNewValue(i);
-          VarCharVector items = (VarCharVector) params.getDataVector();
-          for (int p = 0; p < t.createParams().size(); p++) {
-            items.setSafe(start + p, t.createParams().get(p).getBytes(StandardCharsets.UTF_8));
-          }
-          params.endValue(i, t.createParams().size());
-        }
-        Vectors.setInt(root, "nullable", i, Nullable.NULLABILITY_NULLABLE_VALUE);
-        Vectors.setBoolean(root, "case_sensitive", i, t.caseSensitive());
-        Vectors.setInt(root, "searchable", i, t.searchable());
-        Vectors.setBoolean(root, "unsigned_attribute", i, t.unsigned());
-        Vectors.setBoolean(root, "fixed_prec_scale", i, false);
-        Vectors.setBoolean(root, "auto_increment", i, t.autoIncrement());
-        Vectors.setString(root, "local_type_name", i, t.typeName());
-        Vectors.setInt(root, "minimum_scale", i, t.minimumScale());
-        Vectors.setInt(root, "maximum_scale", i, t.maximumScale());
-        Vectors.setInt(root, "sql_data_type", i, t.sqlDataType());
-        Vectors.setInt(root, "datetime_subcode", i, t.datetimeSubcode());
-        Vectors.setInt(root, "num_prec_radix", i, t.numPrecRadix());
-        Vectors.setInt(root, "interval_precision", i, null);
+    return Vectors.fill(
+        Schemas.GET_TYPE_INFO_SCHEMA,
+        allocator,
+        rows.size(),
+        (root, i) -> writeRow(root, i, rows.get(i)));
+  }
+
+  private static void writeRow(VectorSchemaRoot root, int i, TypeInfo t) {
+    Vectors.setString(root, "type_name", i, t.typeName());
+    Vectors.setInt(root, "data_type", i, t.dataType());
+    Vectors.setInt(root, "column_size", i, t.columnSize());
+    Vectors.setString(root, "literal_prefix", i, t.literalPrefix());
+    Vectors.setString(root, "literal_suffix", i, t.literalSuffix());
+    if (t.createParams() != null) {
+      ListVector params = (ListVector) root.getVector("create_params");
+      int start = params.startNewValue(i);
+      VarCharVector items = (VarCharVector) params.getDataVector();
+      for (int p = 0; p < t.createParams().size(); p++) {
+        items.setSafe(start + p, t.createParams().get(p).getBytes(StandardCharsets.UTF_8));
       }
-      root.setRowCount(rows.size());
-      return root;
-    } catch (RuntimeException | Error e) {
-      root.close();
-      throw e;
+      params.endValue(i, t.createParams().size());
     }
+    Vectors.setInt(root, "nullable", i, Nullable.NULLABILITY_NULLABLE_VALUE);
+    Vectors.setBoolean(root, "case_sensitive", i, t.caseSensitive());
+    Vectors.setInt(root, "searchable", i, t.searchable());
+    Vectors.setBoolean(root, "unsigned_attribute", i, t.unsigned());
+    Vectors.setBoolean(root, "fixed_prec_scale", i, false);
+    Vectors.setBoolean(root, "auto_increment", i, t.autoIncrement());
+    Vectors.setString(root, "local_type_name", i, t.typeName());
+    Vectors.setInt(root, "minimum_scale", i, t.minimumScale());
+    Vectors.setInt(root, "maximum_scale", i, t.maximumScale());
+    Vectors.setInt(root, "sql_data_type", i, t.sqlDataType());
+    Vectors.setInt(root, "datetime_subcode", i, t.datetimeSubcode());
+    Vectors.setInt(root, "num_prec_radix", i, t.numPrecRadix());
+    Vectors.setInt(root, "interval_precision", i, null);
   }
 }

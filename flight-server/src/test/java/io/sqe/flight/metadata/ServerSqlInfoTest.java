@@ -147,9 +147,7 @@ class ServerSqlInfoTest {
 
   @SuppressWarnings("unchecked")
   private static List<String> strings(SqlInfo id) {
-    List<String> strings = (List<String>) value(id);
-    System.out.println(id + ": " + strings);
-    return strings;
+    return (List<String>) value(id);
   }
 
   private static Object value(SqlInfo id) {
