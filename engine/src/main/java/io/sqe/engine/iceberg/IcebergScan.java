@@ -14,7 +14,6 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.function.Function;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
@@ -71,11 +70,11 @@ public final class IcebergScan {
   }
 
   /** Called from generated code. */
-  public Enumerable<Object[]> enumerate(DataContext dataContext) {
+  public Enumerable<Object> enumerate(DataContext dataContext) {
     QueryContext context = QueryContext.of(dataContext);
     return new AbstractEnumerable<>() {
       @Override
-      public Enumerator<Object[]> enumerator() {
+      public Enumerator<Object> enumerator() {
         return new RowEnumerator(context);
       }
     };
@@ -108,7 +107,7 @@ public final class IcebergScan {
   }
 
   /** Iterates the rows of one execution. */
-  private final class RowEnumerator implements Enumerator<Object[]> {
+  private final class RowEnumerator implements Enumerator<Object> {
     private final QueryContext context;
     private final Table table;
     private final Schema projected;
@@ -117,7 +116,7 @@ public final class IcebergScan {
     private CloseableIterator<Record> records;
     private long remainingInFile;
     private long produced;
-    private Object[] current;
+    private Object current;
 
     RowEnumerator(QueryContext context) {
       this.context = context;
@@ -135,10 +134,7 @@ public final class IcebergScan {
     }
 
     @Override
-    public Object[] current() {
-      if (current == null) {
-        throw new NoSuchElementException();
-      }
+    public Object current() {
       return current;
     }
 
@@ -150,7 +146,7 @@ public final class IcebergScan {
       while (true) {
         if (remainingInFile > 0) {
           remainingInFile--;
-          return emit(new Object[0]);
+          return emit(List.of());
         }
         if (records != null && records.hasNext()) {
           return emit(convert(records.next()));
@@ -164,7 +160,7 @@ public final class IcebergScan {
       }
     }
 
-    private boolean emit(Object[] row) {
+    private boolean emit(Object row) {
       current = row;
       produced++;
       if ((produced & 0x3FF) == 0) {
@@ -173,7 +169,15 @@ public final class IcebergScan {
       return true;
     }
 
-    private Object[] convert(Record record) {
+    /** The row in Calcite's shape for this many columns: a bare value for one, else an array. */
+    private Object convert(Record record) {
+      if (fieldIds.length == 1) {
+        Object value = record.get(0);
+        return value == null ? null : converters.get(0).apply(value);
+      }
+      if (fieldIds.length == 0) {
+        return List.of();
+      }
       Object[] row = new Object[fieldIds.length];
       for (int i = 0; i < row.length; i++) {
         Object value = record.get(i);

@@ -171,8 +171,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   @Override
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
-    PhysType physType =
-        PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY, false);
+    // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
+    PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(

@@ -165,6 +165,7 @@ public final class QueryPlanner {
     return Programs.sequence(
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
+        new FactorOrConditions(),
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE));

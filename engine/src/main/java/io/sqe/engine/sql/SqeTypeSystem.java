@@ -39,6 +39,12 @@ public final class SqeTypeSystem extends RelDataTypeSystemImpl {
     return MAX_DECIMAL;
   }
 
+  /** Decimals are rounded half up when their scale shrinks, as in Trino and PostgreSQL. */
+  @Override
+  public java.math.RoundingMode roundingMode() {
+    return java.math.RoundingMode.HALF_UP;
+  }
+
   @Override
   public boolean shouldConvertRaggedUnionTypesToVarying() {
     return true;

@@ -30,6 +30,7 @@ public final class RestCatalogFixture implements AutoCloseable {
   }
 
   public static RestCatalogFixture start(Path dir) throws Exception {
+    java.nio.file.Files.createDirectories(dir);
     Map<String, String> properties = new HashMap<>();
     properties.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("rest-catalog.db"));
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.resolve("rest-warehouse").toUri().toString());

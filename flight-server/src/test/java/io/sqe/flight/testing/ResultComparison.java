@@ -85,6 +85,14 @@ public final class ResultComparison {
       int scale = Math.min(a.scale(), e.scale());
       return a.setScale(scale, RoundingMode.HALF_UP).compareTo(e.setScale(scale, RoundingMode.HALF_UP)) == 0;
     }
+    if (actual instanceof BigDecimal ^ expected instanceof BigDecimal
+        && actual instanceof Number && expected instanceof Number) {
+      // A decimal against a double: the decimal must be the double correctly rounded to its scale.
+      BigDecimal decimal = (BigDecimal) (actual instanceof BigDecimal ? actual : expected);
+      double other = ((Number) (actual instanceof BigDecimal ? expected : actual)).doubleValue();
+      double halfUlp = 0.5 * Math.pow(10, -decimal.scale());
+      return Math.abs(decimal.doubleValue() - other) <= halfUlp * (1 + 1e-9) + RELATIVE_TOLERANCE * Math.abs(other);
+    }
     if (actual instanceof Number && expected instanceof Number) {
       double a = ((Number) actual).doubleValue();
       double e = ((Number) expected).doubleValue();
