@@ -19,6 +19,7 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
+import org.apache.calcite.runtime.FlatLists;
 import org.apache.calcite.util.ImmutableIntList;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
@@ -146,7 +147,7 @@ public final class IcebergScan {
       while (true) {
         if (remainingInFile > 0) {
           remainingInFile--;
-          return emit(List.of());
+          return emit(FlatLists.COMPARABLE_EMPTY_LIST);
         }
         if (records != null && records.hasNext()) {
           return emit(convert(records.next()));
@@ -176,7 +177,7 @@ public final class IcebergScan {
         return value == null ? null : converters.get(0).apply(value);
       }
       if (fieldIds.length == 0) {
-        return List.of();
+        return FlatLists.COMPARABLE_EMPTY_LIST;
       }
       Object[] row = new Object[fieldIds.length];
       for (int i = 0; i < row.length; i++) {
