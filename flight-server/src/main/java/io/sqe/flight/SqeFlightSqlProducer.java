@@ -16,7 +16,18 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.flight.session.ClientSession;
+import io.sqe.flight.metadata.FlightSqlMetadata;
 import io.sqe.flight.session.SessionManager;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetExportedKeys;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetImportedKeys;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetPrimaryKeys;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetSqlInfo;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo;
 import io.sqe.flight.session.SessionOptions;
 import io.sqe.catalog.Catalogs;
 import org.apache.arrow.flight.CloseSessionRequest;
@@ -71,6 +82,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final PrincipalResolver principals;
   private final BufferAllocator allocator;
   private final SessionOptions sessionOptions;
+  private final FlightSqlMetadata metadata;
   private final Cache<String, PendingQuery> tickets =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
@@ -87,6 +99,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
+    this.metadata = new FlightSqlMetadata(catalogs, ServerInfo.NAME, ServerInfo.VERSION);
   }
 
   // ---- sessions
@@ -344,6 +357,69 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   private static RuntimeException notSupported(String message) {
     return FlightErrors.toFlight(new SqeException(ErrorCode.NOT_SUPPORTED, message), "update");
+  }
+
+  // ---- metadata
+
+  @Override
+  public void getStreamSqlInfo(CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getSqlInfo(allocator, command));
+  }
+
+  @Override
+  public void getStreamTypeInfo(CommandGetXdbcTypeInfo command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getXdbcTypeInfo(allocator, command));
+  }
+
+  @Override
+  public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getCatalogs(allocator));
+  }
+
+  @Override
+  public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getDbSchemas(allocator, command));
+  }
+
+  @Override
+  public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getTables(allocator, command));
+  }
+
+  @Override
+  public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getTableTypes(allocator));
+  }
+
+  @Override
+  public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getPrimaryKeys(allocator, command));
+  }
+
+  @Override
+  public void getStreamExportedKeys(CommandGetExportedKeys command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getExportedKeys(allocator, command));
+  }
+
+  @Override
+  public void getStreamImportedKeys(CommandGetImportedKeys command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getImportedKeys(allocator, command));
+  }
+
+  @Override
+  public void getStreamCrossReference(CommandGetCrossReference command, CallContext context, ServerStreamListener listener) {
+    send(listener, () -> metadata.getCrossReference(allocator, command));
+  }
+
+  /** Sends a metadata answer as one record batch. */
+  private static void send(ServerStreamListener listener, Supplier<VectorSchemaRoot> answer) {
+    try (VectorSchemaRoot root = answer.get()) {
+      listener.start(root);
+      listener.putNext();
+      listener.completed();
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e, "metadata"));
+    }
   }
 
   // ---- helpers

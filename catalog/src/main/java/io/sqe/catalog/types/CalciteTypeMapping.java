@@ -229,7 +229,10 @@ public final class CalciteTypeMapping {
     }
   }
 
-  /** The SQL name of a type as clients display it, e.g. {@code DECIMAL(12, 2)}. */
+  /**
+   * The SQL name of a type as clients display it: {@code DECIMAL(12, 2)}, {@code TIMESTAMP(6)},
+   * {@code ARRAY(BIGINT)}, {@code MAP(VARCHAR, DOUBLE)}, {@code ROW(x INTEGER, y VARCHAR)}.
+   */
   public static String sqlTypeName(RelDataType type) {
     switch (type.getSqlTypeName()) {
       case TIMESTAMP:
@@ -242,8 +245,29 @@ public final class CalciteTypeMapping {
       case CHAR:
       case VARCHAR:
         return "VARCHAR";
+      case DECIMAL:
+        return "DECIMAL(" + type.getPrecision() + ", " + Math.max(0, type.getScale()) + ")";
+      case BINARY:
+        return type.getPrecision() > 0 ? "BINARY(" + type.getPrecision() + ")" : "VARBINARY";
+      case ARRAY:
+      case MULTISET:
+        return "ARRAY(" + sqlTypeName(type.getComponentType()) + ")";
+      case MAP:
+        return "MAP(" + sqlTypeName(type.getKeyType()) + ", " + sqlTypeName(type.getValueType()) + ")";
+      case ROW: {
+        StringBuilder name = new StringBuilder("ROW(");
+        for (RelDataTypeField f : type.getFieldList()) {
+          if (name.length() > 4) {
+            name.append(", ");
+          }
+          name.append(f.getName()).append(' ').append(sqlTypeName(f.getType()));
+        }
+        return name.append(')').toString();
+      }
+      case FLOAT:
+        return "DOUBLE";
       default:
-        return type.getFullTypeString().replace(" NOT NULL", "");
+        return type.getSqlTypeName().getName();
     }
   }
 }

@@ -9,6 +9,7 @@ import org.apache.calcite.rel.type.RelDataType;
 /**
  * The Arrow field metadata that Flight SQL defines for result columns (the keys of Arrow's
  * {@code FlightSqlColumnMetadata}): type name, precision, scale, and the table a column comes from.
+ * Flags are "1" or "0", as Arrow's reader expects.
  */
 public final class ResultColumnMetadata {
   public static final String CATALOG_NAME = "ARROW:FLIGHT:SQL:CATALOG_NAME";
@@ -39,27 +40,34 @@ public final class ResultColumnMetadata {
         metadata.put(PRECISION, Integer.toString(type.getPrecision()));
         metadata.put(SCALE, Integer.toString(type.getScale()));
         break;
-      case TIMESTAMP:
-      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-      case TIME:
-        metadata.put(PRECISION, "6");
+      case BINARY:
+        if (type.getPrecision() > 0) {
+          metadata.put(PRECISION, Integer.toString(type.getPrecision()));
+        }
         break;
-      case CHAR:
-      case VARCHAR:
-        metadata.put(IS_CASE_SENSITIVE, "true");
+      case UUID:
+        metadata.put(PRECISION, "16");
         break;
       default:
         break;
     }
-    metadata.put(IS_AUTO_INCREMENT, "false");
-    metadata.put(IS_SEARCHABLE, "true");
+    switch (type.getSqlTypeName()) {
+      case CHAR:
+      case VARCHAR:
+        metadata.put(IS_CASE_SENSITIVE, "1");
+        break;
+      default:
+        break;
+    }
+    metadata.put(IS_AUTO_INCREMENT, "0");
+    metadata.put(IS_SEARCHABLE, "1");
     if (origin != null && origin.size() == 4) {
       metadata.put(CATALOG_NAME, origin.get(0));
       metadata.put(SCHEMA_NAME, origin.get(1));
       metadata.put(TABLE_NAME, origin.get(2));
-      metadata.put(IS_READ_ONLY, "false");
+      metadata.put(IS_READ_ONLY, "0");
     } else {
-      metadata.put(IS_READ_ONLY, "true");
+      metadata.put(IS_READ_ONLY, "1");
     }
     return metadata;
   }
