@@ -1,0 +1,99 @@
+package io.sqe.flight.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.flight.config.ServerConfig.CatalogType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  @TempDir Path dir;
+
+  @Test
+  void defaultsAreTheZeroSetupServer() {
+    ServerConfig config = ConfigLoader.load(null, Map.of());
+    assertThat(config.host()).isEqualTo("127.0.0.1");
+    assertThat(config.port()).isEqualTo(50051);
+    assertThat(config.catalog().type()).isEqualTo(CatalogType.EMBEDDED);
+    assertThat(config.catalog().name()).isEqualTo("iceberg");
+    assertThat(config.catalog().warehouse()).isEqualTo(config.dataDir().resolve("warehouse"));
+    assertThat(config.auth().tokenLifetime()).isEqualTo(Duration.ofHours(1));
+    assertThat(config.maxQueryMemoryBytes()).isEqualTo(1L << 30);
+  }
+
+  @Test
+  void yamlFileThenEnvironmentOverrides() throws Exception {
+    Path file = dir.resolve("sqe.yaml");
+    Files.writeString(file, String.join("\n",
+        "port: 6000",
+        "data-dir: " + dir.resolve("state"),
+        "catalog:",
+        "  type: rest",
+        "  name: lake",
+        "  cache-ttl: 30s",
+        "  properties:",
+        "    uri: http://127.0.0.1:8181",
+        "    warehouse: demo",
+        "    credential: client:secret",
+        "query:",
+        "  max-memory: 512m",
+        ""));
+    ServerConfig config =
+        ConfigLoader.load(file, Map.of(
+            "SQE_PORT", "7000",
+            "SQE_CATALOG_PROPERTIES_S3_ENDPOINT", "http://127.0.0.1:9000",
+            "SQE_CATALOG_PROPERTIES_OAUTH2__SERVER__URI", "http://127.0.0.1:8080/token",
+            "SQE_AUTH_TOKEN__LIFETIME", "15m",
+            "PATH", "/usr/bin"));
+    assertThat(config.port()).isEqualTo(7000);
+    assertThat(config.dataDir()).isEqualTo(dir.resolve("state"));
+    assertThat(config.catalog().type()).isEqualTo(CatalogType.REST);
+    assertThat(config.catalog().name()).isEqualTo("lake");
+    assertThat(config.catalog().cacheTtl()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.catalog().properties())
+        .containsEntry("uri", "http://127.0.0.1:8181")
+        .containsEntry("warehouse", "demo")
+        .containsEntry("credential", "client:secret")
+        .containsEntry("s3.endpoint", "http://127.0.0.1:9000")
+        .containsEntry("oauth2-server-uri", "http://127.0.0.1:8080/token");
+    assertThat(config.auth().tokenLifetime()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(config.maxQueryMemoryBytes()).isEqualTo(512L << 20);
+  }
+
+  @Test
+  void badSettingsAreNamedInTheError() {
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_PORTT", "1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("portt");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_PORT", "99999")))
+        .hasMessageContaining("port must be between 0 and 65535");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_CATALOG_TYPE", "hive")))
+        .hasMessageContaining("catalog.type must be 'embedded' or 'rest'");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_CATALOG_TYPE", "rest")))
+        .hasMessageContaining("catalog.properties.uri");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__MEMORY", "lots")))
+        .hasMessageContaining("query.max-memory");
+    assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_AUTH_TOKEN__LIFETIME", "forever")))
+        .hasMessageContaining("auth.token-lifetime");
+  }
+
+  @Test
+  void unreadableOrMalformedFilesAreReported() throws Exception {
+    assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.yaml"), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("missing.yaml");
+    Path list = dir.resolve("list.yaml");
+    Files.writeString(list, "- a\n- b\n");
+    assertThatThrownBy(() -> ConfigLoader.load(list, Map.of()))
+        .hasMessageContaining("must hold a mapping");
+    Path unknown = dir.resolve("unknown.yaml");
+    Files.writeString(unknown, "catalog:\n  kind: rest\n");
+    assertThatThrownBy(() -> ConfigLoader.load(unknown, Map.of()))
+        .hasMessageContaining("catalog.kind");
+  }
+}
