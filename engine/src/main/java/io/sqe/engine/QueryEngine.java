@@ -13,6 +13,9 @@ import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
+import io.sqe.engine.sql.SqeTypeSystem;
+import org.apache.calcite.rel.type.TimeFrameSet;
+import org.apache.calcite.rel.type.TimeFrames;
 import io.sqe.engine.sql.SqeParser;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,6 +40,9 @@ import org.apache.calcite.sql.SqlNode;
  * result as Arrow record batches.
  */
 public final class QueryEngine {
+  /** Calendar units for FLOOR/CEIL and date_trunc, including the Monday-based ISOWEEK. */
+  private static final TimeFrameSet TIME_FRAMES = SqeTypeSystem.INSTANCE.deriveTimeFrameSet(TimeFrames.CORE);
+
   private final QueryPlanner planner;
   private final BufferAllocator allocator;
   private final EngineConfig config;
@@ -100,6 +106,7 @@ public final class QueryEngine {
       values.put(DataContext.Variable.USER.camelName, session.principal().user());
       values.put(DataContext.Variable.SYSTEM_USER.camelName, session.principal().user());
       values.put(DataContext.Variable.LOCALE.camelName, java.util.Locale.ROOT);
+      values.put(DataContext.Variable.TIME_FRAME_SET.camelName, TIME_FRAMES);
       for (int i = 0; i < types.size(); i++) {
         values.put("?" + i, ParameterValues.toInternal(parameters.get(i), types.get(i), i));
       }

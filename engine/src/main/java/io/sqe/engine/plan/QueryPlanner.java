@@ -12,6 +12,7 @@ import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
+import io.sqe.engine.sql.functions.DateTimeFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -99,7 +100,7 @@ public final class QueryPlanner {
 
     SqlNode validated;
     try {
-      validated = validator.validate(query);
+      validated = validator.validate(DateTimeFunctions.standardize(query));
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
     }

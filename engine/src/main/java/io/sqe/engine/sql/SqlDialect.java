@@ -7,6 +7,8 @@ import org.apache.calcite.config.NullCollation;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
+import org.apache.calcite.sql.fun.SqlLibraryOperators;
+import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.impl.SqlParserImpl;
 import org.apache.calcite.sql.validate.SqlConformance;
@@ -16,14 +18,19 @@ import org.apache.calcite.sql.validate.SqlValidator;
 /**
  * SQE's SQL dialect: double-quoted identifiers, unquoted identifiers folded to lower case and
  * matched case-insensitively (as in Trino and PostgreSQL), NULLS LAST by default in both
- * directions (as in Trino and DuckDB), and the standard plus PostgreSQL function libraries.
+ * directions (as in Trino and DuckDB), the standard plus PostgreSQL function libraries, TRY_CAST, and
+ * the string-unit date functions of Trino and DuckDB.
  */
 public final class SqlDialect {
   public static final SqlConformance CONFORMANCE = SqlConformanceEnum.LENIENT;
 
   private static final SqlOperatorTable OPERATORS =
-      SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
-          EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL));
+      SqlOperatorTables.chain(
+          SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+              EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL)),
+          SqlOperatorTables.of(
+              io.sqe.engine.sql.functions.DateTimeFunctions.ALL.toArray(new org.apache.calcite.sql.SqlOperator[0])),
+          SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   private SqlDialect() {}
 

@@ -1,0 +1,80 @@
+package io.sqe.flight.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.sample.tpch.TpchLoader;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * A server with TPC-H at scale 0.01, a JDBC connection to it through the Flight SQL JDBC driver,
+ * and DuckDB over the very same Parquet files, for comparing answers.
+ */
+public abstract class TpchHarness {
+  protected TestServer server;
+  protected Connection sqe;
+  protected Connection duckdb;
+
+  protected void open(Path dir, Map<String, String> settings) throws Exception {
+    Map<String, String> all = new HashMap<>(settings);
+    all.put("sample-data.tpch-scale", "0.01");
+    server = TestServer.start(dir, all);
+    Properties props = new Properties();
+    props.put("user", TestServer.ADMIN);
+    props.put("password", server.adminPassword());
+    sqe = DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch", props);
+    duckdb = DriverManager.getConnection("jdbc:duckdb:");
+    LakehouseCatalog catalog = server.server().catalogs().find("iceberg").orElseThrow();
+    try (Statement s = duckdb.createStatement()) {
+      for (String name : TpchLoader.tableNames()) {
+        Table table = catalog.loadTable(TableIdentifier.of("tpch", name)).orElseThrow();
+        List<String> files = new ArrayList<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+          for (FileScanTask task : tasks) {
+            files.add("'" + task.file().location().replaceFirst("^file:", "") + "'");
+          }
+        }
+        s.execute("create view " + name + " as select * from read_parquet([" + String.join(", ", files) + "])");
+      }
+    }
+  }
+
+  /** Runs {@code sql} in both engines and asserts the same rows in the same order. */
+  protected void compare(String label, String sql) throws Exception {
+    List<List<Object>> expected;
+    List<List<Object>> actual;
+    try (Statement s = duckdb.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      expected = ResultComparison.rows(rs);
+    }
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      actual = ResultComparison.rows(rs);
+    }
+    assertThat(expected).as("DuckDB returns rows for %s", label).isNotEmpty();
+    ResultComparison.assertSameRows(label, actual, expected);
+  }
+
+  protected void close() throws Exception {
+    if (sqe != null) {
+      sqe.close();
+    }
+    if (duckdb != null) {
+      duckdb.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+}
