@@ -125,6 +125,22 @@ class QueryEngineTest {
   }
 
   @Test
+  void limitStopsReadingAndProjectionNarrowsTheScan() {
+    Prepared prepared = engine.prepare(session, "select name from t limit 3");
+    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q4")) {
+      int rows = 0;
+      while (exec.next()) {
+        rows += exec.root().getRowCount();
+      }
+      assertThat(rows).isEqualTo(3);
+      assertThat(exec.context().stats().filesScanned()).isEqualTo(1);
+    }
+    List<List<Object>> plan = run("explain plan for select name from t where id > 25 limit 3");
+    String text = plan.stream().map(r -> r.get(0).toString()).reduce("", (a, b) -> a + b + "\n");
+    assertThat(text).contains("IcebergTableScan").contains("columns=[[id, name]]").contains("filter=");
+  }
+
+  @Test
   void parametersBind() {
     List<List<Object>> rows = run("select count(*) from t where id < ? and d >= ?", 20, LocalDate.of(2024, 1, 6));
     assertThat(rows.get(0).get(0)).isEqualTo(15L);
