@@ -58,6 +58,11 @@ public final class RestCatalogFixture implements AutoCloseable {
     return "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
   }
 
+  /** The catalog behind the REST server, for changes "another engine" makes. */
+  public JdbcCatalog backend() {
+    return backend;
+  }
+
   public long requests() {
     return requests.get();
   }
