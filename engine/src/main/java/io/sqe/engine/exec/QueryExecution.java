@@ -90,7 +90,7 @@ public final class QueryExecution implements AutoCloseable {
         }
         write(count, rows.current());
         count++;
-        if ((count & 0xFF) == 0 && bufferBytes() >= limits.maxBytes()) {
+        if ((count & 0xFF) == 0 && bufferBytes(count) >= limits.maxBytes()) {
           break;
         }
       }
@@ -119,10 +119,14 @@ public final class QueryExecution implements AutoCloseable {
     }
   }
 
-  private long bufferBytes() {
+  /**
+   * The bytes the first {@code count} rows take. Vectors report their size only once their value
+   * count is set, which happens when the batch is complete, so ask for the size of that many.
+   */
+  private long bufferBytes(int count) {
     long bytes = 0;
     for (FieldVector vector : root.getFieldVectors()) {
-      bytes += vector.getBufferSize();
+      bytes += vector.getBufferSizeFor(count);
     }
     return bytes;
   }
