@@ -83,6 +83,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final BufferAllocator allocator;
   private final SessionOptions sessionOptions;
   private final FlightSqlMetadata metadata;
+  private final ResultStreamer results;
   private final Cache<String, PendingQuery> tickets =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
@@ -100,6 +101,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
     this.metadata = new FlightSqlMetadata(catalogs, ServerInfo.NAME, ServerInfo.VERSION);
+    this.results = new ResultStreamer(allocator);
+  }
+
+  /** Stops the queries still streaming and waits for them, so their memory is back before the allocator closes. */
+  @Override
+  public void close() {
+    results.close();
   }
 
   // ---- sessions
@@ -227,7 +235,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             return () -> engine.execute(session, statement, parameters, queryId);
           }
         };
-    ResultStreamer.stream(statement.resultSchema(), executions, allocator, listener, queryId);
+    results.start(statement.resultSchema(), executions, listener, queryId);
   }
 
   // ---- prepared statements
