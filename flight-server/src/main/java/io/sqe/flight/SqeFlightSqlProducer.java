@@ -114,11 +114,18 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   ClientSession session(CallContext context) {
     Principal principal = principals.principal(context);
-    CallHeaders headers = headers(context);
-    String credential = headers == null ? null : headers.get("authorization");
-    ClientSession session = sessions.session(credential, principal);
-    applyHeaderDefaults(session, headers);
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    ClientSession session = sessions.session(credential(call), sessionCookie(call), principal);
+    applyHeaderDefaults(session, call == null ? null : call.headers());
     return session;
+  }
+
+  private static String credential(CallHeadersMiddleware call) {
+    return call == null ? null : call.headers().get("authorization");
+  }
+
+  private static String sessionCookie(CallHeadersMiddleware call) {
+    return call == null ? null : call.sessionCookie();
   }
 
   /**
@@ -133,11 +140,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     if (schema != null && !schema.isBlank() && session.session().schema() == null) {
       session.update(s -> s.withSchema(schema.trim()));
     }
-  }
-
-  private static CallHeaders headers(CallContext context) {
-    CallHeadersMiddleware middleware = context.getMiddleware(CallHeadersMiddleware.KEY);
-    return middleware == null ? null : middleware.headers();
   }
 
   private static String newQueryId() {
@@ -176,8 +178,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void closeSession(CloseSessionRequest request, CallContext context, StreamListener<CloseSessionResult> listener) {
     try {
-      CallHeaders headers = headers(context);
-      sessions.close(headers == null ? null : headers.get("authorization"), principals.principal(context));
+      CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+      sessions.close(credential(call), sessionCookie(call), principals.principal(context));
       listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
       listener.onCompleted();
     } catch (RuntimeException e) {
