@@ -309,6 +309,39 @@ class TypeRoundTripTest {
   }
 
   @Test
+  void fieldsOfAnOptionalStructAreNullableWhenSelected() throws Exception {
+    FlightInfo info =
+        client.sql().execute("select t.point.x, t.required_point.x, t.point.label from types.all_types t order by id", client.auth());
+    List<Field> fields = info.getSchema().getFields();
+    assertThat(fields.get(0).isNullable()).as("point.x").isTrue();
+    assertThat(fields.get(1).isNullable()).as("required_point.x").isFalse();
+    List<List<Object>> actual = new ArrayList<>();
+    try (FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth())) {
+      while (stream.next()) {
+        for (int r = 0; r < stream.getRoot().getRowCount(); r++) {
+          List<Object> row = new ArrayList<>();
+          for (FieldVector vector : stream.getRoot().getFieldVectors()) {
+            Object value = vector.getObject(r);
+            row.add(value == null ? null : value.toString());
+          }
+          actual.add(row);
+        }
+      }
+    }
+    List<List<Object>> expected = new ArrayList<>();
+    for (Record r : written) {
+      Record point = (Record) r.getField("point");
+      Record corner = (Record) r.getField("required_point");
+      expected.add(
+          java.util.Arrays.asList(
+              point == null ? null : String.valueOf(point.getField("x")),
+              String.valueOf(corner.getField("x")),
+              point == null || point.getField("label") == null ? null : point.getField("label").toString()));
+    }
+    assertThat(actual).isEqualTo(expected);
+  }
+
+  @Test
   void everyValueRoundTrips() throws Exception {
     assertRoundTrip("all_types", written);
   }
