@@ -70,6 +70,20 @@ class BatchSizeTest {
   }
 
   @Test
+  void smallResultsFitASmallMemoryLimit() {
+    QueryEngine small =
+        new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, new EngineConfig(64 * 1024, 65_536, BATCH_BYTES));
+    Prepared prepared = small.prepare(session, "select id, text, 'a' as a, 'b' as b, words from wide where id < 3");
+    long rows = 0;
+    try (QueryExecution execution = small.execute(session, prepared, List.of(), "small")) {
+      while (execution.next()) {
+        rows += execution.root().getRowCount();
+      }
+    }
+    assertThat(rows).isEqualTo(3);
+  }
+
+  @Test
   void batchesOfWideRowsStayNearTheByteLimit() {
     // A row here is about 1 KB, so 256 rows (how often the size is checked) are about 256 KB.
     long slack = 256L * 2 * TEXT_LENGTH + 64 * 1024;

@@ -63,10 +63,10 @@ class MemoryLimitTest {
 
   @Test
   void aQueryOverItsLimitFailsAndTheServerKeepsServing() throws Exception {
-    TestServer server = start("1m");
+    TestServer server = start("64k");
     try (RootAllocator allocator = new RootAllocator();
         TestServer.Client client = server.client(allocator)) {
-      // About 2 MB of labels: more than the query may hold at once.
+      // About 2 MB of labels, in batches of up to 2 MB: more than the query may hold at once.
       FlightInfo info = client.sql().execute("select n, label from s.numbers", client.auth());
       assertThatThrownBy(() -> drain(client, info))
           .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {

@@ -16,6 +16,8 @@ import org.apache.calcite.linq4j.Enumerator;
  * query's own allocator, whose limit bounds the query's memory.
  */
 public final class QueryExecution implements AutoCloseable {
+  private static final int INITIAL_BATCH_ROWS = 64;
+
   private final BufferAllocator allocator;
   private final QueryContext context;
   private final Enumerator<Object> rows;
@@ -39,6 +41,12 @@ public final class QueryExecution implements AutoCloseable {
     this.limits = requireNonNull(limits, "limits is null");
     this.root = VectorSchemaRoot.create(schema, allocator);
     List<FieldVector> vectors = root.getFieldVectors();
+    for (FieldVector vector : vectors) {
+      // Arrow's default reserves room for about 4,000 values per vector, some 48 KB per text
+      // column, counted against the query's memory limit even for a one-row answer. Start small;
+      // a vector keeps the capacity it grows to for the later batches.
+      vector.setInitialCapacity(INITIAL_BATCH_ROWS);
+    }
     this.writers = new ColumnWriter[vectors.size()];
     for (int i = 0; i < writers.length; i++) {
       writers[i] = ColumnWriter.create(vectors.get(i));
