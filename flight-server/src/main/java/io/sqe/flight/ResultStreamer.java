@@ -1,11 +1,19 @@
 package io.sqe.flight;
 
-import io.sqe.engine.ErrorCode;
-import io.sqe.engine.SqeException;
+import static java.util.Objects.requireNonNull;
+
 import io.sqe.engine.exec.QueryExecution;
 import java.util.Iterator;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorLoader;
@@ -17,33 +25,71 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams query results to a Flight client one record batch at a time, waiting for the client to
- * be ready before each batch (gRPC flow control), and stopping the query if the client goes away.
+ * Streams query results to Flight clients one record batch at a time, waiting for each client to
+ * be ready before each batch (gRPC flow control), and stopping a query when its client goes away.
+ *
+ * <p>Each stream runs on a thread of its own, not on the gRPC thread that asked for it: gRPC
+ * delivers a call's "ready" and "cancelled" events on that call's thread, one after another, so a
+ * stream that kept the thread would never hear of them. It would wait out a timeout whenever the
+ * client fell behind, and keep running after the client left.
  */
-final class ResultStreamer {
+final class ResultStreamer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ResultStreamer.class);
   private static final long READY_WAIT_MILLIS = 30_000;
+  private static final long SHUTDOWN_WAIT_SECONDS = 30;
+  private static final String CANCELLED_BY_CLIENT = "The client cancelled the stream";
 
-  private ResultStreamer() {}
+  private final BufferAllocator allocator;
+  private final ExecutorService threads;
+  private final Set<QueryBackpressure> running = ConcurrentHashMap.newKeySet();
+
+  ResultStreamer(BufferAllocator allocator) {
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    AtomicInteger ids = new AtomicInteger();
+    this.threads =
+        Executors.newCachedThreadPool(
+            task -> {
+              Thread thread = new Thread(task, "sqe-query-" + ids.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
 
   /**
-   * Sends the results of the executions in order as one stream (several parameter sets of one
-   * prepared statement give several executions). Closes every execution.
+   * Starts sending the results of the executions in order as one stream (several parameter sets
+   * of one prepared statement give several executions) and returns at once. Closes every
+   * execution.
    */
-  static void stream(
+  void start(
       Schema schema,
       Iterator<Supplier<QueryExecution>> executions,
-      BufferAllocator allocator,
       ServerStreamListener listener,
       String queryId) {
-    BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
+    QueryBackpressure backpressure = new QueryBackpressure();
     backpressure.register(listener);
+    try {
+      threads.execute(() -> stream(schema, executions, listener, queryId, backpressure));
+    } catch (RejectedExecutionException e) {
+      listener.error(CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException());
+    }
+  }
+
+  private void stream(
+      Schema schema,
+      Iterator<Supplier<QueryExecution>> executions,
+      ServerStreamListener listener,
+      String queryId,
+      QueryBackpressure backpressure) {
+    running.add(backpressure);
     try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
       VectorLoader loader = new VectorLoader(out);
       listener.start(out);
       while (executions.hasNext()) {
         try (QueryExecution execution = executions.next().get()) {
-          listener.setOnCancelHandler(() -> execution.cancel("The client cancelled the stream"));
+          backpressure.running(execution);
+          if (listener.isCancelled()) {
+            execution.cancel(CANCELLED_BY_CLIENT);
+          }
           while (execution.next()) {
             if (!awaitReady(backpressure, execution)) {
               return;
@@ -55,31 +101,93 @@ final class ResultStreamer {
             listener.putNext();
             out.clear();
           }
+        } finally {
+          backpressure.running(null);
         }
       }
       listener.completed();
     } catch (RuntimeException e) {
       LOG.debug("Query {} failed while streaming", queryId, e);
       listener.error(FlightErrors.toFlight(e, queryId));
+    } finally {
+      running.remove(backpressure);
     }
   }
 
-  private static boolean awaitReady(BackpressureStrategy backpressure, QueryExecution execution) {
+  /** Stops every running query and waits for their streams to end, so that no buffer outlives this. */
+  @Override
+  public void close() {
+    threads.shutdown();
+    for (QueryBackpressure stream : running) {
+      stream.cancel("The server is shutting down");
+    }
+    try {
+      if (!threads.awaitTermination(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        LOG.warn("{} result streams did not stop within {} s", running.size(), SHUTDOWN_WAIT_SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Flight's callback strategy, which also stops the running query when the client cancels. The
+   * strategy owns the listener's cancel handler (there is only one), so the query is reached
+   * through the strategy's hook: a second handler would replace the strategy's, and a wait for a
+   * cancelled client would then last until its timeout.
+   */
+  private static final class QueryBackpressure extends BackpressureStrategy.CallbackBackpressureStrategy {
+    private volatile QueryExecution running;
+    private volatile String stopReason;
+
+    void running(QueryExecution execution) {
+      running = execution;
+      String reason = stopReason;
+      if (execution != null && reason != null) {
+        execution.cancel(reason);
+      }
+    }
+
+    /** Stops the stream from the server's side. */
+    void cancel(String reason) {
+      stopReason = reason;
+      QueryExecution execution = running;
+      if (execution != null) {
+        execution.cancel(reason);
+      }
+      interruptWait();
+    }
+
+    @Override
+    protected boolean shouldContinueWaiting(ServerStreamListener listener, long remainingTimeout) {
+      return stopReason == null;
+    }
+
+    @Override
+    protected void cancelCallback() {
+      QueryExecution execution = running;
+      if (execution != null) {
+        execution.cancel(CANCELLED_BY_CLIENT);
+      }
+    }
+  }
+
+  private static boolean awaitReady(QueryBackpressure backpressure, QueryExecution execution) {
     while (true) {
       switch (backpressure.waitForListener(READY_WAIT_MILLIS)) {
         case READY:
           return true;
         case CANCELLED:
-          execution.cancel("The client cancelled the stream");
+          execution.cancel(CANCELLED_BY_CLIENT);
           return false;
         case TIMEOUT:
           // A slow client is fine; a cancelled query is not.
-          if (execution.context().isCancelled()) {
-            throw new SqeException(ErrorCode.CANCELLED, "Query " + execution.queryId() + " was cancelled");
-          }
+          execution.context().checkCancelled();
           break;
         default:
-          return false;
+          // Woken by close(), which cancelled the query first.
+          execution.context().checkCancelled();
+          break;
       }
     }
   }

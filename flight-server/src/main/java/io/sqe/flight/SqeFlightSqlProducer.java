@@ -83,6 +83,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final BufferAllocator allocator;
   private final SessionOptions sessionOptions;
   private final FlightSqlMetadata metadata;
+  private final ResultStreamer results;
   private final Cache<String, PendingQuery> tickets =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
@@ -100,17 +101,31 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
     this.metadata = new FlightSqlMetadata(catalogs, ServerInfo.NAME, ServerInfo.VERSION);
+    this.results = new ResultStreamer(allocator);
+  }
+
+  /** Stops the queries still streaming and waits for them, so their memory is back before the allocator closes. */
+  @Override
+  public void close() {
+    results.close();
   }
 
   // ---- sessions
 
   ClientSession session(CallContext context) {
     Principal principal = principals.principal(context);
-    CallHeaders headers = headers(context);
-    String credential = headers == null ? null : headers.get("authorization");
-    ClientSession session = sessions.session(credential, principal);
-    applyHeaderDefaults(session, headers);
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    ClientSession session = sessions.session(credential(call), sessionCookie(call), principal);
+    applyHeaderDefaults(session, call == null ? null : call.headers());
     return session;
+  }
+
+  private static String credential(CallHeadersMiddleware call) {
+    return call == null ? null : call.headers().get("authorization");
+  }
+
+  private static String sessionCookie(CallHeadersMiddleware call) {
+    return call == null ? null : call.sessionCookie();
   }
 
   /**
@@ -125,11 +140,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     if (schema != null && !schema.isBlank() && session.session().schema() == null) {
       session.update(s -> s.withSchema(schema.trim()));
     }
-  }
-
-  private static CallHeaders headers(CallContext context) {
-    CallHeadersMiddleware middleware = context.getMiddleware(CallHeadersMiddleware.KEY);
-    return middleware == null ? null : middleware.headers();
   }
 
   private static String newQueryId() {
@@ -168,8 +178,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void closeSession(CloseSessionRequest request, CallContext context, StreamListener<CloseSessionResult> listener) {
     try {
-      CallHeaders headers = headers(context);
-      sessions.close(headers == null ? null : headers.get("authorization"), principals.principal(context));
+      CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+      sessions.close(credential(call), sessionCookie(call), principals.principal(context));
       listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
       listener.onCompleted();
     } catch (RuntimeException e) {
@@ -227,7 +237,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             return () -> engine.execute(session, statement, parameters, queryId);
           }
         };
-    ResultStreamer.stream(statement.resultSchema(), executions, allocator, listener, queryId);
+    results.start(statement.resultSchema(), executions, listener, queryId);
   }
 
   // ---- prepared statements

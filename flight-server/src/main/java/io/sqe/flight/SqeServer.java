@@ -135,6 +135,11 @@ public final class SqeServer implements AutoCloseable {
     return catalogs;
   }
 
+  /** The root allocator; each running query holds a child of it named {@code query-<id>}. */
+  BufferAllocator allocator() {
+    return allocator;
+  }
+
   public LocalAuthentication authentication() {
     return authentication;
   }

@@ -122,7 +122,9 @@ public final class CalciteTypeMapping {
       default:
         throw new UnsupportedTypeException("Iceberg type " + type + " is not supported");
     }
-    return factory.createTypeWithNullability(result, nullable);
+    // Calcite's createTypeWithNullability would make every field of a nullable struct nullable;
+    // Iceberg keeps required fields inside optional structs, and so must the result schema.
+    return factory.enforceTypeWithNullability(result, nullable);
   }
 
   /** The Arrow schema of a result with the given Calcite row type. */

@@ -59,16 +59,39 @@ public final class ParameterValues {
         case VARBINARY:
           return new ByteString(bytes(value));
         case UUID:
-          return value instanceof UUID ? value : UUID.fromString(value.toString());
+          return uuid(value);
         default:
           return value;
       }
-    } catch (ArithmeticException | NumberFormatException | DateTimeParseException | ClassCastException e) {
+    } catch (ArithmeticException | IllegalArgumentException | DateTimeParseException | ClassCastException e) {
       throw new SqeException(
           ErrorCode.INVALID_ARGUMENT,
-          "Parameter " + (index + 1) + " (" + value + ") is not a valid " + type.getFullTypeString(),
+          "Parameter " + (index + 1) + " (" + describe(value) + ") is not a valid " + type.getFullTypeString(),
           e);
     }
+  }
+
+  /** Clients bind UUIDs as 16 bytes: Arrow's UUID type is a fixed-size binary. */
+  private static UUID uuid(Object value) {
+    if (value instanceof UUID) {
+      return (UUID) value;
+    }
+    if (value instanceof byte[] || value instanceof ByteBuffer || value instanceof ByteString) {
+      byte[] bytes = bytes(value);
+      if (bytes.length != 16) {
+        throw new IllegalArgumentException("A UUID has 16 bytes, not " + bytes.length);
+      }
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      return new UUID(buffer.getLong(), buffer.getLong());
+    }
+    return UUID.fromString(value.toString().trim());
+  }
+
+  private static String describe(Object value) {
+    if (value instanceof byte[] || value instanceof ByteBuffer || value instanceof ByteString) {
+      return "0x" + java.util.HexFormat.of().formatHex(bytes(value));
+    }
+    return String.valueOf(value);
   }
 
   private static BigDecimal number(Object value) {

@@ -16,6 +16,8 @@ import org.apache.calcite.linq4j.Enumerator;
  * query's own allocator, whose limit bounds the query's memory.
  */
 public final class QueryExecution implements AutoCloseable {
+  private static final int INITIAL_BATCH_ROWS = 64;
+
   private final BufferAllocator allocator;
   private final QueryContext context;
   private final Enumerator<Object> rows;
@@ -39,6 +41,12 @@ public final class QueryExecution implements AutoCloseable {
     this.limits = requireNonNull(limits, "limits is null");
     this.root = VectorSchemaRoot.create(schema, allocator);
     List<FieldVector> vectors = root.getFieldVectors();
+    for (FieldVector vector : vectors) {
+      // Arrow's default reserves room for about 4,000 values per vector, some 48 KB per text
+      // column, counted against the query's memory limit even for a one-row answer. Start small;
+      // a vector keeps the capacity it grows to for the later batches.
+      vector.setInitialCapacity(INITIAL_BATCH_ROWS);
+    }
     this.writers = new ColumnWriter[vectors.size()];
     for (int i = 0; i < writers.length; i++) {
       writers[i] = ColumnWriter.create(vectors.get(i));
@@ -90,7 +98,7 @@ public final class QueryExecution implements AutoCloseable {
         }
         write(count, rows.current());
         count++;
-        if ((count & 0xFF) == 0 && bufferBytes() >= limits.maxBytes()) {
+        if ((count & 0xFF) == 0 && bufferBytes(count) >= limits.maxBytes()) {
           break;
         }
       }
@@ -119,10 +127,14 @@ public final class QueryExecution implements AutoCloseable {
     }
   }
 
-  private long bufferBytes() {
+  /**
+   * The bytes the first {@code count} rows take. Vectors report their size only once their value
+   * count is set, which happens when the batch is complete, so ask for the size of that many.
+   */
+  private long bufferBytes(int count) {
     long bytes = 0;
     for (FieldVector vector : root.getFieldVectors()) {
-      bytes += vector.getBufferSize();
+      bytes += vector.getBufferSizeFor(count);
     }
     return bytes;
   }

@@ -22,8 +22,13 @@ public final class SqlErrors {
   public static SqeException parseError(SqlParseException e) {
     SqlParserPos pos = e.getPos();
     String message = firstLine(e.getMessage());
+    SqlPosition position = position(pos);
+    if (position != null) {
+      // The position goes after the message as everywhere else, not also inside it.
+      message = message.replace(" at " + position, "");
+    }
     // Calcite appends a long list of expected tokens; the first line says what went wrong.
-    return new SqeException(ErrorCode.INVALID_ARGUMENT, "Syntax error: " + message, position(pos), e);
+    return new SqeException(ErrorCode.INVALID_ARGUMENT, "Syntax error: " + message, position, e);
   }
 
   /** Translates what the validator threw. */

@@ -15,7 +15,8 @@ import java.util.HexFormat;
 
 /**
  * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
- * ADBC does not keep cookies. Idle sessions expire.
+ * ADBC does not keep cookies, and by the connection's session cookie when the client keeps one,
+ * so that connections sharing a token keep apart. Idle sessions expire.
  */
 public final class SessionManager {
   private final Cache<String, ClientSession> sessions;
@@ -26,22 +27,29 @@ public final class SessionManager {
     this.sessions = Caffeine.newBuilder().expireAfterAccess(idleTimeout).maximumSize(100_000).build();
   }
 
-  /** The session of a client, created with the defaults on its first call. */
-  public ClientSession session(String credential, Principal principal) {
-    String key = key(credential, principal);
+  /**
+   * The session of a client, created with the defaults on its first call.
+   *
+   * @param credential the authorization header the client sends on every call
+   * @param connection the connection's session cookie, or null for a client without cookies
+   */
+  public ClientSession session(String credential, String connection, Principal principal) {
+    String key = key(credential, connection, principal);
     return sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
   }
 
-  public void close(String credential, Principal principal) {
-    sessions.invalidate(key(credential, principal));
+  public void close(String credential, String connection, Principal principal) {
+    sessions.invalidate(key(credential, connection, principal));
   }
 
-  private static String key(String credential, Principal principal) {
+  private static String key(String credential, String connection, Principal principal) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       digest.update(principal.user().getBytes(StandardCharsets.UTF_8));
       digest.update((byte) 0);
       digest.update(String.valueOf(credential).getBytes(StandardCharsets.UTF_8));
+      digest.update((byte) 0);
+      digest.update(String.valueOf(connection).getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -1,0 +1,140 @@
+package io.sqe.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.flight.testing.TestServer;
+import io.sqe.flight.testing.TestTables;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A query over its {@code query.max-memory} fails with RESOURCE_EXHAUSTED, releases everything it
+ * held, and the server goes on serving; the server's root allocator reports any leak on close.
+ */
+class MemoryLimitTest {
+  private static final Schema NUMBERS =
+      new Schema(
+          Types.NestedField.required(1, "n", Types.LongType.get()),
+          Types.NestedField.required(2, "label", Types.StringType.get()));
+  private static final int ROWS = 20_000;
+
+  @TempDir Path dir;
+
+  private static String label(long n) {
+    return String.format("label-%094d", n);
+  }
+
+  private TestServer start(String maxMemory) {
+    TestServer server = TestServer.start(dir, Map.of("query.max-memory", maxMemory));
+    List<Record> rows = new ArrayList<>();
+    for (long n = 0; n < ROWS; n++) {
+      Record r = GenericRecord.create(NUMBERS);
+      r.setField("n", n);
+      r.setField("label", label(n));
+      rows.add(r);
+    }
+    TestTables.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", NUMBERS, rows, ROWS);
+    return server;
+  }
+
+  @Test
+  void aQueryOverItsLimitFailsAndTheServerKeepsServing() throws Exception {
+    TestServer server = start("64k");
+    try (RootAllocator allocator = new RootAllocator();
+        TestServer.Client client = server.client(allocator)) {
+      // About 2 MB of labels, in batches of up to 2 MB: more than the query may hold at once.
+      FlightInfo info = client.sql().execute("select n, label from s.numbers", client.auth());
+      assertThatThrownBy(() -> drain(client, info))
+          .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+            assertThat(e.status().code()).isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
+            assertThat(e.getMessage()).contains("exceeded its memory limit");
+          });
+      RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+
+      // The same server, right after: small results are fine.
+      FlightInfo count = client.sql().execute("select count(*), sum(n) from s.numbers", client.auth());
+      try (FlightStream stream = client.sql().getStream(count.getEndpoints().get(0).getTicket(), client.auth())) {
+        assertThat(stream.next()).isTrue();
+        assertThat(((BigIntVector) stream.getRoot().getVector(0)).get(0)).isEqualTo(ROWS);
+        assertThat(((BigIntVector) stream.getRoot().getVector(1)).get(0)).isEqualTo((long) ROWS * (ROWS - 1) / 2);
+      }
+      FlightInfo few = client.sql().execute("select n, label from s.numbers where n < 100 order by n", client.auth());
+      try (FlightStream stream = client.sql().getStream(few.getEndpoints().get(0).getTicket(), client.auth())) {
+        long n = 0;
+        while (stream.next()) {
+          VarCharVector labels = (VarCharVector) stream.getRoot().getVector("label");
+          for (int i = 0; i < stream.getRoot().getRowCount(); i++, n++) {
+            assertThat(labels.getObject(i).toString()).isEqualTo(label(n));
+          }
+        }
+        assertThat(n).isEqualTo(100);
+      }
+    }
+
+    // Through JDBC the error is the same.
+    try (Connection connection =
+            DriverManager.getConnection(server.jdbcUrl() + "&user=admin&password=" + server.adminPassword());
+        Statement statement = connection.createStatement()) {
+      assertThatThrownBy(() -> {
+            try (ResultSet rs = statement.executeQuery("select label from s.numbers")) {
+              while (rs.next()) {
+                rs.getString(1);
+              }
+            }
+          })
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getMessage()).contains("exceeded its memory limit");
+            assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
+          });
+      try (ResultSet rs = statement.executeQuery("select count(*) from s.numbers")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(ROWS);
+      }
+    }
+    RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+    assertThatCode(server::close).doesNotThrowAnyException();
+  }
+
+  @Test
+  void closingTheServerReportsALeakedBuffer() {
+    TestServer server = start("1m");
+    // Left unreleased on purpose: once the allocator is closed, the buffer cannot go back to it.
+    ArrowBuf leaked = server.server().allocator().buffer(64);
+    assertThat(leaked.capacity()).isEqualTo(64);
+    assertThatThrownBy(server::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Memory was leaked");
+  }
+
+  private static void drain(TestServer.Client client, FlightInfo info) throws Exception {
+    try (FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth())) {
+      while (stream.next()) {
+        // read everything
+      }
+    }
+  }
+}
