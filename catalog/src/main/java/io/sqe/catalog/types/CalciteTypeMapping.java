@@ -22,13 +22,14 @@ import org.apache.iceberg.types.Types;
 /**
  * Maps Iceberg types to Calcite's, and Calcite result types to Arrow.
  *
- * <p>Calcite's row-at-a-time runtime keeps times and timestamps in milliseconds, so columns of
- * those types are typed with precision 3 inside the planner; their Arrow type stays microseconds,
- * as Iceberg stores them.
+ * <p>Timestamps are TIMESTAMP(6): SQE's engine carries them as microseconds. Times are TIME(3):
+ * Calcite's runtime holds them as milliseconds in an int; their Arrow type stays microseconds.
  */
 public final class CalciteTypeMapping {
-  /** Precision of TIME and TIMESTAMP values inside Calcite's runtime (milliseconds). */
+  /** Precision of TIME values inside Calcite's runtime (milliseconds). */
   public static final int TIME_PRECISION = 3;
+  /** Precision of TIMESTAMP values inside SQE's engine (microseconds). */
+  public static final int TIMESTAMP_PRECISION = 6;
 
   private CalciteTypeMapping() {}
 
@@ -81,7 +82,7 @@ public final class CalciteTypeMapping {
                 ((Types.TimestampType) type).shouldAdjustToUTC()
                     ? SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE
                     : SqlTypeName.TIMESTAMP,
-                TIME_PRECISION);
+                TIMESTAMP_PRECISION);
         break;
       case TIMESTAMP_NANO:
         result =
@@ -89,7 +90,7 @@ public final class CalciteTypeMapping {
                 ((Types.TimestampNanoType) type).shouldAdjustToUTC()
                     ? SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE
                     : SqlTypeName.TIMESTAMP,
-                TIME_PRECISION);
+                TIMESTAMP_PRECISION);
         break;
       case STRING:
         result = factory.createSqlType(SqlTypeName.VARCHAR);

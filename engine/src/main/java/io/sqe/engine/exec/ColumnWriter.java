@@ -34,8 +34,8 @@ import org.apache.arrow.vector.complex.StructVector;
 import org.apache.calcite.avatica.util.ByteString;
 
 /**
- * Writes Calcite run-time values into one Arrow vector: dates as days, times and timestamps from
- * milliseconds to microseconds, decimals rescaled to the column's scale, structs from
+ * Writes engine run-time values into one Arrow vector: dates as days, times from milliseconds to
+ * microseconds, timestamps as the microseconds they already are, decimals rescaled to the column's scale, structs from
  * {@code Object[]}, lists from {@link List}, maps from {@link Map}.
  */
 abstract class ColumnWriter {
@@ -101,11 +101,11 @@ abstract class ColumnWriter {
     }
     if (vector instanceof TimeStampMicroTZVector) {
       TimeStampMicroTZVector v = (TimeStampMicroTZVector) vector;
-      return lambda(vector, (i, o) -> v.setSafe(i, ((Number) o).longValue() * 1000L));
+      return lambda(vector, (i, o) -> v.setSafe(i, ((Number) o).longValue()));
     }
     if (vector instanceof TimeStampMicroVector) {
       TimeStampMicroVector v = (TimeStampMicroVector) vector;
-      return lambda(vector, (i, o) -> v.setSafe(i, ((Number) o).longValue() * 1000L));
+      return lambda(vector, (i, o) -> v.setSafe(i, ((Number) o).longValue()));
     }
     if (vector instanceof IntervalYearVector) {
       IntervalYearVector v = (IntervalYearVector) vector;

@@ -52,9 +52,9 @@ public final class ParameterValues {
         case TIME:
           return (int) (time(value).toNanoOfDay() / 1_000_000L);
         case TIMESTAMP:
-          return timestamp(value).toInstant(ZoneOffset.UTC).toEpochMilli();
+          return micros(timestamp(value).toInstant(ZoneOffset.UTC));
         case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-          return instant(value).toEpochMilli();
+          return micros(instant(value));
         case BINARY:
         case VARBINARY:
           return new ByteString(bytes(value));
@@ -92,6 +92,10 @@ public final class ParameterValues {
       return "0x" + java.util.HexFormat.of().formatHex(bytes(value));
     }
     return String.valueOf(value);
+  }
+
+  private static long micros(Instant instant) {
+    return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000L);
   }
 
   private static BigDecimal number(Object value) {

@@ -16,7 +16,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
-import org.apache.calcite.util.TimestampString;
+import io.sqe.engine.sql.functions.TimestampMicros;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
@@ -127,13 +127,17 @@ final class IcebergFilterConverter {
     RexNode left = call.getOperands().get(0);
     RexNode right = call.getOperands().get(1);
     SqlKind kind = call.getKind();
-    if (!(stripCast(right) instanceof RexLiteral)) {
+    if (!(stripCast(right) instanceof RexLiteral) && TimestampMicros.constantMicros(right).isEmpty()) {
       RexNode swap = left;
       left = right;
       right = swap;
       kind = kind.reverse();
     }
     Optional<Types.NestedField> column = column(left);
+    Optional<Long> micros = TimestampMicros.constantMicros(right);
+    if (column.isPresent() && micros.isPresent() && column.get().type().typeId() == Type.TypeID.TIMESTAMP) {
+      return compare(kind, column.get().name(), micros.get());
+    }
     RexNode literalNode = stripCast(right);
     if (column.isEmpty() || !(literalNode instanceof RexLiteral)) {
       return Optional.empty();
@@ -146,8 +150,10 @@ final class IcebergFilterConverter {
     if (value.isEmpty()) {
       return Optional.empty();
     }
-    String name = column.get().name();
-    Object v = value.get();
+    return compare(kind, column.get().name(), value.get());
+  }
+
+  private static Optional<Expression> compare(SqlKind kind, String name, Object v) {
     switch (kind) {
       case EQUALS:
         return Optional.of(Expressions.equal(name, v));
@@ -296,19 +302,9 @@ final class IcebergFilterConverter {
           DateString date = literal.getValueAs(DateString.class);
           return Optional.ofNullable(date == null ? null : date.toString());
         }
-        case TIMESTAMP: {
-          SqlTypeName t = literal.getTypeName();
-          boolean utc = ((Types.TimestampType) type).shouldAdjustToUTC();
-          if (!utc && t == SqlTypeName.TIMESTAMP) {
-            TimestampString ts = literal.getValueAs(TimestampString.class);
-            return Optional.ofNullable(ts == null ? null : ts.toString().replace(' ', 'T'));
-          }
-          if (utc && t == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE) {
-            TimestampString ts = literal.getValueAs(TimestampString.class);
-            return Optional.ofNullable(ts == null ? null : ts.getMillisSinceEpoch() * 1000L);
-          }
+        case TIMESTAMP:
+          // Timestamp constants are microsecond calls by now (see TimestampMicros), not literals.
           return Optional.empty();
-        }
         case BINARY:
         case FIXED: {
           if (literal.getTypeName() != SqlTypeName.BINARY && literal.getTypeName() != SqlTypeName.VARBINARY) {

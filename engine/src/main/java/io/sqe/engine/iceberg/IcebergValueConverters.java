@@ -17,12 +17,16 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Converts values of Iceberg's generic data model into the Java values Calcite's runtime uses:
- * dates as days, times and timestamps as milliseconds, binaries as {@link ByteString}, structs as
- * {@code Object[]}.
+ * Converts values of Iceberg's generic data model into the Java values SQE's engine uses: dates
+ * as days, times as milliseconds (Calcite's), timestamps as microseconds (see
+ * {@code TimestampMicros}), binaries as {@link ByteString}, structs as {@code Object[]}.
  */
 final class IcebergValueConverters {
   private IcebergValueConverters() {}
+
+  static long micros(java.time.Instant instant) {
+    return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000L);
+  }
 
   static Function<Object, Object> forType(Type type) {
     switch (type.typeId()) {
@@ -32,10 +36,7 @@ final class IcebergValueConverters {
         return v -> (int) (((LocalTime) v).toNanoOfDay() / 1_000_000L);
       case TIMESTAMP:
       case TIMESTAMP_NANO:
-        return v ->
-            v instanceof OffsetDateTime
-                ? ((OffsetDateTime) v).toInstant().toEpochMilli()
-                : ((LocalDateTime) v).toInstant(ZoneOffset.UTC).toEpochMilli();
+        return v -> micros(v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant() : ((LocalDateTime) v).toInstant(ZoneOffset.UTC));
       case FIXED:
         return v -> new ByteString((byte[]) v);
       case BINARY:

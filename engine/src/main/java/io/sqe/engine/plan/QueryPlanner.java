@@ -130,6 +130,7 @@ public final class QueryPlanner {
     RelRoot relRoot;
     try {
       relRoot = converter.convertQuery(validated, false, true);
+      relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
       RelNode best = program(planner.getRules()).run(planner, relRoot.rel, desired, List.of(), List.of());

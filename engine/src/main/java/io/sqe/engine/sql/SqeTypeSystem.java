@@ -8,18 +8,39 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * SQL type rules that match what users of Trino and Iceberg expect: decimals up to 38 digits,
  * SUM of integers as BIGINT, AVG of integers as DOUBLE, and CASE/UNION over strings of different
- * lengths typed VARCHAR (Calcite would otherwise pad them as CHAR).
+ * lengths typed VARCHAR (Calcite would otherwise pad them as CHAR), and timestamps with microseconds.
  */
 public final class SqeTypeSystem extends RelDataTypeSystemImpl {
   public static final SqeTypeSystem INSTANCE = new SqeTypeSystem();
   private static final int MAX_DECIMAL = 38;
   private static final int MIN_AVG_SCALE = 6;
+  private static final int MICROSECONDS = 6;
 
   private SqeTypeSystem() {}
 
   @Override
   public int getMaxPrecision(SqlTypeName typeName) {
-    return typeName == SqlTypeName.DECIMAL ? MAX_DECIMAL : super.getMaxPrecision(typeName);
+    switch (typeName) {
+      case DECIMAL:
+        return MAX_DECIMAL;
+      case TIMESTAMP:
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        return MICROSECONDS;
+      default:
+        return super.getMaxPrecision(typeName);
+    }
+  }
+
+  /** CAST(x AS TIMESTAMP) keeps microseconds, as Iceberg timestamps have them. */
+  @Override
+  public int getDefaultPrecision(SqlTypeName typeName) {
+    switch (typeName) {
+      case TIMESTAMP:
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        return MICROSECONDS;
+      default:
+        return super.getDefaultPrecision(typeName);
+    }
   }
 
   @Override
