@@ -4,16 +4,21 @@ import java.util.EnumSet;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.config.NullCollation;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlWriter;
+import org.apache.calcite.sql.dialect.CalciteSqlDialect;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.parser.SqlParser;
-import org.apache.calcite.sql.parser.impl.SqlParserImpl;
 import org.apache.calcite.sql.validate.SqlConformance;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
+import io.sqe.engine.sql.parser.SqeSqlParserImpl;
 
 /**
  * SQE's SQL dialect: double-quoted identifiers, unquoted identifiers folded to lower case and
@@ -36,13 +41,38 @@ public final class SqlDialect {
 
   public static SqlParser.Config parserConfig() {
     return SqlParser.config()
-        .withParserFactory(SqlParserImpl.FACTORY)
+        .withParserFactory(SqeSqlParserImpl.FACTORY)
         .withQuoting(Quoting.DOUBLE_QUOTE)
         .withUnquotedCasing(Casing.TO_LOWER)
         .withQuotedCasing(Casing.UNCHANGED)
         .withCaseSensitive(false)
         .withConformance(CONFORMANCE)
         .withIdentifierMaxLength(1024);
+  }
+
+  /** How {@link #toSql} writes SQL. */
+  private static final org.apache.calcite.sql.SqlDialect WRITER =
+      new CalciteSqlDialect(CalciteSqlDialect.DEFAULT_CONTEXT) {
+        @Override
+        public void unparseCall(SqlWriter writer, SqlCall call, int leftPrec, int rightPrec) {
+          if (call.getKind() != SqlKind.EXISTS && call.getKind() != SqlKind.UNIQUE) {
+            super.unparseCall(writer, call, leftPrec, rightPrec);
+            return;
+          }
+          // Calcite's UPDATE and DELETE write WHERE inside a query frame, where the sub-query of
+          // EXISTS would lose its parentheses; in a frame of its own it keeps them.
+          SqlWriter.Frame frame = writer.startList(SqlWriter.FrameTypeEnum.SIMPLE);
+          super.unparseCall(writer, call, leftPrec, rightPrec);
+          writer.endList(frame);
+        }
+      };
+
+  /**
+   * Writes a parsed statement back as SQL that SQE's parser reads to an equal tree: identifiers in
+   * double quotes, keywords in upper case.
+   */
+  public static String toSql(SqlNode node) {
+    return node.toSqlString(c -> c.withDialect(WRITER).withQuoteAllIdentifiers(true)).getSql();
   }
 
   public static SqlValidator.Config validatorConfig() {
