@@ -896,6 +896,13 @@ SqlNode SqeShow() :
         {
             return new SqlShow(s.end(this), kind, from, like);
         }
+    |
+        // Without this, a misspelled word after SHOW fails the statement's lookahead and the error
+        // points at SHOW instead of the word.
+        name = SimpleIdentifier() {
+            throw SqlSyntaxErrors.error(name.getParserPosition(), "Unknown SHOW statement: SHOW " + name
+                + "; use SHOW CATALOGS, SCHEMAS, TABLES, COLUMNS or CREATE TABLE|VIEW|SCHEMA");
+        }
     )
 }
 
