@@ -880,6 +880,8 @@ SqlNode SqeShow() :
             return new SqlShowCreate(s.end(this), objectKind, name);
         }
     |
+        // These words are non-reserved, so the identifier below could match them too: they win.
+        LOOKAHEAD(1)
         (
             <CATALOGS> { kind = SqlShow.Kind.CATALOGS; }
         |

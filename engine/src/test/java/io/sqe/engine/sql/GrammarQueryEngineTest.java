@@ -110,6 +110,12 @@ class GrammarQueryEngineTest {
   }
 
   @Test
+  void stringIsVarchar() {
+    assertThat(row("select cast(42 as string), cast('x' as string) || 'y'")).extracting(String::valueOf)
+        .containsExactly("42", "xy");
+  }
+
+  @Test
   void dateTruncStillWorks() {
     assertThat(row("select date_trunc('month', date '2024-05-17')")).containsExactly(LocalDate.of(2024, 5, 1));
   }

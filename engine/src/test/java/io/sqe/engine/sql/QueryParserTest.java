@@ -57,6 +57,7 @@ class QueryParserTest {
       "select * from t for system_time as of timestamp '2024-01-01 00:00:00' as x",
       "select \"Mixed Case\", \"select\" from \"My Table\"",
       "select t.\"comment\", t.\"version\" from t",
+      "select if(a > 1, 'x', 'y'), left(s, 2), right(s, 2), string_agg(s, ',') from t",
       "select * from t tablesample bernoulli (10)",
       "explain plan for select 1",
       "describe table t",
