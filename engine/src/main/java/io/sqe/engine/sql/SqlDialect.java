@@ -1,5 +1,7 @@
 package io.sqe.engine.sql;
 
+import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.parser.SqeSqlParserImpl;
 import java.util.EnumSet;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
@@ -7,24 +9,25 @@ import org.apache.calcite.config.NullCollation;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.dialect.CalciteSqlDialect;
-import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
-import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformance;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
-import io.sqe.engine.sql.parser.SqeSqlParserImpl;
 
 /**
  * SQE's SQL dialect: double-quoted identifiers, unquoted identifiers folded to lower case and
  * matched case-insensitively (as in Trino and PostgreSQL), NULLS LAST by default in both
  * directions (as in Trino and DuckDB), the standard plus PostgreSQL function libraries, TRY_CAST, and
- * the string-unit date functions of Trino and DuckDB.
+ * the string-unit date functions of Trino and DuckDB. Statements are read by SQE's own parser,
+ * generated from Calcite's grammar template with SQE's statements added (engine/src/main/codegen).
  */
 public final class SqlDialect {
   public static final SqlConformance CONFORMANCE = SqlConformanceEnum.LENIENT;
@@ -33,22 +36,8 @@ public final class SqlDialect {
       SqlOperatorTables.chain(
           SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
               EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL)),
-          SqlOperatorTables.of(
-              io.sqe.engine.sql.functions.DateTimeFunctions.ALL.toArray(new org.apache.calcite.sql.SqlOperator[0])),
+          SqlOperatorTables.of(DateTimeFunctions.ALL.toArray(new SqlOperator[0])),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
-
-  private SqlDialect() {}
-
-  public static SqlParser.Config parserConfig() {
-    return SqlParser.config()
-        .withParserFactory(SqeSqlParserImpl.FACTORY)
-        .withQuoting(Quoting.DOUBLE_QUOTE)
-        .withUnquotedCasing(Casing.TO_LOWER)
-        .withQuotedCasing(Casing.UNCHANGED)
-        .withCaseSensitive(false)
-        .withConformance(CONFORMANCE)
-        .withIdentifierMaxLength(1024);
-  }
 
   /** How {@link #toSql} writes SQL. */
   private static final org.apache.calcite.sql.SqlDialect WRITER =
@@ -66,6 +55,19 @@ public final class SqlDialect {
           writer.endList(frame);
         }
       };
+
+  private SqlDialect() {}
+
+  public static SqlParser.Config parserConfig() {
+    return SqlParser.config()
+        .withParserFactory(SqeSqlParserImpl.FACTORY)
+        .withQuoting(Quoting.DOUBLE_QUOTE)
+        .withUnquotedCasing(Casing.TO_LOWER)
+        .withQuotedCasing(Casing.UNCHANGED)
+        .withCaseSensitive(false)
+        .withConformance(CONFORMANCE)
+        .withIdentifierMaxLength(1024);
+  }
 
   /**
    * Writes a parsed statement back as SQL that SQE's parser reads to an equal tree: identifiers in

@@ -1,5 +1,7 @@
 package io.sqe.engine.sql.ddl;
 
+import static java.util.Objects.requireNonNull;
+
 import java.util.List;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
@@ -34,7 +36,7 @@ public final class SqlShow extends SqlCall {
 
   public SqlShow(SqlParserPos pos, Kind kind, SqlIdentifier from, SqlCharStringLiteral like) {
     super(pos);
-    this.kind = kind;
+    this.kind = requireNonNull(kind, "kind is null");
     int maxSegments = switch (kind) {
       case CATALOGS -> 0;
       case SCHEMAS -> 1;
