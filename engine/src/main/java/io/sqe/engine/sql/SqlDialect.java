@@ -1,16 +1,23 @@
 package io.sqe.engine.sql;
 
+import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.parser.SqeSqlParserImpl;
 import java.util.EnumSet;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.config.NullCollation;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlWriter;
+import org.apache.calcite.sql.dialect.CalciteSqlDialect;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
-import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.parser.SqlParser;
-import org.apache.calcite.sql.parser.impl.SqlParserImpl;
+import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformance;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
@@ -19,7 +26,8 @@ import org.apache.calcite.sql.validate.SqlValidator;
  * SQE's SQL dialect: double-quoted identifiers, unquoted identifiers folded to lower case and
  * matched case-insensitively (as in Trino and PostgreSQL), NULLS LAST by default in both
  * directions (as in Trino and DuckDB), the standard plus PostgreSQL function libraries, TRY_CAST, and
- * the string-unit date functions of Trino and DuckDB.
+ * the string-unit date functions of Trino and DuckDB. Statements are read by SQE's own parser,
+ * generated from Calcite's grammar template with SQE's statements added (engine/src/main/codegen).
  */
 public final class SqlDialect {
   public static final SqlConformance CONFORMANCE = SqlConformanceEnum.LENIENT;
@@ -28,21 +36,45 @@ public final class SqlDialect {
       SqlOperatorTables.chain(
           SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
               EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL)),
-          SqlOperatorTables.of(
-              io.sqe.engine.sql.functions.DateTimeFunctions.ALL.toArray(new org.apache.calcite.sql.SqlOperator[0])),
+          SqlOperatorTables.of(DateTimeFunctions.ALL.toArray(new SqlOperator[0])),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
+
+  /** How {@link #toSql} writes SQL. */
+  private static final org.apache.calcite.sql.SqlDialect WRITER =
+      new CalciteSqlDialect(CalciteSqlDialect.DEFAULT_CONTEXT) {
+        @Override
+        public void unparseCall(SqlWriter writer, SqlCall call, int leftPrec, int rightPrec) {
+          if (call.getKind() != SqlKind.EXISTS && call.getKind() != SqlKind.UNIQUE) {
+            super.unparseCall(writer, call, leftPrec, rightPrec);
+            return;
+          }
+          // Calcite's UPDATE and DELETE write WHERE inside a query frame, where the sub-query of
+          // EXISTS would lose its parentheses; in a frame of its own it keeps them.
+          SqlWriter.Frame frame = writer.startList(SqlWriter.FrameTypeEnum.SIMPLE);
+          super.unparseCall(writer, call, leftPrec, rightPrec);
+          writer.endList(frame);
+        }
+      };
 
   private SqlDialect() {}
 
   public static SqlParser.Config parserConfig() {
     return SqlParser.config()
-        .withParserFactory(SqlParserImpl.FACTORY)
+        .withParserFactory(SqeSqlParserImpl.FACTORY)
         .withQuoting(Quoting.DOUBLE_QUOTE)
         .withUnquotedCasing(Casing.TO_LOWER)
         .withQuotedCasing(Casing.UNCHANGED)
         .withCaseSensitive(false)
         .withConformance(CONFORMANCE)
         .withIdentifierMaxLength(1024);
+  }
+
+  /**
+   * Writes a parsed statement back as SQL that SQE's parser reads to an equal tree: identifiers in
+   * double quotes, keywords in upper case.
+   */
+  public static String toSql(SqlNode node) {
+    return node.toSqlString(c -> c.withDialect(WRITER).withQuoteAllIdentifiers(true)).getSql();
   }
 
   public static SqlValidator.Config validatorConfig() {

@@ -24,13 +24,15 @@ import org.apache.calcite.sql.validate.SqlValidator;
 
 /**
  * The date functions users of Trino, DuckDB and PostgreSQL write with the unit as a string:
- * {@code date_trunc('month', d)}, {@code datediff('day', a, b)} and {@code date_add('day', n, d)}.
+ * {@code date_trunc('month', d)}, {@code datediff('day', a, b)} (also {@code date_diff}) and {@code
+ * date_add('day', n, d)}.
  * They become Calcite's own {@code FLOOR(d TO MONTH)}, {@code TIMESTAMPDIFF} and
  * {@code TIMESTAMPADD}, so they plan and run like those.
  *
  * <p>Calcite's parser binds {@code DATE_TRUNC} to its BigQuery function itself, so that one is
  * rewritten by {@link #standardize} before validation; the others by the validator's call
- * rewriting. ({@code date_diff} waits for SQE's grammar: Calcite parses it as BigQuery's.)
+ * rewriting. SQE's grammar switches off Calcite's BigQuery {@code DATE_DIFF(a, b, unit)}, so {@code
+ * date_diff} arrives here as an ordinary call.
  */
 public final class DateTimeFunctions {
   /** Units by name; "week" is the ISO week, starting on Monday, as in Trino and PostgreSQL. */
@@ -53,12 +55,10 @@ public final class DateTimeFunctions {
     }
   };
 
-  public static final SqlFunction DATEDIFF = new Rewritten("DATEDIFF", 3) {
-    @Override
-    SqlNode rewrite(SqlCall call, SqlIntervalQualifier unit) {
-      return SqlStdOperatorTable.TIMESTAMP_DIFF.createCall(call.getParserPosition(), unit, call.operand(1), call.operand(2));
-    }
-  };
+  public static final SqlFunction DATEDIFF = new DateDiff("DATEDIFF");
+
+  /** Trino's spelling of {@link #DATEDIFF}. */
+  public static final SqlFunction DATE_DIFF = new DateDiff("DATE_DIFF");
 
   public static final SqlFunction DATE_ADD = new Rewritten("DATE_ADD", 3) {
     @Override
@@ -68,7 +68,7 @@ public final class DateTimeFunctions {
   };
 
   /** The functions to add to the operator table. */
-  public static final List<SqlOperator> ALL = List.of(DATEDIFF, DATE_ADD);
+  public static final List<SqlOperator> ALL = List.of(DATEDIFF, DATE_DIFF, DATE_ADD);
 
   private DateTimeFunctions() {}
 
@@ -89,6 +89,18 @@ public final class DateTimeFunctions {
           }
         });
     return result == null ? node : result;
+  }
+
+  /** {@code datediff('unit', a, b)}: whole units from a to b, as TIMESTAMPDIFF counts them. */
+  private static final class DateDiff extends Rewritten {
+    DateDiff(String name) {
+      super(name, 3);
+    }
+
+    @Override
+    SqlNode rewrite(SqlCall call, SqlIntervalQualifier unit) {
+      return SqlStdOperatorTable.TIMESTAMP_DIFF.createCall(call.getParserPosition(), unit, call.operand(1), call.operand(2));
+    }
   }
 
   /** A function whose first operand is a unit string and which the validator rewrites. */

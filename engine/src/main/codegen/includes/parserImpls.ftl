@@ -1,0 +1,956 @@
+<#--
+  SQE's productions, inserted into Calcite's Parser.jj (see config.fmpp for where each is hooked
+  in). They build the nodes of io.sqe.engine.sql.ddl; all checks that need more than the next
+  token live in those classes, which report them with a position through SqlSyntaxErrors.
+-->
+
+// ---------------------------------------------------------------- shared pieces
+
+boolean SqeIfNotExists() :
+{
+}
+{
+    LOOKAHEAD(3) <IF> <NOT> <EXISTS> { return true; }
+|
+    { return false; }
+}
+
+boolean SqeIfExists() :
+{
+}
+{
+    LOOKAHEAD(2) <IF> <EXISTS> { return true; }
+|
+    { return false; }
+}
+
+/** A character string literal, such as a comment; adjacent literals are joined. */
+SqlCharStringLiteral SqeCharString() :
+{
+    final SqlNode e;
+}
+{
+    e = StringLiteral() {
+        final SqlLiteral literal = SqlLiteral.unchain(e);
+        if (!(literal instanceof SqlCharStringLiteral)) {
+            throw SqlSyntaxErrors.error(literal.getParserPosition(), "Expected a character string");
+        }
+        return (SqlCharStringLiteral) literal;
+    }
+}
+
+/** A property key: a possibly dotted identifier or a string. */
+SqlNode SqePropertyKey() :
+{
+    final SqlNode key;
+}
+{
+    (
+        key = CompoundTableIdentifier()
+    |
+        key = SqeCharString()
+    )
+    { return key; }
+}
+
+void SqeAddProperty(List<SqlNode> list) :
+{
+    final SqlNode key;
+    final SqlNode value;
+}
+{
+    key = SqePropertyKey() <EQ> value = Expression(ExprContext.ACCEPT_NON_QUERY) {
+        list.add(new SqlProperty(Span.of(key).end(this), key, value));
+    }
+}
+
+/** {@code k = v, ...} without parentheses, as in Trino's SET PROPERTIES. */
+SqlNodeList SqePropertyList() :
+{
+    final Span s = Span.of();
+    final List<SqlNode> list = new ArrayList<SqlNode>();
+}
+{
+    SqeAddProperty(list) ( <COMMA> SqeAddProperty(list) )* {
+        return new SqlNodeList(list, s.addAll(list).pos());
+    }
+}
+
+/** {@code (k = v, ...)}. */
+SqlNodeList SqeParenthesizedProperties() :
+{
+    final Span s;
+    final List<SqlNode> list = new ArrayList<SqlNode>();
+}
+{
+    <LPAREN> { s = span(); }
+    SqeAddProperty(list) ( <COMMA> SqeAddProperty(list) )*
+    <RPAREN> { return new SqlNodeList(list, s.end(this)); }
+}
+
+/** A column's type and options, after its name: {@code type [NOT NULL | NULL] [COMMENT 'x']}. */
+SqlColumnDeclaration SqeColumnTail(SqlIdentifier name) :
+{
+    final SqlDataTypeSpec type;
+    boolean notNull = false;
+    SqlCharStringLiteral comment = null;
+}
+{
+    type = DataType()
+    [ <NOT> <NULL> { notNull = true; } | <NULL> ]
+    [ <COMMENT> comment = SqeCharString() ]
+    {
+        return new SqlColumnDeclaration(Span.of(name).end(this), name, type, notNull, comment);
+    }
+}
+
+/** An element of CREATE TABLE's column list; the type is optional here and checked by the caller. */
+void SqeAddTableElement(List<SqlNode> list) :
+{
+    final SqlIdentifier name;
+    final SqlColumnDeclaration column;
+}
+{
+    name = SimpleIdentifier()
+    (
+        column = SqeColumnTail(name) { list.add(column); }
+    |
+        { list.add(new SqlColumnDeclaration(name.getParserPosition(), name, null, false, null)); }
+    )
+}
+
+/** A partition or sort term: a column or an Iceberg transform of one, such as bucket(16, id). */
+SqlTransform SqeTransform() :
+{
+    final String name;
+    final Span s;
+    final List<SqlNode> args = new ArrayList<SqlNode>();
+    final SqlIdentifier column;
+}
+{
+    LOOKAHEAD(2)
+    (
+        ( <YEAR> | <MONTH> | <DAY> | <HOUR> | <TRUNCATE> ) {
+            name = token.image;
+            s = span();
+        }
+    |
+        name = Identifier() { s = span(); }
+    )
+    <LPAREN> SqeAddTransformArg(args) ( <COMMA> SqeAddTransformArg(args) )* <RPAREN> {
+        return SqlTransform.of(s.end(this), name, args);
+    }
+|
+    column = CompoundIdentifier() {
+        return new SqlTransform(column.getParserPosition(), SqlTransform.Kind.IDENTITY, column, null);
+    }
+}
+
+void SqeAddTransformArg(List<SqlNode> args) :
+{
+    final SqlNode e;
+}
+{
+    ( e = UnsignedNumericLiteral() | e = CompoundIdentifier() ) { args.add(e); }
+}
+
+SqlNodeList SqeParenthesizedTransforms() :
+{
+    final Span s;
+    final List<SqlNode> list = new ArrayList<SqlNode>();
+    SqlNode e;
+}
+{
+    <LPAREN> { s = span(); }
+    e = SqeTransform() { list.add(e); }
+    ( <COMMA> e = SqeTransform() { list.add(e); } )*
+    <RPAREN> { return new SqlNodeList(list, s.end(this)); }
+}
+
+SqlSortField SqeSortField() :
+{
+    final SqlTransform term;
+    boolean descending = false;
+    SqlSortField.NullOrder nullOrder = SqlSortField.NullOrder.DEFAULT;
+}
+{
+    term = SqeTransform()
+    [ <ASC> | <DESC> { descending = true; } ]
+    [
+        <NULLS>
+        (
+            <FIRST> { nullOrder = SqlSortField.NullOrder.FIRST; }
+        |
+            <LAST> { nullOrder = SqlSortField.NullOrder.LAST; }
+        )
+    ]
+    {
+        return new SqlSortField(Span.of(term).end(this), term, descending, nullOrder);
+    }
+}
+
+SqlNodeList SqeParenthesizedSortFields() :
+{
+    final Span s;
+    final List<SqlNode> list = new ArrayList<SqlNode>();
+    SqlNode e;
+}
+{
+    <LPAREN> { s = span(); }
+    e = SqeSortField() { list.add(e); }
+    ( <COMMA> e = SqeSortField() { list.add(e); } )*
+    <RPAREN> { return new SqlNodeList(list, s.end(this)); }
+}
+
+/**
+ * {@code ([arg, ...])}: the arguments of a procedure, positional or named ({@code name => value},
+ * Calcite's ARGUMENT_ASSIGNMENT call).
+ */
+SqlNodeList SqeProcedureArguments() :
+{
+    final Span s;
+    final List<SqlNode> list = new ArrayList<SqlNode>();
+}
+{
+    <LPAREN> { s = span(); }
+    [
+        SqeAddProcedureArgument(list)
+        ( <COMMA> SqeAddProcedureArgument(list) )*
+    ]
+    <RPAREN> { return new SqlNodeList(list, s.end(this)); }
+}
+
+void SqeAddProcedureArgument(List<SqlNode> list) :
+{
+    final SqlIdentifier name;
+    final SqlNode value;
+}
+{
+    (
+        LOOKAHEAD(2)
+        name = SqeArgumentName() <NAMED_ARGUMENT_ASSIGNMENT> value = SqeArgumentValue() {
+            list.add(SqlStdOperatorTable.ARGUMENT_ASSIGNMENT.createCall(Span.of(name, value).pos(), value, name));
+        }
+    |
+        value = SqeArgumentValue() { list.add(value); }
+    )
+}
+
+/**
+ * A named argument's name: any identifier, or one of the reserved words that Iceberg's procedures
+ * use as argument names ({@code table => 'db.t'}, {@code where => 'id > 3'}).
+ */
+SqlIdentifier SqeArgumentName() :
+{
+    final SqlIdentifier name;
+}
+{
+    (
+        name = SimpleIdentifier()
+    |
+        ( <TABLE> | <WHERE> | <TIMESTAMP> | <PARTITION> ) {
+            name = new SqlIdentifier(unquotedIdentifier(), getPos());
+        }
+    )
+    { return name; }
+}
+
+SqlNode SqeArgumentValue() :
+{
+    final SqlNode value;
+}
+{
+    ( value = Default() | value = Expression(ExprContext.ACCEPT_SUB_QUERY) ) { return value; }
+}
+
+/** A procedure's name, whose segments may include the reserved word SYSTEM (system.expire_snapshots). */
+SqlIdentifier SqeProcedureName() :
+{
+    final List<String> names = new ArrayList<String>();
+    final List<SqlParserPos> positions = new ArrayList<SqlParserPos>();
+}
+{
+    SqeAddProcedureNameSegment(names, positions)
+    ( <DOT> SqeAddProcedureNameSegment(names, positions) )*
+    {
+        return new SqlIdentifier(names, null, SqlParserPos.sum(positions), positions);
+    }
+}
+
+void SqeAddProcedureNameSegment(List<String> names, List<SqlParserPos> positions) :
+{
+}
+{
+    <SYSTEM> {
+        names.add(unquotedIdentifier());
+        positions.add(getPos());
+    }
+|
+    AddIdentifierSegment(names, positions)
+}
+
+// ---------------------------------------------------------------- types
+
+/** Trino's ARRAY(T) and MAP(K, V), Spark's ARRAY<T>, and STRING for VARCHAR. */
+SqlTypeNameSpec SqeTypeName() :
+{
+    final Span s;
+    final SqlDataTypeSpec element;
+    final SqlDataTypeSpec key;
+    final SqlDataTypeSpec value;
+}
+{
+    <ARRAY> { s = span(); }
+    (
+        <LPAREN> element = DataType() <RPAREN>
+    |
+        <LT> element = DataType() <GT>
+    )
+    {
+        return new SqlCollectionTypeNameSpec(element.getTypeNameSpec(), SqlTypeName.ARRAY, s.end(this));
+    }
+|
+    <MAP> { s = span(); }
+    <LPAREN> key = DataType() <COMMA> value = DataType() <RPAREN> {
+        return new SqlMapTypeNameSpec(key, value, s.end(this));
+    }
+|
+    <STRING> {
+        return new SqlBasicTypeNameSpec(SqlTypeName.VARCHAR, getPos());
+    }
+}
+
+// ---------------------------------------------------------------- time travel
+
+/**
+ * Replaces the template's optional FOR SYSTEM_TIME AS OF after a table name (engine/pom.xml
+ * patches TableRef3 to call this), adding Trino's FOR VERSION AS OF and FOR TIMESTAMP AS OF.
+ */
+SqlNode SqeTableRefAsOf(SqlNode tableRef) :
+{
+    final SqlNode e;
+}
+{
+    (
+        LOOKAHEAD(2)
+        e = Snapshot(tableRef)
+    |
+        e = SqeTableVersion(tableRef)
+    )
+    { return e; }
+}
+
+SqlNode SqeTableVersion(SqlNode tableRef) :
+{
+    final SqlTableVersion.Kind kind;
+    final SqlNode value;
+}
+{
+    <FOR>
+    (
+        <VERSION> { kind = SqlTableVersion.Kind.VERSION; }
+    |
+        <TIMESTAMP> { kind = SqlTableVersion.Kind.TIMESTAMP; }
+    )
+    <AS> <OF>
+    value = Expression(ExprContext.ACCEPT_NON_QUERY) {
+        return new SqlTableVersion(Span.of(tableRef).end(this), tableRef, kind, value);
+    }
+}
+
+// ---------------------------------------------------------------- schemas, tables and views
+
+SqlCreate SqeCreateSchema(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    SqlNodeList properties = SqlNodeList.EMPTY;
+}
+{
+    <SCHEMA> ifNotExists = SqeIfNotExists() name = CompoundTableIdentifier()
+    [ <WITH> properties = SqeParenthesizedProperties() ]
+    {
+        if (replace) {
+            throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE SCHEMA is not supported; use CREATE SCHEMA IF NOT EXISTS");
+        }
+        return new SqlCreateSchema(s.end(this), ifNotExists, name, properties);
+    }
+}
+
+SqlCreate SqeCreateTable(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    final List<SqlNode> columns = new ArrayList<SqlNode>();
+    Span columnSpan = null;
+    SqlCharStringLiteral comment = null;
+    SqlNodeList partitionBy = SqlNodeList.EMPTY;
+    SqlNodeList sortedBy = SqlNodeList.EMPTY;
+    SqlNodeList properties = SqlNodeList.EMPTY;
+    SqlNode query = null;
+}
+{
+    <TABLE> ifNotExists = SqeIfNotExists() name = CompoundTableIdentifier()
+    [
+        <LPAREN> { columnSpan = span(); }
+        SqeAddTableElement(columns) ( <COMMA> SqeAddTableElement(columns) )*
+        <RPAREN> { columnSpan.add(this); }
+    ]
+    [ <COMMENT> comment = SqeCharString() ]
+    [ <PARTITIONED> <BY> partitionBy = SqeParenthesizedTransforms() ]
+    [ <SORTED> <BY> sortedBy = SqeParenthesizedSortFields() ]
+    [ <WITH> properties = SqeParenthesizedProperties() ]
+    [ <AS> query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY) ]
+    {
+        if (replace && ifNotExists) {
+            throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE TABLE cannot have IF NOT EXISTS");
+        }
+        if (query == null && columns.isEmpty()) {
+            throw SqlSyntaxErrors.error(s.end(this), "CREATE TABLE needs a column list or AS query");
+        }
+        for (SqlNode node : columns) {
+            final SqlColumnDeclaration column = (SqlColumnDeclaration) node;
+            if (query == null && column.type() == null) {
+                throw SqlSyntaxErrors.error(column.getParserPosition(), "Column " + column.name() + " needs a type");
+            }
+            if (query != null && column.type() != null) {
+                throw SqlSyntaxErrors.error(column.getParserPosition(),
+                    "CREATE TABLE ... AS query takes column names only; the query gives the types");
+            }
+        }
+        return new SqlCreateTable(s.end(this), replace, ifNotExists, name,
+            columnSpan == null ? SqlNodeList.EMPTY : new SqlNodeList(columns, columnSpan.pos()),
+            comment, partitionBy, sortedBy, properties, query);
+    }
+}
+
+SqlCreate SqeCreateView(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    SqlNodeList columns = SqlNodeList.EMPTY;
+    SqlCharStringLiteral comment = null;
+    final SqlNode query;
+}
+{
+    <VIEW> ifNotExists = SqeIfNotExists() name = CompoundTableIdentifier()
+    [ columns = ParenthesizedSimpleIdentifierList() ]
+    [ <COMMENT> comment = SqeCharString() ]
+    <AS> query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY) {
+        if (replace && ifNotExists) {
+            throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE VIEW cannot have IF NOT EXISTS");
+        }
+        return new SqlCreateView(s.end(this), replace, ifNotExists, name, columns, comment, query);
+    }
+}
+
+SqlDrop SqeDropSchema(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+    boolean cascade = false;
+}
+{
+    <SCHEMA> ifExists = SqeIfExists() name = CompoundTableIdentifier()
+    [ <RESTRICT> | <CASCADE> { cascade = true; } ]
+    {
+        return new SqlDropSchema(s.end(this), ifExists, name, cascade);
+    }
+}
+
+SqlDrop SqeDropTable(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+    boolean purge = false;
+}
+{
+    <TABLE> ifExists = SqeIfExists() name = CompoundTableIdentifier()
+    [ <PURGE> { purge = true; } ]
+    {
+        return new SqlDropTable(s.end(this), ifExists, name, purge);
+    }
+}
+
+SqlDrop SqeDropView(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+}
+{
+    <VIEW> ifExists = SqeIfExists() name = CompoundTableIdentifier() {
+        return new SqlDropView(s.end(this), ifExists, name);
+    }
+}
+
+SqlTruncate SqeTruncateTable(Span s) :
+{
+    final SqlIdentifier name;
+}
+{
+    <TABLE> name = CompoundTableIdentifier() {
+        return new SqlTruncateTable(s.end(this), name);
+    }
+}
+
+SqlNode SqeCommentOn() :
+{
+    final Span s;
+    final SqlCommentOn.Target target;
+    final SqlIdentifier name;
+    SqlCharStringLiteral comment = null;
+}
+{
+    <COMMENT> { s = span(); } <ON>
+    (
+        <TABLE> { target = SqlCommentOn.Target.TABLE; }
+    |
+        <VIEW> { target = SqlCommentOn.Target.VIEW; }
+    |
+        <COLUMN> { target = SqlCommentOn.Target.COLUMN; }
+    )
+    name = CompoundTableIdentifier()
+    <IS>
+    ( <NULL> | comment = SqeCharString() )
+    {
+        return new SqlCommentOn(s.end(this), target, name, comment);
+    }
+}
+
+// ---------------------------------------------------------------- ALTER TABLE
+
+SqlNode SqeAlterTable() :
+{
+    final Span s;
+    final boolean ifExists;
+    final SqlIdentifier name;
+    final SqlNode node;
+}
+{
+    <ALTER> { s = span(); } <TABLE> ifExists = SqeIfExists() name = CompoundTableIdentifier()
+    (
+        node = SqeAlterTableRename(s, ifExists, name)
+    |
+        node = SqeAlterTableAddColumn(s, ifExists, name)
+    |
+        node = SqeAlterTableDrop(s, ifExists, name)
+    |
+        node = SqeAlterTableAlterColumn(s, ifExists, name)
+    |
+        node = SqeAlterTableSetProperties(s, ifExists, name)
+    |
+        node = SqeAlterTableUnsetProperties(s, ifExists, name)
+    |
+        node = SqeAlterTableCreateRef(s, ifExists, name)
+    |
+        node = SqeAlterTableExecute(s, ifExists, name)
+    )
+    { return node; }
+}
+
+SqlNode SqeAlterTableRename(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final SqlIdentifier newName;
+    final SqlIdentifier column;
+}
+{
+    <RENAME>
+    (
+        <TO> newName = CompoundTableIdentifier() {
+            return new SqlAlterTableRename(s.end(this), ifExists, name, newName);
+        }
+    |
+        <COLUMN> column = CompoundIdentifier() <TO> newName = SimpleIdentifier() {
+            return new SqlAlterTableRenameColumn(s.end(this), ifExists, name, column, newName);
+        }
+    )
+}
+
+SqlNode SqeAlterTableAddColumn(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier columnName;
+    final SqlColumnDeclaration column;
+}
+{
+    <ADD> [ <COLUMN> ] ifNotExists = SqeIfNotExists()
+    columnName = CompoundIdentifier() column = SqeColumnTail(columnName) {
+        return new SqlAlterTableAddColumn(s.end(this), ifExists, name, ifNotExists, column);
+    }
+}
+
+SqlNode SqeAlterTableDrop(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final boolean itemIfExists;
+    final SqlIdentifier column;
+    final SqlAlterTableCreateRef.RefKind refKind;
+    final SqlIdentifier ref;
+}
+{
+    <DROP>
+    (
+        <COLUMN> itemIfExists = SqeIfExists() column = CompoundIdentifier() {
+            return new SqlAlterTableDropColumn(s.end(this), ifExists, name, itemIfExists, column);
+        }
+    |
+        refKind = SqeRefKind() itemIfExists = SqeIfExists() ref = SimpleIdentifier() {
+            return new SqlAlterTableDropRef(s.end(this), ifExists, name, refKind, itemIfExists, ref);
+        }
+    )
+}
+
+SqlAlterTableCreateRef.RefKind SqeRefKind() :
+{
+}
+{
+    <BRANCH> { return SqlAlterTableCreateRef.RefKind.BRANCH; }
+|
+    <TAG> { return SqlAlterTableCreateRef.RefKind.TAG; }
+}
+
+SqlNode SqeAlterTableAlterColumn(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final SqlIdentifier column;
+    final SqlDataTypeSpec type;
+}
+{
+    <ALTER> [ <COLUMN> ] column = CompoundIdentifier()
+    (
+        <SET>
+        (
+            <DATA> <TYPE> type = DataType() {
+                return new SqlAlterTableAlterColumnType(s.end(this), ifExists, name, column, type);
+            }
+        |
+            <NOT> <NULL> {
+                return new SqlAlterTableAlterColumnNullability(s.end(this), ifExists, name, column, true);
+            }
+        )
+    |
+        <TYPE> type = DataType() {
+            return new SqlAlterTableAlterColumnType(s.end(this), ifExists, name, column, type);
+        }
+    |
+        <DROP> <NOT> <NULL> {
+            return new SqlAlterTableAlterColumnNullability(s.end(this), ifExists, name, column, false);
+        }
+    )
+}
+
+SqlNode SqeAlterTableSetProperties(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final SqlNodeList properties;
+}
+{
+    <SET>
+    (
+        <PROPERTIES> properties = SqePropertyList()
+    |
+        <TBLPROPERTIES> properties = SqeParenthesizedProperties()
+    )
+    {
+        return new SqlAlterTableSetProperties(s.end(this), ifExists, name, properties);
+    }
+}
+
+SqlNode SqeAlterTableUnsetProperties(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final boolean keysIfExist;
+    final Span keySpan = Span.of();
+    final List<SqlNode> keys = new ArrayList<SqlNode>();
+    SqlNode key;
+}
+{
+    <UNSET>
+    (
+        <PROPERTIES> keysIfExist = SqeIfExists()
+        key = SqePropertyKey() { keys.add(key); }
+        ( <COMMA> key = SqePropertyKey() { keys.add(key); } )*
+    |
+        <TBLPROPERTIES> keysIfExist = SqeIfExists()
+        <LPAREN>
+        key = SqePropertyKey() { keys.add(key); }
+        ( <COMMA> key = SqePropertyKey() { keys.add(key); } )*
+        <RPAREN>
+    )
+    {
+        return new SqlAlterTableUnsetProperties(s.end(this), ifExists, name, keysIfExist,
+            new SqlNodeList(keys, keySpan.addAll(keys).pos()));
+    }
+}
+
+SqlNode SqeAlterTableCreateRef(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    boolean replace = false;
+    final SqlAlterTableCreateRef.RefKind refKind;
+    final boolean ifNotExists;
+    final SqlIdentifier ref;
+    SqlNumericLiteral snapshotId = null;
+    SqlNumericLiteral retain = null;
+    ChronoUnit retainUnit = null;
+}
+{
+    <CREATE> [ <OR> <REPLACE> { replace = true; } ]
+    refKind = SqeRefKind() ifNotExists = SqeIfNotExists() ref = SimpleIdentifier()
+    [ <AS> <OF> <VERSION> snapshotId = UnsignedNumericLiteral() ]
+    [
+        <RETAIN> retain = UnsignedNumericLiteral()
+        (
+            ( <DAY> | <DAYS> ) { retainUnit = ChronoUnit.DAYS; }
+        |
+            ( <HOUR> | <HOURS> ) { retainUnit = ChronoUnit.HOURS; }
+        |
+            ( <MINUTE> | <MINUTES> ) { retainUnit = ChronoUnit.MINUTES; }
+        )
+    ]
+    {
+        if (replace && ifNotExists) {
+            throw SqlSyntaxErrors.error(s.end(this), "CREATE OR REPLACE " + refKind + " cannot have IF NOT EXISTS");
+        }
+        return new SqlAlterTableCreateRef(s.end(this), ifExists, name, replace, refKind, ifNotExists, ref,
+            snapshotId, retain, retainUnit);
+    }
+}
+
+SqlNode SqeAlterTableExecute(Span s, boolean ifExists, SqlIdentifier name) :
+{
+    final SqlIdentifier procedure;
+    final SqlNodeList arguments;
+    SqlNode where = null;
+}
+{
+    <EXECUTE> procedure = SimpleIdentifier() arguments = SqeProcedureArguments()
+    [ where = Where() ]
+    {
+        return new SqlAlterTableExecute(s.end(this), ifExists, name, procedure, arguments, where);
+    }
+}
+
+// ---------------------------------------------------------------- MERGE
+
+SqlNode SqeMerge() :
+{
+    final Span s;
+    final SqlIdentifier target;
+    SqlIdentifier alias = null;
+    final SqlNode source;
+    final SqlNode condition;
+    final List<SqlNode> clauses = new ArrayList<SqlNode>();
+    SqlNode clause;
+}
+{
+    <MERGE> { s = span(); } <INTO> target = CompoundTableIdentifier()
+    [ [ <AS> ] alias = SimpleIdentifier() ]
+    <USING> source = TableRef()
+    <ON> condition = Expression(ExprContext.ACCEPT_SUB_QUERY)
+    ( clause = SqeMergeClause() { clauses.add(clause); } )+
+    {
+        return new SqlMergeStatement(s.end(this), target, alias, source, condition,
+            new SqlNodeList(clauses, Span.of(clauses).pos()));
+    }
+}
+
+SqlNode SqeMergeClause() :
+{
+    final Span s;
+    final SqlMergeClause.Match match;
+    SqlNode condition = null;
+    final SqlMergeClause.Action action;
+    final List<SqlNode> columns = new ArrayList<SqlNode>();
+    final List<SqlNode> values = new ArrayList<SqlNode>();
+    SqlNodeList columnList;
+}
+{
+    <WHEN> { s = span(); }
+    (
+        <MATCHED> { match = SqlMergeClause.Match.MATCHED; }
+        [ <AND> condition = Expression(ExprContext.ACCEPT_SUB_QUERY) ]
+        <THEN> action = SqeMergeUpdateOrDelete(columns, values)
+    |
+        LOOKAHEAD(4)
+        <NOT> <MATCHED> <BY> <SOURCE> { match = SqlMergeClause.Match.NOT_MATCHED_BY_SOURCE; }
+        [ <AND> condition = Expression(ExprContext.ACCEPT_SUB_QUERY) ]
+        <THEN> action = SqeMergeUpdateOrDelete(columns, values)
+    |
+        <NOT> <MATCHED> [ <BY> <TARGET> ] { match = SqlMergeClause.Match.NOT_MATCHED; }
+        [ <AND> condition = Expression(ExprContext.ACCEPT_SUB_QUERY) ]
+        <THEN> <INSERT> { action = SqlMergeClause.Action.INSERT; }
+        [ columnList = ParenthesizedSimpleIdentifierList() { columns.addAll(columnList.getList()); } ]
+        <VALUES> <LPAREN>
+        SqeAddMergeValue(values) ( <COMMA> SqeAddMergeValue(values) )*
+        <RPAREN>
+    )
+    {
+        final SqlParserPos pos = s.end(this);
+        return new SqlMergeClause(pos, match, condition, action,
+            new SqlNodeList(columns, Span.of(columns).pos()), new SqlNodeList(values, Span.of(values).pos()));
+    }
+}
+
+SqlMergeClause.Action SqeMergeUpdateOrDelete(List<SqlNode> columns, List<SqlNode> values) :
+{
+    SqlIdentifier column;
+}
+{
+    <DELETE> { return SqlMergeClause.Action.DELETE; }
+|
+    <UPDATE> <SET>
+    column = CompoundIdentifier() { columns.add(column); } <EQ> SqeAddMergeValue(values)
+    (
+        <COMMA>
+        column = CompoundIdentifier() { columns.add(column); } <EQ> SqeAddMergeValue(values)
+    )*
+    { return SqlMergeClause.Action.UPDATE; }
+}
+
+void SqeAddMergeValue(List<SqlNode> values) :
+{
+    final SqlNode e;
+}
+{
+    ( e = Default() | e = Expression(ExprContext.ACCEPT_SUB_QUERY) ) { values.add(e); }
+}
+
+// ---------------------------------------------------------------- session and utility statements
+
+/** SET [SESSION] name = value and RESET [SESSION] name | ALL; also behind ALTER SYSTEM|SESSION. */
+SqlSetOption SqeSetOption(Span s, String scope) :
+{
+    SqlIdentifier name;
+    final SqlNode value;
+}
+{
+    <SET> { s.add(this); }
+    [ LOOKAHEAD(<SESSION> CompoundIdentifier() <EQ>) <SESSION> ]
+    name = CompoundIdentifier()
+    <EQ>
+    (
+        <ON> { value = new SqlIdentifier(token.image.toUpperCase(Locale.ROOT), getPos()); }
+    |
+        value = Expression(ExprContext.ACCEPT_NON_QUERY)
+    )
+    {
+        return new SqlSetOption(s.end(value), scope, name, value);
+    }
+|
+    <RESET> { s.add(this); }
+    [ LOOKAHEAD(<SESSION> (CompoundIdentifier() | <ALL>)) <SESSION> ]
+    (
+        name = CompoundIdentifier()
+    |
+        <ALL> { name = new SqlIdentifier(token.image.toUpperCase(Locale.ROOT), getPos()); }
+    )
+    {
+        return new SqlSetOption(s.end(name), scope, name, null);
+    }
+}
+
+SqlNode SqeUse() :
+{
+    final Span s;
+    final SqlIdentifier name;
+}
+{
+    <USE> { s = span(); } name = CompoundTableIdentifier() {
+        return new SqlUse(s.end(this), name);
+    }
+}
+
+SqlNode SqeShow() :
+{
+    final Span s;
+    final SqlShowCreate.ObjectKind objectKind;
+    final SqlIdentifier name;
+    final SqlShow.Kind kind;
+    SqlIdentifier from = null;
+    SqlCharStringLiteral like = null;
+}
+{
+    <SHOW> { s = span(); }
+    (
+        <CREATE>
+        (
+            <TABLE> { objectKind = SqlShowCreate.ObjectKind.TABLE; }
+        |
+            <VIEW> { objectKind = SqlShowCreate.ObjectKind.VIEW; }
+        |
+            <SCHEMA> { objectKind = SqlShowCreate.ObjectKind.SCHEMA; }
+        )
+        name = CompoundTableIdentifier() {
+            return new SqlShowCreate(s.end(this), objectKind, name);
+        }
+    |
+        // These words are non-reserved, so the identifier below could match them too: they win.
+        LOOKAHEAD(1)
+        (
+            <CATALOGS> { kind = SqlShow.Kind.CATALOGS; }
+        |
+            <SCHEMAS> { kind = SqlShow.Kind.SCHEMAS; }
+            [ ( <FROM> | <IN> ) from = CompoundTableIdentifier() ]
+        |
+            <TABLES> { kind = SqlShow.Kind.TABLES; }
+            [ ( <FROM> | <IN> ) from = CompoundTableIdentifier() ]
+        |
+            <COLUMNS> { kind = SqlShow.Kind.COLUMNS; }
+            ( <FROM> | <IN> ) from = CompoundTableIdentifier()
+        )
+        [ <LIKE> like = SqeCharString() ]
+        {
+            return new SqlShow(s.end(this), kind, from, like);
+        }
+    |
+        // Without this, a misspelled word after SHOW fails the statement's lookahead and the error
+        // points at SHOW instead of the word.
+        name = SimpleIdentifier() {
+            throw SqlSyntaxErrors.error(name.getParserPosition(), "Unknown SHOW statement: SHOW " + name
+                + "; use SHOW CATALOGS, SCHEMAS, TABLES, COLUMNS or CREATE TABLE|VIEW|SCHEMA");
+        }
+    )
+}
+
+SqlNode SqeTransactionStatement() :
+{
+    final Span s;
+    final SqlTransactionStatement.Action action;
+}
+{
+    (
+        <BEGIN> { s = span(); action = SqlTransactionStatement.Action.BEGIN; }
+        [ <TRANSACTION> | <WORK> ]
+    |
+        <START> { s = span(); action = SqlTransactionStatement.Action.BEGIN; }
+        <TRANSACTION>
+    |
+        <COMMIT> { s = span(); action = SqlTransactionStatement.Action.COMMIT; }
+        [ <WORK> ]
+    |
+        <ROLLBACK> { s = span(); action = SqlTransactionStatement.Action.ROLLBACK; }
+        [ <WORK> ]
+    )
+    {
+        return new SqlTransactionStatement(s.end(this), action);
+    }
+}
+
+SqlNode SqeCallProcedure() :
+{
+    final Span s;
+    final SqlIdentifier name;
+    final SqlNodeList arguments;
+}
+{
+    <CALL> { s = span(); } name = SqeProcedureName() arguments = SqeProcedureArguments() {
+        return new SqlCallProcedure(s.end(this), name, arguments);
+    }
+}
+
+SqlNode SqeAnalyzeTable() :
+{
+    final Span s;
+    final SqlIdentifier name;
+}
+{
+    <ANALYZE> { s = span(); } [ <TABLE> ] name = CompoundTableIdentifier() {
+        return new SqlAnalyzeTable(s.end(this), name);
+    }
+}
