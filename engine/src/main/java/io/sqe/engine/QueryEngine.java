@@ -71,11 +71,21 @@ public final class QueryEngine {
       return new Prepared.Rows(sql, schema, rows);
     }
     if (!node.isA(SqlKind.QUERY)) {
-      throw new SqeException(
-          ErrorCode.NOT_SUPPORTED, node.getKind().sql + " statements are not supported yet");
+      throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
     }
     PlannedQuery plan = planner.plan(session, node, sql);
     return new Prepared.Query(plan);
+  }
+
+  /** What a statement is called in messages: its operator's name, e.g. CREATE TABLE or USE. */
+  private static String statementName(SqlNode node) {
+    if (node instanceof org.apache.calcite.sql.SqlCall) {
+      String name = ((org.apache.calcite.sql.SqlCall) node).getOperator().getName();
+      if (!name.isBlank()) {
+        return name.toUpperCase(java.util.Locale.ROOT);
+      }
+    }
+    return node.getKind().sql;
   }
 
   /**

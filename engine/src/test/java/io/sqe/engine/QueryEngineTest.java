@@ -166,6 +166,18 @@ class QueryEngineTest {
   }
 
   @Test
+  void statementsWithoutAnExecutorSayWhichKind() {
+    for (String[] statement : new String[][] {
+        {"create table x (a int)", "CREATE TABLE"}, {"use s", "USE"}, {"begin", "TRANSACTION"}, {"show tables", "SHOW"}}) {
+      assertThatThrownBy(() -> engine.prepare(session, statement[0]))
+          .isInstanceOfSatisfying(SqeException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED);
+            assertThat(e.getMessage()).startsWith(statement[1] + " statements");
+          });
+    }
+  }
+
+  @Test
   void namesAreCaseInsensitive() {
     assertThat(run("SELECT COUNT(*) FROM LAKE.S.T WHERE ID > 25").get(0).get(0)).isEqualTo(4L);
   }
