@@ -1,11 +1,18 @@
 package io.sqe.engine;
 
+import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.plan.PlannedQuery;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.type.RelDataType;
 
-/** A statement ready to run: a compiled query, or a result already known (EXPLAIN). */
+/**
+ * A statement ready to run: a compiled query, a result already known (EXPLAIN), or a command
+ * (DDL, DML, session statements) that runs once and reports how many rows it changed.
+ */
 public sealed interface Prepared {
   String sql();
 
@@ -30,6 +37,23 @@ public sealed interface Prepared {
     @Override
     public List<RelDataType> parameterTypes() {
       return plan.parameterTypes();
+    }
+  }
+
+  /** A statement that is not a query; running it returns the rows it changed. */
+  record Command(String sql, PreparedCommand command) implements Prepared {
+    /** What running a command returns: one row, the number of rows changed. */
+    public static final Schema RESULT_SCHEMA =
+        new Schema(List.of(new Field("rows", FieldType.notNullable(new ArrowType.Int(64, true)), List.of())));
+
+    @Override
+    public Schema resultSchema() {
+      return RESULT_SCHEMA;
+    }
+
+    @Override
+    public List<RelDataType> parameterTypes() {
+      return command.parameterTypes();
     }
   }
 

@@ -3,24 +3,31 @@ package io.sqe.engine;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.Catalogs;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandExecutor;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.command.QueryServices;
+import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.ParameterValues;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryExecutions;
 import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
-import io.sqe.engine.sql.SqeTypeSystem;
-import org.apache.calcite.rel.type.TimeFrameSet;
-import org.apache.calcite.rel.type.TimeFrames;
 import io.sqe.engine.sql.SqeParser;
+import io.sqe.engine.sql.SqeTypeSystem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TimeZone;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -31,26 +38,43 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.TimeFrameSet;
+import org.apache.calcite.rel.type.TimeFrames;
+import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlExplain;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 
 /**
- * The engine's entry point: prepares SQL statements for a session and runs them, streaming the
- * result as Arrow record batches.
+ * The engine's entry point: prepares SQL statements for a session and runs them. Queries stream
+ * their result as Arrow record batches; other statements go to the registered
+ * {@link CommandExecutor}s and run once.
  */
 public final class QueryEngine {
   /** Calendar units for FLOOR/CEIL and date_trunc, including the Monday-based ISOWEEK. */
   private static final TimeFrameSet TIME_FRAMES = SqeTypeSystem.INSTANCE.deriveTimeFrameSet(TimeFrames.CORE);
 
+  private final Catalogs catalogs;
   private final QueryPlanner planner;
   private final BufferAllocator allocator;
   private final EngineConfig config;
+  private final List<CommandExecutor> executors;
+  private final QueryServices services = new Services();
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
-    this.planner = new QueryPlanner(requireNonNull(catalogs, "catalogs is null"));
+    this(catalogs, allocator, config, List.of());
+  }
+
+  /** An engine that also runs the statements {@code executors} accept (DDL, DML). */
+  public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config, List<CommandExecutor> executors) {
+    this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.planner = new QueryPlanner(catalogs);
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.config = requireNonNull(config, "config is null");
+    List<CommandExecutor> all = new ArrayList<>();
+    all.add(new SessionCommands());
+    all.addAll(executors);
+    this.executors = List.copyOf(all);
   }
 
   public EngineConfig config() {
@@ -70,67 +94,68 @@ public final class QueryEngine {
       Schema schema = new Schema(List.of(new Field("plan", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
       return new Prepared.Rows(sql, schema, rows);
     }
-    if (!node.isA(SqlKind.QUERY)) {
-      throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
+    if (node.isA(SqlKind.QUERY)) {
+      return new Prepared.Query(planner.plan(session, node, sql));
     }
-    PlannedQuery plan = planner.plan(session, node, sql);
-    return new Prepared.Query(plan);
+    CommandContext context = new CommandContext(session, catalogs, services, "prepare");
+    for (CommandExecutor executor : executors) {
+      Optional<PreparedCommand> command = executor.prepare(context, node);
+      if (command.isPresent()) {
+        return new Prepared.Command(sql, command.get());
+      }
+    }
+    throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
   }
 
   /** What a statement is called in messages: its operator's name, e.g. CREATE TABLE or USE. */
   private static String statementName(SqlNode node) {
-    if (node instanceof org.apache.calcite.sql.SqlCall) {
-      String name = ((org.apache.calcite.sql.SqlCall) node).getOperator().getName();
+    if (node instanceof SqlCall) {
+      String name = ((SqlCall) node).getOperator().getName();
       if (!name.isBlank()) {
-        return name.toUpperCase(java.util.Locale.ROOT);
+        return name.toUpperCase(Locale.ROOT);
       }
     }
     return node.getKind().sql;
   }
 
   /**
-   * Starts running a prepared statement. The caller pulls batches from the returned execution and
-   * must close it.
+   * Runs a prepared command once.
+   *
+   * @param parameters values for the statement's parameters, as plain Java values
+   */
+  public CommandResult run(Session session, Prepared.Command command, List<?> parameters, String queryId) {
+    List<Object> values = internalParameters(command.parameterTypes(), parameters);
+    try {
+      return command.command().execute(new CommandContext(session, catalogs, services, queryId), values);
+    } catch (RuntimeException e) {
+      throw ExecutionErrors.translate(e, queryId);
+    }
+  }
+
+  /**
+   * Starts running a prepared query (or a known result). The caller pulls batches from the
+   * returned execution and must close it.
    *
    * @param parameters values for the statement's parameters, as plain Java values
    */
   public QueryExecution execute(Session session, Prepared prepared, List<?> parameters, String queryId) {
-    List<RelDataType> types = prepared.parameterTypes();
-    if (parameters.size() != types.size()) {
-      throw new SqeException(
-          ErrorCode.INVALID_ARGUMENT,
-          "The statement has " + types.size() + " parameters but " + parameters.size() + " values were bound");
+    if (prepared instanceof Prepared.Command) {
+      throw new IllegalArgumentException("Commands run through run(), not execute()");
     }
+    List<Object> values = internalParameters(prepared.parameterTypes(), parameters);
     QueryStats stats = new QueryStats();
     BufferAllocator queryAllocator =
         allocator.newChildAllocator("query-" + queryId, 0, config.maxQueryMemoryBytes());
     try {
-      Map<String, Object> values = new HashMap<>();
-      long now = System.currentTimeMillis();
-      TimeZone zone = TimeZone.getTimeZone(session.timeZone());
-      long offset = zone.getOffset(now);
-      values.put(DataContext.Variable.UTC_TIMESTAMP.camelName, now);
-      values.put(DataContext.Variable.CURRENT_TIMESTAMP.camelName, now + offset);
-      values.put(DataContext.Variable.LOCAL_TIMESTAMP.camelName, now + offset);
-      values.put(DataContext.Variable.TIME_ZONE.camelName, zone);
-      values.put(DataContext.Variable.USER.camelName, session.principal().user());
-      values.put(DataContext.Variable.SYSTEM_USER.camelName, session.principal().user());
-      values.put(DataContext.Variable.LOCALE.camelName, java.util.Locale.ROOT);
-      values.put(DataContext.Variable.TIME_FRAME_SET.camelName, TIME_FRAMES);
-      for (int i = 0; i < types.size(); i++) {
-        values.put("?" + i, ParameterValues.toInternal(parameters.get(i), types.get(i), i));
-      }
       Enumerator<Object> rows;
       QueryContext context;
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
-        values.putAll(plan.internalParameters());
-        context = new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, stats);
-        stats.planningNanos(plan.planningNanos());
+        context = context(session, plan, values, stats, queryId);
         rows = plan.bindable().bind(context).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema().plus(), new SqeJavaTypeFactory(), values, stats);
+        context = new QueryContext(queryId, planner.rootSchema().plus(), new SqeJavaTypeFactory(), variables(session), stats);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -141,6 +166,65 @@ public final class QueryEngine {
     } catch (RuntimeException e) {
       queryAllocator.close();
       throw ExecutionErrors.translate(e, queryId);
+    }
+  }
+
+  private static List<Object> internalParameters(List<RelDataType> types, List<?> parameters) {
+    if (parameters.size() != types.size()) {
+      throw new SqeException(
+          ErrorCode.INVALID_ARGUMENT,
+          "The statement has " + types.size() + " parameters but " + parameters.size() + " values were bound");
+    }
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < types.size(); i++) {
+      values.add(ParameterValues.toInternal(parameters.get(i), types.get(i), i));
+    }
+    return values;
+  }
+
+  private static QueryContext context(
+      Session session, PlannedQuery plan, List<Object> parameters, QueryStats stats, String queryId) {
+    Map<String, Object> values = variables(session);
+    for (int i = 0; i < parameters.size(); i++) {
+      values.put("?" + i, parameters.get(i));
+    }
+    values.putAll(plan.internalParameters());
+    stats.planningNanos(plan.planningNanos());
+    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, stats);
+  }
+
+  /** The variables Calcite's generated code reads: the clock, the time zone, the user. */
+  private static Map<String, Object> variables(Session session) {
+    Map<String, Object> values = new HashMap<>();
+    long now = System.currentTimeMillis();
+    TimeZone zone = TimeZone.getTimeZone(session.timeZone());
+    long offset = zone.getOffset(now);
+    values.put(DataContext.Variable.UTC_TIMESTAMP.camelName, now);
+    values.put(DataContext.Variable.CURRENT_TIMESTAMP.camelName, now + offset);
+    values.put(DataContext.Variable.LOCAL_TIMESTAMP.camelName, now + offset);
+    values.put(DataContext.Variable.TIME_ZONE.camelName, zone);
+    values.put(DataContext.Variable.USER.camelName, session.principal().user());
+    values.put(DataContext.Variable.SYSTEM_USER.camelName, session.principal().user());
+    values.put(DataContext.Variable.LOCALE.camelName, Locale.ROOT);
+    values.put(DataContext.Variable.TIME_FRAME_SET.camelName, TIME_FRAMES);
+    return values;
+  }
+
+  /** The query machinery commands use for the queries inside them. */
+  private final class Services implements QueryServices {
+    @Override
+    public PlannedQuery plan(Session session, SqlNode query, String sql) {
+      return planner.plan(session, query, sql);
+    }
+
+    @Override
+    public RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId) {
+      QueryContext context = context(session, query, parameters, new QueryStats(), queryId);
+      try {
+        return QueryExecutions.rows(query.bindable().bind(context).enumerator(), context, query.resultType().getFieldCount());
+      } catch (RuntimeException e) {
+        throw ExecutionErrors.translate(e, queryId);
+      }
     }
   }
 }

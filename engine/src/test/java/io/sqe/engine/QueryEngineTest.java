@@ -168,7 +168,7 @@ class QueryEngineTest {
   @Test
   void statementsWithoutAnExecutorSayWhichKind() {
     for (String[] statement : new String[][] {
-        {"create table x (a int)", "CREATE TABLE"}, {"use s", "USE"}, {"begin", "TRANSACTION"}, {"show tables", "SHOW"}}) {
+        {"create table x (a int)", "CREATE TABLE"}, {"begin", "TRANSACTION"}, {"show tables", "SHOW"}}) {
       assertThatThrownBy(() -> engine.prepare(session, statement[0]))
           .isInstanceOfSatisfying(SqeException.class, e -> {
             assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED);

@@ -11,6 +11,9 @@ import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
+import io.sqe.engine.command.CommandResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
+import org.apache.arrow.memory.ArrowBuf;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
@@ -193,11 +196,58 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
     Prepared statement = prepare(session.session(), command.getQuery());
+    if (statement instanceof Prepared.Command) {
+      // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
+      long rows = runCommand(session, (Prepared.Command) statement, List.of(List.of()));
+      return commandResult(session, statement.sql(), rows, descriptor);
+    }
     String queryId = newQueryId();
     tickets.put(queryId, new PendingQuery(session.session(), statement));
     TicketStatementQuery ticket =
         TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
     return flightInfo(statement.resultSchema(), descriptor, ticket);
+  }
+
+  /**
+   * Runs a command once per parameter set and applies what it does to the session.
+   *
+   * @return the rows it changed, summed over the parameter sets
+   */
+  private long runCommand(ClientSession session, Prepared.Command command, List<List<Object>> parameterSets) {
+    long rows = 0;
+    for (List<Object> parameters : parameterSets) {
+      String queryId = newQueryId();
+      try {
+        CommandResult result = engine.run(session.session(), command, parameters, queryId);
+        session.update(result.sessionChange());
+        rows += result.rowCount();
+      } catch (RuntimeException e) {
+        throw FlightErrors.toFlight(e, queryId);
+      }
+    }
+    return rows;
+  }
+
+  /** A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's rowcount). */
+  private FlightInfo commandResult(ClientSession session, String sql, long rows, FlightDescriptor descriptor) {
+    String queryId = newQueryId();
+    Prepared result = new Prepared.Rows(sql, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {rows}));
+    tickets.put(queryId, new PendingQuery(session.session(), result));
+    TicketStatementQuery ticket =
+        TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
+    FlightEndpoint endpoint = new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()));
+    return new FlightInfo(result.resultSchema(), descriptor, List.of(endpoint), -1, rows);
+  }
+
+  /** Tells a DoPut client how many rows its update changed. */
+  private void sendUpdateCount(StreamListener<PutResult> ackStream, long rows) {
+    DoPutUpdateResult result = DoPutUpdateResult.newBuilder().setRecordCount(rows).build();
+    byte[] bytes = result.toByteArray();
+    try (ArrowBuf buffer = allocator.buffer(bytes.length)) {
+      buffer.writeBytes(bytes);
+      ackStream.onNext(PutResult.metadata(buffer));
+    }
+    ackStream.onCompleted();
   }
 
   @Override
@@ -253,7 +303,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
               .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
-              .setDatasetSchema(ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
+              // An empty dataset schema tells the JDBC driver to run a command through DoPut.
+              .setDatasetSchema(
+                  statement instanceof Prepared.Command
+                      ? ByteString.EMPTY
+                      : ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
               .setParameterSchema(ByteString.copyFrom(parameterSchema(statement).serializeAsMessage()))
               .build();
       listener.onNext(new Result(Any.pack(result).toByteArray()));
@@ -302,7 +356,24 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
+    if (statement.statement() instanceof Prepared.Command) {
+      ClientSession session = session(context);
+      long rows = runCommand(session, (Prepared.Command) statement.statement(), parameterSets(statement));
+      return commandResult(session, statement.statement().sql(), rows, descriptor);
+    }
     return flightInfo(statement.statement().resultSchema(), descriptor, command);
+  }
+
+  /** The bound parameter rows, or one empty row for a statement without parameters. */
+  private static List<List<Object>> parameterSets(PreparedHandle statement) {
+    List<List<Object>> sets = statement.parameterSets();
+    if (sets.isEmpty()) {
+      if (!statement.statement().parameterTypes().isEmpty()) {
+        throw FlightErrors.invalid("The prepared statement has parameters but none were bound");
+      }
+      return List.of(List.of());
+    }
+    return sets;
   }
 
   @Override
@@ -321,13 +392,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(e);
       return;
     }
-    List<List<Object>> parameterSets = statement.parameterSets();
-    if (parameterSets.isEmpty()) {
-      if (!statement.statement().parameterTypes().isEmpty()) {
-        listener.error(FlightErrors.invalid("The prepared statement has parameters but none were bound"));
-        return;
-      }
-      parameterSets = List.of(List.of());
+    if (statement.statement() instanceof Prepared.Command) {
+      listener.error(FlightErrors.invalid("A command's result comes from the ticket of its FlightInfo"));
+      return;
+    }
+    List<List<Object>> parameterSets;
+    try {
+      parameterSets = parameterSets(statement);
+    } catch (RuntimeException e) {
+      listener.error(e);
+      return;
     }
     stream(statement.session(), statement.statement(), parameterSets, newQueryId(), listener);
   }
@@ -356,17 +430,38 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public Runnable acceptPutPreparedStatementUpdate(
       CommandPreparedStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> ackStream.onError(notSupported("Updates through prepared statements are not supported yet"));
+    return () -> {
+      try {
+        PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
+        if (!(statement.statement() instanceof Prepared.Command)) {
+          throw FlightErrors.invalid("This prepared statement is a query; fetch its results instead of updating");
+        }
+        List<List<Object>> rows = ArrowParameters.read(flightStream);
+        if (!rows.isEmpty()) {
+          statement.bind(rows);
+        }
+        sendUpdateCount(ackStream, runCommand(session(context), (Prepared.Command) statement.statement(), parameterSets(statement)));
+      } catch (RuntimeException e) {
+        ackStream.onError(FlightErrors.toFlight(e, "update"));
+      }
+    };
   }
 
   @Override
   public Runnable acceptPutStatement(
       CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> ackStream.onError(notSupported("Update statements are not supported yet"));
-  }
-
-  private static RuntimeException notSupported(String message) {
-    return FlightErrors.toFlight(new SqeException(ErrorCode.NOT_SUPPORTED, message), "update");
+    return () -> {
+      try {
+        ClientSession session = session(context);
+        Prepared statement = prepare(session.session(), command.getQuery());
+        if (!(statement instanceof Prepared.Command)) {
+          throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+        }
+        sendUpdateCount(ackStream, runCommand(session, (Prepared.Command) statement, List.of(List.of())));
+      } catch (RuntimeException e) {
+        ackStream.onError(FlightErrors.toFlight(e, "update"));
+      }
+    };
   }
 
   // ---- metadata

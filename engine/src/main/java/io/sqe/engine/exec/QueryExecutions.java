@@ -5,7 +5,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.linq4j.Enumerator;
 
-/** Creates {@link QueryExecution}s; keeps their constructor out of the public API. */
+/** Creates {@link QueryExecution}s and {@link RowStream}s; keeps their constructors out of the public API. */
 public final class QueryExecutions {
   private QueryExecutions() {}
 
@@ -13,5 +13,9 @@ public final class QueryExecutions {
       BufferAllocator allocator, QueryContext context, Schema schema, Enumerator<Object> rows, EngineConfig config) {
     return new QueryExecution(
         allocator, context, schema, rows, new QueryExecution.BatchLimits(config.batchMaxRows(), config.batchMaxBytes()));
+  }
+
+  public static RowStream rows(Enumerator<Object> rows, QueryContext context, int columns) {
+    return new RowStream(rows, context, columns);
   }
 }

@@ -27,6 +27,11 @@ public final class SqlUse extends SqlCall {
     }
   }
 
+  /** The name as written, for error positions. */
+  public SqlIdentifier name() {
+    return name;
+  }
+
   /** The catalog, or null when only a schema was given. */
   public String catalog() {
     return name.names.size() == 2 ? name.names.get(0) : null;

@@ -1,0 +1,19 @@
+package io.sqe.engine.command;
+
+import java.util.List;
+import org.apache.calcite.rel.type.RelDataType;
+
+/** A validated statement that is not a query, ready to run. */
+public interface PreparedCommand {
+  /** The types of the statement's {@code ?} parameters, in order. */
+  default List<RelDataType> parameterTypes() {
+    return List.of();
+  }
+
+  /**
+   * Runs the statement once. A failure leaves tables as they were.
+   *
+   * @param parameters values for the parameters, in their engine representation
+   */
+  CommandResult execute(CommandContext context, List<Object> parameters);
+}

@@ -1,0 +1,115 @@
+package io.sqe.engine.command;
+
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.SqeException.SqlPosition;
+import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.ddl.SqlUse;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSetOption;
+import org.apache.calcite.sql.parser.SqlParserPos;
+
+/**
+ * Session statements: {@code USE [catalog.]schema}, {@code SET [SESSION] name = value} and
+ * {@code RESET name} for {@code catalog}, {@code schema} and {@code time_zone}. They change only
+ * the session they run in.
+ */
+public final class SessionCommands implements CommandExecutor {
+  @Override
+  public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
+    if (statement instanceof SqlUse) {
+      SqlUse use = (SqlUse) statement;
+      String catalog = use.catalog() == null ? context.session().catalog() : catalog(context, use.catalog(), use.name());
+      String schema = schema(context, catalog, use.schema(), use.name());
+      return Optional.of(command(s -> s.withCatalog(catalog).withSchema(schema)));
+    }
+    if (statement instanceof SqlSetOption) {
+      SqlSetOption set = (SqlSetOption) statement;
+      String name = String.join(".", set.getName().names).toLowerCase(Locale.ROOT);
+      SqlNode valueNode = set.getValue();
+      if (valueNode == null) {
+        return Optional.of(reset(context, name, set));
+      }
+      String value = text(valueNode);
+      switch (name) {
+        case "catalog": {
+          String catalog = catalog(context, value, valueNode);
+          return Optional.of(command(s -> s.withCatalog(catalog).withSchema(null)));
+        }
+        case "schema": {
+          String schema = schema(context, context.session().catalog(), value, valueNode);
+          return Optional.of(command(s -> s.withSchema(schema)));
+        }
+        case "time_zone":
+        case "timezone": {
+          ZoneId zone = zone(value, valueNode);
+          return Optional.of(command(s -> s.withTimeZone(zone)));
+        }
+        default:
+          throw error(ErrorCode.INVALID_ARGUMENT, "Unknown session property '" + name + "'; SQE has catalog, schema and time_zone", set.getName());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static PreparedCommand reset(CommandContext context, String name, SqlSetOption set) {
+    switch (name) {
+      case "schema":
+        return command(s -> s.withSchema(null));
+      case "time_zone":
+      case "timezone":
+        return command(s -> s.withTimeZone(java.time.ZoneOffset.UTC));
+      default:
+        throw error(ErrorCode.INVALID_ARGUMENT, "Session property '" + name + "' cannot be reset; SQE resets schema and time_zone", set.getName());
+    }
+  }
+
+  private static PreparedCommand command(java.util.function.UnaryOperator<Session> change) {
+    return (context, parameters) -> CommandResult.session(change);
+  }
+
+  private static String catalog(CommandContext context, String name, SqlNode at) {
+    return context.catalogs().find(name).map(LakehouseCatalog::name)
+        .orElseThrow(() -> error(ErrorCode.NOT_FOUND, "Catalog '" + name + "' does not exist", at));
+  }
+
+  private static String schema(CommandContext context, String catalog, String schema, SqlNode at) {
+    LakehouseCatalog lakehouse = context.catalogs().find(catalog)
+        .orElseThrow(() -> error(ErrorCode.NOT_FOUND, "Catalog '" + catalog + "' does not exist", at));
+    if (!lakehouse.schemaExists(schema)) {
+      throw error(ErrorCode.NOT_FOUND, "Schema '" + catalog + "." + schema + "' does not exist", at);
+    }
+    return schema;
+  }
+
+  private static ZoneId zone(String value, SqlNode at) {
+    try {
+      return ZoneId.of(value);
+    } catch (DateTimeException e) {
+      throw error(ErrorCode.INVALID_ARGUMENT, "Unknown time zone '" + value + "'", at);
+    }
+  }
+
+  private static String text(SqlNode value) {
+    if (value instanceof SqlIdentifier) {
+      return String.join(".", ((SqlIdentifier) value).names);
+    }
+    if (value instanceof SqlLiteral) {
+      Object v = ((SqlLiteral) value).getValueAs(String.class);
+      return v == null ? "" : v.toString();
+    }
+    return value.toString();
+  }
+
+  private static SqeException error(ErrorCode code, String message, SqlNode at) {
+    SqlParserPos pos = at.getParserPosition();
+    return new SqeException(code, message, pos.getLineNum() > 0 ? new SqlPosition(pos.getLineNum(), pos.getColumnNum()) : null, null);
+  }
+}
