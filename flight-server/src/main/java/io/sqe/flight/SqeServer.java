@@ -12,6 +12,7 @@ import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.sample.tpch.TpchLoader;
+import io.sqe.write.WritePath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -74,7 +75,11 @@ public final class SqeServer implements AutoCloseable {
         LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
       QueryEngine engine =
-          new QueryEngine(catalogs, allocator, EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()));
+          new QueryEngine(
+              catalogs,
+              allocator,
+              EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()),
+              WritePath.executors());
       SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =

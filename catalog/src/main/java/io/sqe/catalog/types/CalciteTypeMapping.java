@@ -128,6 +128,101 @@ public final class CalciteTypeMapping {
     return factory.enforceTypeWithNullability(result, nullable);
   }
 
+  /**
+   * An Iceberg schema for a Calcite row type (the columns of a CREATE TABLE or of a CTAS query),
+   * with field ids numbered from 1; Iceberg reassigns them when the schema becomes a table's.
+   */
+  public static Schema toIcebergSchema(RelDataType rowType) {
+    java.util.concurrent.atomic.AtomicInteger ids = new java.util.concurrent.atomic.AtomicInteger();
+    List<Types.NestedField> columns = new ArrayList<>();
+    for (RelDataTypeField f : rowType.getFieldList()) {
+      columns.add(nested(ids, f.getName(), f.getType()));
+    }
+    return new Schema(columns);
+  }
+
+  private static Types.NestedField nested(java.util.concurrent.atomic.AtomicInteger ids, String name, RelDataType type) {
+    int id = ids.incrementAndGet();
+    Type icebergType = toIceberg(ids, type);
+    return type.isNullable()
+        ? Types.NestedField.optional(id, name, icebergType)
+        : Types.NestedField.required(id, name, icebergType);
+  }
+
+  /** The Iceberg type for a Calcite type; fails for types Iceberg cannot store. */
+  public static Type toIcebergType(RelDataType type) {
+    return toIceberg(new java.util.concurrent.atomic.AtomicInteger(), type);
+  }
+
+  private static Type toIceberg(java.util.concurrent.atomic.AtomicInteger ids, RelDataType type) {
+    switch (type.getSqlTypeName()) {
+      case BOOLEAN:
+        return Types.BooleanType.get();
+      case TINYINT:
+      case SMALLINT:
+      case INTEGER:
+        return Types.IntegerType.get();
+      case BIGINT:
+        return Types.LongType.get();
+      case REAL:
+        return Types.FloatType.get();
+      case FLOAT:
+      case DOUBLE:
+        return Types.DoubleType.get();
+      case DECIMAL:
+        if (type.getPrecision() > 38) {
+          throw new UnsupportedTypeException("Iceberg decimals hold at most 38 digits, not " + type.getPrecision());
+        }
+        return Types.DecimalType.of(type.getPrecision(), Math.max(0, type.getScale()));
+      case DATE:
+        return Types.DateType.get();
+      case TIME:
+        return Types.TimeType.get();
+      case TIMESTAMP:
+        return Types.TimestampType.withoutZone();
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+      case TIMESTAMP_TZ:
+        return Types.TimestampType.withZone();
+      case CHAR:
+      case VARCHAR:
+        return Types.StringType.get();
+      case UUID:
+        return Types.UUIDType.get();
+      case BINARY:
+        return type.getPrecision() > 0 ? Types.FixedType.ofLength(type.getPrecision()) : Types.BinaryType.get();
+      case VARBINARY:
+        return Types.BinaryType.get();
+      case ROW: {
+        List<Types.NestedField> fields = new ArrayList<>();
+        for (RelDataTypeField f : type.getFieldList()) {
+          fields.add(nested(ids, f.getName(), f.getType()));
+        }
+        return Types.StructType.of(fields);
+      }
+      case ARRAY:
+      case MULTISET: {
+        RelDataType element = type.getComponentType();
+        int elementId = ids.incrementAndGet();
+        Type elementType = toIceberg(ids, element);
+        return element.isNullable()
+            ? Types.ListType.ofOptional(elementId, elementType)
+            : Types.ListType.ofRequired(elementId, elementType);
+      }
+      case MAP: {
+        int keyId = ids.incrementAndGet();
+        int valueId = ids.incrementAndGet();
+        Type key = toIceberg(ids, type.getKeyType());
+        Type value = toIceberg(ids, type.getValueType());
+        return type.getValueType().isNullable()
+            ? Types.MapType.ofOptional(keyId, valueId, key, value)
+            : Types.MapType.ofRequired(keyId, valueId, key, value);
+      }
+      default:
+        throw new UnsupportedTypeException(
+            "Type " + sqlTypeName(type) + " cannot be stored in an Iceberg table");
+    }
+  }
+
   /** The Arrow schema of a result with the given Calcite row type. */
   public static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(RelDataType rowType) {
     List<Field> fields = new ArrayList<>();

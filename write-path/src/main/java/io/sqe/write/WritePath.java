@@ -1,0 +1,13 @@
+package io.sqe.write;
+
+import io.sqe.engine.command.CommandExecutor;
+import java.util.List;
+
+/** The statements the write path runs, as command executors for the engine. */
+public final class WritePath {
+  private WritePath() {}
+
+  public static List<CommandExecutor> executors() {
+    return List.of();
+  }
+}
