@@ -10,11 +10,15 @@ import org.apache.arrow.flight.FlightRuntimeException;
 final class FlightErrors {
   private FlightErrors() {}
 
-  static FlightRuntimeException toFlight(Throwable error, String queryId) {
-    if (error instanceof FlightRuntimeException) {
-      return (FlightRuntimeException) error;
+  static RuntimeException toFlight(Throwable error, String queryId) {
+    if (error instanceof FlightRuntimeException || error instanceof io.grpc.StatusRuntimeException) {
+      return (RuntimeException) error;
     }
     SqeException e = error instanceof SqeException ? (SqeException) error : ExecutionErrors.translate(error, queryId);
+    if (e.code() == ErrorCode.FAILED_PRECONDITION) {
+      // Flight's Java status codes have no FAILED_PRECONDITION; gRPC's own status travels unchanged.
+      return io.grpc.Status.FAILED_PRECONDITION.withDescription(e.clientMessage()).withCause(e).asRuntimeException();
+    }
     return status(e.code()).withDescription(e.clientMessage()).withCause(e).toRuntimeException();
   }
 
