@@ -9,8 +9,10 @@ import static java.util.Objects.requireNonNull;
  * @param nanos wall time of a completed execution
  * @param rows the result of a completed execution, else null
  * @param message why it did not complete, else null
+ * @param disturbed whether it ran while the process was still busy with an earlier query that
+ *     did not stop when cancelled
  */
-record Attempt(Outcome outcome, long nanos, ResultRows rows, String message) {
+record Attempt(Outcome outcome, long nanos, ResultRows rows, String message, boolean disturbed) {
   /** The ways an execution ends. */
   enum Outcome {
     COMPLETED,
@@ -26,15 +28,19 @@ record Attempt(Outcome outcome, long nanos, ResultRows rows, String message) {
   }
 
   static Attempt completed(long nanos, ResultRows rows) {
-    return new Attempt(Outcome.COMPLETED, nanos, requireNonNull(rows, "rows is null"), null);
+    return new Attempt(Outcome.COMPLETED, nanos, requireNonNull(rows, "rows is null"), null, false);
   }
 
   static Attempt timeout(String message) {
-    return new Attempt(Outcome.TIMEOUT, 0, null, message);
+    return new Attempt(Outcome.TIMEOUT, 0, null, message, false);
   }
 
   static Attempt error(String message) {
-    return new Attempt(Outcome.ERROR, 0, null, message);
+    return new Attempt(Outcome.ERROR, 0, null, message, false);
+  }
+
+  Attempt withDisturbed(boolean disturbed) {
+    return new Attempt(outcome, nanos, rows, message, disturbed);
   }
 
   boolean completed() {

@@ -160,7 +160,7 @@ public record BenchmarkOptions(
     if (!queries.equals(TpchQueries.numbers())) {
       s.append(" --queries ").append(String.join(",", queries.stream().map(String::valueOf).toList()));
     }
-    s.append(" --timeout-seconds ").append(timeout.toMillis() % 1000 == 0 ? String.valueOf(timeout.toSeconds()) : String.valueOf(timeout.toMillis() / 1000.0));
+    s.append(" --timeout-seconds ").append(BigDecimal.valueOf(timeout.toMillis(), 3).stripTrailingZeros().toPlainString());
     output.ifPresent(file -> s.append(" --output ").append(file));
     if (explain) {
       s.append(" --explain");

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.bench.QueryOutcome.Status;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
@@ -68,8 +69,8 @@ record BenchmarkReport(
     lines.add("- Command: `" + options.commandLine() + "`");
     lines.add(
         String.format(
-            "- Method: per query, %d warm-up and %d timed runs per engine, alternating SQE and DuckDB, in one process;"
-                + " a full GC before every run; min and median wall time (SQE: GetFlightInfo to the last batch read;"
+            "- Method: one process; per query, DuckDB's %d warm-up and %d timed runs, then SQE's;"
+                + " a full GC before every run; queries that exceed the timeout are cancelled; min and median wall time (SQE: GetFlightInfo to the last batch read;"
                 + " DuckDB: executeQuery to the last row read); SQE plan = median time of the GetFlightInfo call alone"
                 + " (parse, validate, optimise, generate and compile code);"
                 + " results compared row by row (decimals exactly, doubles within 1e-9)",
@@ -77,7 +78,7 @@ record BenchmarkReport(
     lines.add("");
     lines.add("| Query | SQE min ms | SQE median ms | SQE plan ms | DuckDB min ms | DuckDB median ms | SQE/DuckDB | Rows | Status |");
     lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---|");
-    for (QueryOutcome o : outcomes) {
+    for (QueryOutcome o : byQuery()) {
       lines.add(
           String.format(
               "| Q%d | %s | %s | %s | %s | %s | %s | %s | %s |",
@@ -93,7 +94,7 @@ record BenchmarkReport(
     }
     lines.add("");
     lines.add(summary());
-    List<QueryOutcome> noted = outcomes.stream().filter(o -> !o.note().isEmpty()).toList();
+    List<QueryOutcome> noted = byQuery().stream().filter(o -> !o.note().isEmpty()).toList();
     if (!noted.isEmpty()) {
       lines.add("");
       for (QueryOutcome o : noted) {
@@ -125,7 +126,7 @@ record BenchmarkReport(
   String csv() {
     List<String> lines = new ArrayList<>();
     lines.add("scale,query,sqe_min_ms,sqe_median_ms,sqe_plan_ms,duckdb_min_ms,duckdb_median_ms,ratio,rows,status,note");
-    for (QueryOutcome o : outcomes) {
+    for (QueryOutcome o : byQuery()) {
       lines.add(
           String.join(
               ",",
@@ -142,6 +143,11 @@ record BenchmarkReport(
               "\"" + o.note().replace("\"", "\"\"") + "\""));
     }
     return String.join("\n", lines) + "\n";
+  }
+
+  /** The outcomes in query order, whatever order the queries ran in. */
+  private List<QueryOutcome> byQuery() {
+    return outcomes.stream().sorted(Comparator.comparingInt(QueryOutcome::query)).toList();
   }
 
   private String minCell(EngineTimings timings) {

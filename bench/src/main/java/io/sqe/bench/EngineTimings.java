@@ -11,8 +11,9 @@ import java.util.OptionalDouble;
  * @param prepareNanos for each timed execution, its time to the first row as the engine reports it, or -1
  * @param failure the execution that timed out or failed, after which the engine ran the query no more; null if none did
  * @param rows the result of the last completed execution, null if none completed
+ * @param disturbedRuns executions, warm-ups included, that ran while an earlier cancelled query still kept the process busy
  */
-record EngineTimings(List<Long> nanos, List<Long> prepareNanos, Attempt failure, ResultRows rows) {
+record EngineTimings(List<Long> nanos, List<Long> prepareNanos, Attempt failure, ResultRows rows, int disturbedRuns) {
   EngineTimings {
     nanos = List.copyOf(nanos);
     prepareNanos = List.copyOf(prepareNanos);

@@ -13,7 +13,7 @@ import java.util.Optional;
  * @param sqe SQE's executions
  * @param duckdb DuckDB's executions
  * @param status the verdict, see {@link Status}
- * @param note what went wrong, empty when the status is OK
+ * @param note what went wrong or disturbed the timings, empty if nothing did
  */
 record QueryOutcome(int query, EngineTimings sqe, EngineTimings duckdb, Status status, String note) {
   /** The verdict on one query. */
@@ -37,13 +37,17 @@ record QueryOutcome(int query, EngineTimings sqe, EngineTimings duckdb, Status s
 
   /** Judges a query from both engines' executions; SQE's failure decides the status first. */
   static QueryOutcome of(int query, EngineTimings sqe, EngineTimings duckdb) {
+    List<String> notes = new ArrayList<>();
+    if (sqe.disturbedRuns() + duckdb.disturbedRuns() > 0) {
+      notes.add(String.format(
+          "%d SQE and %d DuckDB executions ran while a cancelled query still kept the process busy, so their times are too high",
+          sqe.disturbedRuns(), duckdb.disturbedRuns()));
+    }
     if (sqe.completed() && duckdb.completed()) {
       Optional<String> difference = ResultComparison.difference(sqe.rows(), duckdb.rows());
-      return difference
-          .map(d -> new QueryOutcome(query, sqe, duckdb, Status.MISMATCH, d))
-          .orElseGet(() -> new QueryOutcome(query, sqe, duckdb, Status.OK, ""));
+      difference.ifPresent(d -> notes.add(0, d));
+      return new QueryOutcome(query, sqe, duckdb, difference.isPresent() ? Status.MISMATCH : Status.OK, String.join("; ", notes));
     }
-    List<String> notes = new ArrayList<>();
     Status status = null;
     for (var engine : List.of(new Named("SQE", sqe), new Named("DuckDB", duckdb))) {
       Attempt failure = engine.timings().failure();

@@ -15,24 +15,37 @@ import org.apache.arrow.flight.FlightRuntimeException;
 /**
  * Runs one execution at a time on a worker thread and times it there, from the engine call to its
  * last row. An execution that outlives the timeout is cancelled through its engine, and the timer
- * then waits until the process is idle again, so a query that keeps running after its cancel does
- * not slow down the next measurements unseen.
+ * then waits until the process is idle again. A query that keeps running after its cancel slows
+ * down later measurements, so until the process is idle again every execution is marked disturbed.
  */
 final class QueryTimer implements AutoCloseable {
   private static final Duration STOP_WAIT = Duration.ofSeconds(60);
   private static final Duration IDLE_WAIT = Duration.ofSeconds(120);
+  /** How long an execution waits for the process to become idle after a cancel that did not stop a query. */
+  private static final Duration IDLE_RECHECK = Duration.ofSeconds(5);
   private static final Duration IDLE_WINDOW = Duration.ofSeconds(1);
   /** Busy fraction of one core below which the process counts as idle (GC and JIT stay below). */
   private static final double IDLE_CORE_FRACTION = 0.2;
 
   private final Duration timeout;
   private ExecutorService executor = newExecutor();
+  /** A cancelled query kept the process busy after the last idle check. */
+  private boolean backgroundWork;
 
   QueryTimer(Duration timeout) {
     this.timeout = requireNonNull(timeout, "timeout is null");
   }
 
   Attempt run(Engine engine, String sql) {
+    if (backgroundWork && awaitIdle(IDLE_RECHECK)) {
+      backgroundWork = false;
+    }
+    // Decided before the execution: its own timeout may leave work behind for the next ones.
+    boolean disturbed = backgroundWork;
+    return execute(engine, sql).withDisturbed(disturbed);
+  }
+
+  private Attempt execute(Engine engine, String sql) {
     Cancellation cancellation = new Cancellation();
     Future<Attempt> future =
         executor.submit(
@@ -76,22 +89,23 @@ final class QueryTimer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while cancelling a query", e);
     }
-    if (awaitIdle()) {
+    if (awaitIdle(IDLE_WAIT)) {
       note.append(String.format("; the process was idle %.1f s after the cancel", elapsedMillis(cancelled) / 1000.0));
     } else {
-      note.append("; the process was still busy ").append(IDLE_WAIT.toSeconds()).append(" s later, so later timings may be slowed");
+      backgroundWork = true;
+      note.append("; the process was still busy ").append(IDLE_WAIT.toSeconds()).append(" s later");
     }
     return Attempt.timeout(note.toString());
   }
 
   /** Waits until the process uses less than a fraction of a core for a whole window. */
-  private static boolean awaitIdle() {
+  private static boolean awaitIdle(Duration wait) {
     if (!(ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean)) {
       return true;
     }
     var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long start = System.nanoTime();
-    while (System.nanoTime() - start < IDLE_WAIT.toNanos()) {
+    while (System.nanoTime() - start < wait.toNanos()) {
       long cpuBefore = os.getProcessCpuTime();
       long wallBefore = System.nanoTime();
       try {

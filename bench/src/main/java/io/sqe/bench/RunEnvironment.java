@@ -63,6 +63,11 @@ record RunEnvironment(
         "JVM flags: " + jvmFlags);
   }
 
+  /** The system's one-minute load average, or -1 where the platform does not tell. */
+  static double loadAverage() {
+    return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+  }
+
   private static String cpuModel() {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -23,6 +24,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.FileScanTask;
@@ -38,6 +43,7 @@ import org.apache.iceberg.io.CloseableIterable;
 public final class TpchBenchmark {
   static final String SCHEMA = "tpch";
   private static final String USER = "bench";
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final BenchmarkOptions options;
   private final PrintStream out;
@@ -62,15 +68,16 @@ public final class TpchBenchmark {
       return;
     }
     TpchBenchmark benchmark = new TpchBenchmark(options, System.out);
+    int status = 0;
     if (options.explain()) {
       benchmark.explain();
-      return;
+    } else {
+      BenchmarkReport report = benchmark.run();
+      // A wrong or failed query must not pass unnoticed in a script; a timeout is an expected outcome.
+      status = report.count(Status.MISMATCH) + report.count(Status.ERROR) > 0 ? 3 : 0;
     }
-    BenchmarkReport report = benchmark.run();
-    // A wrong or failed query must not pass unnoticed in a script; a timeout is an expected outcome.
-    if (report.count(Status.MISMATCH) + report.count(Status.ERROR) > 0) {
-      System.exit(3);
-    }
+    // A cancelled query that SQE did not stop may still hold a server thread, which keeps the JVM up.
+    System.exit(status);
   }
 
   /** Times every selected query on both engines, prints the report and writes it if asked. */
@@ -79,8 +86,9 @@ public final class TpchBenchmark {
     environment.describe().forEach(out::println);
     List<String> setup = new ArrayList<>();
     List<QueryOutcome> outcomes = new ArrayList<>();
-    try (Engines engines = Engines.start(options, setup, out);
-        QueryTimer timer = new QueryTimer(options.timeout())) {
+    Engines engines = Engines.start(options, setup, out);
+    double loadBefore = RunEnvironment.loadAverage();
+    try (QueryTimer timer = new QueryTimer(options.timeout())) {
       setup.forEach(out::println);
       out.printf("Running %d queries: %d warm-up and %d timed runs per engine, timeout %d s%n",
           options.queries().size(), options.warmups(), options.runs(), options.timeout().toSeconds());
@@ -89,19 +97,20 @@ public final class TpchBenchmark {
         outcomes.add(outcome);
         out.println(progressLine(outcome));
       }
+      // On a shared machine other work skews the times; the load average shows how much there was.
+      setup.add(String.format(
+          Locale.ROOT,
+          "System load average (1 min, %d cores): %.2f when the queries started, %.2f when they ended",
+          environment.cores(), loadBefore, RunEnvironment.loadAverage()));
+    } finally {
+      engines.closeWithin(CLOSE_WAIT, out);
     }
     BenchmarkReport report = new BenchmarkReport(environment, options, setup, outcomes);
     out.println();
     out.print(report.markdown());
     if (options.output().isPresent()) {
       Path file = options.output().get();
-      String text = file.toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? report.csv() : report.markdown();
-      Path parent = file.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      Files.writeString(file, text, StandardCharsets.UTF_8);
-      out.println("Wrote " + file);
+      write(file, file.toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? report.csv() : report.markdown());
     }
     return report;
   }
@@ -110,7 +119,8 @@ public final class TpchBenchmark {
   public void explain() throws Exception {
     List<String> setup = new ArrayList<>();
     StringBuilder plans = new StringBuilder();
-    try (Engines engines = Engines.start(options, setup, out)) {
+    Engines engines = Engines.start(options, setup, out);
+    try {
       for (int query : options.queries()) {
         plans.append("-- Q").append(query).append('\n');
         for (String line : engines.sqe().explain(TpchQueries.query(query))) {
@@ -118,24 +128,39 @@ public final class TpchBenchmark {
         }
         plans.append('\n');
       }
+    } finally {
+      engines.closeWithin(CLOSE_WAIT, out);
     }
     out.print(plans);
     if (options.output().isPresent()) {
-      Files.writeString(options.output().get(), plans, StandardCharsets.UTF_8);
+      write(options.output().get(), plans.toString());
     }
   }
 
+  private void write(Path file, String text) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    out.println("Wrote " + file);
+  }
+
+  /**
+   * DuckDB's executions first, then SQE's: an SQE query that keeps running after its cancel must
+   * not slow down DuckDB's measurement of the same query.
+   */
   private QueryOutcome runQuery(int query, Engines engines, QueryTimer timer) {
     String sql = TpchQueries.query(query);
-    EngineRuns sqe = new EngineRuns(engines.sqe());
     EngineRuns duckdb = new EngineRuns(engines.duckdb());
-    for (int i = 0; i < options.warmups(); i++) {
-      sqe.run(timer, sql, false);
-      duckdb.run(timer, sql, false);
-    }
-    for (int i = 0; i < options.runs(); i++) {
-      sqe.run(timer, sql, true);
-      duckdb.run(timer, sql, true);
+    EngineRuns sqe = new EngineRuns(engines.sqe());
+    for (EngineRuns engine : List.of(duckdb, sqe)) {
+      for (int i = 0; i < options.warmups(); i++) {
+        engine.run(timer, sql, false);
+      }
+      for (int i = 0; i < options.runs(); i++) {
+        engine.run(timer, sql, true);
+      }
     }
     return QueryOutcome.of(query, sqe.timings(), duckdb.timings());
   }
@@ -163,6 +188,7 @@ public final class TpchBenchmark {
     private final List<Long> prepareNanos = new ArrayList<>();
     private Attempt failure;
     private ResultRows rows;
+    private int disturbedRuns;
 
     EngineRuns(Engine engine) {
       this.engine = engine;
@@ -175,6 +201,9 @@ public final class TpchBenchmark {
       // Garbage from the other engine's run must not be collected on this run's time.
       System.gc();
       Attempt attempt = timer.run(engine, sql);
+      if (attempt.disturbed()) {
+        disturbedRuns++;
+      }
       if (!attempt.completed()) {
         failure = attempt;
         return;
@@ -187,12 +216,39 @@ public final class TpchBenchmark {
     }
 
     EngineTimings timings() {
-      return new EngineTimings(nanos, prepareNanos, failure, rows);
+      return new EngineTimings(nanos, prepareNanos, failure, rows, disturbedRuns);
     }
   }
 
   /** The SQE server, a Flight SQL client logged in to it, and DuckDB over the same files. */
   private static final class Engines implements AutoCloseable {
+    /**
+     * Closes everything, giving up after {@code wait}: a query SQE did not stop when cancelled can
+     * hold the server's shutdown and its memory. The measurements are done by then, so a failure
+     * to close is reported, not thrown.
+     */
+    void closeWithin(Duration wait, PrintStream out) {
+      FutureTask<Void> closing = new FutureTask<>(() -> {
+        close();
+        return null;
+      });
+      Thread thread = new Thread(closing, "bench-close");
+      thread.setDaemon(true);
+      thread.start();
+      try {
+        closing.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        out.println("Warning: closing the engines failed: " + QueryTimer.describe(e.getCause()));
+        for (Throwable suppressed : e.getCause().getSuppressed()) {
+          out.println("  " + QueryTimer.describe(suppressed));
+        }
+      } catch (TimeoutException e) {
+        out.println("Warning: the engines did not close within " + wait.toSeconds() + " s");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
     private final SqeServer server;
     private final BufferAllocator allocator;
     private final SqeFlightEngine sqe;
