@@ -1,0 +1,215 @@
+package io.sqe.bench;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.sample.tpch.TpchQueries;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one benchmark run does: the TPC-H scale, where its data lives, how often each query runs and
+ * for how long it may run.
+ *
+ * @param scale TPC-H scale factor
+ * @param workDir directory holding one SQE data directory per scale, reused between runs
+ * @param runs timed runs per query and engine
+ * @param warmups untimed runs per query and engine before the timed ones
+ * @param queries TPC-H query numbers, in the order they run
+ * @param timeout longest one execution of a query may take before it is cancelled
+ * @param output file for the report: CSV when it ends with {@code .csv}, else Markdown
+ * @param explain print SQE's plan of each query instead of timing it
+ */
+public record BenchmarkOptions(
+    double scale,
+    Path workDir,
+    int runs,
+    int warmups,
+    List<Integer> queries,
+    Duration timeout,
+    Optional<Path> output,
+    boolean explain) {
+  public static final Path DEFAULT_WORK_DIR = Path.of("bench", "target", "work");
+
+  public static final String USAGE =
+      "Usage: bench-tpch [options]\n"
+          + "  --scale N            TPC-H scale factor (default 1)\n"
+          + "  --work-dir DIR       data, generated once per scale and reused (default bench/target/work)\n"
+          + "  --runs N             timed runs per query and engine (default 3)\n"
+          + "  --warmups N          untimed runs per query and engine first (default 1)\n"
+          + "  --queries LIST       e.g. 1,6,19 or 1-5,7 (default all 22)\n"
+          + "  --timeout-seconds N  cancel an execution after this long and report TIMEOUT (default 600)\n"
+          + "  --output FILE        also write the report: CSV if FILE ends with .csv, else Markdown\n"
+          + "  --explain            print SQE's plan for each query instead of timing\n";
+
+  public BenchmarkOptions {
+    requireNonNull(workDir, "workDir is null");
+    requireNonNull(queries, "queries is null");
+    requireNonNull(timeout, "timeout is null");
+    requireNonNull(output, "output is null");
+    if (!(scale > 0) || scale > 100) {
+      throw new IllegalArgumentException("Invalid scale: " + scale + " (must be above 0 and at most 100)");
+    }
+    if (runs < 1) {
+      throw new IllegalArgumentException("Invalid number of runs: " + runs + " (must be at least 1)");
+    }
+    if (warmups < 0) {
+      throw new IllegalArgumentException("Invalid number of warm-ups: " + warmups + " (must not be negative)");
+    }
+    if (queries.isEmpty()) {
+      throw new IllegalArgumentException("No queries selected");
+    }
+    for (int query : queries) {
+      if (!TpchQueries.numbers().contains(query)) {
+        throw new IllegalArgumentException("Invalid TPC-H query number: " + query + " (must be 1 to 22)");
+      }
+    }
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("Invalid timeout: " + timeout + " (must be positive)");
+    }
+    queries = List.copyOf(queries);
+  }
+
+  /** The defaults: scale 1, 3 runs after 1 warm-up, all 22 queries, 600 s timeout. */
+  public static BenchmarkOptions defaults() {
+    return new BenchmarkOptions(
+        1, DEFAULT_WORK_DIR, 3, 1, TpchQueries.numbers(), Duration.ofSeconds(600), Optional.empty(), false);
+  }
+
+  /** Parses {@code --name value} and {@code --name=value} arguments over the defaults. */
+  public static BenchmarkOptions parse(String... args) {
+    BenchmarkOptions o = defaults();
+    double scale = o.scale;
+    Path workDir = o.workDir;
+    int runs = o.runs;
+    int warmups = o.warmups;
+    List<Integer> queries = o.queries;
+    Duration timeout = o.timeout;
+    Optional<Path> output = o.output;
+    boolean explain = o.explain;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      String name = arg;
+      String value = null;
+      int equals = arg.indexOf('=');
+      if (arg.startsWith("--") && equals > 0) {
+        name = arg.substring(0, equals);
+        value = arg.substring(equals + 1);
+      }
+      if (name.equals("--explain")) {
+        explain = true;
+        continue;
+      }
+      if (value == null) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("Missing value for " + name);
+        }
+        value = args[++i];
+      }
+      switch (name) {
+        case "--scale":
+          scale = number(name, value);
+          break;
+        case "--work-dir":
+          workDir = Path.of(value);
+          break;
+        case "--runs":
+          runs = integer(name, value);
+          break;
+        case "--warmups":
+          warmups = integer(name, value);
+          break;
+        case "--queries":
+          queries = queryList(value);
+          break;
+        case "--timeout-seconds":
+          timeout = Duration.ofMillis(Math.round(number(name, value) * 1000));
+          break;
+        case "--output":
+          output = Optional.of(Path.of(value));
+          break;
+        default:
+          throw new IllegalArgumentException("Unknown argument: " + arg);
+      }
+    }
+    return new BenchmarkOptions(scale, workDir, runs, warmups, queries, timeout, output, explain);
+  }
+
+  /** The scale as written in directory names and reports: 1, 0.1, 0.01. */
+  public String scaleLabel() {
+    return BigDecimal.valueOf(scale).stripTrailingZeros().toPlainString();
+  }
+
+  /** The SQE data directory for this scale; a different scale gets its own directory. */
+  public Path dataDir() {
+    return workDir.resolve("sf" + scaleLabel()).toAbsolutePath().normalize();
+  }
+
+  /** The options as command-line arguments, for the report. */
+  public String commandLine() {
+    StringBuilder s = new StringBuilder("bin/bench-tpch --scale ").append(scaleLabel());
+    if (!workDir.equals(DEFAULT_WORK_DIR)) {
+      s.append(" --work-dir ").append(workDir);
+    }
+    s.append(" --runs ").append(runs).append(" --warmups ").append(warmups);
+    if (!queries.equals(TpchQueries.numbers())) {
+      s.append(" --queries ").append(String.join(",", queries.stream().map(String::valueOf).toList()));
+    }
+    s.append(" --timeout-seconds ").append(BigDecimal.valueOf(timeout.toMillis(), 3).stripTrailingZeros().toPlainString());
+    output.ifPresent(file -> s.append(" --output ").append(file));
+    if (explain) {
+      s.append(" --explain");
+    }
+    return s.toString();
+  }
+
+  private static double number(String name, String value) {
+    try {
+      return Double.parseDouble(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a number, not '" + value + "'");
+    }
+  }
+
+  private static int integer(String name, String value) {
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a whole number, not '" + value + "'");
+    }
+  }
+
+  /** {@code 1,6,19} or ranges such as {@code 1-5,7}; duplicates are dropped, order is kept. */
+  static List<Integer> queryList(String value) {
+    Set<Integer> queries = new LinkedHashSet<>();
+    for (String part : value.split(",")) {
+      String p = part.trim();
+      if (p.isEmpty()) {
+        continue;
+      }
+      try {
+        int dash = p.indexOf('-');
+        if (dash > 0) {
+          int from = Integer.parseInt(p.substring(0, dash).trim());
+          int to = Integer.parseInt(p.substring(dash + 1).trim());
+          if (from > to) {
+            throw new IllegalArgumentException("Invalid query range: " + p);
+          }
+          for (int q = from; q <= to; q++) {
+            queries.add(q);
+          }
+        } else {
+          queries.add(Integer.parseInt(p));
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--queries must list query numbers such as 1,6,19 or 1-5, not '" + value + "'");
+      }
+    }
+    return new ArrayList<>(queries);
+  }
+}
