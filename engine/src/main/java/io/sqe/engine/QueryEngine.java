@@ -29,6 +29,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TimeZone;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -147,12 +148,13 @@ public final class QueryEngine {
     BufferAllocator queryAllocator =
         allocator.newChildAllocator("query-" + queryId, 0, config.maxQueryMemoryBytes());
     try {
-      Enumerator<Object> rows;
+      Supplier<Enumerator<Object>> rows;
       QueryContext context;
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
-        context = context(session, plan, values, stats, queryId);
-        rows = plan.bindable().bind(context).enumerator();
+        QueryContext queryContext = context(session, plan, values, stats, queryId);
+        context = queryContext;
+        rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
         context = new QueryContext(queryId, planner.rootSchema().plus(), new SqeJavaTypeFactory(), variables(session), stats);
@@ -160,7 +162,7 @@ public final class QueryEngine {
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
         }
-        rows = Linq4j.enumerator(list);
+        rows = () -> Linq4j.enumerator(list);
       }
       return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config);
     } catch (RuntimeException e) {

@@ -140,6 +140,23 @@ class StreamingTest {
     closeServer();
   }
 
+  /**
+   * A query that does all its work before its first row (an aggregate over a huge join) stops when
+   * the client cancels, although it has not produced anything yet.
+   */
+  @Test
+  void cancellingBeforeTheFirstRowStopsTheQuery() throws Exception {
+    FlightInfo info =
+        client.sql().execute("select count(*), max(a.label || b.label) from s.numbers a cross join s.numbers b", client.auth());
+    FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth());
+    RunningQueries.awaitOne(server, WAIT);
+    stream.cancel("enough", null);
+    RunningQueries.awaitNone(server, WAIT);
+    stream.close();
+    assertThat(count("select count(*) from s.numbers")).isEqualTo(ROWS);
+    closeServer();
+  }
+
   @Test
   void theServerClosesCleanlyRightAfterAClientCancels() throws Exception {
     FlightInfo info = client.sql().execute(BIG, client.auth());

@@ -8,6 +8,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
+import java.util.function.Supplier;
 import org.apache.calcite.linq4j.Enumerator;
 
 /**
@@ -20,7 +21,8 @@ public final class QueryExecution implements AutoCloseable {
 
   private final BufferAllocator allocator;
   private final QueryContext context;
-  private final Enumerator<Object> rows;
+  private final Supplier<Enumerator<Object>> plan;
+  private Enumerator<Object> rows;
   private final VectorSchemaRoot root;
   private final ColumnWriter[] writers;
   private final boolean scalarRows;
@@ -33,11 +35,11 @@ public final class QueryExecution implements AutoCloseable {
       BufferAllocator allocator,
       QueryContext context,
       Schema schema,
-      Enumerator<Object> rows,
+      Supplier<Enumerator<Object>> plan,
       BatchLimits limits) {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.context = requireNonNull(context, "context is null");
-    this.rows = requireNonNull(rows, "rows is null");
+    this.plan = requireNonNull(plan, "plan is null");
     this.limits = requireNonNull(limits, "limits is null");
     this.root = VectorSchemaRoot.create(schema, allocator);
     List<FieldVector> vectors = root.getFieldVectors();
@@ -92,6 +94,11 @@ public final class QueryExecution implements AutoCloseable {
       int count = 0;
       while (count < limits.maxRows()) {
         context.checkCancelled();
+        if (rows == null) {
+          // Starting the plan can already do all its work (a sort, an aggregate), so it happens
+          // here, after the caller could register for cancellation, not when the execution is made.
+          rows = plan.get();
+        }
         if (!rows.moveNext()) {
           exhausted = true;
           break;
@@ -151,7 +158,9 @@ public final class QueryExecution implements AutoCloseable {
     }
     closed = true;
     try {
-      rows.close();
+      if (rows != null) {
+        rows.close();
+      }
     } catch (RuntimeException e) {
       // The result is being abandoned; a failure to release a reader must not hide the cause.
       if (!(e instanceof SqeException)) {
