@@ -845,6 +845,46 @@ SqlSetOption SqeSetOption(Span s, String scope) :
     }
 }
 
+/**
+ * {@code EXPLAIN query} (as in Trino, PostgreSQL and DuckDB), besides Calcite's
+ * {@code EXPLAIN PLAN [...] FOR query}.
+ */
+SqlNode SqeExplain() :
+{
+    final Span s;
+    SqlNode stmt;
+    SqlExplainLevel detailLevel = SqlExplainLevel.EXPPLAN_ATTRIBUTES;
+    SqlExplain.Depth depth = SqlExplain.Depth.PHYSICAL;
+    SqlExplainFormat format = SqlExplainFormat.TEXT;
+}
+{
+    <EXPLAIN> { s = span(); }
+    (
+        LOOKAHEAD(2)
+        <PLAN>
+        [ detailLevel = ExplainDetailLevel() ]
+        depth = ExplainDepth()
+        (
+            LOOKAHEAD(2)
+            <AS> <XML> { format = SqlExplainFormat.XML; }
+        |
+            LOOKAHEAD(2)
+            <AS> <JSON> { format = SqlExplainFormat.JSON; }
+        |
+            <AS> <DOT_FORMAT> { format = SqlExplainFormat.DOT; }
+        |
+            { format = SqlExplainFormat.TEXT; }
+        )
+        <FOR> stmt = SqlQueryOrDml()
+    |
+        stmt = SqlQueryOrDml()
+    )
+    {
+        return new SqlExplain(s.end(this), stmt, detailLevel.symbol(SqlParserPos.ZERO),
+            depth.symbol(SqlParserPos.ZERO), format.symbol(SqlParserPos.ZERO), nDynamicParams);
+    }
+}
+
 SqlNode SqeUse() :
 {
     final Span s;
