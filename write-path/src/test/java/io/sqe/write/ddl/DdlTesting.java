@@ -9,6 +9,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.write.WritePath;
@@ -18,6 +19,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.StringJoiner;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
@@ -53,6 +56,26 @@ final class DdlTesting {
   void run(String sql) {
     Prepared prepared = engine.prepare(session, sql);
     engine.run(session, (Prepared.Command) prepared, List.of(), "test");
+  }
+
+  /** Runs a query and returns its rows, strings as Java strings. */
+  List<List<Object>> query(String sql) {
+    Prepared prepared = engine.prepare(session, sql);
+    List<List<Object>> rows = new java.util.ArrayList<>();
+    try (QueryExecution execution = engine.execute(session, prepared, List.of(), "test")) {
+      while (execution.next()) {
+        VectorSchemaRoot root = execution.root();
+        for (int r = 0; r < root.getRowCount(); r++) {
+          List<Object> row = new java.util.ArrayList<>();
+          for (FieldVector vector : root.getFieldVectors()) {
+            Object value = vector.getObject(r);
+            row.add(value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
+          }
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
   }
 
   /** Prepares a statement; runs it later with {@link #runPrepared}. */
