@@ -8,6 +8,6 @@ public final class WritePath {
   private WritePath() {}
 
   public static List<CommandExecutor> executors() {
-    return List.of();
+    return List.of(new io.sqe.write.ddl.DdlExecutor());
   }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.iceberg.IcebergTable;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.calcite.schema.Schema;
 import org.apache.calcite.schema.Table;
@@ -14,8 +15,10 @@ import org.apache.calcite.schema.lookup.Lookup;
 import org.apache.calcite.schema.lookup.Named;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.view.View;
 
-/** One Iceberg namespace as a Calcite schema; tables are loaded when a statement names them. */
+/** One Iceberg namespace as a Calcite schema; tables and views are loaded when a statement names them. */
 final class NamespaceSchema extends AbstractSchema {
   private final LakehouseCatalog catalog;
   private final String name;
@@ -36,7 +39,7 @@ final class NamespaceSchema extends AbstractSchema {
       @Override
       public Table get(String tableName) {
         TableIdentifier id = TableIdentifier.of(Namespace.of(name), tableName);
-        return catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElse(null);
+        return catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id));
       }
 
       @Override
@@ -74,9 +77,25 @@ final class NamespaceSchema extends AbstractSchema {
     };
   }
 
+  /** The view of that name, or null; views share the namespace of tables. */
+  private Table view(TableIdentifier id) {
+    if (catalog.views().isEmpty()) {
+      return null;
+    }
+    try {
+      View view = catalog.views().get().loadView(id);
+      return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view);
+    } catch (NoSuchViewException e) {
+      return null;
+    }
+  }
+
   private Set<String> names() {
     Set<String> names = new LinkedHashSet<>();
     for (TableIdentifier id : catalog.listTables(name)) {
+      names.add(id.name());
+    }
+    for (TableIdentifier id : catalog.listViews(name)) {
       names.add(id.name());
     }
     return names;

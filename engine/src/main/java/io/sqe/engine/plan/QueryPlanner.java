@@ -10,14 +10,17 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
+import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -33,6 +36,7 @@ import org.apache.calcite.plan.Contexts;
 import org.apache.calcite.plan.ConventionTraitDef;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.plan.volcano.VolcanoPlanner;
@@ -48,6 +52,8 @@ import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.runtime.Bindable;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlOrderBy;
+import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql.validate.SqlValidatorUtil;
@@ -116,15 +122,12 @@ public final class QueryPlanner {
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     SqlToRelConverter converter =
         new SqlToRelConverter(
-            null,
+            new ViewExpansion(root, typeFactory, cluster),
             validator,
             reader,
             cluster,
             StandardConvertletTable.INSTANCE,
-            SqlToRelConverter.config()
-                .withExpand(false)
-                .withTrimUnusedFields(false)
-                .withInSubQueryThreshold(Integer.MAX_VALUE));
+            converterConfig());
 
     EnumerableRel enumerable;
     RelRoot relRoot;
@@ -161,6 +164,72 @@ public final class QueryPlanner {
         root.plus(),
         RelOptUtil.toString(enumerable),
         System.nanoTime() - start);
+  }
+
+  private static SqlToRelConverter.Config converterConfig() {
+    return SqlToRelConverter.config()
+        .withExpand(false)
+        .withTrimUnusedFields(false)
+        .withInSubQueryThreshold(Integer.MAX_VALUE);
+  }
+
+  /**
+   * Expands the views a statement reads into its plan: each view's SQL is parsed, validated
+   * against the view's default catalog and schema, and converted in the statement's cluster, so
+   * the whole plan is optimised together (filters on a view reach the scans of its tables).
+   */
+  private final class ViewExpansion implements RelOptTable.ViewExpander {
+    private final CalciteSchema root;
+    private final SqeJavaTypeFactory typeFactory;
+    private final RelOptCluster cluster;
+    private final Set<List<String>> expanding = new HashSet<>();
+
+    ViewExpansion(CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster) {
+      this.root = root;
+      this.typeFactory = typeFactory;
+      this.cluster = cluster;
+    }
+
+    @Override
+    public RelRoot expandView(RelDataType rowType, String queryString, List<String> schemaPath, List<String> viewPath) {
+      if (!expanding.add(viewPath)) {
+        throw new SqeException(ErrorCode.INVALID_ARGUMENT, "View '" + String.join(".", viewPath) + "' refers to itself");
+      }
+      try {
+        // A default catalog this server does not serve (another engine's name for it) means the view's own.
+        String catalog = catalogs.find(schemaPath.get(0)).isPresent() ? schemaPath.get(0) : viewPath.get(0);
+        SessionCatalogReader reader =
+            new SessionCatalogReader(root, catalog, schemaPath.get(1), typeFactory, connectionConfig);
+        SqlValidator validator =
+            SqlValidatorUtil.newValidator(
+                SqlOperatorTables.chain(SqlDialect.operatorTable(), reader), reader, typeFactory, SqlDialect.validatorConfig());
+        SqlNode validated;
+        try {
+          validated = validator.validate(DateTimeFunctions.standardize(unordered(SqeParser.parse(queryString))));
+        } catch (RuntimeException e) {
+          throw SqlErrors.translate(e);
+        }
+        SqlToRelConverter converter =
+            new SqlToRelConverter(this, validator, reader, cluster, StandardConvertletTable.INSTANCE, converterConfig());
+        return converter.convertQuery(validated, false, false);
+      } finally {
+        expanding.remove(viewPath);
+      }
+    }
+  }
+
+  /** A view's rows have no order: its ORDER BY only matters with a LIMIT or OFFSET. */
+  private static SqlNode unordered(SqlNode query) {
+    if (query instanceof SqlOrderBy) {
+      SqlOrderBy orderBy = (SqlOrderBy) query;
+      return orderBy.fetch == null && orderBy.offset == null ? orderBy.query : query;
+    }
+    if (query instanceof SqlWith) {
+      SqlWith with = (SqlWith) query;
+      SqlNode body = unordered(with.body);
+      return body == with.body ? query : new SqlWith(with.getParserPosition(), with.withList, body);
+    }
+    return query;
   }
 
   private static Program program(List<RelOptRule> rules) {

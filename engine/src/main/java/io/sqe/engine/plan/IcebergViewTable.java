@@ -1,0 +1,124 @@
+package io.sqe.engine.plan;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rel.type.StructKind;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.schema.Schema;
+import org.apache.calcite.schema.TranslatableTable;
+import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.iceberg.view.SQLViewRepresentation;
+import org.apache.iceberg.view.View;
+import org.apache.iceberg.view.ViewRepresentation;
+import org.apache.iceberg.view.ViewVersion;
+
+/**
+ * An Iceberg view as Calcite sees it: the columns the view stores, and, when a statement reads
+ * it, its SQL expanded in place like a sub-query, with names resolved against the view's default
+ * catalog and schema. SQE's own SQL (dialect {@value #DIALECT}) is preferred; a view written by
+ * another engine is read through its SQL if SQE's parser accepts it.
+ */
+final class IcebergViewTable extends AbstractTable implements TranslatableTable {
+  /** The dialect name of SQE's SQL in a view's representations. */
+  static final String DIALECT = "sqe";
+
+  private final List<String> path;
+  private final View view;
+
+  /** @param path catalog, schema and name of the view */
+  IcebergViewTable(List<String> path, View view) {
+    this.path = List.copyOf(path);
+    this.view = requireNonNull(view, "view is null");
+  }
+
+  /**
+   * The stored columns, each nullable: a view's query may come to return NULLs where it did not
+   * when the view was created (a column of its table made nullable), and the optimiser must not
+   * rely on the stored NOT NULL.
+   */
+  @Override
+  public RelDataType getRowType(RelDataTypeFactory typeFactory) {
+    RelDataType stored = CalciteTypeMapping.toCalcite(typeFactory, view.schema());
+    List<RelDataType> types = new ArrayList<>();
+    for (RelDataTypeField field : stored.getFieldList()) {
+      types.add(typeFactory.enforceTypeWithNullability(field.getType(), true));
+    }
+    return typeFactory.createStructType(StructKind.FULLY_QUALIFIED, types, stored.getFieldNames());
+  }
+
+  @Override
+  public Schema.TableType getJdbcTableType() {
+    return Schema.TableType.VIEW;
+  }
+
+  @Override
+  public RelNode toRel(RelOptTable.ToRelContext context, RelOptTable relOptTable) {
+    String name = String.join(".", path);
+    ViewVersion version = view.currentVersion();
+    SQLViewRepresentation sql = representation(version)
+        .orElseThrow(() -> new SqeException(ErrorCode.NOT_SUPPORTED, "View '" + name + "' has no SQL representation"));
+    String namespace = String.join(".", version.defaultNamespace().levels());
+    List<String> defaults = List.of(
+        version.defaultCatalog() == null ? path.get(0) : version.defaultCatalog(),
+        namespace.isEmpty() ? path.get(1) : namespace);
+    RelRoot root;
+    try {
+      root = context.expandView(relOptTable.getRowType(), sql.sql(), defaults, path);
+    } catch (SqeException e) {
+      String where = e.position().map(p -> " (" + p + " of its " + sql.dialect() + " SQL)").orElse("");
+      throw new SqeException(e.code(), "Cannot read view '" + name + "': " + e.getMessage() + where, e);
+    }
+    RelNode rel = root.project();
+    RelDataType rowType = relOptTable.getRowType();
+    if (rel.getRowType().getFieldCount() != rowType.getFieldCount()) {
+      throw new SqeException(
+          ErrorCode.FAILED_PRECONDITION,
+          "View '" + name + "' is stale: its query now returns " + rel.getRowType().getFieldCount() + " columns but the view has "
+              + rowType.getFieldCount() + "; recreate it with CREATE OR REPLACE VIEW");
+    }
+    return cast(rel, rowType);
+  }
+
+  /** The expanded query with the view's column names and types. */
+  private static RelNode cast(RelNode rel, RelDataType rowType) {
+    RexBuilder rexBuilder = rel.getCluster().getRexBuilder();
+    List<RexNode> columns = new ArrayList<>();
+    List<RelDataTypeField> actual = rel.getRowType().getFieldList();
+    for (RelDataTypeField field : rowType.getFieldList()) {
+      RexNode column = rexBuilder.makeInputRef(rel, field.getIndex());
+      RelDataType type = actual.get(field.getIndex()).getType();
+      columns.add(type.equals(field.getType()) ? column : rexBuilder.makeCast(field.getType(), column, false, false));
+    }
+    return RelOptUtil.createProject(rel, columns, rowType.getFieldNames());
+  }
+
+  /** SQE's SQL if the view has it, else the first SQL representation another engine stored. */
+  private static Optional<SQLViewRepresentation> representation(ViewVersion version) {
+    SQLViewRepresentation first = null;
+    for (ViewRepresentation representation : version.representations()) {
+      if (representation instanceof SQLViewRepresentation) {
+        SQLViewRepresentation sql = (SQLViewRepresentation) representation;
+        if (sql.dialect().toLowerCase(Locale.ROOT).equals(DIALECT)) {
+          return Optional.of(sql);
+        }
+        first = first == null ? sql : first;
+      }
+    }
+    return Optional.ofNullable(first);
+  }
+}

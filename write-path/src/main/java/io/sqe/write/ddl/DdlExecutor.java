@@ -1,0 +1,65 @@
+package io.sqe.write.ddl;
+
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandExecutor;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.sql.ddl.SqlAlterTable;
+import io.sqe.engine.sql.ddl.SqlCommentOn;
+import io.sqe.engine.sql.ddl.SqlCreateSchema;
+import io.sqe.engine.sql.ddl.SqlCreateTable;
+import io.sqe.engine.sql.ddl.SqlCreateView;
+import io.sqe.engine.sql.ddl.SqlDropSchema;
+import io.sqe.engine.sql.ddl.SqlDropTable;
+import io.sqe.engine.sql.ddl.SqlDropView;
+import io.sqe.engine.sql.ddl.SqlTruncateTable;
+import java.util.Optional;
+import org.apache.calcite.sql.SqlNode;
+
+/**
+ * Runs DDL against the Iceberg catalogs: schemas, tables (without a query; CREATE TABLE AS is
+ * DML's), ALTER TABLE, views and comments. Preparing resolves names and checks types, layouts and
+ * properties; running checks again against the catalog as it is then, applies IF [NOT] EXISTS,
+ * and commits once.
+ */
+public final class DdlExecutor implements CommandExecutor {
+  @Override
+  public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
+    if (statement instanceof SqlCreateSchema) {
+      return Optional.of(SchemaStatements.create(context, (SqlCreateSchema) statement));
+    }
+    if (statement instanceof SqlDropSchema) {
+      return Optional.of(SchemaStatements.drop(context, (SqlDropSchema) statement));
+    }
+    if (statement instanceof SqlCreateTable) {
+      SqlCreateTable create = (SqlCreateTable) statement;
+      return create.query() != null ? Optional.empty() : Optional.of(TableStatements.create(context, create));
+    }
+    if (statement instanceof SqlDropTable) {
+      return Optional.of(TableStatements.drop(context, (SqlDropTable) statement));
+    }
+    if (statement instanceof SqlTruncateTable) {
+      return Optional.of(TableStatements.truncate(context, (SqlTruncateTable) statement));
+    }
+    if (statement instanceof SqlAlterTable) {
+      return AlterTableStatements.prepare(context, (SqlAlterTable) statement);
+    }
+    if (statement instanceof SqlCreateView) {
+      return Optional.of(ViewStatements.create(context, (SqlCreateView) statement));
+    }
+    if (statement instanceof SqlDropView) {
+      return Optional.of(ViewStatements.drop(context, (SqlDropView) statement));
+    }
+    if (statement instanceof SqlCommentOn) {
+      SqlCommentOn comment = (SqlCommentOn) statement;
+      switch (comment.target()) {
+        case TABLE:
+          return Optional.of(TableStatements.commentOnTable(context, comment));
+        case COLUMN:
+          return Optional.of(TableStatements.commentOnColumn(context, comment));
+        default:
+          return Optional.of(ViewStatements.comment(context, comment));
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,101 @@
+package io.sqe.write.ddl;
+
+import static io.sqe.write.ddl.DdlErrors.error;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.sql.ddl.SqlCreateSchema;
+import io.sqe.engine.sql.ddl.SqlDropSchema;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+
+/** CREATE SCHEMA and DROP SCHEMA: Iceberg namespaces of one level. */
+final class SchemaStatements {
+  private SchemaStatements() {}
+
+  static PreparedCommand create(CommandContext context, SqlCreateSchema create) {
+    SchemaName name = Names.schema(context, create.name());
+    // A HashMap: Iceberg's REST client fails on immutable maps here.
+    Map<String, String> properties = new HashMap<>(PropertyValues.schema(create.properties()));
+    return (ctx, parameters) -> {
+      try {
+        if (name.catalog().namespaces().namespaceExists(name.namespace())) {
+          return existing(create, name);
+        }
+        name.catalog().namespaces().createNamespace(name.namespace(), properties);
+      } catch (AlreadyExistsException e) {
+        return existing(create, name);
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, create.name());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  private static CommandResult existing(SqlCreateSchema create, SchemaName name) {
+    if (create.ifNotExists) {
+      return CommandResult.rows(0);
+    }
+    throw error(ErrorCode.ALREADY_EXISTS, "Schema '" + name.qualified() + "' already exists", create.name());
+  }
+
+  static PreparedCommand drop(CommandContext context, SqlDropSchema drop) {
+    SchemaName name = Names.schema(context, drop.name());
+    if (!drop.ifExists && !name.catalog().namespaces().namespaceExists(name.namespace())) {
+      throw notFound(name);
+    }
+    return (ctx, parameters) -> {
+      try {
+        if (!name.catalog().namespaces().namespaceExists(name.namespace())) {
+          if (drop.ifExists) {
+            return CommandResult.rows(0);
+          }
+          throw notFound(name);
+        }
+        List<TableIdentifier> tables = name.catalog().iceberg().listTables(name.namespace());
+        List<TableIdentifier> views =
+            name.catalog().views().map(v -> v.listViews(name.namespace())).orElse(List.of());
+        if (!drop.cascade() && (!tables.isEmpty() || !views.isEmpty())) {
+          throw error(
+              ErrorCode.FAILED_PRECONDITION,
+              "Schema '" + name.qualified() + "' is not empty: it has " + count(tables.size(), "table") + " and "
+                  + count(views.size(), "view") + "; drop them first or use DROP SCHEMA ... CASCADE",
+              drop.name());
+        }
+        // Views first: they may read the tables. Table files stay, as with DROP TABLE without PURGE.
+        for (TableIdentifier view : views) {
+          name.catalog().views().orElseThrow().dropView(view);
+        }
+        for (TableIdentifier table : tables) {
+          name.catalog().iceberg().dropTable(table, false);
+          name.catalog().invalidate(table);
+        }
+        if (!name.catalog().namespaces().dropNamespace(name.namespace()) && !drop.ifExists) {
+          throw notFound(name);
+        }
+      } catch (NamespaceNotEmptyException e) {
+        throw error(
+            ErrorCode.FAILED_PRECONDITION,
+            "Schema '" + name.qualified() + "' is not empty: a table or view was created in it concurrently; retry the statement",
+            drop.name());
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, drop.name());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  private static io.sqe.engine.SqeException notFound(SchemaName name) {
+    return error(ErrorCode.NOT_FOUND, "Schema '" + name.qualified() + "' does not exist", name.node());
+  }
+
+  private static String count(int n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+}

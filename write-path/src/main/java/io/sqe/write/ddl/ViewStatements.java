@@ -1,0 +1,233 @@
+package io.sqe.write.ddl;
+
+import static io.sqe.write.ddl.DdlErrors.error;
+
+import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.catalog.types.UnsupportedTypeException;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.sql.SqeJavaTypeFactory;
+import io.sqe.engine.sql.SqeParser;
+import io.sqe.engine.sql.SqlDialect;
+import io.sqe.engine.sql.ddl.SqlCommentOn;
+import io.sqe.engine.sql.ddl.SqlCreateView;
+import io.sqe.engine.sql.ddl.SqlDropView;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.ViewCatalog;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.view.SQLViewRepresentation;
+import org.apache.iceberg.view.View;
+import org.apache.iceberg.view.ViewBuilder;
+import org.apache.iceberg.view.ViewProperties;
+import org.apache.iceberg.view.ViewRepresentation;
+
+/**
+ * CREATE VIEW, DROP VIEW and COMMENT ON VIEW, as Iceberg views in the catalog. A view keeps its
+ * query as SQE SQL (dialect {@value #DIALECT}) with the session's catalog and schema as its
+ * defaults for unqualified names, and the query's columns as its schema.
+ */
+final class ViewStatements {
+  /** The dialect name of SQE's SQL in an Iceberg view's representations. */
+  static final String DIALECT = "sqe";
+
+  /** Calcite's names for unnamed expressions in a select list. */
+  private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
+
+  private ViewStatements() {}
+
+  static PreparedCommand create(CommandContext context, SqlCreateView create) {
+    ObjectName name = Names.object(context, create.name());
+    ViewCatalog views = views(name);
+    if (!name.catalog().schemaExists(name.schema())) {
+      throw TableStatements.schemaNotFound(name);
+    }
+    // Written before planning: validation rewrites the tree it validates.
+    String sql = SqlDialect.toSql(create.query());
+    viewSchema(context, create, create.query(), sql);
+    String defaultCatalog = context.session().catalog();
+    Namespace defaultNamespace =
+        context.session().schema() == null ? name.namespace() : Namespace.of(context.session().schema());
+    return (ctx, parameters) -> {
+      try {
+        if (!name.catalog().schemaExists(name.schema())) {
+          throw TableStatements.schemaNotFound(name);
+        }
+        if (name.catalog().iceberg().tableExists(name.id())) {
+          throw error(ErrorCode.ALREADY_EXISTS, "A table named '" + name.qualified() + "' already exists", create.name());
+        }
+        // Planned again: the tables it reads may have changed since it was prepared.
+        Schema schema = viewSchema(ctx, create, SqeParser.parse(sql), sql);
+        View previous = null;
+        if (views.viewExists(name.id())) {
+          if (!create.getReplace()) {
+            return existing(create, name);
+          }
+          previous = views.loadView(name.id());
+          checkDialectsKept(previous, name, create.name());
+        }
+        ViewBuilder builder =
+            views.buildView(name.id())
+                .withSchema(schema)
+                .withQuery(DIALECT, sql)
+                .withDefaultCatalog(defaultCatalog)
+                .withDefaultNamespace(defaultNamespace);
+        if (create.comment() != null) {
+          builder = builder.withProperty(ViewProperties.COMMENT, create.comment());
+        }
+        View view = create.getReplace() ? builder.createOrReplace() : builder.create();
+        if (previous != null && create.comment() == null && view.properties().containsKey(ViewProperties.COMMENT)) {
+          // A replaced view is a new definition; Iceberg would carry the old comment over.
+          view.updateProperties().remove(ViewProperties.COMMENT).commit();
+        }
+      } catch (AlreadyExistsException e) {
+        return existing(create, name);
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, create.name());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  private static CommandResult existing(SqlCreateView create, ObjectName name) {
+    if (create.ifNotExists) {
+      return CommandResult.rows(0);
+    }
+    throw error(ErrorCode.ALREADY_EXISTS, "View '" + name.qualified() + "' already exists", create.name());
+  }
+
+  /** Iceberg refuses a replacement that drops another engine's SQL; say why in SQL terms. */
+  private static void checkDialectsKept(View previous, ObjectName name, SqlNode at) {
+    if (Boolean.parseBoolean(previous.properties().getOrDefault(ViewProperties.REPLACE_DROP_DIALECT_ALLOWED, "false"))) {
+      return;
+    }
+    List<String> others = new ArrayList<>();
+    for (ViewRepresentation representation : previous.currentVersion().representations()) {
+      if (representation instanceof SQLViewRepresentation) {
+        String dialect = ((SQLViewRepresentation) representation).dialect();
+        if (!dialect.equalsIgnoreCase(DIALECT)) {
+          others.add(dialect);
+        }
+      }
+    }
+    if (!others.isEmpty()) {
+      throw error(
+          ErrorCode.FAILED_PRECONDITION,
+          "View '" + name.qualified() + "' also has " + String.join(", ", others)
+              + " SQL, which replacing it with SQE SQL would drop; drop the view first to replace it",
+          at);
+    }
+  }
+
+  /** The view's columns: the query's, under the names of the column list if there is one. */
+  private static Schema viewSchema(CommandContext context, SqlCreateView create, SqlNode query, String sql) {
+    PlannedQuery plan = context.queries().plan(context.session(), query, sql);
+    if (!plan.parameterTypes().isEmpty()) {
+      throw error(ErrorCode.INVALID_ARGUMENT, "The query of a view cannot have parameters", create.query());
+    }
+    List<RelDataTypeField> fields = plan.resultType().getFieldList();
+    List<String> names = new ArrayList<>();
+    if (!create.columns().isEmpty()) {
+      if (create.columns().size() != fields.size()) {
+        throw error(
+            ErrorCode.INVALID_ARGUMENT,
+            "The view lists " + create.columns().size() + " column names but its query returns " + fields.size() + " columns",
+            create.columns());
+      }
+      Set<String> seen = new HashSet<>();
+      for (SqlNode node : create.columns()) {
+        SqlIdentifier column = (SqlIdentifier) node;
+        if (!seen.add(column.getSimple().toLowerCase(Locale.ROOT))) {
+          throw error(ErrorCode.INVALID_ARGUMENT, "Duplicate column name '" + column.getSimple() + "'", column);
+        }
+        names.add(column.getSimple());
+      }
+    } else {
+      for (int i = 0; i < fields.size(); i++) {
+        String column = fields.get(i).getName();
+        if (GENERATED_NAME.matcher(column).matches()) {
+          throw error(
+              ErrorCode.INVALID_ARGUMENT,
+              "Column " + (i + 1) + " of the view's query has no name: name it with AS, or list the view's column names",
+              create.query());
+        }
+        names.add(column);
+      }
+    }
+    List<RelDataType> types = new ArrayList<>();
+    for (RelDataTypeField field : fields) {
+      types.add(field.getType());
+    }
+    RelDataType rowType = new SqeJavaTypeFactory().createStructType(types, names);
+    try {
+      return CalciteTypeMapping.toIcebergSchema(rowType);
+    } catch (UnsupportedTypeException e) {
+      throw error(ErrorCode.INVALID_ARGUMENT, "The view cannot store its query's columns: " + e.getMessage(), create.query());
+    }
+  }
+
+  static PreparedCommand drop(CommandContext context, SqlDropView drop) {
+    ObjectName name = Names.object(context, drop.name());
+    ViewCatalog views = views(name);
+    if (!drop.ifExists && !views.viewExists(name.id())) {
+      throw notFound(name);
+    }
+    return (ctx, parameters) -> {
+      try {
+        if (!views.dropView(name.id()) && !drop.ifExists) {
+          throw notFound(name);
+        }
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, drop.name());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  static PreparedCommand comment(CommandContext context, SqlCommentOn comment) {
+    ObjectName name = Names.object(context, comment.objectName());
+    ViewCatalog views = views(name);
+    if (!views.viewExists(name.id())) {
+      throw notFound(name);
+    }
+    return (ctx, parameters) -> {
+      try {
+        if (!views.viewExists(name.id())) {
+          throw notFound(name);
+        }
+        View view = views.loadView(name.id());
+        if (comment.comment() == null) {
+          view.updateProperties().remove(ViewProperties.COMMENT).commit();
+        } else {
+          view.updateProperties().set(ViewProperties.COMMENT, comment.comment()).commit();
+        }
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, comment.name());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  private static ViewCatalog views(ObjectName name) {
+    return name.catalog().views().orElseThrow(() -> error(
+        ErrorCode.NOT_SUPPORTED, "Catalog '" + name.catalog().name() + "' does not support views", name.node()));
+  }
+
+  private static io.sqe.engine.SqeException notFound(ObjectName name) {
+    String hint = name.catalog().iceberg().tableExists(name.id()) ? "; it is a table" : "";
+    return error(ErrorCode.NOT_FOUND, "View '" + name.qualified() + "' does not exist" + hint, name.node());
+  }
+}
