@@ -1,0 +1,22 @@
+package io.sqe.write.dml;
+
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandExecutor;
+import io.sqe.engine.command.PreparedCommand;
+import java.util.Optional;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlNode;
+
+/**
+ * Runs the statements that write rows: INSERT, CREATE TABLE ... AS, CREATE OR REPLACE TABLE ...
+ * AS, DELETE, UPDATE and MERGE, each as one Iceberg commit.
+ */
+public final class DmlExecutor implements CommandExecutor {
+  @Override
+  public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
+    if (statement instanceof SqlInsert) {
+      return Optional.of(InsertCommand.prepare(context, (SqlInsert) statement));
+    }
+    return Optional.empty();
+  }
+}
