@@ -3,6 +3,7 @@ package io.sqe.write.dml;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.sql.ddl.SqlCreateTable;
 import java.util.Optional;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlNode;
@@ -16,6 +17,9 @@ public final class DmlExecutor implements CommandExecutor {
   public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
     if (statement instanceof SqlInsert) {
       return Optional.of(InsertCommand.prepare(context, (SqlInsert) statement));
+    }
+    if (statement instanceof SqlCreateTable && ((SqlCreateTable) statement).query() != null) {
+      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement));
     }
     return Optional.empty();
   }

@@ -73,6 +73,56 @@ final class Lakehouse implements AutoCloseable {
     return catalog.iceberg().loadTable(TableIdentifier.of("s", name));
   }
 
+  /** Creates table {@code s.name} with these rows, in files of at most {@code rowsPerFile} rows. */
+  Table create(String name, org.apache.iceberg.Schema schema, org.apache.iceberg.PartitionSpec spec, List<Record> rows, int rowsPerFile) {
+    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", name), schema, spec);
+    if (!rows.isEmpty()) {
+      io.sqe.write.files.DataFileWriter writer =
+          io.sqe.write.files.DataFileWriter.builder(table).maxRowsPerFile(rowsPerFile).build();
+      rows.forEach(writer::write);
+      org.apache.iceberg.AppendFiles append = table.newAppend();
+      writer.complete().forEach(append::appendFile);
+      append.commit();
+    }
+    catalog.invalidate(TableIdentifier.of("s", name));
+    return table;
+  }
+
+  /** The rows of one data file, in file order, read by Iceberg's Parquet reader. */
+  static List<Record> fileRecords(Table table, org.apache.iceberg.DataFile file) {
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        org.apache.iceberg.parquet.Parquet.read(table.io().newInputFile(file.location()))
+            .project(table.schema())
+            .createReaderFunc(fileSchema -> org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(table.schema(), fileSchema))
+            .build()) {
+      records.forEach(r -> rows.add(r.copy()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
+  }
+
+  /** The data files of the table's current snapshot. */
+  static List<org.apache.iceberg.DataFile> dataFiles(Table table) {
+    return files(table.newScan());
+  }
+
+  /** The data files of the table's current snapshot, with their column metrics. */
+  static List<org.apache.iceberg.DataFile> dataFilesWithStats(Table table) {
+    return files(table.newScan().includeColumnStats());
+  }
+
+  private static List<org.apache.iceberg.DataFile> files(org.apache.iceberg.TableScan scan) {
+    List<org.apache.iceberg.DataFile> files = new ArrayList<>();
+    try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = scan.planFiles()) {
+      tasks.forEach(t -> files.add(t.file()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+
   /** Every row of the table's current snapshot, read by Iceberg's own generic reader. */
   static List<Record> records(Table table) {
     List<Record> rows = new ArrayList<>();
