@@ -5,7 +5,9 @@ import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import java.util.Optional;
+import org.apache.calcite.sql.SqlDelete;
 import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlUpdate;
 import org.apache.calcite.sql.SqlNode;
 
 /**
@@ -17,6 +19,12 @@ public final class DmlExecutor implements CommandExecutor {
   public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
     if (statement instanceof SqlInsert) {
       return Optional.of(InsertCommand.prepare(context, (SqlInsert) statement));
+    }
+    if (statement instanceof SqlDelete) {
+      return Optional.of(DeleteUpdatePlanner.delete(context, (SqlDelete) statement));
+    }
+    if (statement instanceof SqlUpdate) {
+      return Optional.of(DeleteUpdatePlanner.update(context, (SqlUpdate) statement));
     }
     if (statement instanceof SqlCreateTable && ((SqlCreateTable) statement).query() != null) {
       return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement));
