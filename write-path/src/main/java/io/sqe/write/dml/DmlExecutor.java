@@ -4,6 +4,7 @@ import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
+import io.sqe.engine.sql.ddl.SqlMergeStatement;
 import java.util.Optional;
 import org.apache.calcite.sql.SqlDelete;
 import org.apache.calcite.sql.SqlInsert;
@@ -25,6 +26,9 @@ public final class DmlExecutor implements CommandExecutor {
     }
     if (statement instanceof SqlUpdate) {
       return Optional.of(DeleteUpdatePlanner.update(context, (SqlUpdate) statement));
+    }
+    if (statement instanceof SqlMergeStatement) {
+      return Optional.of(MergePlanner.prepare(context, (SqlMergeStatement) statement));
     }
     if (statement instanceof SqlCreateTable && ((SqlCreateTable) statement).query() != null) {
       return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement));

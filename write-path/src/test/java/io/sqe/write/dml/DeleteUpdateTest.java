@@ -56,4 +56,16 @@ class DeleteUpdateTest {
     assertThat(lake.update("delete from t")).isEqualTo(89);
     assertThat(lake.query("select count(*) from t")).containsExactly(List.of(0L));
   }
+
+  @Test
+  void mergeSmoke() {
+    lake.update("create table src as select id, v * 10 as v from t where id >= 95");
+    lake.update("insert into src values (200, 1), (201, 2)");
+    long rows = lake.update("merge into t using src s on t.id = s.id"
+        + " when matched and s.v > 80 then delete"
+        + " when matched then update set v = s.v"
+        + " when not matched then insert values (s.id, s.v)");
+    assertThat(rows).isEqualTo(7);
+    assertThat(lake.query("select count(*), sum(id), sum(v) from t")).containsExactly(List.of(101L, 4950L - 99 + 401, 450L - 5 - 6 - 7 - 8 - 9 + 50 + 60 + 70 + 80 + 3));
+  }
 }
