@@ -16,6 +16,7 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryExecutions;
 import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.session.Session;
@@ -217,6 +218,11 @@ public final class QueryEngine {
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql) {
       return planner.plan(session, query, sql);
+    }
+
+    @Override
+    public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
+      return planner.plan(session, query, sql, tables);
     }
 
     @Override

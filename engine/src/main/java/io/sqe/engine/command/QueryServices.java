@@ -1,6 +1,7 @@
 package io.sqe.engine.command;
 
 import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.session.Session;
 import java.util.List;
@@ -10,6 +11,13 @@ import org.apache.calcite.sql.SqlNode;
 public interface QueryServices {
   /** Validates, optimises and compiles a query; errors in it carry their SQL position. */
   PlannedQuery plan(Session session, SqlNode query, String sql);
+
+  /**
+   * Plans a query that reads each of {@code tables} wherever it names that table (by catalog and
+   * identifier), instead of the table as loaded from the catalog: how UPDATE, DELETE and MERGE
+   * read their target as of one snapshot, with each row's data file and position.
+   */
+  PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables);
 
   /** Runs a planned query and hands back its rows in the engine's value representation. */
   RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId);

@@ -213,7 +213,7 @@ final class IcebergFilterConverter {
       return Optional.empty();
     }
     int index = ((RexInputRef) stripped).getIndex();
-    if (index >= scan.getRowType().getFieldCount()) {
+    if (index >= scan.getRowType().getFieldCount() || scan.isMetadataColumn(index)) {
       return Optional.empty();
     }
     return Optional.of(scan.column(index));

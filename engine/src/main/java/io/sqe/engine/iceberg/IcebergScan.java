@@ -22,6 +22,7 @@ import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.runtime.FlatLists;
 import org.apache.calcite.util.ImmutableIntList;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -48,8 +49,17 @@ import org.apache.iceberg.util.PartitionUtil;
  * <p>Holds no per-execution state, so one compiled plan can run many times and concurrently.
  */
 public final class IcebergScan {
+  /** The metadata columns a write target's scan returns, by field id. */
+  private static final Map<Integer, Types.NestedField> METADATA_COLUMNS =
+      Map.of(
+          MetadataColumns.FILE_PATH.fieldId(), MetadataColumns.FILE_PATH,
+          MetadataColumns.ROW_POSITION.fieldId(), MetadataColumns.ROW_POSITION);
+
   private final LakehouseCatalog catalog;
   private final TableIdentifier id;
+  /** The table a write target reads, with the snapshot it is pinned to; null to load the current one. */
+  private final Table pinnedTable;
+  private final Long pinnedSnapshotId;
   private final int[] fieldIds;
   private final List<Function<Object, Object>> converters;
   private final Expression filter;
@@ -58,7 +68,9 @@ public final class IcebergScan {
   IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit) {
     this.catalog = table.catalog();
     this.id = table.id();
-    List<Types.NestedField> columns = table.schema().columns();
+    this.pinnedTable = table.pinned() ? table.table() : null;
+    this.pinnedSnapshotId = table.pinned() ? table.snapshotId() : null;
+    List<Types.NestedField> columns = table.columns();
     this.fieldIds = new int[projection.size()];
     this.converters = new ArrayList<>();
     for (int i = 0; i < projection.size(); i++) {
@@ -82,6 +94,9 @@ public final class IcebergScan {
   }
 
   private Table loadTable() {
+    if (pinnedTable != null) {
+      return pinnedTable;
+    }
     return catalog
         .loadTable(id)
         .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Table " + catalog.name() + "." + id + " no longer exists"));
@@ -96,7 +111,7 @@ public final class IcebergScan {
     }
     ids.addAll(Binder.boundReferences(tableSchema.asStruct(), List.of(filter), true));
     for (int fieldId : ids) {
-      Types.NestedField field = tableSchema.findField(fieldId);
+      Types.NestedField field = METADATA_COLUMNS.containsKey(fieldId) ? METADATA_COLUMNS.get(fieldId) : tableSchema.findField(fieldId);
       if (field == null) {
         throw new SqeException(
             ErrorCode.FAILED_PRECONDITION,
@@ -105,6 +120,16 @@ public final class IcebergScan {
       fields.add(field);
     }
     return new Schema(fields);
+  }
+
+  private static Schema withoutMetadataColumns(Schema schema) {
+    List<Types.NestedField> fields = new ArrayList<>();
+    for (Types.NestedField field : schema.columns()) {
+      if (!METADATA_COLUMNS.containsKey(field.fieldId())) {
+        fields.add(field);
+      }
+    }
+    return fields.size() == schema.columns().size() ? schema : new Schema(fields);
   }
 
   /** Iterates the rows of one execution. */
@@ -123,12 +148,18 @@ public final class IcebergScan {
       this.context = context;
       this.table = loadTable();
       this.projected = readSchema(table.schema());
-      Snapshot snapshot = table.currentSnapshot();
-      if (snapshot == null) {
+      Long snapshotId;
+      if (pinnedTable != null) {
+        snapshotId = pinnedSnapshotId;
+      } else {
+        Snapshot snapshot = table.currentSnapshot();
+        snapshotId = snapshot == null ? null : snapshot.snapshotId();
+      }
+      if (snapshotId == null) {
         this.tasks = CloseableIterable.empty();
       } else {
         TableScan scan =
-            table.newScan().useSnapshot(snapshot.snapshotId()).project(projected).filter(filter).caseSensitive(true);
+            table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(filter).caseSensitive(true);
         this.tasks = scan.planFiles();
       }
       this.taskIterator = tasks.iterator();
@@ -198,9 +229,11 @@ public final class IcebergScan {
       }
       GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projected);
       Schema readSchema = deletes.requiredSchema();
-      if (readSchema.columns().isEmpty()) {
-        // Readers need a column to count rows; any will do.
-        readSchema = new Schema(table.schema().columns().get(0));
+      if (withoutMetadataColumns(readSchema).columns().isEmpty()) {
+        // Readers need a column of the file to count rows; any will do.
+        List<Types.NestedField> fields = new ArrayList<>(readSchema.columns());
+        fields.add(table.schema().columns().get(0));
+        readSchema = new Schema(fields);
       }
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);

@@ -4,34 +4,87 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rel.type.StructKind;
 import org.apache.calcite.schema.Statistic;
 import org.apache.calcite.schema.Statistics;
 import org.apache.calcite.schema.TranslatableTable;
 import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
 
-/** An Iceberg table as Calcite sees it while planning one statement. */
+/**
+ * An Iceberg table as Calcite sees it while planning one statement.
+ *
+ * <p>A query reads the table's current snapshot when it runs. The write path instead plans its
+ * statements over a {@linkplain #forRowLevelWrite row-level write target}: pinned to the snapshot
+ * the statement read, with each row's data file and position in it as two extra columns, and
+ * remembering the filters its scans were given (the statement's conflict detection filter).
+ */
 public final class IcebergTable extends AbstractTable implements TranslatableTable {
+  /** Name of the extra column that holds a row's data file, when it is not a table column's name. */
+  public static final String FILE_COLUMN = "$file";
+  /** Name of the extra column that holds a row's position in its data file. */
+  public static final String POSITION_COLUMN = "$pos";
+
   private final LakehouseCatalog catalog;
   private final TableIdentifier id;
   private final Table table;
   private final Schema schema;
+  private final RowLevelWrite write;
 
   public IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table) {
+    this(catalog, id, table, null);
+  }
+
+  private IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table, RowLevelWrite write) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
     this.schema = table.schema();
+    this.write = write;
+  }
+
+  /**
+   * The table as the target of an UPDATE, DELETE or MERGE: it reads {@code table}'s current
+   * snapshot (nothing when it has none) however the table changes meanwhile, and has two more
+   * columns after the table's, {@link #fileColumnName()} and {@link #positionColumnName()}.
+   */
+  public static IcebergTable forRowLevelWrite(LakehouseCatalog catalog, TableIdentifier id, Table table) {
+    Snapshot snapshot = table.currentSnapshot();
+    Schema schema = table.schema();
+    return new IcebergTable(
+        catalog,
+        id,
+        table,
+        new RowLevelWrite(
+            snapshot == null ? null : snapshot.snapshotId(),
+            unique(schema, FILE_COLUMN),
+            unique(schema, POSITION_COLUMN)));
+  }
+
+  private static String unique(Schema schema, String name) {
+    String candidate = name;
+    for (int i = 2; schema.caseInsensitiveFindField(candidate) != null; i++) {
+      candidate = name + i;
+    }
+    return candidate;
   }
 
   public LakehouseCatalog catalog() {
@@ -50,9 +103,94 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     return schema;
   }
 
+  /** Whether this is a row-level write target (see {@link #forRowLevelWrite}). */
+  public boolean isWriteTarget() {
+    return write != null;
+  }
+
+  /** The snapshot a write target reads; null when the table had none. */
+  public Long snapshotId() {
+    checkWriteTarget();
+    return write.snapshotId;
+  }
+
+  /** The name of a write target's column that holds each row's data file path. */
+  public String fileColumnName() {
+    checkWriteTarget();
+    return write.fileColumn;
+  }
+
+  /** The name of a write target's column that holds each row's position in its data file. */
+  public String positionColumnName() {
+    checkWriteTarget();
+    return write.positionColumn;
+  }
+
+  /**
+   * The rows of a write target that the compiled statement reads: the OR of the filters pushed
+   * into each of its scans, so {@code true} when some scan reads every row. Known once the
+   * statement is planned; {@code false} if no scan of the table survived planning.
+   */
+  public Expression scannedRows() {
+    checkWriteTarget();
+    Expression result = Expressions.alwaysFalse();
+    for (Expression filter : write.scanFilters) {
+      result = Expressions.or(result, filter);
+    }
+    return result;
+  }
+
+  private void checkWriteTarget() {
+    if (write == null) {
+      throw new IllegalStateException("Table " + id + " is not a write target");
+    }
+  }
+
+  /** The columns scans of this table can return: the table's, then a write target's two. */
+  List<Types.NestedField> columns() {
+    if (write == null) {
+      return schema.columns();
+    }
+    List<Types.NestedField> columns = new ArrayList<>(schema.columns());
+    columns.add(MetadataColumns.FILE_PATH);
+    columns.add(MetadataColumns.ROW_POSITION);
+    return columns;
+  }
+
+  /** Whether the scan column at {@code index} of {@link #columns()} is a data file's or position. */
+  boolean isMetadataColumn(int index) {
+    return index >= schema.columns().size();
+  }
+
+  /** Whether scans read a fixed snapshot rather than the current one when they run. */
+  boolean pinned() {
+    return write != null;
+  }
+
+  /** Called when a scan of this table is compiled, with the filter pushed into it. */
+  void scanned(Expression filter) {
+    if (write != null) {
+      write.scanFilters.add(filter);
+    }
+  }
+
   @Override
   public RelDataType getRowType(RelDataTypeFactory typeFactory) {
-    return CalciteTypeMapping.toCalcite(typeFactory, schema);
+    RelDataType columns = CalciteTypeMapping.toCalcite(typeFactory, schema);
+    if (write == null) {
+      return columns;
+    }
+    List<RelDataType> types = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (RelDataTypeField field : columns.getFieldList()) {
+      types.add(field.getType());
+      names.add(field.getName());
+    }
+    types.add(typeFactory.createSqlType(SqlTypeName.VARCHAR));
+    names.add(write.fileColumn);
+    types.add(typeFactory.createSqlType(SqlTypeName.BIGINT));
+    names.add(write.positionColumn);
+    return typeFactory.createStructType(StructKind.FULLY_QUALIFIED, types, names);
   }
 
   @Override
@@ -60,9 +198,11 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     return Statistics.of(rowCount(), List.of());
   }
 
-  /** Rows in the current snapshot, from its summary; 0 for a table that has no snapshot. */
+  /** Rows in the snapshot scans read, from its summary; 0 for a table that has no snapshot. */
   public double rowCount() {
-    Snapshot snapshot = table.currentSnapshot();
+    Snapshot snapshot = write == null
+        ? table.currentSnapshot()
+        : write.snapshotId == null ? null : table.snapshot(write.snapshotId);
     if (snapshot == null) {
       return 0;
     }
@@ -81,5 +221,19 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
   @Override
   public RelNode toRel(RelOptTable.ToRelContext context, RelOptTable relOptTable) {
     return IcebergTableScan.create(context.getCluster(), relOptTable, this);
+  }
+
+  /** What a write target adds to a table. */
+  private static final class RowLevelWrite {
+    private final Long snapshotId;
+    private final String fileColumn;
+    private final String positionColumn;
+    private final List<Expression> scanFilters = new CopyOnWriteArrayList<>();
+
+    RowLevelWrite(Long snapshotId, String fileColumn, String positionColumn) {
+      this.snapshotId = snapshotId;
+      this.fileColumn = fileColumn;
+      this.positionColumn = positionColumn;
+    }
   }
 }

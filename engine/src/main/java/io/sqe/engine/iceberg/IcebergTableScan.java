@@ -58,7 +58,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   }
 
   static IcebergTableScan create(RelOptCluster cluster, RelOptTable table, IcebergTable icebergTable) {
-    int columns = icebergTable.schema().columns().size();
+    int columns = icebergTable.columns().size();
     return new IcebergTableScan(
         cluster,
         cluster.traitSetOf(EnumerableConvention.INSTANCE),
@@ -90,9 +90,17 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return limit;
   }
 
-  /** The table column behind output field {@code index}. */
+  /**
+   * The table column behind output field {@code index}; for a write target's data file and
+   * position columns, Iceberg's metadata column.
+   */
   public Types.NestedField column(int index) {
-    return icebergTable.schema().columns().get(projection.get(index));
+    return icebergTable.columns().get(projection.get(index));
+  }
+
+  /** Whether output field {@code index} is a write target's data file or position column. */
+  public boolean isMetadataColumn(int index) {
+    return icebergTable.isMetadataColumn(projection.get(index));
   }
 
   IcebergTableScan withProjection(ImmutableIntList newProjection) {
@@ -126,8 +134,9 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   @Override
   public RelWriter explainTerms(RelWriter pw) {
     List<String> names = new ArrayList<>();
+    List<RelDataTypeField> fields = getRowType().getFieldList();
     for (int i = 0; i < projection.size(); i++) {
-      names.add(column(i).name());
+      names.add(fields.get(i).getName());
     }
     return super.explainTerms(pw)
         .item("columns", names)
@@ -150,7 +159,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   @Override
   public RelOptCost computeSelfCost(RelOptPlanner planner, RelMetadataQuery mq) {
     double rows = estimateRowCount(mq);
-    int total = Math.max(1, icebergTable.schema().columns().size());
+    int total = Math.max(1, icebergTable.columns().size());
     // Cheaper with fewer columns, so that plans which read less win.
     double width = (projection.size() + 1.0) / (total + 1.0);
     return planner.getCostFactory().makeCost(rows, rows * width, rows * width);
@@ -174,6 +183,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit);
+    icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(
         physType,

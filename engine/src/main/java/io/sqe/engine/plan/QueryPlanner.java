@@ -8,6 +8,7 @@ import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergRules;
+import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -50,7 +52,10 @@ import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.runtime.Bindable;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.util.SqlShuttle;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlWith;
@@ -92,12 +97,26 @@ public final class QueryPlanner {
   }
 
   public PlannedQuery plan(Session session, SqlNode query, String sql) {
+    return plan(session, query, sql, List.of());
+  }
+
+  /**
+   * Plans a query in which every reference to one of {@code tables} (by catalog and identifier)
+   * reads that table object instead of the table loaded from the catalog; the write path uses this
+   * to read the target of an UPDATE, DELETE or MERGE as a {@linkplain IcebergTable#forRowLevelWrite
+   * write target}.
+   */
+  public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     long start = System.nanoTime();
     if (catalogs.find(session.catalog()).isEmpty()) {
       throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
     }
     SqeJavaTypeFactory typeFactory = new SqeJavaTypeFactory();
     CalciteSchema root = rootSchema();
+    Map<List<String>, SchemaPlus> namespaces = new HashMap<>();
+    for (IcebergTable table : tables) {
+      override(root, namespaces, table);
+    }
     SessionCatalogReader reader =
         new SessionCatalogReader(root, session.catalog(), session.schema(), typeFactory, connectionConfig);
     SqlOperatorTable operators = SqlOperatorTables.chain(SqlDialect.operatorTable(), reader);
@@ -110,7 +129,7 @@ public final class QueryPlanner {
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
     }
-    RelDataType parameterRowType = validator.getParameterRowType(validated);
+    List<RelDataType> parameterTypes = parameterTypes(validator, validated);
 
     VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig));
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
@@ -149,10 +168,6 @@ public final class QueryPlanner {
     Bindable<Object> bindable =
         EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
 
-    List<RelDataType> parameterTypes = new ArrayList<>();
-    for (RelDataTypeField f : parameterRowType.getFieldList()) {
-      parameterTypes.add(f.getType());
-    }
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(
         sql,
@@ -230,6 +245,48 @@ public final class QueryPlanner {
       return body == with.body ? query : new SqlWith(with.getParserPosition(), with.withList, body);
     }
     return query;
+  }
+
+  /**
+   * Puts {@code table} in its namespace of the schema tree, where it shadows the table of the same
+   * name that the namespace would load from the catalog.
+   */
+  private static void override(CalciteSchema root, Map<List<String>, SchemaPlus> namespaces, IcebergTable table) {
+    String namespace = String.join(".", table.id().namespace().levels());
+    SchemaPlus schema = namespaces.computeIfAbsent(List.of(table.catalog().name(), namespace), key -> {
+      SchemaPlus catalog = root.plus().getSubSchema(table.catalog().name());
+      if (catalog == null) {
+        throw new IllegalArgumentException("Unknown catalog " + table.catalog().name());
+      }
+      // An explicit sub-schema: the namespaces a catalog schema looks up are made afresh each time.
+      return catalog.add(namespace, new NamespaceSchema(table.catalog(), namespace));
+    });
+    schema.add(table.id().name(), table);
+  }
+
+  /**
+   * The types of the statement's parameters by their index, which is the order they appear in the
+   * SQL text. Calcite's {@code getParameterRowType} lists them in tree order instead, which differs
+   * when a statement was rewritten into a query (MERGE puts its ON condition after its values).
+   */
+  private static List<RelDataType> parameterTypes(SqlValidator validator, SqlNode validated) {
+    Map<Integer, RelDataType> byIndex = new TreeMap<>();
+    validated.accept(
+        new SqlShuttle() {
+          @Override
+          public SqlNode visit(SqlDynamicParam param) {
+            byIndex.putIfAbsent(param.getIndex(), validator.getValidatedNodeType(param));
+            return param;
+          }
+        });
+    List<RelDataType> types = new ArrayList<>();
+    for (Map.Entry<Integer, RelDataType> entry : byIndex.entrySet()) {
+      if (entry.getKey() != types.size()) {
+        throw new IllegalStateException("Parameter ?" + types.size() + " is missing from the planned statement");
+      }
+      types.add(entry.getValue());
+    }
+    return types;
   }
 
   private static Program program(List<RelOptRule> rules) {

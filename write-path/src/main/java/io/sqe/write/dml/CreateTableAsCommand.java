@@ -1,0 +1,239 @@
+package io.sqe.write.dml;
+
+import static io.sqe.write.dml.SqlPositions.error;
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.catalog.types.UnsupportedTypeException;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
+import io.sqe.engine.sql.ddl.SqlCreateTable;
+import io.sqe.write.dml.TableNames.TableRef;
+import io.sqe.write.files.DataFileWriter;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+
+/**
+ * {@code CREATE [OR REPLACE] TABLE t [(names)] [PARTITIONED BY ...] [SORTED BY ...] [WITH (...)] AS
+ * query}: one Iceberg create (or create-or-replace) transaction that makes the table and appends
+ * the query's rows. Nothing is visible before it commits; a failure leaves no table, or the
+ * replaced table as it was. A replaced table keeps its history, so its older snapshots stay
+ * readable.
+ *
+ * <p>Columns are nullable unless the column list says NOT NULL, whatever the query's types say:
+ * a table outlives the query that filled it.
+ */
+final class CreateTableAsCommand implements PreparedCommand {
+  private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
+
+  private final TableRef target;
+  private final SqlCreateTable statement;
+  private final PlannedQuery query;
+  private final Schema schema;
+  private final TableLayout layout;
+  private final List<ValueConversion> conversions;
+
+  private CreateTableAsCommand(
+      TableRef target, SqlCreateTable statement, PlannedQuery query, Schema schema, TableLayout layout, List<ValueConversion> conversions) {
+    this.target = requireNonNull(target, "target is null");
+    this.statement = requireNonNull(statement, "statement is null");
+    this.query = requireNonNull(query, "query is null");
+    this.schema = requireNonNull(schema, "schema is null");
+    this.layout = requireNonNull(layout, "layout is null");
+    this.conversions = List.copyOf(conversions);
+  }
+
+  static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create) {
+    TableRef target = TableNames.resolve(context, create.name());
+    if (target.catalog().views().map(v -> v.viewExists(target.id())).orElse(false)) {
+      throw error(ErrorCode.ALREADY_EXISTS, "A view named " + target.displayName() + " exists", create.name());
+    }
+    if (!create.getReplace() && !create.ifNotExists && target.catalog().iceberg().tableExists(target.id())) {
+      throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", create.name());
+    }
+    SqlNode source = SqlTrees.copy(create.query());
+    PlannedQuery query = context.queries().plan(context.session(), source, source.toString());
+    Schema schema = schema(create, query.resultType());
+    TableLayout layout =
+        TableLayout.of(schema, create.partitionBy(), create.sortedBy(), create.properties(), create.comment());
+    List<ValueConversion> conversions = new ArrayList<>();
+    List<RelDataTypeField> fields = query.resultType().getFieldList();
+    for (int i = 0; i < fields.size(); i++) {
+      Types.NestedField column = schema.columns().get(i);
+      RelDataType type = fields.get(i).getType();
+      conversions.add(ValueConversion.of(type, column).orElseThrow(() -> error(
+          ErrorCode.NOT_SUPPORTED, "Cannot store values of type " + type.getFullTypeString() + " as " + column.type(), create.query())));
+    }
+    return new CreateTableAsCommand(target, create, query, schema, layout, conversions);
+  }
+
+  @Override
+  public List<RelDataType> parameterTypes() {
+    return query.parameterTypes();
+  }
+
+  @Override
+  public CommandResult execute(CommandContext context, List<Object> parameters) {
+    Catalog catalog = target.catalog().iceberg();
+    boolean replace = statement.getReplace();
+    if (!replace && catalog.tableExists(target.id())) {
+      if (statement.ifNotExists) {
+        return CommandResult.rows(0);
+      }
+      throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
+    }
+    String what = (replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + target.displayName() + " AS";
+    Catalog.TableBuilder builder = catalog.buildTable(target.id(), schema)
+        .withPartitionSpec(layout.spec())
+        .withSortOrder(layout.sortOrder())
+        .withProperties(layout.properties());
+    Transaction transaction;
+    try {
+      transaction = replace ? builder.createOrReplaceTransaction() : builder.createTransaction();
+    } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
+      if (statement.ifNotExists) {
+        return CommandResult.rows(0);
+      }
+      throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
+    }
+    Table table = transaction.table();
+    Schema tableSchema = table.schema();
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
+    List<DataFile> files;
+    try (RowStream rows = context.queries().rows(context.session(), query, parameters, context.queryId())) {
+      while (rows.next()) {
+        Object[] row = rows.current();
+        Record record = GenericRecord.create(tableSchema);
+        for (int i = 0; i < row.length; i++) {
+          record.set(i, conversions.get(i).apply(row[i]));
+        }
+        writer.write(record);
+      }
+      files = writer.complete();
+    } catch (RuntimeException | Error e) {
+      writer.abort();
+      throw e;
+    }
+    try {
+      Commits.commit(
+          () -> {
+            if (!files.isEmpty()) {
+              AppendFiles append = transaction.newAppend();
+              files.forEach(append::appendFile);
+              append.set(Commits.QUERY_ID_PROPERTY, context.queryId());
+              append.commit();
+            }
+            transaction.commitTransaction();
+          },
+          table,
+          writer.paths(),
+          what,
+          context.queryId());
+    } finally {
+      target.catalog().invalidate(target.id());
+    }
+    return CommandResult.rows(writer.rowCount());
+  }
+
+  /** The new table's schema: the query's columns, renamed by the column list, all nullable but those declared NOT NULL. */
+  private static Schema schema(SqlCreateTable create, RelDataType rowType) {
+    List<RelDataTypeField> fields = rowType.getFieldList();
+    List<String> names = new ArrayList<>();
+    Set<Integer> notNull = new HashSet<>();
+    if (!create.columns().isEmpty()) {
+      if (create.columns().size() != fields.size()) {
+        throw error(
+            ErrorCode.INVALID_ARGUMENT,
+            "The column list names " + create.columns().size() + " columns but the query returns " + fields.size(),
+            create.columns());
+      }
+      for (int i = 0; i < fields.size(); i++) {
+        SqlColumnDeclaration column = (SqlColumnDeclaration) create.columns().get(i);
+        if (column.type() != null) {
+          throw error(ErrorCode.INVALID_ARGUMENT, "The column list of CREATE TABLE ... AS names columns without types", column.type());
+        }
+        names.add(column.name().getSimple());
+        if (column.notNull()) {
+          notNull.add(i);
+        }
+      }
+    } else {
+      for (int i = 0; i < fields.size(); i++) {
+        String name = fields.get(i).getName();
+        if (GENERATED_NAME.matcher(name).matches()) {
+          throw error(
+              ErrorCode.INVALID_ARGUMENT,
+              "Column " + (i + 1) + " of the query has no name; name it with AS or a column list",
+              create.query());
+        }
+        names.add(name);
+      }
+    }
+    Set<String> seen = new HashSet<>();
+    for (String name : names) {
+      if (!seen.add(name.toLowerCase(Locale.ROOT))) {
+        throw error(ErrorCode.INVALID_ARGUMENT, "The new table would have two columns named " + name, create.name());
+      }
+    }
+    List<Types.NestedField> columns = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      Type type;
+      try {
+        type = CalciteTypeMapping.toIcebergType(fields.get(i).getType());
+      } catch (UnsupportedTypeException e) {
+        throw error(ErrorCode.NOT_SUPPORTED, "Column " + names.get(i) + ": " + e.getMessage(), create.query());
+      }
+      columns.add(Types.NestedField.of(i + 1, !notNull.contains(i), names.get(i), optionalFields(type)));
+    }
+    // Nested ids were numbered per column; Iceberg renumbers them all when it creates the table.
+    AtomicInteger ids = new AtomicInteger();
+    return new Schema(TypeUtil.assignFreshIds(Types.StructType.of(columns), ids::incrementAndGet).asStructType().fields());
+  }
+
+  /** The type with every nested field and element optional (map keys stay required). */
+  private static Type optionalFields(Type type) {
+    switch (type.typeId()) {
+      case STRUCT: {
+        List<Types.NestedField> fields = new ArrayList<>();
+        for (Types.NestedField field : type.asStructType().fields()) {
+          fields.add(Types.NestedField.optional(field.fieldId(), field.name(), optionalFields(field.type()), field.doc()));
+        }
+        return Types.StructType.of(fields);
+      }
+      case LIST: {
+        Types.ListType list = type.asListType();
+        return Types.ListType.ofOptional(list.elementId(), optionalFields(list.elementType()));
+      }
+      case MAP: {
+        Types.MapType map = type.asMapType();
+        return Types.MapType.ofOptional(map.keyId(), map.valueId(), map.keyType(), optionalFields(map.valueType()));
+      }
+      default:
+        return type;
+    }
+  }
+}

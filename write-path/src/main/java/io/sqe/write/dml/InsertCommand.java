@@ -1,0 +1,243 @@
+package io.sqe.write.dml;
+
+import static io.sqe.write.dml.SqlPositions.error;
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.write.dml.TableNames.TableRef;
+import io.sqe.write.files.DataFileWriter;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+
+/**
+ * {@code INSERT INTO t [(columns)] VALUES ... | query}: the rows, converted to the columns' types
+ * as SQL assignment converts, become new data files committed as one append. Columns left out get
+ * their default (NULL unless the column has a write default).
+ */
+final class InsertCommand implements PreparedCommand {
+  private final TableRef target;
+  private final SqlInsert statement;
+  private final Plan prepared;
+
+  private InsertCommand(TableRef target, SqlInsert statement, Plan prepared) {
+    this.target = requireNonNull(target, "target is null");
+    this.statement = requireNonNull(statement, "statement is null");
+    this.prepared = requireNonNull(prepared, "prepared is null");
+  }
+
+  static InsertCommand prepare(CommandContext context, SqlInsert insert) {
+    if (!(insert.getTargetTable() instanceof SqlIdentifier)) {
+      throw error(ErrorCode.NOT_SUPPORTED, "INSERT writes to a table named plainly", insert.getTargetTable());
+    }
+    TableRef target = TableNames.existing(context, (SqlIdentifier) insert.getTargetTable());
+    Table table = target.loadFresh();
+    return new InsertCommand(target, insert, plan(context, target, table.schema(), insert));
+  }
+
+  @Override
+  public List<RelDataType> parameterTypes() {
+    return prepared.query.parameterTypes();
+  }
+
+  @Override
+  public CommandResult execute(CommandContext context, List<Object> parameters) {
+    Table table = target.loadFresh();
+    Plan plan = table.schema().schemaId() == prepared.schema.schemaId()
+        ? prepared
+        : plan(context, target, table.schema(), statement);
+    String what = "INSERT into " + target.displayName();
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
+    List<DataFile> files;
+    try (RowStream rows = context.queries().rows(context.session(), plan.query, parameters, context.queryId())) {
+      while (rows.next()) {
+        writer.write(plan.record(rows.current()));
+      }
+      files = writer.complete();
+    } catch (RuntimeException | Error e) {
+      writer.abort();
+      throw e;
+    }
+    if (files.isEmpty()) {
+      return CommandResult.rows(0);
+    }
+    try {
+      AppendFiles append = table.newAppend();
+      files.forEach(append::appendFile);
+      append.set(Commits.QUERY_ID_PROPERTY, context.queryId());
+      Commits.commit(append::commit, table, writer.paths(), what, context.queryId());
+    } finally {
+      target.catalog().invalidate(target.id());
+    }
+    return CommandResult.rows(writer.rowCount());
+  }
+
+  /** How the rows of the source become records of the table with a given schema. */
+  private static final class Plan {
+    private final Schema schema;
+    private final PlannedQuery query;
+    /** Position in the schema of each source column's target. */
+    private final int[] targets;
+    private final List<ValueConversion> conversions;
+    /** Values of the columns the statement leaves out, by position in the schema; null for given ones. */
+    private final Object[] defaults;
+
+    Plan(Schema schema, PlannedQuery query, int[] targets, List<ValueConversion> conversions, Object[] defaults) {
+      this.schema = schema;
+      this.query = query;
+      this.targets = targets;
+      this.conversions = conversions;
+      this.defaults = defaults;
+    }
+
+    Record record(Object[] row) {
+      Record record = GenericRecord.create(schema);
+      for (int i = 0; i < defaults.length; i++) {
+        if (defaults[i] != null) {
+          record.set(i, defaults[i]);
+        }
+      }
+      for (int i = 0; i < targets.length; i++) {
+        record.set(targets[i], conversions.get(i).apply(row[i]));
+      }
+      return record;
+    }
+  }
+
+  private static Plan plan(CommandContext context, TableRef target, Schema schema, SqlInsert insert) {
+    String table = target.displayName();
+    List<Types.NestedField> columns = targetColumns(schema, insert, table);
+    List<Types.NestedField> all = schema.columns();
+    Object[] defaults = new Object[all.size()];
+    int[] targets = new int[columns.size()];
+    for (int i = 0; i < columns.size(); i++) {
+      targets[i] = all.indexOf(columns.get(i));
+    }
+    for (int i = 0; i < all.size(); i++) {
+      if (!columns.contains(all.get(i))) {
+        defaults[i] = TargetColumns.defaultValue(all.get(i), table, insert.getTargetTable());
+      }
+    }
+
+    SqlNode source = insert.getSource();
+    boolean values = source.getKind() == SqlKind.VALUES;
+    SqlNode query = values ? assignedValues(source, columns, table) : SqlTrees.copy(source);
+    PlannedQuery planned = context.queries().plan(context.session(), query, query.toString());
+    List<RelDataTypeField> fields = planned.resultType().getFieldList();
+    if (fields.size() != columns.size()) {
+      throw error(
+          ErrorCode.INVALID_ARGUMENT,
+          "INSERT into " + table + " has " + columns.size() + " target columns but its query returns " + fields.size(),
+          source);
+    }
+    List<Optional<ValueConversion>> conversions = conversions(fields, columns);
+    if (!values && conversions.stream().anyMatch(Optional::isEmpty)) {
+      // Some columns need SQL's assignment casts; run the query through a SELECT that applies them.
+      query = castQuery(source, fields, columns, conversions);
+      planned = context.queries().plan(context.session(), query, query.toString());
+      conversions = conversions(planned.resultType().getFieldList(), columns);
+    }
+    List<ValueConversion> resolved = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      Types.NestedField column = columns.get(i);
+      RelDataType type = planned.resultType().getFieldList().get(i).getType();
+      resolved.add(conversions.get(i).orElseThrow(() -> error(
+          ErrorCode.INVALID_ARGUMENT,
+          "Cannot assign a value of type " + type.getFullTypeString() + " to column " + column.name() + " of type " + column.type(),
+          source)));
+    }
+    return new Plan(schema, planned, targets, resolved, defaults);
+  }
+
+  private static List<Optional<ValueConversion>> conversions(List<RelDataTypeField> fields, List<Types.NestedField> columns) {
+    List<Optional<ValueConversion>> conversions = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      conversions.add(ValueConversion.of(fields.get(i).getType(), columns.get(i)));
+    }
+    return conversions;
+  }
+
+  private static List<Types.NestedField> targetColumns(Schema schema, SqlInsert insert, String table) {
+    if (insert.getTargetColumnList() == null || insert.getTargetColumnList().isEmpty()) {
+      return schema.columns();
+    }
+    List<Types.NestedField> columns = new ArrayList<>();
+    Set<Integer> seen = new HashSet<>();
+    for (SqlNode node : insert.getTargetColumnList()) {
+      Types.NestedField column = TargetColumns.find(schema, (SqlIdentifier) node, null, table);
+      if (!seen.add(column.fieldId())) {
+        throw error(ErrorCode.INVALID_ARGUMENT, "Column " + column.name() + " is listed twice", node);
+      }
+      columns.add(column);
+    }
+    return columns;
+  }
+
+  /** The VALUES with each value assigned to its column (a CAST to its type; DEFAULT resolved). */
+  private static SqlNode assignedValues(SqlNode values, List<Types.NestedField> columns, String table) {
+    List<List<SqlNode>> rows = SqlTrees.valuesRows(SqlTrees.copy(values));
+    List<SqlNode> original = ((org.apache.calcite.sql.SqlCall) values).getOperandList();
+    for (int r = 0; r < rows.size(); r++) {
+      List<SqlNode> row = rows.get(r);
+      if (row.size() != columns.size()) {
+        throw error(
+            ErrorCode.INVALID_ARGUMENT,
+            "INSERT into " + table + " has " + columns.size() + " target columns but this row has " + row.size() + " values",
+            original.get(r));
+      }
+      for (int i = 0; i < row.size(); i++) {
+        SqlNode value = row.get(i);
+        Types.NestedField column = columns.get(i);
+        if (TargetColumns.isDefault(value)) {
+          if (column.writeDefault() != null) {
+            throw error(ErrorCode.NOT_SUPPORTED, "DEFAULT for a column with a default value is not supported yet", value);
+          }
+          TargetColumns.defaultValue(column, table, value);
+          value = SqlTrees.nullLiteral();
+        }
+        row.set(i, TargetColumns.assigned(value, column));
+      }
+    }
+    return SqlTrees.values(values, rows);
+  }
+
+  /** {@code SELECT CAST(c1 AS t1), ... FROM (source) AS s(c1, ...)} for the columns that need it. */
+  private static SqlNode castQuery(
+      SqlNode source, List<RelDataTypeField> fields, List<Types.NestedField> columns, List<Optional<ValueConversion>> conversions) {
+    SqlParserPos pos = source.getParserPosition();
+    List<SqlNode> operands = new ArrayList<>();
+    operands.add(SqlTrees.copy(source));
+    operands.add(SqlTrees.identifier("$source"));
+    List<SqlNode> select = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) {
+      String name = "$c" + i;
+      operands.add(SqlTrees.identifier(name));
+      SqlIdentifier ref = new SqlIdentifier(List.of("$source", name), pos);
+      select.add(conversions.get(i).isPresent() ? ref : TargetColumns.assigned(ref, columns.get(i)));
+    }
+    SqlNode from = SqlStdOperatorTable.AS.createCall(pos, operands);
+    return SqlTrees.select(select, from, null);
+  }
+}

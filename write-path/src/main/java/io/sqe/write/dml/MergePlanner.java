@@ -1,0 +1,296 @@
+package io.sqe.write.dml;
+
+import static io.sqe.write.dml.SqlPositions.error;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.sql.ddl.SqlMergeClause;
+import io.sqe.engine.sql.ddl.SqlMergeClause.Action;
+import io.sqe.engine.sql.ddl.SqlMergeClause.Match;
+import io.sqe.engine.sql.ddl.SqlMergeStatement;
+import io.sqe.write.dml.DeleteUpdatePlanner.Assignments;
+import io.sqe.write.dml.DeleteUpdatePlanner.TargetRef;
+import io.sqe.write.dml.RowLevelCommand.Plan;
+import io.sqe.write.dml.RowLevelCommand.RowHandler;
+import io.sqe.write.dml.TableNames.TableRef;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.sql.JoinConditionType;
+import org.apache.calcite.sql.JoinType;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlJoin;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The query of a MERGE: the target (as a write target) joined with the source on the ON condition
+ * (inner, left, right or full, as the WHEN clauses need), one row per pair or unmatched row, with
+ * the index of the first clause whose match kind and condition apply to it and that clause's new
+ * values, computed only for it.
+ *
+ * <pre>
+ * SELECT t.$file, t.$pos, t.$pos IS NOT NULL AND s.$row IS NOT NULL AS matched,
+ *        CASE WHEN &lt;clause 0 applies&gt; THEN 0 WHEN ... ELSE -1 END AS clause,
+ *        CASE WHEN clause = 0 THEN CAST(value AS column type) END, ...
+ * FROM target t FULL JOIN (SELECT s.*, TRUE AS $row FROM source s) s ON condition
+ * WHERE clause &gt;= 0 OR matched
+ * </pre>
+ *
+ * Matched pairs without a clause are kept for the cardinality check: a target row matched by two
+ * source rows fails the statement (as the SQL standard requires), except when the only MATCHED
+ * clause is an unconditional DELETE, which means the same whatever the source row. NULL keys never
+ * match, as in any join.
+ */
+final class MergePlanner {
+  private static final SqlParserPos ZERO = SqlParserPos.ZERO;
+  private static final String SOURCE_ROW = "$sqe_source_row";
+  private static final String SOURCE_ALIAS = "$source";
+
+  private MergePlanner() {}
+
+  static RowLevelCommand prepare(CommandContext context, SqlMergeStatement merge) {
+    TableRef target = TableNames.existing(context, merge.target());
+    return RowLevelCommand.prepare(context, RowLevelCommand.Kind.MERGE, target, (ctx, table) -> plan(ctx, merge, target, table));
+  }
+
+  /** What each clause does, with where its values are in a query row. */
+  private record Clause(Action action, int offset, Assignments.Bound values, Object[] defaults) {}
+
+  private static Plan plan(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table) {
+    Schema schema = table.schema();
+    String name = target.displayName();
+    TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
+    List<SqlMergeClause> clauses = merge.clauses();
+    String sourceAlias = sourceAlias(merge.source());
+    SqlNode sourceRow = SqlTrees.identifier(sourceAlias, SOURCE_ROW);
+
+    List<SqlNode> select = new ArrayList<>(ref.rowColumns());
+    select.add(matched(ref, sourceAlias));
+    select.add(clauseIndex(clauses, ref, sourceAlias));
+    List<Assignments> assignments = new ArrayList<>();
+    List<Object[]> defaults = new ArrayList<>();
+    for (int i = 0; i < clauses.size(); i++) {
+      SqlMergeClause clause = clauses.get(i);
+      int index = i;
+      Assignments values = null;
+      Object[] omitted = null;
+      switch (clause.action()) {
+        case UPDATE:
+          values = Assignments.of(schema, clause.columns(), clause.values(), ref.qualifier(), name);
+          break;
+        case INSERT: {
+          SqlNodeList columns = insertColumns(schema, clause, name);
+          values = Assignments.of(schema, columns, clause.values(), null, name);
+          omitted = omittedDefaults(schema, columns, clause, name);
+          break;
+        }
+        case DELETE:
+          break;
+      }
+      assignments.add(values);
+      defaults.add(omitted);
+      if (values != null) {
+        select.addAll(values.guardedExpressions(
+            () -> SqlTrees.equal(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(index))));
+      }
+    }
+    boolean checkCardinality = !onlyUnconditionalDelete(clauses);
+    SqlNode acts = SqlTrees.greaterThanOrEqual(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(0));
+    SqlNode where = checkCardinality ? SqlTrees.or(acts, matched(ref, sourceAlias)) : acts;
+    SqlNode query = SqlTrees.select(select, join(merge, ref, sourceAlias, clauses), where);
+    PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(table));
+
+    List<RelDataTypeField> fields = planned.resultType().getFieldList();
+    List<Clause> bound = new ArrayList<>();
+    int offset = 4;
+    for (int i = 0; i < clauses.size(); i++) {
+      Assignments values = assignments.get(i);
+      if (values == null) {
+        bound.add(new Clause(clauses.get(i).action(), offset, null, null));
+        continue;
+      }
+      int count = values.expressionCount();
+      bound.add(new Clause(clauses.get(i).action(), offset, values.bind(fields.subList(offset, offset + count)), defaults.get(i)));
+      offset += count;
+    }
+    return new Plan() {
+      @Override
+      public PlannedQuery query() {
+        return planned;
+      }
+
+      @Override
+      public RowHandler handler() {
+        return new MergeRows(schema, bound, checkCardinality, name);
+      }
+    };
+  }
+
+  /** Applies the clause each row selected, and fails on a target row matched twice. */
+  private static final class MergeRows implements RowHandler {
+    private final Schema schema;
+    private final List<Clause> clauses;
+    private final boolean checkCardinality;
+    private final String table;
+    private final Map<String, BitSet> matched = new HashMap<>();
+
+    MergeRows(Schema schema, List<Clause> clauses, boolean checkCardinality, String table) {
+      this.schema = schema;
+      this.clauses = clauses;
+      this.checkCardinality = checkCardinality;
+      this.table = table;
+    }
+
+    @Override
+    public void accept(Object[] row, RowChanges changes, java.util.function.Consumer<Record> inserts) {
+      String file = (String) row[0];
+      long position = row[1] == null ? -1 : ((Number) row[1]).longValue();
+      if (checkCardinality && Boolean.TRUE.equals(row[2])) {
+        BitSet rows = matched.computeIfAbsent(file, f -> new BitSet());
+        int at = Math.toIntExact(position);
+        if (rows.get(at)) {
+          throw new SqeException(
+              ErrorCode.INVALID_ARGUMENT,
+              "MERGE into " + table + " matched one target row with more than one source row, so nothing was"
+                  + " written; each target row may match at most one source row");
+        }
+        rows.set(at);
+      }
+      int index = ((Number) row[3]).intValue();
+      if (index < 0) {
+        return;
+      }
+      Clause clause = clauses.get(index);
+      switch (clause.action()) {
+        case DELETE -> changes.delete(file, position);
+        case UPDATE -> changes.update(file, position, clause.values().update(row, clause.offset()));
+        case INSERT -> {
+          Record record = GenericRecord.create(schema);
+          for (int i = 0; i < clause.defaults().length; i++) {
+            if (clause.defaults()[i] != null) {
+              record.set(i, clause.defaults()[i]);
+            }
+          }
+          RowChanges.Update values = clause.values().update(row, clause.offset());
+          for (int i = 0; i < values.columns().length; i++) {
+            record.set(values.columns()[i], values.values()[i]);
+          }
+          inserts.accept(record);
+        }
+      }
+    }
+  }
+
+  private static boolean onlyUnconditionalDelete(List<SqlMergeClause> clauses) {
+    List<SqlMergeClause> matched = clauses.stream().filter(c -> c.match() == Match.MATCHED).toList();
+    return matched.size() == 1 && matched.get(0).action() == Action.DELETE && matched.get(0).condition() == null;
+  }
+
+  /** The INSERT clause's column list, or every column of the table when it has none. */
+  private static SqlNodeList insertColumns(Schema schema, SqlMergeClause clause, String table) {
+    if (!clause.columns().isEmpty()) {
+      return clause.columns();
+    }
+    if (clause.values().size() != schema.columns().size()) {
+      throw error(
+          ErrorCode.INVALID_ARGUMENT,
+          "INSERT without a column list gives all " + schema.columns().size() + " columns of " + table + ", not "
+              + clause.values().size(),
+          clause.values());
+    }
+    List<SqlNode> columns = new ArrayList<>();
+    for (Types.NestedField column : schema.columns()) {
+      columns.add(new SqlIdentifier(column.name(), ZERO));
+    }
+    return new SqlNodeList(columns, ZERO);
+  }
+
+  /** The values of the columns an INSERT clause leaves out, by position in the schema. */
+  private static Object[] omittedDefaults(Schema schema, SqlNodeList columns, SqlMergeClause clause, String table) {
+    List<Types.NestedField> given = new ArrayList<>();
+    for (SqlNode column : columns) {
+      given.add(TargetColumns.find(schema, (SqlIdentifier) column, null, table));
+    }
+    Object[] defaults = new Object[schema.columns().size()];
+    for (int i = 0; i < defaults.length; i++) {
+      Types.NestedField column = schema.columns().get(i);
+      if (!given.contains(column)) {
+        defaults[i] = TargetColumns.defaultValue(column, table, clause);
+      }
+    }
+    return defaults;
+  }
+
+  /** Whether a row pairs a target row with a source row. */
+  private static SqlNode matched(TargetRef ref, String sourceAlias) {
+    return SqlTrees.and(
+        SqlTrees.isNotNull(ref.positionColumn()), SqlTrees.isNotNull(SqlTrees.identifier(sourceAlias, SOURCE_ROW)));
+  }
+
+  /** The index of the first clause that applies to a row, or -1; a fresh tree on every call. */
+  private static SqlNode clauseIndex(List<SqlMergeClause> clauses, TargetRef ref, String sourceAlias) {
+    List<SqlNode> whens = new ArrayList<>();
+    List<SqlNode> thens = new ArrayList<>();
+    for (int i = 0; i < clauses.size(); i++) {
+      SqlMergeClause clause = clauses.get(i);
+      SqlNode applies = switch (clause.match()) {
+        case MATCHED -> matched(ref, sourceAlias);
+        case NOT_MATCHED -> SqlTrees.isNull(ref.positionColumn());
+        case NOT_MATCHED_BY_SOURCE -> SqlTrees.isNull(SqlTrees.identifier(sourceAlias, SOURCE_ROW));
+      };
+      whens.add(SqlTrees.and(applies, SqlTrees.copy(clause.condition())));
+      thens.add(SqlTrees.integer(i));
+    }
+    return SqlTrees.caseWhen(whens, thens, SqlLiteral.createExactNumeric("-1", ZERO));
+  }
+
+  /** How the ON condition and the clauses refer to the source. */
+  private static String sourceAlias(SqlNode source) {
+    if (source.getKind() == SqlKind.AS) {
+      return ((SqlIdentifier) ((SqlCall) source).operand(1)).getSimple();
+    }
+    if (source instanceof SqlIdentifier) {
+      List<String> names = ((SqlIdentifier) source).names;
+      return names.get(names.size() - 1);
+    }
+    return SOURCE_ALIAS;
+  }
+
+  /** target JOIN (SELECT s.*, TRUE AS $row FROM source s) s ON condition, as outer as the clauses need. */
+  private static SqlNode join(SqlMergeStatement merge, TargetRef ref, String sourceAlias, List<SqlMergeClause> clauses) {
+    SqlNode source = SqlTrees.copy(merge.source());
+    if (source.getKind() != SqlKind.AS) {
+      source = SqlTrees.as(source, sourceAlias);
+    }
+    List<SqlNode> columns = new ArrayList<>();
+    columns.add(SqlTrees.star(sourceAlias));
+    columns.add(SqlTrees.as(SqlTrees.trueLiteral(), SOURCE_ROW));
+    SqlNode marked = SqlTrees.as(SqlTrees.select(columns, source, null), sourceAlias);
+    boolean inserts = clauses.stream().anyMatch(c -> c.match() == Match.NOT_MATCHED);
+    boolean bySource = clauses.stream().anyMatch(c -> c.match() == Match.NOT_MATCHED_BY_SOURCE);
+    JoinType type = inserts && bySource ? JoinType.FULL : inserts ? JoinType.RIGHT : bySource ? JoinType.LEFT : JoinType.INNER;
+    return new SqlJoin(
+        merge.getParserPosition(),
+        ref.from(),
+        SqlLiteral.createBoolean(false, ZERO),
+        type.symbol(ZERO),
+        marked,
+        JoinConditionType.ON.symbol(ZERO),
+        SqlTrees.copy(merge.condition()));
+  }
+}

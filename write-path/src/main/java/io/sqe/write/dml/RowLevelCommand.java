@@ -1,0 +1,233 @@
+package io.sqe.write.dml;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.write.dml.TableNames.TableRef;
+import io.sqe.write.files.DataFileRows;
+import io.sqe.write.files.DataFileWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.IsolationLevel;
+import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.apache.iceberg.util.DataFileSet;
+import org.apache.iceberg.util.DeleteFileSet;
+
+/**
+ * DELETE, UPDATE and MERGE as copy-on-write: the statement's query reads the target as of one
+ * snapshot, with each row's data file and position, and says which rows go, which change and
+ * which rows are new. Each data file with a changed row is rewritten (its other rows copied as
+ * Iceberg read them, value for value) and the lot is committed as one overwrite, validated
+ * against everything committed since that snapshot: conflict detection filter = the rows the
+ * statement read, no conflicting deletes, and, at the default serializable isolation, no
+ * conflicting new data. Files without a changed row are not touched.
+ */
+final class RowLevelCommand implements PreparedCommand {
+  /** The statements, with the table property that sets their isolation level. */
+  enum Kind {
+    DELETE("DELETE from", TableProperties.DELETE_ISOLATION_LEVEL),
+    UPDATE("UPDATE of", TableProperties.UPDATE_ISOLATION_LEVEL),
+    MERGE("MERGE into", TableProperties.MERGE_ISOLATION_LEVEL);
+
+    private final String description;
+    private final String isolationProperty;
+
+    Kind(String description, String isolationProperty) {
+      this.description = description;
+      this.isolationProperty = isolationProperty;
+    }
+  }
+
+  /** Plans a statement's query over its target as a write target. */
+  @FunctionalInterface
+  interface Planner {
+    Plan plan(CommandContext context, IcebergTable target);
+  }
+
+  /** A statement planned over one snapshot of its target. */
+  interface Plan {
+    PlannedQuery query();
+
+    /** What to do with the query's rows, for one execution. */
+    RowHandler handler();
+  }
+
+  /** Turns each row of a statement's query into changes of target rows and rows to insert. */
+  @FunctionalInterface
+  interface RowHandler {
+    void accept(Object[] row, RowChanges changes, Consumer<Record> inserts);
+  }
+
+  private final Kind kind;
+  private final TableRef target;
+  private final Planner planner;
+  private final IcebergTable preparedTarget;
+  private final Plan prepared;
+
+  private RowLevelCommand(Kind kind, TableRef target, Planner planner, IcebergTable preparedTarget, Plan prepared) {
+    this.kind = requireNonNull(kind, "kind is null");
+    this.target = requireNonNull(target, "target is null");
+    this.planner = requireNonNull(planner, "planner is null");
+    this.preparedTarget = requireNonNull(preparedTarget, "preparedTarget is null");
+    this.prepared = requireNonNull(prepared, "prepared is null");
+  }
+
+  static RowLevelCommand prepare(CommandContext context, Kind kind, TableRef target, Planner planner) {
+    IcebergTable writeTarget = IcebergTable.forRowLevelWrite(target.catalog(), target.id(), target.loadFresh());
+    return new RowLevelCommand(kind, target, planner, writeTarget, planner.plan(context, writeTarget));
+  }
+
+  @Override
+  public List<RelDataType> parameterTypes() {
+    return prepared.query().parameterTypes();
+  }
+
+  @Override
+  public CommandResult execute(CommandContext context, List<Object> parameters) {
+    Table table = target.loadFresh();
+    Snapshot current = table.currentSnapshot();
+    Long base = current == null ? null : current.snapshotId();
+    IcebergTable writeTarget = preparedTarget;
+    Plan plan = prepared;
+    if (!Objects.equals(base, preparedTarget.snapshotId())
+        || table.schema().schemaId() != preparedTarget.schema().schemaId()) {
+      // The table changed since the statement was prepared: plan it over the current snapshot.
+      writeTarget = IcebergTable.forRowLevelWrite(target.catalog(), target.id(), table);
+      plan = planner.plan(context, writeTarget);
+    }
+    String what = kind.description + " " + target.displayName();
+    RowChanges changes = new RowChanges();
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
+    long[] inserted = {0};
+    List<DataFile> removed = new ArrayList<>();
+    List<DeleteFile> removedDeletes = new ArrayList<>();
+    List<DataFile> added;
+    Expression scanned = writeTarget.scannedRows();
+    try {
+      RowHandler handler = plan.handler();
+      Consumer<Record> inserts = record -> {
+        writer.write(record);
+        inserted[0]++;
+      };
+      try (RowStream rows = context.queries().rows(context.session(), plan.query(), parameters, context.queryId())) {
+        while (rows.next()) {
+          handler.accept(rows.current(), changes, inserts);
+        }
+      }
+      if (changes.isEmpty() && inserted[0] == 0) {
+        writer.complete();
+        return CommandResult.rows(0);
+      }
+      if (!changes.isEmpty()) {
+        rewrite(table, base, scanned, changes, writer, removed, removedDeletes);
+      }
+      added = writer.complete();
+    } catch (RuntimeException | Error e) {
+      writer.abort();
+      throw e;
+    }
+    try {
+      OverwriteFiles overwrite = table.newOverwrite();
+      overwrite.deleteFiles(DataFileSet.of(removed), DeleteFileSet.of(removedDeletes));
+      added.forEach(overwrite::addFile);
+      if (base != null) {
+        overwrite.validateFromSnapshot(base);
+      }
+      overwrite.conflictDetectionFilter(scanned);
+      overwrite.validateNoConflictingDeletes();
+      if (isolation(table) == IsolationLevel.SERIALIZABLE) {
+        overwrite.validateNoConflictingData();
+      }
+      overwrite.set(Commits.QUERY_ID_PROPERTY, context.queryId());
+      Commits.commit(overwrite::commit, table, writer.paths(), what, context.queryId());
+    } finally {
+      target.catalog().invalidate(target.id());
+    }
+    return CommandResult.rows(changes.deleted() + changes.updated() + inserted[0]);
+  }
+
+  private IsolationLevel isolation(Table table) {
+    return IsolationLevel.fromName(table.properties().getOrDefault(kind.isolationProperty, "serializable"));
+  }
+
+  /**
+   * Writes the rows each changed file keeps, changed where the statement changes them, and notes
+   * the files (and their deletion vectors) the commit removes.
+   */
+  private static void rewrite(
+      Table table,
+      Long base,
+      Expression scanned,
+      RowChanges changes,
+      DataFileWriter writer,
+      List<DataFile> removed,
+      List<DeleteFile> removedDeletes) {
+    Schema schema = table.schema();
+    int positionIndex = DataFileRows.positionIndex(table);
+    int columns = schema.columns().size();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(base).filter(scanned).planFiles()) {
+      for (FileScanTask task : tasks) {
+        String path = task.file().location();
+        if (!changes.files().contains(path)) {
+          continue;
+        }
+        removed.add(task.file());
+        for (DeleteFile delete : task.deletes()) {
+          if (ContentFileUtil.isDV(delete)) {
+            removedDeletes.add(delete);
+          }
+        }
+        if (task.deletes().isEmpty() && changes.deletedIn(path) == task.file().recordCount()) {
+          continue;
+        }
+        try (CloseableIterable<Record> rows = DataFileRows.read(table, task)) {
+          for (Record row : rows) {
+            Object change = changes.change(path, (Long) row.get(positionIndex));
+            if (RowChanges.isDelete(change)) {
+              continue;
+            }
+            Record copy = GenericRecord.create(schema);
+            for (int i = 0; i < columns; i++) {
+              copy.set(i, row.get(i));
+            }
+            if (change != null) {
+              RowChanges.Update update = (RowChanges.Update) change;
+              for (int i = 0; i < update.columns().length; i++) {
+                copy.set(update.columns()[i], update.values()[i]);
+              }
+            }
+            writer.write(copy);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (removed.size() != changes.files().size()) {
+      throw new IllegalStateException(
+          "Changed rows in " + changes.files().size() + " data files but found " + removed.size() + " of them in snapshot " + base);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.sqe.write.dml;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DeleteUpdateTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "v", Types.IntegerType.get()));
+
+  @TempDir Path dir;
+  private Lakehouse lake;
+
+  @BeforeEach
+  void setUp() {
+    lake = new Lakehouse(dir);
+    List<Record> rows = new ArrayList<>();
+    for (long id = 0; id < 100; id++) {
+      Record r = GenericRecord.create(SCHEMA);
+      r.setField("id", id);
+      r.setField("v", (int) (id % 10));
+      rows.add(r);
+    }
+    lake.create("t", SCHEMA, PartitionSpec.unpartitioned(), rows, 10);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  @Test
+  void smoke() {
+    assertThat(lake.update("delete from t where id = 5")).isEqualTo(1);
+    Table table = lake.table("t");
+    assertThat(table.currentSnapshot().summary()).containsEntry("deleted-data-files", "1").containsEntry("added-data-files", "1");
+    assertThat(lake.query("select count(*), sum(id) from t")).containsExactly(List.of(99L, 4945L));
+    assertThat(lake.update("update t set v = v + 100 where id between 10 and 19")).isEqualTo(10);
+    assertThat(lake.query("select count(*), sum(v) from t")).containsExactly(List.of(99L, 1445L));
+    assertThat(lake.update("delete from t x where x.v >= 100")).isEqualTo(10);
+    assertThat(lake.table("t").currentSnapshot().summary()).containsEntry("deleted-data-files", "1").doesNotContainKey("added-data-files");
+    assertThat(lake.update("delete from t")).isEqualTo(89);
+    assertThat(lake.query("select count(*) from t")).containsExactly(List.of(0L));
+  }
+
+  @Test
+  void mergeSmoke() {
+    lake.update("create table src as select id, v * 10 as v from t where id >= 95");
+    lake.update("insert into src values (200, 1), (201, 2)");
+    long rows = lake.update("merge into t using src s on t.id = s.id"
+        + " when matched and s.v > 80 then delete"
+        + " when matched then update set v = s.v"
+        + " when not matched then insert values (s.id, s.v)");
+    assertThat(rows).isEqualTo(7);
+    assertThat(lake.query("select count(*), sum(id), sum(v) from t")).containsExactly(List.of(101L, 4950L - 99 + 401, 450L - 5 - 6 - 7 - 8 - 9 + 50 + 60 + 70 + 80 + 3));
+  }
+}

@@ -1,0 +1,76 @@
+package io.sqe.write.dml;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InsertTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "name", Types.StringType.get()),
+          Types.NestedField.optional(3, "price", Types.DecimalType.of(10, 2)),
+          Types.NestedField.optional(4, "d", Types.DateType.get()),
+          Types.NestedField.optional(5, "n", Types.IntegerType.get()));
+
+  @TempDir Path dir;
+  private Lakehouse lake;
+
+  @BeforeEach
+  void setUp() {
+    lake = new Lakehouse(dir);
+    lake.catalog.iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  @Test
+  void insertsValuesAndQueries() {
+    assertThat(lake.update("insert into t values (1, 'a', 1.5, date '2024-01-02', 7), (2, null, 2, '2024-02-03', null)")).isEqualTo(2);
+    assertThat(lake.update("insert into t (name, id) select name || 'x', id + 10 from t")).isEqualTo(2);
+    Table table = lake.table("t");
+    List<Record> rows = Lakehouse.records(table);
+    assertThat(rows).hasSize(4);
+    assertThat(rows).extracting(r -> r.getField("id")).containsExactlyInAnyOrder(1L, 2L, 11L, 12L);
+    Record first = rows.stream().filter(r -> r.getField("id").equals(1L)).findFirst().orElseThrow();
+    assertThat(first.getField("price")).isEqualTo(new BigDecimal("1.50"));
+    assertThat(first.getField("d")).isEqualTo(LocalDate.of(2024, 1, 2));
+    assertThat(lake.query("select count(*), sum(id) from t")).containsExactly(List.of(4L, 26L));
+    assertThat(table.currentSnapshot().summary()).containsKey("sqe.query-id");
+  }
+
+  @Test
+  void rejectsValuesThatDoNotFit() {
+    assertThatThrownBy(() -> lake.update("insert into t (id, n) values (1, 3000000000)"))
+        .isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+    assertThatThrownBy(() -> lake.update("insert into t (name) values ('x')"))
+        .isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.getMessage()).contains("NOT NULL"));
+    assertThatThrownBy(() -> lake.update("insert into t (id) values (null)"))
+        .isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.getMessage()).contains("NOT NULL"));
+    assertThat(lake.table("t").currentSnapshot()).isNull();
+  }
+
+  @Test
+  void parameters() {
+    assertThat(lake.update("insert into t (id, name, price) values (?, ?, ?)", 5L, "p", new BigDecimal("3.25"))).isEqualTo(1);
+    assertThat(lake.query("select id, name, price from t")).hasSize(1);
+  }
+}
