@@ -30,12 +30,21 @@ public final class RestCatalogFixture implements AutoCloseable {
   }
 
   public static RestCatalogFixture start(Path dir) throws Exception {
+    return start(dir, Map.of());
+  }
+
+  /**
+   * A catalog whose backend gets {@code backendProperties} on top of the defaults, e.g. a {@code
+   * warehouse} on S3 with S3FileIO settings.
+   */
+  public static RestCatalogFixture start(Path dir, Map<String, String> backendProperties) throws Exception {
     java.nio.file.Files.createDirectories(dir);
     Map<String, String> properties = new HashMap<>();
     properties.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("rest-catalog.db"));
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.resolve("rest-warehouse").toUri().toString());
     properties.put("jdbc.schema-version", "V1");
     properties.put(CatalogProperties.CLIENT_POOL_SIZE, "1");
+    properties.putAll(backendProperties);
     JdbcCatalog backend = new JdbcCatalog();
     backend.setConf(new Configuration());
     backend.initialize("rest_backend", properties);
