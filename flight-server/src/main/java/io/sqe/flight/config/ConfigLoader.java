@@ -39,6 +39,9 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
   public static final String CONFIG_FILE_VARIABLE = "SQE_CONFIG";
+  /** Variables of the launch scripts (bin/sqe, bin/sqe-server), which are not settings. */
+  private static final Set<String> LAUNCHER_VARIABLES =
+      Set.of("SQE_JAVA_OPTS", "SQE_RUN_DIR", "SQE_SHELL_URL", "SQE_STOP_TIMEOUT", "SQE_HOME", "SQE_BENCH_JAVA_OPTS");
   private static final String CATALOG_PROPERTIES = "catalog.properties.";
   private static final Set<String> KEYS =
       Set.of(
@@ -135,7 +138,7 @@ public final class ConfigLoader {
     Map<String, String> values = new TreeMap<>();
     for (Map.Entry<String, String> e : environment.entrySet()) {
       String name = e.getKey();
-      if (!name.startsWith("SQE_") || name.equals(CONFIG_FILE_VARIABLE)) {
+      if (!name.startsWith("SQE_") || name.equals(CONFIG_FILE_VARIABLE) || LAUNCHER_VARIABLES.contains(name)) {
         continue;
       }
       String key = name.substring(4).toLowerCase(Locale.ROOT).replace("__", "-").replace('_', '.');
