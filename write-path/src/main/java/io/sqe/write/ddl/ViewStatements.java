@@ -29,6 +29,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.ViewCatalog;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.view.SQLViewRepresentation;
 import org.apache.iceberg.view.View;
 import org.apache.iceberg.view.ViewBuilder;
@@ -95,6 +96,8 @@ final class ViewStatements {
         }
       } catch (AlreadyExistsException e) {
         return existing(create, name);
+      } catch (NoSuchNamespaceException e) {
+        throw TableStatements.schemaNotFound(name);
       } catch (RuntimeException e) {
         throw DdlErrors.translate(e, create.name());
       }
