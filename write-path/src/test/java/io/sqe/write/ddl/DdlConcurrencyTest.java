@@ -208,6 +208,33 @@ class DdlConcurrencyTest {
   }
 
   @Test
+  void dropSchemaWhileTablesAreCreatedInIt() {
+    sql.run("create schema e");
+    sql.run("create table e.first (a int)");
+    iceberg.lateTables.set(1);
+    sql.run("drop schema e cascade");
+    assertThat(iceberg.namespaceExists(Namespace.of("e"))).isFalse();
+
+    sql.run("create schema e");
+    sql.run("create table e.first (a int)");
+    iceberg.lateTables.set(2);
+    assertThatThrownBy(() -> sql.run("drop schema e cascade"))
+        .isInstanceOfSatisfying(SqeException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+          assertThat(e.getMessage()).contains("Schema 'lake.e' is not empty: tables or views were created in it concurrently;"
+              + " the ones it had before are dropped");
+        });
+    // The table created during the first pass was dropped in the second.
+    assertThat(iceberg.listTables(Namespace.of("e"))).extracting(TableIdentifier::name).containsExactly("late_3");
+
+    sql.run("drop table e.late_3");
+    iceberg.lateTables.set(1);
+    assertThatThrownBy(() -> sql.run("drop schema e restrict"))
+        .isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION));
+    assertThat(iceberg.listTables(Namespace.of("e"))).extracting(TableIdentifier::name).containsExactly("late_4");
+  }
+
+  @Test
   void viewOverColumnsAnotherEngineDropped() {
     sql.run("alter table t add column b int");
     Prepared.Command view = sql.prepare("create view v as select a, b from t");
@@ -266,10 +293,24 @@ class DdlConcurrencyTest {
     assertThat(other.query("select count(*) from t")).containsExactly(List.of(0L));
   }
 
-  /** A JDBC catalog where another writer changes a table's schema right after each of the next loads. */
+  /**
+   * A JDBC catalog where another writer changes a table's schema right after each of the next
+   * loads, and creates a table in a schema just before each of the next attempts to drop it.
+   */
   private static final class InterferingCatalog extends JdbcCatalog {
     final AtomicInteger interferences = new AtomicInteger();
+    final AtomicInteger lateTables = new AtomicInteger();
     private final AtomicInteger columns = new AtomicInteger();
+    private final AtomicInteger created = new AtomicInteger();
+
+    @Override
+    public boolean dropNamespace(Namespace namespace) {
+      if (lateTables.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        createTable(TableIdentifier.of(namespace, "late_" + created.incrementAndGet()),
+            new org.apache.iceberg.Schema(Types.NestedField.optional(1, "a", Types.IntegerType.get())));
+      }
+      return super.dropNamespace(namespace);
+    }
 
     @Override
     public Table loadTable(TableIdentifier id) {
