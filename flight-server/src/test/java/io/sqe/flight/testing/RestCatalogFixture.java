@@ -44,6 +44,8 @@ public final class RestCatalogFixture implements AutoCloseable {
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.resolve("rest-warehouse").toUri().toString());
     properties.put("jdbc.schema-version", "V1");
     properties.put(CatalogProperties.CLIENT_POOL_SIZE, "1");
+    // Like a real catalog server: no table or view is created in a namespace that does not exist.
+    properties.put("jdbc.strict-mode", "true");
     properties.putAll(backendProperties);
     JdbcCatalog backend = new JdbcCatalog();
     backend.setConf(new Configuration());
