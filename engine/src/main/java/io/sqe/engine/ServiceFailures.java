@@ -40,6 +40,12 @@ public final class ServiceFailures {
       }
       return Optional.empty();
     }
+    if (isA(t, "software.amazon.awssdk.core.exception.SdkClientException")
+        && String.valueOf(t.getMessage()).contains("Unable to load credentials")) {
+      return Optional.of(new SqeException(
+          ErrorCode.PERMISSION_DENIED,
+          "SQE has no credentials for object storage: configure them, or let the catalog vend them: " + firstLine(t), t));
+    }
     if (isA(t, "software.amazon.awssdk.core.exception.SdkClientException")) {
       return Optional.of(new SqeException(ErrorCode.UNAVAILABLE, "Object storage cannot be reached: " + firstLine(t), t));
     }

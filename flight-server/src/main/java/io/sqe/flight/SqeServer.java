@@ -37,6 +37,7 @@ public final class SqeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqeServer.class);
   private static final int MAX_HEADER_BYTES = 64 * 1024;
   private static final int MAX_INBOUND_MESSAGE_BYTES = 256 * 1024 * 1024;
+  private static final int KEEPALIVE_MIN_INTERVAL_SECONDS = 10;
 
   private final ServerConfig config;
   private final BufferAllocator allocator;
@@ -106,7 +107,13 @@ public final class SqeServer implements AutoCloseable {
               .setMaxHeaderListSize(MAX_HEADER_BYTES)
               .transportHint(
                   "grpc.builderConsumer",
-                  (Consumer<NettyServerBuilder>) netty -> netty.callExecutor(new ClientAddressHeader()));
+                  (Consumer<NettyServerBuilder>)
+                      netty ->
+                          netty
+                              .callExecutor(new ClientAddressHeader())
+                              // Load balancers and clients keep idle connections alive with pings.
+                              .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
+                              .permitKeepAliveWithoutCalls(true));
       FlightServer server = tls(builder, config.tls()).build();
       server.start();
       return new SqeServer(config, allocator, catalogs, authentication, producer, server);

@@ -33,6 +33,7 @@ class StorageFailureTest {
   private RestCatalogFixture rest;
   private TestServer server;
   private TestServer.Client client;
+  private int starts;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -46,7 +47,7 @@ class StorageFailureTest {
   private void startServer(Map<String, String> s3Settings) {
     Map<String, String> settings = new HashMap<>(rest.sqeSettings());
     s3Settings.forEach((key, value) -> settings.put("catalog.properties." + key, value));
-    server = TestServer.start(dir.resolve("sqe"), settings);
+    server = TestServer.start(dir.resolve("sqe-" + ++starts), settings);
     client = server.client(allocator);
   }
 
@@ -92,6 +93,36 @@ class StorageFailureTest {
         });
     // The server itself still answers.
     assertThat(count("SELECT 1")).isEqualTo(1);
+  }
+
+  @Test
+  void credentialsVendedByTheCatalogAreUsedForEachTable() throws Exception {
+    rest.close();
+    Map<String, String> backend = new HashMap<>(s3.fileIoProperties());
+    backend.put("warehouse", "s3://" + S3Fixture.BUCKET + "/vended");
+    Map<String, String> keys =
+        Map.of("s3.access-key-id", S3Fixture.ACCESS_KEY, "s3.secret-access-key", S3Fixture.SECRET_KEY);
+    rest = RestCatalogFixture.start(dir.resolve("rest-vending"), backend, keys);
+    // SQE knows where the storage is, but holds no keys: it asks the catalog for them.
+    Map<String, String> noKeys = new HashMap<>(s3.fileIoProperties());
+    noKeys.remove("s3.access-key-id");
+    noKeys.remove("s3.secret-access-key");
+    // Without asking for credentials, SQE has none and says so.
+    startServer(noKeys);
+    update("CREATE SCHEMA s");
+    assertThatThrownBy(() -> update("CREATE TABLE s.t AS SELECT 1 AS x"))
+        .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(CallStatus.UNAUTHORIZED.code());
+          assertThat(e.getMessage()).contains("no credentials for object storage");
+        });
+    client.close();
+    server.close();
+
+    noKeys.put("header.X-Iceberg-Access-Delegation", "vended-credentials");
+    startServer(noKeys);
+    update("CREATE TABLE s.t AS SELECT 1 AS x UNION ALL SELECT 2");
+    update("INSERT INTO s.t VALUES (3)");
+    assertThat(count("SELECT sum(x) FROM s.t")).isEqualTo(6);
   }
 
   @Test
