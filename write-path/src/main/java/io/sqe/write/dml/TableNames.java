@@ -6,6 +6,7 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.session.Session;
+import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -42,6 +43,9 @@ final class TableNames {
   /** An existing table; NOT_FOUND, at the name's position, when there is none. */
   static TableRef existing(CommandContext context, SqlIdentifier name) {
     TableRef ref = resolve(context, name);
+    if (createdInTransaction(context, ref.catalog(), ref.id()).isPresent()) {
+      return ref;
+    }
     String table = findTable(ref.catalog(), ref.id().namespace(), ref.id().name())
         .orElseThrow(() -> {
           if (ref.catalog().views().map(v -> v.viewExists(ref.id())).orElse(false)) {
@@ -87,8 +91,17 @@ final class TableNames {
     String schema = findSchema(catalog, schemaName)
         .orElseThrow(() -> error(ErrorCode.NOT_FOUND, "Schema '" + catalog.name() + "." + schemaName + "' does not exist", name));
     Namespace namespace = Namespace.of(schema);
+    Optional<TableIdentifier> created = createdInTransaction(context, catalog, TableIdentifier.of(namespace, tableName));
+    if (created.isPresent()) {
+      return new TableRef(catalog, created.get());
+    }
     String table = findTable(catalog, namespace, tableName).orElse(tableName);
     return new TableRef(catalog, TableIdentifier.of(namespace, table));
+  }
+
+  /** The table the session's transaction creates under this name, which the catalog does not have yet. */
+  private static Optional<TableIdentifier> createdInTransaction(CommandContext context, LakehouseCatalog catalog, TableIdentifier name) {
+    return IcebergTransaction.of(context.session()).flatMap(t -> t.createdTable(catalog, name));
   }
 
   private static Optional<String> findSchema(LakehouseCatalog catalog, String name) {
