@@ -54,6 +54,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallStatus;
@@ -774,7 +775,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
 
     /** The statement as planned for {@code execution}: as prepared, or planned again. */
-    Prepared current(Session execution, java.util.function.BiFunction<Session, String, Prepared> prepare) {
+    Prepared current(Session execution, BiFunction<Session, String, Prepared> prepare) {
       Transaction now = execution.openTransaction().orElse(null);
       if (session.transaction() == now && (now == null || now.version() == transactionVersion)) {
         return statement;
