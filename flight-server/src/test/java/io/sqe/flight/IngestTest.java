@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.catalog.types.ArrowTypeMapping;
-import io.sqe.flight.testing.RestCatalogFixture;
+import io.sqe.flight.testing.BothCatalogs;
 import io.sqe.flight.testing.TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
@@ -33,7 +32,6 @@ import org.apache.arrow.flight.sql.FlightSqlClient.Transaction;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -83,11 +81,8 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -96,49 +91,22 @@ import org.junit.jupiter.params.provider.MethodSource;
  * sends) in every table definition mode, in a transaction, and with every Arrow type SQE stores,
  * read back through SQL and compared value for value with what was sent.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IngestTest {
   private static final AtomicInteger TABLES = new AtomicInteger();
   /** Timestamps from year 1 to 9999, in microseconds since the epoch. */
   private static final long MIN_MICROS = -62_135_596_800_000_000L;
   private static final long MAX_MICROS = 253_402_300_799_999_999L;
 
-  @TempDir static Path dir;
-  private RootAllocator allocator;
-  private RestCatalogFixture rest;
-  private TestServer embedded;
-  private TestServer overRest;
-
-  @BeforeAll
-  void start() throws Exception {
-    allocator = new RootAllocator();
-    embedded = TestServer.start(dir.resolve("embedded"), Map.of());
-    rest = RestCatalogFixture.start(dir.resolve("rest"));
-    overRest = TestServer.start(dir.resolve("sqe-rest"), rest.sqeSettings());
-    for (TestServer server : List.of(embedded, overRest)) {
-      try (TestServer.Client client = server.client(allocator)) {
-        client.sql().executeUpdate("create schema app", client.auth());
-      }
-    }
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    overRest.close();
-    rest.close();
-    embedded.close();
-    allocator.close();
-  }
-
-  Stream<TestServer> servers() {
-    return Stream.of(embedded, overRest);
+  @RegisterExtension static final BothCatalogs SERVERS = new BothCatalogs();
+  static Stream<TestServer> servers() {
+    return SERVERS.both();
   }
 
   @ParameterizedTest(autoCloseArguments = false)
   @MethodSource("servers")
   void everyTableDefinitionMode(TestServer server) throws Exception {
     String t = "i" + TABLES.incrementAndGet();
-    try (TestServer.Client client = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator())) {
       // ADBC "append" into a missing table, then "create".
       assertThatThrownBy(() -> ingest(client, t, TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL, TableExistsOption.TABLE_EXISTS_OPTION_APPEND, null, 0, 3))
           .satisfies(status(FlightStatusCode.NOT_FOUND));
@@ -168,7 +136,7 @@ class IngestTest {
   void ingestInATransactionLandsAtCommit(TestServer server) throws Exception {
     String created = "i" + TABLES.incrementAndGet();
     String existing = "i" + TABLES.incrementAndGet();
-    try (TestServer.Client client = server.client(allocator); TestServer.Client other = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator()); TestServer.Client other = server.client(SERVERS.allocator())) {
       ingest(client, existing, TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE, TableExistsOption.TABLE_EXISTS_OPTION_FAIL, null, 0, 2);
       Transaction txn = client.sql().beginTransaction(client.auth());
       assertThat(ingest(client, existing, TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL, TableExistsOption.TABLE_EXISTS_OPTION_APPEND, txn, 10, 3)).isEqualTo(3);
@@ -192,11 +160,11 @@ class IngestTest {
     int rows = 3_000;
     Schema schema = allTypes();
     String t = "types" + TABLES.incrementAndGet();
-    try (TestServer.Client client = embedded.client(allocator); VectorSchemaRoot data = VectorSchemaRoot.create(schema, allocator)) {
+    try (TestServer.Client client = SERVERS.embedded().client(SERVERS.allocator()); VectorSchemaRoot data = VectorSchemaRoot.create(schema, SERVERS.allocator())) {
       fill(data, rows, random);
       List<List<Object>> sent = canonicalRows(data);
       byte[] stream = batches(data, 1_000);
-      try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(stream), allocator)) {
+      try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(stream), SERVERS.allocator())) {
         ExecuteIngestOptions options = new ExecuteIngestOptions(
             t,
             TableDefinitionOptions.newBuilder()
@@ -220,7 +188,7 @@ class IngestTest {
         assertThat(read.get(r)).as("row %s (seed %s)", r, seed).isEqualTo(sent.get(r));
       }
       TimeMicroVector times = (TimeMicroVector) data.getVector("t64");
-      try (CloseableIterable<Record> stored = IcebergGenerics.read(table(embedded, t)).select("k", "t64").build()) {
+      try (CloseableIterable<Record> stored = IcebergGenerics.read(table(SERVERS.embedded(), t)).select("k", "t64").build()) {
         int count = 0;
         for (Record record : stored) {
           int k = Math.toIntExact((Long) record.getField("k"));
@@ -380,7 +348,7 @@ class IngestTest {
   /** The rows as an Arrow IPC stream of batches of at most {@code size} rows. */
   private byte[] batches(VectorSchemaRoot data, int size) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (VectorSchemaRoot batchRoot = VectorSchemaRoot.create(data.getSchema(), allocator);
+    try (VectorSchemaRoot batchRoot = VectorSchemaRoot.create(data.getSchema(), SERVERS.allocator());
         ArrowStreamWriter writer = new ArrowStreamWriter(batchRoot, null, out)) {
       writer.start();
       int rows = data.getRowCount();
@@ -473,7 +441,7 @@ class IngestTest {
   private long ingest(TestServer.Client client, String table, TableNotExistOption ifMissing, TableExistsOption ifExists, Transaction txn, long from, int rows)
       throws Exception {
     Schema schema = new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null), nullable("note", ArrowType.Utf8.INSTANCE)));
-    try (VectorSchemaRoot data = VectorSchemaRoot.create(schema, allocator)) {
+    try (VectorSchemaRoot data = VectorSchemaRoot.create(schema, SERVERS.allocator())) {
       for (int r = 0; r < rows; r++) {
         ((BigIntVector) data.getVector("id")).setSafe(r, from + r);
         ((VarCharVector) data.getVector("note")).setSafe(r, ("row " + (from + r)).getBytes(StandardCharsets.UTF_8));

@@ -3,10 +3,9 @@ package io.sqe.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sqe.flight.testing.RestCatalogFixture;
+import io.sqe.flight.testing.BothCatalogs;
 import io.sqe.flight.testing.TestServer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -30,18 +29,14 @@ import org.apache.arrow.flight.sql.FlightSqlClient.Savepoint;
 import org.apache.arrow.flight.sql.FlightSqlClient.Transaction;
 import org.apache.arrow.flight.sql.FlightSqlUtils;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.util.Text;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -52,46 +47,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exactly as they were, conflicts fail the COMMIT, and several tables commit together where the
  * catalog can.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TransactionTest {
   private static final AtomicInteger TABLES = new AtomicInteger();
 
-  @TempDir static Path dir;
-  private RootAllocator allocator;
-  private RestCatalogFixture rest;
-  private TestServer embedded;
-  private TestServer overRest;
-
-  @BeforeAll
-  void start() throws Exception {
-    allocator = new RootAllocator();
-    embedded = TestServer.start(dir.resolve("embedded"), Map.of());
-    rest = RestCatalogFixture.start(dir.resolve("rest"));
-    overRest = TestServer.start(dir.resolve("sqe-rest"), rest.sqeSettings());
-    for (TestServer server : List.of(embedded, overRest)) {
-      try (TestServer.Client client = server.client(allocator)) {
-        update(client, "create schema app", null);
-      }
-    }
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    overRest.close();
-    rest.close();
-    embedded.close();
-    allocator.close();
-  }
-
-  Stream<TestServer> servers() {
-    return Stream.of(embedded, overRest);
+  @RegisterExtension static final BothCatalogs SERVERS = new BothCatalogs();
+  static Stream<TestServer> servers() {
+    return SERVERS.both();
   }
 
   @ParameterizedTest(autoCloseArguments = false)
   @MethodSource("servers")
   void writesAreReadInsideAndInvisibleOutsideUntilCommit(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint, v varchar)", "(1, 'a'), (2, 'b')");
-    try (TestServer.Client client = server.client(allocator); TestServer.Client other = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator()); TestServer.Client other = server.client(SERVERS.allocator())) {
       long before = snapshotId(server, t);
       Transaction txn = client.sql().beginTransaction(client.auth());
       assertThat(update(client, "insert into app." + t + " values (3, 'c')", txn)).isEqualTo(1);
@@ -116,7 +84,7 @@ class TransactionTest {
   @MethodSource("servers")
   void rollbackLeavesTheTableAsItWas(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint, v varchar)", "(1, 'a'), (2, 'b')");
-    try (TestServer.Client client = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator())) {
       long before = snapshotId(server, t);
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "insert into app." + t + " select id + 10, v from app." + t, txn);
@@ -133,7 +101,7 @@ class TransactionTest {
   @MethodSource("servers")
   void aConflictAtCommitFailsAndLandsNothing(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint, v varchar)", "(1, 'a'), (2, 'b')");
-    try (TestServer.Client client = server.client(allocator); TestServer.Client other = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator()); TestServer.Client other = server.client(SERVERS.allocator())) {
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "update app." + t + " set v = 'inside' where id = 1", txn);
       update(other, "update app." + t + " set v = 'outside' where id = 1", null);
@@ -150,7 +118,7 @@ class TransactionTest {
   @MethodSource("servers")
   void appendsCommitOnTopOfConcurrentAppends(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint)", "(1)");
-    try (TestServer.Client client = server.client(allocator); TestServer.Client other = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator()); TestServer.Client other = server.client(SERVERS.allocator())) {
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "insert into app." + t + " values (2)", txn);
       update(other, "insert into app." + t + " values (3)", null);
@@ -161,9 +129,9 @@ class TransactionTest {
 
   @Test
   void severalTablesCommitTogetherThroughTheRestCatalog() throws Exception {
-    String a = newTable(overRest, "(id bigint)", "(1)");
-    String b = newTable(overRest, "(id bigint)", "(1)");
-    try (TestServer.Client client = overRest.client(allocator); TestServer.Client other = overRest.client(allocator)) {
+    String a = newTable(SERVERS.overRest(), "(id bigint)", "(1)");
+    String b = newTable(SERVERS.overRest(), "(id bigint)", "(1)");
+    try (TestServer.Client client = SERVERS.overRest().client(SERVERS.allocator()); TestServer.Client other = SERVERS.overRest().client(SERVERS.allocator())) {
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "insert into app." + a + " values (2)", txn);
       update(client, "delete from app." + b + " where id = 1", txn);
@@ -174,32 +142,32 @@ class TransactionTest {
       assertThat(query(other, "select (select count(*) from app." + a + "), (select sum(id) from app." + b + ")", null))
           .containsExactly(List.of(2L, 20L));
       String id = new String(txn.getTransactionId(), StandardCharsets.UTF_8);
-      assertThat(table(overRest, a).currentSnapshot().summary()).containsEntry("sqe.transaction-id", id);
-      assertThat(table(overRest, b).currentSnapshot().summary()).containsEntry("sqe.transaction-id", id);
+      assertThat(table(SERVERS.overRest(), a).currentSnapshot().summary()).containsEntry("sqe.transaction-id", id);
+      assertThat(table(SERVERS.overRest(), b).currentSnapshot().summary()).containsEntry("sqe.transaction-id", id);
     }
   }
 
   @Test
   void aConflictOnOneTableLandsNothingOnAnyThroughTheRestCatalog() throws Exception {
-    String a = newTable(overRest, "(id bigint)", "(1)");
-    String b = newTable(overRest, "(id bigint)", "(1)");
-    try (TestServer.Client client = overRest.client(allocator); TestServer.Client other = overRest.client(allocator)) {
-      long beforeA = snapshotId(overRest, a);
+    String a = newTable(SERVERS.overRest(), "(id bigint)", "(1)");
+    String b = newTable(SERVERS.overRest(), "(id bigint)", "(1)");
+    try (TestServer.Client client = SERVERS.overRest().client(SERVERS.allocator()); TestServer.Client other = SERVERS.overRest().client(SERVERS.allocator())) {
+      long beforeA = snapshotId(SERVERS.overRest(), a);
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "insert into app." + a + " values (2)", txn);
       update(client, "insert into app." + b + " values (2)", txn);
       update(other, "insert into app." + b + " values (3)", null);
       assertThatThrownBy(() -> client.sql().commit(txn, client.auth())).satisfies(status(FlightStatusCode.INVALID_ARGUMENT));
-      assertThat(snapshotId(overRest, a)).isEqualTo(beforeA);
+      assertThat(snapshotId(SERVERS.overRest(), a)).isEqualTo(beforeA);
       assertThat(query(other, "select id from app." + b + " order by id", null)).containsExactly(List.of(1L), List.of(3L));
     }
   }
 
   @Test
   void theEmbeddedCatalogRefusesASecondTable() throws Exception {
-    String a = newTable(embedded, "(id bigint)", "(1)");
-    String b = newTable(embedded, "(id bigint)", "(1)");
-    try (TestServer.Client client = embedded.client(allocator)) {
+    String a = newTable(SERVERS.embedded(), "(id bigint)", "(1)");
+    String b = newTable(SERVERS.embedded(), "(id bigint)", "(1)");
+    try (TestServer.Client client = SERVERS.embedded().client(SERVERS.allocator())) {
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "insert into app." + a + " values (2)", txn);
       assertThatThrownBy(() -> update(client, "insert into app." + b + " values (2)", txn))
@@ -216,7 +184,7 @@ class TransactionTest {
   void closingTheSessionRollsBack(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint)", "(1)");
     long before = snapshotId(server, t);
-    try (TestServer.Client client = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator())) {
       Transaction txn = client.sql().beginTransaction(client.auth());
       update(client, "insert into app." + t + " values (2)", txn);
       client.sql().closeSession(new CloseSessionRequest(), client.auth());
@@ -231,8 +199,8 @@ class TransactionTest {
   @MethodSource("servers")
   void savepointsRollBackWhatCameAfterThem(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint)", "(1)");
-    String u = server == overRest ? newTable(server, "(id bigint)", "(1)") : null;
-    try (TestServer.Client client = server.client(allocator)) {
+    String u = server == SERVERS.overRest() ? newTable(server, "(id bigint)", "(1)") : null;
+    try (TestServer.Client client = server.client(SERVERS.allocator())) {
       FlightSqlClient sql = client.sql();
       Transaction txn = sql.beginTransaction(client.auth());
       update(client, "insert into app." + t + " values (2)", txn);
@@ -260,8 +228,8 @@ class TransactionTest {
 
   @Test
   void unknownAndForeignTransactionIdsAreRefused() throws Exception {
-    String t = newTable(embedded, "(id bigint)", "(1)");
-    try (TestServer.Client client = embedded.client(allocator); TestServer.Client other = embedded.client(allocator)) {
+    String t = newTable(SERVERS.embedded(), "(id bigint)", "(1)");
+    try (TestServer.Client client = SERVERS.embedded().client(SERVERS.allocator()); TestServer.Client other = SERVERS.embedded().client(SERVERS.allocator())) {
       Transaction unknown = new Transaction("no-such-transaction".getBytes(StandardCharsets.UTF_8));
       assertThatThrownBy(() -> update(client, "insert into app." + t + " values (2)", unknown))
           .satisfies(status(FlightStatusCode.NOT_FOUND));
@@ -278,7 +246,7 @@ class TransactionTest {
   @MethodSource("servers")
   void preparedStatementsRunInTheirTransaction(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint)", "(1)");
-    try (TestServer.Client client = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator())) {
       Transaction txn = client.sql().beginTransaction(client.auth());
       FlightSqlClient.PreparedStatement insert = client.sql().prepare("insert into app." + t + " values (2)", txn, client.auth());
       FlightSqlClient.PreparedStatement count = client.sql().prepare("select count(*) from app." + t, txn, client.auth());
@@ -304,7 +272,7 @@ class TransactionTest {
   @MethodSource("servers")
   void sqlTransactionStatementsAsQueries(TestServer server) throws Exception {
     String t = newTable(server, "(id bigint)", "(1)");
-    try (TestServer.Client client = server.client(allocator); TestServer.Client other = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator()); TestServer.Client other = server.client(SERVERS.allocator())) {
       query(client, "BEGIN", null);
       update(client, "insert into app." + t + " values (2)", null);
       assertThat(query(client, "select count(*) from app." + t, null)).containsExactly(List.of(2L));
@@ -336,8 +304,8 @@ class TransactionTest {
    */
   @Test
   void jdbcUsesSqlTransactionStatements() throws Exception {
-    String t = newTable(embedded, "(id bigint)", "(1)");
-    String url = embedded.jdbcUrl() + "&user=" + TestServer.ADMIN + "&password=" + embedded.adminPassword();
+    String t = newTable(SERVERS.embedded(), "(id bigint)", "(1)");
+    String url = SERVERS.embedded().jdbcUrl() + "&user=" + TestServer.ADMIN + "&password=" + SERVERS.embedded().adminPassword();
     try (Connection connection = DriverManager.getConnection(url);
         Connection other = DriverManager.getConnection(url);
         Statement statement = connection.createStatement()) {
@@ -383,7 +351,7 @@ class TransactionTest {
   /** A new table in schema {@code app} with these columns and rows, made outside any transaction. */
   private String newTable(TestServer server, String columns, String values) throws Exception {
     String name = "t" + TABLES.incrementAndGet();
-    try (TestServer.Client client = server.client(allocator)) {
+    try (TestServer.Client client = server.client(SERVERS.allocator())) {
       update(client, "create table app." + name + " " + columns, null);
       update(client, "insert into app." + name + " values " + values, null);
     }

@@ -23,7 +23,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -163,12 +162,7 @@ public final class BulkIngest {
       writer.abort();
       throw e;
     }
-    AppendFiles append = null;
-    if (!files.isEmpty()) {
-      append = write.newAppend();
-      files.forEach(append::appendFile);
-    }
-    write.commit(append, writer.paths(), what);
+    write.commitAppend(files, writer.paths(), what);
     return writer.rowCount();
   }
 

@@ -26,7 +26,6 @@ import java.util.regex.Pattern;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -148,12 +147,7 @@ final class CreateTableAsCommand implements PreparedCommand {
       writer.abort();
       throw e;
     }
-    AppendFiles append = null;
-    if (!files.isEmpty()) {
-      append = write.newAppend();
-      files.forEach(append::appendFile);
-    }
-    write.commit(append, writer.paths(), what);
+    write.commitAppend(files, writer.paths(), what);
     return CommandResult.rows(writer.rowCount());
   }
 

@@ -25,7 +25,6 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -90,9 +89,7 @@ final class InsertCommand implements PreparedCommand {
     if (files.isEmpty()) {
       return CommandResult.rows(0);
     }
-    AppendFiles append = write.newAppend();
-    files.forEach(append::appendFile);
-    write.commit(append, writer.paths(), what);
+    write.commitAppend(files, writer.paths(), what);
     return CommandResult.rows(writer.rowCount());
   }
 

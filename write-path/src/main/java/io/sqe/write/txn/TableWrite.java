@@ -5,10 +5,12 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.session.Session;
 import io.sqe.write.files.DataFileWriter;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
@@ -110,6 +112,19 @@ public final class TableWrite {
       update.set(Commits.TRANSACTION_ID_PROPERTY, transaction.id());
     }
     return update;
+  }
+
+  /**
+   * Commits (or stages) an append of {@code files}; with none, only what the write does anyway
+   * (a creation still creates the table).
+   */
+  public void commitAppend(List<DataFile> files, Set<String> written, String what) {
+    AppendFiles append = null;
+    if (!files.isEmpty()) {
+      append = newAppend();
+      files.forEach(append::appendFile);
+    }
+    commit(append, written, what);
   }
 
   /**
