@@ -128,6 +128,7 @@ public final class IcebergTransaction implements Transaction {
     checkOpen();
     StagedTable staged = tables.get(key(catalog, table));
     if (staged == null) {
+      dropUnchanged();
       checkCanAdd(catalog, table, false);
       staged = new StagedTable(catalog, table, false, loadFresh.get().newTransaction());
       tables.put(key(catalog, table), staged);
@@ -145,6 +146,7 @@ public final class IcebergTransaction implements Transaction {
           "This transaction already wrote " + catalog.name() + "." + table + "; creating or replacing it must be the"
               + " transaction's first write to it");
     }
+    dropUnchanged();
     checkCanAdd(catalog, table, true);
     StagedTable staged = new StagedTable(catalog, table, true, open.get());
     tables.put(key(catalog, table), staged);
@@ -167,6 +169,14 @@ public final class IcebergTransaction implements Transaction {
     }
     table.staged(statement, files);
     version++;
+  }
+
+  /**
+   * Forgets tables whose statements all failed: they hold no writes, and must not keep another
+   * table out of a catalog that commits one table per transaction.
+   */
+  private void dropUnchanged() {
+    tables.values().removeIf(t -> !t.changed());
   }
 
   /** Whether {@code table} may join: several tables only in one catalog that commits them together. */

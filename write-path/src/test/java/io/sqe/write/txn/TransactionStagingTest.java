@@ -129,6 +129,19 @@ class TransactionStagingTest {
   }
 
   @Test
+  void aFailedStatementLeavesTheTransactionAsItWas() {
+    run(other, "create table w (id bigint)");
+    run(other, "insert into w values (1)");
+    run("begin");
+    assertThatThrownBy(() -> run("delete from w where 1 / (id - id) = 1")).isInstanceOf(SqeException.class);
+    // The failed statement wrote nothing, so the embedded catalog still takes one other table.
+    run("insert into t values (3, 'c')");
+    run("commit");
+    assertThat(query(other, "select count(*) from t")).containsExactly(List.of(3L));
+    assertThat(query(other, "select count(*) from w")).containsExactly(List.of(1L));
+  }
+
+  @Test
   void aConflictingCommitFailsAndLandsNothing() {
     run("begin");
     run("update t set v = 'in' where id = 1");
