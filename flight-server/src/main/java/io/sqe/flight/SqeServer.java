@@ -93,7 +93,8 @@ public final class SqeServer implements AutoCloseable {
               catalogs,
               allocator,
               EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()),
-              WritePath.executors());
+              WritePath.executors(),
+              WritePath.transactions());
       SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
