@@ -18,6 +18,8 @@ import java.util.Set;
  * @param catalog the Iceberg catalog to serve
  * @param auth authentication settings
  * @param maxQueryMemoryBytes Arrow memory one query may hold
+ * @param maxRunTime how long a statement may run unless its session sets its own
+ *     {@code statement_timeout}; zero for no limit
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
  */
@@ -28,6 +30,7 @@ public record ServerConfig(
     CatalogConfig catalog,
     AuthSettings auth,
     long maxQueryMemoryBytes,
+    Duration maxRunTime,
     double tpchScale,
     TlsSettings tls) {
   public ServerConfig {
@@ -35,18 +38,19 @@ public record ServerConfig(
     requireNonNull(dataDir, "dataDir is null");
     requireNonNull(catalog, "catalog is null");
     requireNonNull(auth, "auth is null");
+    requireNonNull(maxRunTime, "maxRunTime is null");
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, tpchScale, tls);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, scale, tls);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, tpchScale, tls);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls);
   }
 
   /** Which catalog to serve and how to reach it. */
