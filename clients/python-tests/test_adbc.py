@@ -6,6 +6,7 @@ import threading
 import time
 
 import adbc_driver_flightsql.dbapi as flightsql
+from adbc_driver_flightsql import StatementOptions as FlightSqlStatementOptions
 import adbc_driver_manager
 import pyarrow as pa
 import pyarrow.flight as flight
@@ -187,6 +188,32 @@ class TrailerMiddleware(flight.ClientMiddlewareFactory):
         return Middleware()
 
 
+def read_rows(reader):
+    """Every row of a DoGet, chunk by chunk: pyarrow's read_all turns a CANCELLED status into a
+    KeyboardInterrupt in the main thread, which a reader on another thread must not cause."""
+    rows = 0
+    while True:
+        try:
+            rows += reader.read_chunk().data.num_rows
+        except StopIteration:
+            return rows
+
+
+def read_in_background(client, info, options):
+    """Starts reading a FlightInfo's result on another thread; the outcome holds rows or error."""
+    outcome = {}
+
+    def read():
+        try:
+            outcome["rows"] = read_rows(client.do_get(info.endpoints[0].ticket, options))
+        except flight.FlightError as e:
+            outcome["error"] = e
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    return thread, outcome
+
+
 def flight_client(sqe, *middleware):
     client = flight.FlightClient(sqe.uri, middleware=list(middleware))
     name, value = client.authenticate_basic_token(sqe.user, sqe.password)
@@ -224,16 +251,7 @@ def test_flight_info_names_its_query_and_trailers_carry_its_figures(sqe, big):
 def test_cancel_flight_info_from_another_connection_stops_the_query(sqe, big):
     client, options = flight_client(sqe)
     info = client.get_flight_info(statement_descriptor(LONG_QUERY), options)
-    outcome = {}
-
-    def read():
-        try:
-            outcome["table"] = client.do_get(info.endpoints[0].ticket, options).read_all()
-        except flight.FlightError as e:
-            outcome["error"] = e
-
-    thread = threading.Thread(target=read)
-    thread.start()
+    thread, outcome = read_in_background(client, info, options)
     time.sleep(2)
     other, other_options = flight_client(sqe)
     started = time.monotonic()
@@ -252,16 +270,7 @@ def test_cancel_query_by_id_in_sql_from_another_connection(sqe, big):
     client, options = flight_client(sqe)
     info = client.get_flight_info(statement_descriptor(LONG_QUERY), options)
     query_id = json.loads(info.app_metadata)["query_id"]
-    outcome = {}
-
-    def read():
-        try:
-            client.do_get(info.endpoints[0].ticket, options).read_all()
-        except flight.FlightError as e:
-            outcome["error"] = e
-
-    thread = threading.Thread(target=read)
-    thread.start()
+    thread, outcome = read_in_background(client, info, options)
     time.sleep(2)
     with connect(sqe) as conn, conn.cursor() as cur:
         cur.execute("SHOW QUERIES")
@@ -292,7 +301,7 @@ def test_incremental_execution_polls_until_the_result_can_stream(sqe, big):
         partitions, _ = cur.adbc_execute_partitions("SELECT count(*) FROM py.big a, py.big b WHERE a.x < b.x")
         assert len(partitions) == 1
         assert cur.adbc_statement.get_option_float(adbc_driver_manager.StatementOptions.PROGRESS.value) == pytest.approx(1.0)
-        last = cur.adbc_statement.get_option_bytes("adbc.flight.sql.statement.last_flight_info")
+        last = cur.adbc_statement.get_option_bytes(FlightSqlStatementOptions.LAST_FLIGHT_INFO.value)
         assert "query_id" in json.loads(flight.FlightInfo.deserialize(last).app_metadata)
         cur.adbc_read_partition(partitions[0])
         assert cur.fetchall() == [(3000 * 2999 // 2,)]

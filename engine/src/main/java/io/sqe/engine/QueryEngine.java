@@ -213,7 +213,8 @@ public final class QueryEngine {
     checkTransaction(session, command.command(), "This statement");
     List<Object> values = internalParameters(command.parameterTypes(), parameters);
     try (QueryRun run = queries.begin(queryId, session.principal(), command.sql(), statementTimeout(session))) {
-      CommandResult result = command.command().execute(new CommandContext(session, catalogs, new Services(run), queryId), values);
+      CommandResult result =
+          command.command().execute(new CommandContext(session, catalogs, new Services(run), run.operationId()), values);
       run.succeeded();
       return result;
     } catch (RuntimeException e) {

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Any;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.flight.testing.TestServer;
-import io.sqe.flight.testing.TestTables;
+import io.sqe.flight.testing.NumberTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -58,9 +58,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,10 +71,6 @@ import org.junit.jupiter.api.io.TempDir;
  * SQL SET, server default) for queries and DML, and the figures in DoGet's trailers.
  */
 class QueryControlTest {
-  private static final org.apache.iceberg.Schema NUMBERS =
-      new org.apache.iceberg.Schema(
-          Types.NestedField.required(1, "n", Types.LongType.get()),
-          Types.NestedField.required(2, "label", Types.StringType.get()));
   private static final int ROWS = 20_000;
   private static final int ROWS_PER_FILE = 2_500;
   /** Hundreds of millions of row pairs: runs far longer than any test waits, unless stopped. */
@@ -99,14 +92,7 @@ class QueryControlTest {
   @BeforeAll
   static void start() throws Exception {
     server = TestServer.start(dir, Map.of("query.max-run-time", DEFAULT_TIMEOUT));
-    List<Record> rows = new ArrayList<>();
-    for (long n = 0; n < ROWS; n++) {
-      Record r = GenericRecord.create(NUMBERS);
-      r.setField("n", n);
-      r.setField("label", String.format("label-%094d", n));
-      rows.add(r);
-    }
-    TestTables.create(catalog(), "s", "numbers", NUMBERS, rows, ROWS_PER_FILE);
+    NumberTable.create(catalog(), "s", "numbers", ROWS, ROWS_PER_FILE);
     server.server().authentication().users().addUser(ALICE, PASSWORD.toCharArray(), Set.of("analyst"));
     server.server().authentication().users().addUser(BOB, PASSWORD.toCharArray(), Set.of());
     allocator = new RootAllocator();
@@ -135,9 +121,10 @@ class QueryControlTest {
   @Test
   void cancelFlightInfoStopsARunningQueryAndReleasesItsMemory() throws Exception {
     Login alice = login(ALICE);
-    FlightInfo info = alice.sql.execute(ENDLESS, alice.auth);
-    try (FlightStream stream = alice.sql.getStream(ticket(info), alice.auth)) {
-      RunningQueries.awaitOne(server, WAIT);
+    FlightInfo info;
+    try (Endless query = startEndless(alice)) {
+      info = query.info();
+      FlightStream stream = query.stream();
       // From another connection of the same user: the FlightInfo is all it needs.
       Login again = login(ALICE);
       long start = System.nanoTime();
@@ -162,9 +149,9 @@ class QueryControlTest {
   @Test
   void theOlderCancelQueryActionStopsARunningQuery() throws Exception {
     Login alice = login(ALICE);
-    FlightInfo info = alice.sql.execute(ENDLESS, alice.auth);
-    try (FlightStream stream = alice.sql.getStream(ticket(info), alice.auth)) {
-      RunningQueries.awaitOne(server, WAIT);
+    try (Endless query = startEndless(alice)) {
+      FlightInfo info = query.info();
+      FlightStream stream = query.stream();
       long start = System.nanoTime();
       assertThat(alice.sql.cancelQuery(info, alice.auth)).isEqualTo(CancelResult.CANCELLED);
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(CANCEL_BOUND);
@@ -208,9 +195,9 @@ class QueryControlTest {
     Login alice = login(ALICE);
     Login bob = login(BOB);
     Login admin = login(TestServer.ADMIN);
-    FlightInfo info = alice.sql.execute(ENDLESS, alice.auth);
-    try (FlightStream stream = alice.sql.getStream(ticket(info), alice.auth)) {
-      RunningQueries.awaitOne(server, WAIT);
+    try (Endless query = startEndless(alice)) {
+      FlightInfo info = query.info();
+      FlightStream stream = query.stream();
       assertCode(() -> bob.flight.cancelFlightInfo(new CancelFlightInfoRequest(info), bob.auth), FlightStatusCode.UNAUTHORIZED);
       assertCode(() -> bob.sql.executeUpdate("CALL system.cancel_query('" + queryId(info) + "')", bob.auth), FlightStatusCode.UNAUTHORIZED);
       assertThat(RunningQueries.of(server)).hasSize(1);
@@ -228,11 +215,11 @@ class QueryControlTest {
   @Test
   void aUserCancelsTheirOwnQueryFromAJdbcConnectionBySql() throws Exception {
     Login alice = login(ALICE);
-    FlightInfo info = alice.sql.execute(ENDLESS, alice.auth);
-    try (FlightStream stream = alice.sql.getStream(ticket(info), alice.auth);
+    try (Endless query = startEndless(alice);
         Connection jdbc = DriverManager.getConnection(server.jdbcUrl() + "&user=" + ALICE + "&password=" + PASSWORD);
         Statement statement = jdbc.createStatement()) {
-      RunningQueries.awaitOne(server, WAIT);
+      FlightInfo info = query.info();
+      FlightStream stream = query.stream();
       long start = System.nanoTime();
       statement.execute("CALL system.cancel_query('" + queryId(info) + "')");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(CANCEL_BOUND);
@@ -249,19 +236,19 @@ class QueryControlTest {
     Login alice = login(ALICE);
     Login bob = login(BOB);
     Login admin = login(TestServer.ADMIN);
-    FlightInfo info = alice.sql.execute(ENDLESS, alice.auth);
-    try (FlightStream stream = alice.sql.getStream(ticket(info), alice.auth)) {
-      RunningQueries.awaitOne(server, WAIT);
-      List<List<Object>> mine = drain(alice.sql.getStream(ticket(alice.sql.execute("SHOW QUERIES", alice.auth)), alice.auth));
+    try (Endless query = startEndless(alice)) {
+      FlightInfo info = query.info();
+      FlightStream stream = query.stream();
+      List<List<Object>> mine = rows(alice, "SHOW QUERIES");
       assertThat(mine).anySatisfy(row -> {
         assertThat(row.get(0)).isEqualTo(queryId(info));
         assertThat(row.get(1)).isEqualTo(ALICE);
         assertThat(row.get(2)).isEqualTo("RUNNING");
         assertThat(row.get(6)).isEqualTo(ENDLESS);
       });
-      List<List<Object>> bobs = drain(bob.sql.getStream(ticket(bob.sql.execute("SHOW QUERIES", bob.auth)), bob.auth));
+      List<List<Object>> bobs = rows(bob, "SHOW QUERIES");
       assertThat(bobs).noneSatisfy(row -> assertThat(row.get(0)).isEqualTo(queryId(info)));
-      List<List<Object>> all = drain(admin.sql.getStream(ticket(admin.sql.execute("SHOW QUERIES", admin.auth)), admin.auth));
+      List<List<Object>> all = rows(admin, "SHOW QUERIES");
       assertThat(all).anySatisfy(row -> assertThat(row.get(0)).isEqualTo(queryId(info)));
       admin.flight.cancelFlightInfo(new CancelFlightInfoRequest(info), admin.auth);
     }
@@ -388,7 +375,7 @@ class QueryControlTest {
     assertThat(took).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(1).plus(CANCEL_BOUND));
     alice.sql.executeUpdate("RESET statement_timeout", alice.auth);
     assertThat(sessionOption(alice, "statement_timeout")).isEqualTo(DEFAULT_TIMEOUT);
-    assertThat(drain(alice.sql.getStream(ticket(alice.sql.execute("select count(*) from s.numbers", alice.auth)), alice.auth)))
+    assertThat(rows(alice, "select count(*) from s.numbers"))
         .containsExactly(List.of((long) ROWS));
   }
 
@@ -410,7 +397,7 @@ class QueryControlTest {
         });
     // ADBC's route, DML as a query, times out the same way.
     assertCode(() -> admin.sql.execute(slowInsert, admin.auth), FlightStatusCode.TIMED_OUT);
-    assertThat(drain(admin.sql.getStream(ticket(admin.sql.execute("select count(*) from s.slow_target", admin.auth)), admin.auth)))
+    assertThat(rows(admin, "select count(*) from s.slow_target"))
         .containsExactly(List.of(0L));
 
     SetSessionOptionsResult bad =
@@ -473,6 +460,26 @@ class QueryControlTest {
   }
 
   // ---- helpers
+
+  /** A query of {@code login}'s that runs until something stops it, with its stream open. */
+  private record Endless(FlightInfo info, FlightStream stream) implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      stream.close();
+    }
+  }
+
+  /** The rows of a statement run through GetFlightInfo and DoGet. */
+  private static List<List<Object>> rows(Login login, String sql) throws Exception {
+    return drain(login.sql.getStream(ticket(login.sql.execute(sql, login.auth)), login.auth));
+  }
+
+  private static Endless startEndless(Login login) throws Exception {
+    FlightInfo info = login.sql.execute(ENDLESS, login.auth);
+    FlightStream stream = login.sql.getStream(ticket(info), login.auth);
+    RunningQueries.awaitOne(server, WAIT);
+    return new Endless(info, stream);
+  }
 
   private record Login(FlightClient flight, FlightSqlClient sql, CallOption auth) {}
 

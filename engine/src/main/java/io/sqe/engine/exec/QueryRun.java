@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class QueryRun implements AutoCloseable {
   private final String queryId;
+  private final String operationId;
   private final TrackedQuery query;
   private final QueryStats stats = new QueryStats();
   /** Calcite's generated code polls this flag too. */
@@ -32,18 +33,27 @@ public final class QueryRun implements AutoCloseable {
   private volatile boolean succeeded;
   private volatile ScheduledFuture<?> deadline;
 
-  QueryRun(String queryId, TrackedQuery query) {
+  QueryRun(String queryId, String operationId, TrackedQuery query) {
     this.queryId = requireNonNull(queryId, "queryId is null");
+    this.operationId = requireNonNull(operationId, "operationId is null");
     this.query = query;
   }
 
   /** A run nobody can reach by query id: the queries a statement runs while it is prepared. */
   public static QueryRun untracked(String queryId) {
-    return new QueryRun(queryId, null);
+    return new QueryRun(queryId, queryId, null);
   }
 
   public String queryId() {
     return queryId;
+  }
+
+  /**
+   * An id of this run alone, for what a run writes (data file names): the query id for the
+   * first run, with a suffix for later ones (a command run once per parameter set).
+   */
+  public String operationId() {
+    return operationId;
   }
 
   public QueryStats stats() {

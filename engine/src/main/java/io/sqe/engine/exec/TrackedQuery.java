@@ -38,6 +38,7 @@ public final class TrackedQuery {
   private final boolean held;
   private final QueryTracker tracker;
   private final Set<QueryRun> runs = ConcurrentHashMap.newKeySet();
+  private int started;
   private final List<Runnable> cancelListeners = new CopyOnWriteArrayList<>();
   private volatile State state = State.QUEUED;
   private volatile QueryRun lastRun;
@@ -165,9 +166,11 @@ public final class TrackedQuery {
   }
 
   QueryRun begin(Duration timeout, java.util.concurrent.ScheduledExecutorService timer) {
-    QueryRun run = new QueryRun(id, this);
+    QueryRun run;
     synchronized (this) {
       checkNotCancelled();
+      started++;
+      run = new QueryRun(id, started == 1 ? id : id + "-" + started, this);
       runs.add(run);
       lastRun = run;
       state = State.RUNNING;
