@@ -773,7 +773,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       return CancelStatus.NOT_CANCELLABLE;
     }
     query.cancelBy(caller);
-    pending.ifPresent(PendingQuery::discard);
     try {
       if (!query.awaitIdle(CANCEL_WAIT)) {
         return CancelStatus.CANCELLING;
@@ -868,6 +867,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
     CompletableFuture<QueryExecution> first = new CompletableFuture<>();
     pending.prefetched(first);
+    // However it is cancelled (CancelFlightInfo, CALL system.cancel_query), an unfetched execution closes.
+    engine.queries().find(queryId).ifPresent(query -> query.onCancel(pending::discard));
     results.submit(() -> complete(result, () -> {
       QueryExecution execution = null;
       try {
@@ -904,8 +905,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
           engine.queries().find(queryId).flatMap(TrackedQuery::stats).map(QueryStats::scanProgress).orElse(OptionalDouble.empty());
       // Unknown until a scan has planned its files; then the share of them opened.
       Double progress = scanned.isPresent() ? scanned.getAsDouble() : null;
-      FlightDescriptor retry = FlightDescriptor.command(Any.pack(
-          TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build()).toByteArray());
+      // The retry descriptor is the ticket's message: it names the query, and only polls read it.
+      FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(queryId).getBytes());
       return new PollInfo(flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
     } catch (ExecutionException e) {
       polls.invalidate(queryId);

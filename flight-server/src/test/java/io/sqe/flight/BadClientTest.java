@@ -96,6 +96,9 @@ class BadClientTest {
 
   @Test
   void unknownActionsAndMalformedActionBodiesAreInvalid() {
+    List<String> listed = new java.util.ArrayList<>();
+    flight.listActions(auth).forEach(action -> listed.add(action.getType()));
+    assertThat(listed).contains("CancelFlightInfo", "CancelQuery", "RenewFlightEndpoint", "CreatePreparedStatement", "SetSessionOptions");
     assertCode(() -> results(new Action("DropEverything", new byte[0])), FlightStatusCode.INVALID_ARGUMENT);
     for (String action : List.of("CancelFlightInfo", "CancelQuery", "RenewFlightEndpoint", "CreatePreparedStatement", "BeginTransaction")) {
       assertCode(() -> results(new Action(action, GARBAGE)), FlightStatusCode.INVALID_ARGUMENT);

@@ -238,7 +238,6 @@ class QueryControlTest {
     Login admin = login(TestServer.ADMIN);
     try (Endless query = startEndless(alice)) {
       FlightInfo info = query.info();
-      FlightStream stream = query.stream();
       List<List<Object>> mine = rows(alice, "SHOW QUERIES");
       assertThat(mine).anySatisfy(row -> {
         assertThat(row.get(0)).isEqualTo(queryId(info));
