@@ -19,6 +19,7 @@ import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryPlanner;
+import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
@@ -69,8 +70,21 @@ public final class QueryEngine {
 
   /** An engine that also runs the statements {@code executors} accept (DDL, DML). */
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config, List<CommandExecutor> executors) {
+    this(catalogs, allocator, config, executors, List.of());
+  }
+
+  /**
+   * An engine that also runs the statements {@code executors} accept and shows {@code
+   * systemSchemas} (information_schema) in every catalog.
+   */
+  public QueryEngine(
+      Catalogs catalogs,
+      BufferAllocator allocator,
+      EngineConfig config,
+      List<CommandExecutor> executors,
+      List<SystemSchema> systemSchemas) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.planner = new QueryPlanner(catalogs);
+    this.planner = new QueryPlanner(catalogs, systemSchemas);
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.config = requireNonNull(config, "config is null");
     List<CommandExecutor> all = new ArrayList<>();
@@ -158,7 +172,7 @@ public final class QueryEngine {
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema().plus(), new SqeJavaTypeFactory(), variables(session), stats);
+        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), stats);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);

@@ -7,10 +7,13 @@ import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.QueryEngine;
+import io.sqe.engine.session.ObjectVisibility;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.session.SessionManager;
+import io.sqe.infoschema.CatalogMetadata;
+import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import java.io.IOException;
@@ -74,12 +77,14 @@ public final class SqeServer implements AutoCloseable {
         var summary = TpchLoader.defaults().load(catalog, "tpch", config.tpchScale());
         LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
+      CatalogMetadata metadata = new CatalogMetadata(ObjectVisibility.ALL);
       QueryEngine engine =
           new QueryEngine(
               catalogs,
               allocator,
               EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()),
-              WritePath.executors());
+              WritePath.executors(),
+              InformationSchema.schemas(metadata));
       SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =

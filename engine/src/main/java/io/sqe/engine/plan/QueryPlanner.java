@@ -77,21 +77,27 @@ public final class QueryPlanner {
   private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 6;
 
   private final Catalogs catalogs;
+  private final List<SystemSchema> systemSchemas;
   private final CalciteConnectionConfig connectionConfig;
 
-  public QueryPlanner(Catalogs catalogs) {
+  /** A planner that shows {@code systemSchemas} in every catalog. */
+  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.systemSchemas = List.copyOf(systemSchemas);
     Properties properties = new Properties();
     properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
     properties.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), SqlDialect.CONFORMANCE.toString());
     this.connectionConfig = new CalciteConnectionConfigImpl(properties);
   }
 
-  /** A fresh schema tree over every catalog; tables are looked up as a statement names them. */
-  public CalciteSchema rootSchema() {
+  /**
+   * A fresh schema tree over every catalog as {@code session} sees it; tables are looked up as a
+   * statement names them.
+   */
+  public CalciteSchema rootSchema(Session session) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
     for (LakehouseCatalog catalog : catalogs.all()) {
-      root.add(catalog.name(), new CatalogSchema(catalog));
+      root.add(catalog.name(), new CatalogSchema(catalog, systemSchemas, session));
     }
     return root;
   }
@@ -112,7 +118,7 @@ public final class QueryPlanner {
       throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
     }
     SqeJavaTypeFactory typeFactory = new SqeJavaTypeFactory();
-    CalciteSchema root = rootSchema();
+    CalciteSchema root = rootSchema(session);
     Map<List<String>, SchemaPlus> namespaces = new HashMap<>();
     for (IcebergTable table : tables) {
       override(root, namespaces, table);

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.UnsupportedTypeException;
+import io.sqe.infoschema.LikePattern;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
