@@ -20,6 +20,7 @@ import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.metadata.FlightSqlMetadata;
+import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.flight.session.SessionManager;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
@@ -97,13 +98,14 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Catalogs catalogs,
       SessionManager sessions,
       PrincipalResolver principals,
+      CatalogMetadata catalogMetadata,
       BufferAllocator allocator) {
     this.engine = requireNonNull(engine, "engine is null");
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
-    this.metadata = new FlightSqlMetadata(catalogs, ServerInfo.NAME, ServerInfo.VERSION);
+    this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator);
   }
 
@@ -483,12 +485,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getDbSchemas(allocator, command));
+    send(listener, () -> metadata.getDbSchemas(allocator, principals.principal(context), command));
   }
 
   @Override
   public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getTables(allocator, command));
+    send(listener, () -> metadata.getTables(allocator, principals.principal(context), command));
   }
 
   @Override
@@ -498,7 +500,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getPrimaryKeys(allocator, command));
+    send(listener, () -> metadata.getPrimaryKeys(allocator, principals.principal(context), command));
   }
 
   @Override

@@ -89,7 +89,12 @@ public final class SqeServer implements AutoCloseable {
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
-              engine, catalogs, sessions, context -> authenticator.principal(context.peerIdentity()), allocator);
+              engine,
+              catalogs,
+              sessions,
+              context -> authenticator.principal(context.peerIdentity()),
+              metadata,
+              allocator);
       FlightServer server =
           FlightServer.builder(allocator, Location.forGrpcInsecure(config.host(), config.port()), producer)
               .headerAuthenticator(authenticator)

@@ -3,6 +3,7 @@ package io.sqe.infoschema;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.session.ObjectVisibility;
 import io.sqe.engine.session.Principal;
 import java.util.ArrayList;
@@ -75,6 +76,30 @@ public final class CatalogMetadata {
     result.removeIf(r -> !visibility.canSeeTable(principal, catalog.name(), r.schema().name(), r.name()));
     result.sort(Relation.ORDER);
     return result;
+  }
+
+  /**
+   * The columns of a relation the principal may see, in order; empty when the relation cannot be
+   * loaded or has a column of a type SQE cannot read (it is then left out of column metadata).
+   */
+  public Optional<List<ColumnInfo>> columns(Principal principal, Relation relation) {
+    Optional<RelationDetails> details = relation.details();
+    if (details.isEmpty()) {
+      return Optional.empty();
+    }
+    List<ColumnInfo> visible = new ArrayList<>();
+    try {
+      for (ColumnInfo column : details.get().columns()) {
+        column.dataType();
+        if (canSeeColumn(principal, relation, column.name())) {
+          visible.add(column);
+        }
+      }
+    } catch (UnsupportedTypeException e) {
+      LOG.warn("Leaving the columns of {} out of the metadata: {}", relation, e.getMessage());
+      return Optional.empty();
+    }
+    return Optional.of(visible);
   }
 
   /** Whether the principal may see a column of a relation. */

@@ -9,7 +9,6 @@ import io.sqe.engine.session.Principal;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
@@ -42,29 +41,23 @@ final class ColumnsTable extends MetadataTable {
   List<Object[]> rows(Request request) {
     List<Object[]> rows = new ArrayList<>();
     for (Relation relation : relations(request, EnumSet.allOf(RelationType.class))) {
-      Optional<RelationDetails> details = relation.details();
-      if (details.isEmpty()) {
-        continue;
-      }
-      for (ColumnInfo column : details.get().columns()) {
-        if (metadata.canSeeColumn(principal, relation, column.name())) {
-          rows.add(
-              new Object[] {
-                catalog.name(),
-                relation.schema().name(),
-                relation.name(),
-                column.name(),
-                column.ordinalPosition(),
-                column.defaultValue(),
-                column.nullable() ? "YES" : "NO",
-                column.dataType(),
-                column.numericPrecision(),
-                column.numericScale(),
-                column.datetimePrecision(),
-                null,
-                column.comment()
-              });
-        }
+      for (ColumnInfo column : metadata.columns(principal, relation).orElse(List.of())) {
+        rows.add(
+            new Object[] {
+              catalog.name(),
+              relation.schema().name(),
+              relation.name(),
+              column.name(),
+              column.ordinalPosition(),
+              column.defaultValue(),
+              column.nullable() ? "YES" : "NO",
+              column.dataType(),
+              column.numericPrecision(),
+              column.numericScale(),
+              column.datetimePrecision(),
+              null,
+              column.comment()
+            });
       }
     }
     return rows;
