@@ -57,8 +57,7 @@ public final class CatalogMetadata {
   /**
    * The tables and views of the types asked for whose schema and name the filters accept, sorted
    * by schema, name and type. Listed relations are not loaded until their details are asked for;
-   * a relation asked for by exact name is loaded to learn whether it exists, and one that cannot be
-   * loaded is then left out.
+   * a relation asked for by exact name is loaded to learn whether it exists.
    */
   public List<Relation> relations(
       LakehouseCatalog catalog, Principal principal, NameFilter schemas, NameFilter names, Set<RelationType> types) {
@@ -134,7 +133,7 @@ public final class CatalogMetadata {
     if (types.contains(RelationType.TABLE)) {
       for (TableIdentifier id : listOrEmpty(() -> catalog.iceberg().listTables(schema.namespace()))) {
         if (names.accepts(id.name())) {
-          out.add(new Relation(schema, id.name(), RelationType.TABLE, () -> loadTable(schema, id)));
+          out.add(new Relation(schema, id.name(), RelationType.TABLE, () -> loadTable(schema, id).details()));
         }
       }
     }
@@ -142,52 +141,69 @@ public final class CatalogMetadata {
     if (types.contains(RelationType.VIEW) && views.isPresent()) {
       for (TableIdentifier id : listOrEmpty(() -> views.get().listViews(schema.namespace()))) {
         if (names.accepts(id.name())) {
-          out.add(new Relation(schema, id.name(), RelationType.VIEW, () -> loadView(views.get(), id, schema)));
+          out.add(new Relation(schema, id.name(), RelationType.VIEW, () -> loadView(views.get(), schema, id).details()));
         }
       }
     }
   }
 
-  /** The table, else the view, of that name, loaded; empty when there is none or it cannot be loaded. */
+  /**
+   * The table, else the view, of that name, loaded; empty when there is none. One that exists but
+   * cannot be loaded is there without details, as a listing would show it.
+   */
   private Optional<Relation> lookUp(SchemaRef schema, String name, Set<RelationType> types) {
     TableIdentifier id = TableIdentifier.of(schema.namespace(), name);
     if (types.contains(RelationType.TABLE)) {
-      Optional<RelationDetails> table = loadTable(schema, id);
-      if (table.isPresent()) {
-        return Optional.of(Relation.loaded(schema, name, RelationType.TABLE, table.get()));
+      Loaded table = loadTable(schema, id);
+      if (table.exists()) {
+        return Optional.of(new Relation(schema, name, RelationType.TABLE, table::details));
       }
     }
     Optional<ViewCatalog> views = schema.catalog().views();
     if (types.contains(RelationType.VIEW) && views.isPresent()) {
-      return loadView(views.get(), id, schema).map(view -> Relation.loaded(schema, name, RelationType.VIEW, view));
+      Loaded view = loadView(views.get(), schema, id);
+      if (view.exists()) {
+        return Optional.of(new Relation(schema, name, RelationType.VIEW, view::details));
+      }
     }
     return Optional.empty();
   }
 
-  private static Optional<RelationDetails> loadTable(SchemaRef schema, TableIdentifier id) {
+  /** What loading a relation found: whether it exists, and its details unless it cannot be read. */
+  private record Loaded(boolean exists, Optional<RelationDetails> details) {
+    static final Loaded ABSENT = new Loaded(false, Optional.empty());
+    static final Loaded UNREADABLE = new Loaded(true, Optional.empty());
+
+    static Loaded of(RelationDetails details) {
+      return new Loaded(true, Optional.of(details));
+    }
+  }
+
+  private static Loaded loadTable(SchemaRef schema, TableIdentifier id) {
     try {
-      return schema.catalog().loadTable(id).map(RelationDetails::of);
+      return schema.catalog().loadTable(id).map(table -> Loaded.of(RelationDetails.of(table))).orElse(Loaded.ABSENT);
     } catch (NoSuchTableException | NoSuchNamespaceException e) {
-      return Optional.empty();
+      return Loaded.ABSENT;
     } catch (RuntimeException e) {
       return unreadable("table", schema, id, e);
     }
   }
 
-  private static Optional<RelationDetails> loadView(ViewCatalog views, TableIdentifier id, SchemaRef schema) {
+  private static Loaded loadView(ViewCatalog views, SchemaRef schema, TableIdentifier id) {
     try {
-      return Optional.of(RelationDetails.of(views.loadView(id)));
+      return Loaded.of(RelationDetails.of(views.loadView(id)));
     } catch (NoSuchViewException | NoSuchNamespaceException e) {
-      return Optional.empty();
+      return Loaded.ABSENT;
     } catch (RuntimeException e) {
       return unreadable("view", schema, id, e);
     }
   }
 
-  private static Optional<RelationDetails> unreadable(String kind, SchemaRef schema, TableIdentifier id, RuntimeException e) {
-    LOG.warn("Cannot load {} {}.{}.{}; leaving it out of the metadata: {}", kind, schema.catalogName(), schema.name(), id.name(), e.toString());
+  private static Loaded unreadable(String kind, SchemaRef schema, TableIdentifier id, RuntimeException e) {
+    LOG.warn("Cannot load {} {}.{}.{}; its columns are left out of the metadata: {}",
+        kind, schema.catalogName(), schema.name(), id.name(), e.toString());
     LOG.debug("Loading {} {} failed", kind, id, e);
-    return Optional.empty();
+    return Loaded.UNREADABLE;
   }
 
   /** A namespace listing, empty when the namespace does not exist (or was dropped since it was listed). */

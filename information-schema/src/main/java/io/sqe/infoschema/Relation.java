@@ -8,8 +8,8 @@ import java.util.function.Supplier;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * A table or view as a metadata listing found it. Its {@linkplain #details() details} are loaded
- * from the catalog the first time they are asked for, unless the lookup already loaded them.
+ * A table or view as a metadata listing or lookup found it. Its {@linkplain #details() details} are
+ * loaded from the catalog the first time they are asked for, unless the lookup already loaded them.
  */
 public final class Relation {
   static final Comparator<Relation> ORDER =
@@ -29,12 +29,6 @@ public final class Relation {
     this.name = requireNonNull(name, "name is null");
     this.type = requireNonNull(type, "type is null");
     this.loader = requireNonNull(loader, "loader is null");
-  }
-
-  static Relation loaded(SchemaRef schema, String name, RelationType type, RelationDetails details) {
-    Relation relation = new Relation(schema, name, type, Optional::empty);
-    relation.details = Optional.of(details);
-    return relation;
   }
 
   public SchemaRef schema() {

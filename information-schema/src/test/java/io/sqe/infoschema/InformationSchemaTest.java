@@ -126,7 +126,11 @@ class InformationSchemaTest {
 
   @Test
   void dataTypeIsANameCastAcceptsForTheColumnsOwnType() {
-    lake.catalog.iceberg().createTable(TableIdentifier.of("s", "scalars"), SCALARS);
+    List<Types.NestedField> fields = new ArrayList<>(SCALARS.columns());
+    fields.add(optional(15, "l", Types.ListType.ofOptional(16, Types.LongType.get())));
+    fields.add(optional(17, "m", Types.MapType.ofOptional(18, 19, Types.StringType.get(), Types.DecimalType.of(9, 3))));
+    fields.add(optional(20, "st", Types.StructType.of(optional(21, "x", Types.IntegerType.get()), optional(22, "y", Types.StringType.get()))));
+    lake.catalog.iceberg().createTable(TableIdentifier.of("s", "scalars"), new Schema(fields));
     for (List<Object> row : lake.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'scalars'")) {
       String column = (String) row.get(0);
       Prepared plain = lake.engine.prepare(lake.session, "SELECT \"" + column + "\" FROM scalars");
@@ -271,6 +275,11 @@ class InformationSchemaTest {
     assertThat(lake.query("SELECT table_name, row_count FROM information_schema.tables"))
         .containsExactly(Arrays.asList("broken", null), Arrays.asList("fine", 0L));
     assertThat(lake.query("SELECT DISTINCT table_name FROM information_schema.columns")).containsExactly(List.of("fine"));
+    // Looked up by name, it is there just the same.
+    assertThat(lake.query("SELECT table_name, comment FROM information_schema.tables WHERE table_schema = 's' AND table_name = 'broken'"))
+        .containsExactly(Arrays.asList("broken", null));
+    assertThat(lake.query("SELECT count(*) FROM information_schema.columns WHERE table_schema = 's' AND table_name = 'broken'"))
+        .containsExactly(List.of(0L));
   }
 
   @Test
