@@ -34,6 +34,23 @@ final class CommandLineArguments {
     return values;
   }
 
+  /** Fails on the first argument not in {@code known}. */
+  static void rejectUnknown(Map<String, String> values, Set<String> known) {
+    for (String name : values.keySet()) {
+      if (!known.contains(name)) {
+        throw new IllegalArgumentException("Unknown argument: " + name);
+      }
+    }
+  }
+
+  static int integer(Map<String, String> values, String name, int fallback) {
+    return values.containsKey(name) ? integer(name, values.get(name)) : fallback;
+  }
+
+  static double number(Map<String, String> values, String name, double fallback) {
+    return values.containsKey(name) ? number(name, values.get(name)) : fallback;
+  }
+
   static double number(String name, String value) {
     try {
       return Double.parseDouble(value.trim());

@@ -54,47 +54,19 @@ public record MetadataBenchmarkOptions(
 
   /** Parses {@code --name value} and {@code --name=value} arguments over the defaults. */
   public static MetadataBenchmarkOptions parse(String... args) {
-    int tables = 2000;
-    int schemas = 20;
-    int statements = 500;
-    int threads = 4;
-    int runs = 3;
-    Duration cacheTtl = Duration.ofSeconds(10);
-    Path workDir = BenchmarkOptions.DEFAULT_WORK_DIR;
-    Optional<Path> output = Optional.empty();
-    for (Map.Entry<String, String> argument : CommandLineArguments.parse(Set.of(), args).entrySet()) {
-      String name = argument.getKey();
-      String value = argument.getValue();
-      switch (name) {
-        case "--tables":
-          tables = CommandLineArguments.integer(name, value);
-          break;
-        case "--schemas":
-          schemas = CommandLineArguments.integer(name, value);
-          break;
-        case "--statements":
-          statements = CommandLineArguments.integer(name, value);
-          break;
-        case "--threads":
-          threads = CommandLineArguments.integer(name, value);
-          break;
-        case "--runs":
-          runs = CommandLineArguments.integer(name, value);
-          break;
-        case "--cache-ttl-seconds":
-          cacheTtl = Duration.ofMillis(Math.round(CommandLineArguments.number(name, value) * 1000));
-          break;
-        case "--work-dir":
-          workDir = Path.of(value);
-          break;
-        case "--output":
-          output = Optional.of(Path.of(value));
-          break;
-        default:
-          throw new IllegalArgumentException("Unknown argument: " + name);
-      }
-    }
-    return new MetadataBenchmarkOptions(tables, schemas, statements, threads, runs, cacheTtl, workDir, output);
+    Map<String, String> values = CommandLineArguments.parse(Set.of(), args);
+    CommandLineArguments.rejectUnknown(
+        values,
+        Set.of("--tables", "--schemas", "--statements", "--threads", "--runs", "--cache-ttl-seconds", "--work-dir", "--output"));
+    return new MetadataBenchmarkOptions(
+        CommandLineArguments.integer(values, "--tables", 2000),
+        CommandLineArguments.integer(values, "--schemas", 20),
+        CommandLineArguments.integer(values, "--statements", 500),
+        CommandLineArguments.integer(values, "--threads", 4),
+        CommandLineArguments.integer(values, "--runs", 3),
+        Duration.ofMillis(Math.round(CommandLineArguments.number(values, "--cache-ttl-seconds", 10) * 1000)),
+        values.containsKey("--work-dir") ? Path.of(values.get("--work-dir")) : BenchmarkOptions.DEFAULT_WORK_DIR,
+        Optional.ofNullable(values.get("--output")).map(Path::of));
   }
 
   /** Where the catalog of this size lives. */

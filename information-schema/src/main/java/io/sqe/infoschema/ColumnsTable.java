@@ -21,10 +21,7 @@ final class ColumnsTable extends MetadataTable {
         catalog,
         principal,
         metadata,
-        List.of(
-            name("table_catalog", Role.CATALOG),
-            name("table_schema", Role.SCHEMA),
-            name("table_name", Role.TABLE),
+        relationColumns(
             name("column_name", Role.NONE),
             of("ordinal_position", SqlTypeName.INTEGER, false),
             text("column_default", true),

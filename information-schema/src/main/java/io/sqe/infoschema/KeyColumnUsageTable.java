@@ -19,15 +19,7 @@ final class KeyColumnUsageTable extends MetadataTable {
         catalog,
         principal,
         metadata,
-        List.of(
-            name("constraint_catalog", Role.CATALOG),
-            name("constraint_schema", Role.SCHEMA),
-            name("constraint_name", Role.NONE),
-            name("table_catalog", Role.CATALOG),
-            name("table_schema", Role.SCHEMA),
-            name("table_name", Role.TABLE),
-            name("column_name", Role.NONE),
-            of("ordinal_position", SqlTypeName.INTEGER, false)));
+        TableConstraintsTable.constraintColumns(name("column_name", Role.NONE), of("ordinal_position", SqlTypeName.INTEGER, false)));
   }
 
   @Override

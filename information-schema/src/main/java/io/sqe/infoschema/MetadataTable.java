@@ -51,6 +51,14 @@ abstract class MetadataTable extends AbstractTable implements ProjectableFiltera
     }
   }
 
+  /** The columns that name a relation, table_catalog, table_schema and table_name, then {@code more}. */
+  static List<Column> relationColumns(Column... more) {
+    List<Column> columns = new ArrayList<>(List.of(
+        Column.name("table_catalog", Role.CATALOG), Column.name("table_schema", Role.SCHEMA), Column.name("table_name", Role.TABLE)));
+    columns.addAll(List.of(more));
+    return columns;
+  }
+
   /** Fractional second digits of the timestamp columns. */
   private static final int MICROSECONDS = 6;
 

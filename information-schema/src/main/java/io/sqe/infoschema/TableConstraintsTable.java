@@ -23,15 +23,15 @@ final class TableConstraintsTable extends MetadataTable {
         catalog,
         principal,
         metadata,
-        List.of(
-            name("constraint_catalog", Role.CATALOG),
-            name("constraint_schema", Role.SCHEMA),
-            name("constraint_name", Role.NONE),
-            name("table_catalog", Role.CATALOG),
-            name("table_schema", Role.SCHEMA),
-            name("table_name", Role.TABLE),
-            name("constraint_type", Role.NONE),
-            text("enforced", false)));
+        constraintColumns(name("constraint_type", Role.NONE), text("enforced", false)));
+  }
+
+  /** The columns that name a constraint and its table, then {@code more}. */
+  static List<Column> constraintColumns(Column... more) {
+    List<Column> columns = new ArrayList<>(List.of(
+        name("constraint_catalog", Role.CATALOG), name("constraint_schema", Role.SCHEMA), name("constraint_name", Role.NONE)));
+    columns.addAll(relationColumns(more));
+    return columns;
   }
 
   @Override

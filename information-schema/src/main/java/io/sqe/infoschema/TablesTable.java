@@ -22,10 +22,7 @@ final class TablesTable extends MetadataTable {
         catalog,
         principal,
         metadata,
-        List.of(
-            name("table_catalog", Role.CATALOG),
-            name("table_schema", Role.SCHEMA),
-            name("table_name", Role.TABLE),
+        relationColumns(
             name("table_type", Role.TABLE_TYPE),
             text("comment", true),
             of("created", SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, true),

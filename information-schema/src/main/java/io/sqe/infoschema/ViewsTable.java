@@ -1,6 +1,5 @@
 package io.sqe.infoschema;
 
-import static io.sqe.infoschema.MetadataTable.Column.name;
 import static io.sqe.infoschema.MetadataTable.Column.text;
 
 import io.sqe.catalog.LakehouseCatalog;
@@ -16,11 +15,7 @@ final class ViewsTable extends MetadataTable {
         catalog,
         principal,
         metadata,
-        List.of(
-            name("table_catalog", Role.CATALOG),
-            name("table_schema", Role.SCHEMA),
-            name("table_name", Role.TABLE),
-            text("view_definition", true)));
+        relationColumns(text("view_definition", true)));
   }
 
   @Override

@@ -19,15 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.sql.FlightSqlColumnMetadata;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.util.Text;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -77,7 +73,7 @@ class InformationSchemaTest {
       // GetTables with schemas and information_schema.columns over the whole catalog, both through FlightSqlClient.
       List<String> fromGetTables = new ArrayList<>();
       FlightInfo tables = client.sql().getTables(null, null, null, null, true, client.auth());
-      for (List<Object> row : flightRows(client, tables)) {
+      for (List<Object> row : client.rows(tables)) {
         org.apache.arrow.vector.types.pojo.Schema schema = MessageSerializer.deserializeSchema(
             new ReadChannel(Channels.newChannel(new ByteArrayInputStream((byte[]) row.get(4)))));
         for (Field field : schema.getFields()) {
@@ -93,7 +89,7 @@ class InformationSchemaTest {
               + " ON t.table_schema = c.table_schema AND t.table_name = c.table_name"
               + " ORDER BY c.table_schema, c.table_name, c.ordinal_position",
           client.auth());
-      for (List<Object> row : flightRows(client, columns)) {
+      for (List<Object> row : client.rows(columns)) {
         String type = "BASE TABLE".equals(row.get(2).toString()) ? "TABLE" : row.get(2).toString();
         fromInformationSchema.add(String.join("|", row.get(0).toString(), row.get(1).toString(), type, row.get(3).toString(),
             row.get(4).toString(), row.get(5).toString(), String.valueOf(row.get(6))));
@@ -277,24 +273,6 @@ class InformationSchemaTest {
         rows.add(row);
       }
       assertThat(meta.getColumnCount()).isGreaterThanOrEqualTo(columns.length);
-    }
-    return rows;
-  }
-
-  private static List<List<Object>> flightRows(TestServer.Client client, FlightInfo info) throws Exception {
-    List<List<Object>> rows = new ArrayList<>();
-    try (FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth())) {
-      while (stream.next()) {
-        VectorSchemaRoot root = stream.getRoot();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (FieldVector v : root.getFieldVectors()) {
-            Object value = v.getObject(r);
-            row.add(value instanceof Text ? value.toString() : value);
-          }
-          rows.add(row);
-        }
-      }
     }
     return rows;
   }
