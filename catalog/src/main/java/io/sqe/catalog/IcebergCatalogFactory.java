@@ -35,6 +35,8 @@ public final class IcebergCatalogFactory {
     props.put("jdbc.schema-version", "V1");
     // SQLite allows one writer at a time; one pooled connection avoids "database is locked".
     props.put(CatalogProperties.CLIENT_POOL_SIZE, "1");
+    // Without it the JDBC catalog creates a table in a schema that a concurrent DROP SCHEMA just removed.
+    props.put("jdbc.strict-mode", "true");
     JdbcCatalog catalog = new JdbcCatalog();
     catalog.setConf(new Configuration());
     catalog.initialize(name, props);

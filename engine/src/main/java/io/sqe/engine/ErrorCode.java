@@ -12,6 +12,8 @@ public enum ErrorCode {
   RESOURCE_EXHAUSTED,
   CANCELLED,
   DEADLINE_EXCEEDED,
+  /** A service SQE depends on (the catalog, object storage, an identity provider) cannot be reached. */
+  UNAVAILABLE,
   NOT_SUPPORTED,
   INTERNAL
 }

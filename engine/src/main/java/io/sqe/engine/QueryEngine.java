@@ -24,6 +24,9 @@ import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
+import io.sqe.engine.txn.Transaction;
+import io.sqe.engine.txn.TransactionCommands;
+import io.sqe.engine.txn.Transactions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,26 +65,38 @@ public final class QueryEngine {
   private final BufferAllocator allocator;
   private final EngineConfig config;
   private final List<CommandExecutor> executors;
+  private final Transactions transactions;
   private final QueryServices services = new Services();
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
     this(catalogs, allocator, config, List.of());
   }
 
-  /** An engine that also runs the statements {@code executors} accept (DDL, DML). */
+  /** An engine that also runs the statements {@code executors} accept (DDL, DML), without transactions. */
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config, List<CommandExecutor> executors) {
-    this(catalogs, allocator, config, executors, List.of());
+    this(catalogs, allocator, config, executors, null);
   }
 
   /**
-   * An engine that also runs the statements {@code executors} accept and shows {@code
-   * systemSchemas} (information_schema) in every catalog.
+   * An engine that runs the statements {@code executors} accept and stages them in transactions
+   * that {@code transactions} begins (null: none).
+   */
+  public QueryEngine(
+      Catalogs catalogs, BufferAllocator allocator, EngineConfig config, List<CommandExecutor> executors, Transactions transactions) {
+    this(catalogs, allocator, config, executors, transactions, List.of());
+  }
+
+  /**
+   * An engine that runs the statements {@code executors} accept, stages them in transactions that
+   * {@code transactions} begins (null: none), and shows {@code systemSchemas} (information_schema)
+   * in every catalog.
    */
   public QueryEngine(
       Catalogs catalogs,
       BufferAllocator allocator,
       EngineConfig config,
       List<CommandExecutor> executors,
+      Transactions transactions,
       List<SystemSchema> systemSchemas) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
     this.planner = new QueryPlanner(catalogs, systemSchemas);
@@ -89,8 +104,18 @@ public final class QueryEngine {
     this.config = requireNonNull(config, "config is null");
     List<CommandExecutor> all = new ArrayList<>();
     all.add(new SessionCommands());
+    all.add(new TransactionCommands(transactions));
     all.addAll(executors);
     this.executors = List.copyOf(all);
+    this.transactions = transactions;
+  }
+
+  /** Begins a transaction for {@code session}'s user; statements join it through {@link Session#withTransaction}. */
+  public Transaction beginTransaction(Session session) {
+    if (transactions == null) {
+      throw new SqeException(ErrorCode.NOT_SUPPORTED, "This server does not run transactions");
+    }
+    return transactions.begin(session.principal());
   }
 
   public EngineConfig config() {
@@ -102,7 +127,7 @@ public final class QueryEngine {
     SqlNode node = SqeParser.parse(sql);
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
-      PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql);
+      PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql, readTables(session, List.of()));
       List<Object[]> rows = new ArrayList<>();
       for (String line : plan.explain().split("\n")) {
         rows.add(new Object[] {line});
@@ -111,12 +136,13 @@ public final class QueryEngine {
       return new Prepared.Rows(sql, schema, rows);
     }
     if (node.isA(SqlKind.QUERY)) {
-      return new Prepared.Query(planner.plan(session, node, sql));
+      return new Prepared.Query(planner.plan(session, node, sql, readTables(session, List.of())));
     }
     CommandContext context = new CommandContext(session, catalogs, services, "prepare");
     for (CommandExecutor executor : executors) {
       Optional<PreparedCommand> command = executor.prepare(context, node);
       if (command.isPresent()) {
+        checkTransaction(session, command.get(), statementName(node));
         return new Prepared.Command(sql, command.get());
       }
     }
@@ -140,6 +166,7 @@ public final class QueryEngine {
    * @param parameters values for the statement's parameters, as plain Java values
    */
   public CommandResult run(Session session, Prepared.Command command, List<?> parameters, String queryId) {
+    checkTransaction(session, command.command(), "This statement");
     List<Object> values = internalParameters(command.parameterTypes(), parameters);
     try {
       return command.command().execute(new CommandContext(session, catalogs, services, queryId), values);
@@ -184,6 +211,37 @@ public final class QueryEngine {
       queryAllocator.close();
       throw ExecutionErrors.translate(e, queryId);
     }
+  }
+
+  /** Refuses a statement that would commit at once (DDL) inside a transaction, whose writes must land together. */
+  private static void checkTransaction(Session session, PreparedCommand command, String statement) {
+    if (session.openTransaction().isPresent() && !command.runsInTransaction()) {
+      throw new SqeException(
+          ErrorCode.FAILED_PRECONDITION,
+          statement + " cannot run inside a transaction: it commits at once. Run it before BEGIN or after COMMIT;"
+              + " a transaction stages INSERT, UPDATE, DELETE, MERGE and CREATE [OR REPLACE] TABLE ... AS");
+    }
+  }
+
+  /**
+   * The tables a statement reads instead of the catalog's: those its transaction staged (so it
+   * reads its own writes), then {@code explicit} ones, which win over staged ones of the same name.
+   */
+  private static List<IcebergTable> readTables(Session session, List<IcebergTable> explicit) {
+    Optional<Transaction> transaction = session.openTransaction();
+    if (transaction.isEmpty()) {
+      return explicit;
+    }
+    List<IcebergTable> tables = new ArrayList<>();
+    for (IcebergTable staged : transaction.get().tables()) {
+      boolean shadowed = explicit.stream()
+          .anyMatch(t -> t.catalog().name().equals(staged.catalog().name()) && t.id().equals(staged.id()));
+      if (!shadowed) {
+        tables.add(staged);
+      }
+    }
+    tables.addAll(explicit);
+    return tables;
   }
 
   private static List<Object> internalParameters(List<RelDataType> types, List<?> parameters) {
@@ -231,12 +289,12 @@ public final class QueryEngine {
   private final class Services implements QueryServices {
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql) {
-      return planner.plan(session, query, sql);
+      return planner.plan(session, query, sql, readTables(session, List.of()));
     }
 
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
-      return planner.plan(session, query, sql, tables);
+      return planner.plan(session, query, sql, readTables(session, tables));
     }
 
     @Override

@@ -169,11 +169,13 @@ class QueryEngineTest {
   @Test
   void statementsWithoutAnExecutorSayWhichKind() {
     for (String[] statement : new String[][] {
-        {"create table x (a int)", "CREATE TABLE"}, {"begin", "TRANSACTION"}, {"show tables", "SHOW"}}) {
+        {"create table x (a int)", "CREATE TABLE statements"}, {"show tables", "SHOW statements"},
+        // An engine without the write path has nothing to stage a transaction in.
+        {"begin", "This server does not run transactions"}}) {
       assertThatThrownBy(() -> engine.prepare(session, statement[0]))
           .isInstanceOfSatisfying(SqeException.class, e -> {
             assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED);
-            assertThat(e.getMessage()).startsWith(statement[1] + " statements");
+            assertThat(e.getMessage()).startsWith(statement[1]);
           });
     }
   }

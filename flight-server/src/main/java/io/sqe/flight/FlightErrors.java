@@ -41,6 +41,8 @@ final class FlightErrors {
         return CallStatus.CANCELLED;
       case DEADLINE_EXCEEDED:
         return CallStatus.TIMED_OUT;
+      case UNAVAILABLE:
+        return CallStatus.UNAVAILABLE;
       case NOT_SUPPORTED:
         return CallStatus.UNIMPLEMENTED;
       default:

@@ -18,6 +18,15 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.txn.Transaction;
+import io.sqe.write.dml.BulkIngest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.metadata.FlightSqlMetadata;
 import io.sqe.infoschema.CatalogMetadata;
@@ -44,7 +53,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallStatus;
@@ -76,10 +87,15 @@ import org.apache.calcite.rel.type.RelDataType;
  *
  * <p>A statement is prepared (parsed, validated, planned) at GetFlightInfo, so every error in it
  * surfaces there; the ticket names the prepared statement, and DoGet runs it.
+ *
+ * <p>A statement runs in the Flight SQL transaction it names by id, else in the transaction SQL
+ * BEGIN opened in its session, else on its own. Transactions belong to the session that began
+ * them and end with it.
  */
 public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration TICKET_LIFETIME = Duration.ofMinutes(30);
   private static final Duration PREPARED_IDLE_LIFETIME = Duration.ofHours(2);
+  private static final char SAVEPOINT_SEPARATOR = '/';
 
   private final QueryEngine engine;
   private final SessionManager sessions;
@@ -92,6 +108,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
       Caffeine.newBuilder().expireAfterAccess(PREPARED_IDLE_LIFETIME).maximumSize(100_000).build();
+  /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
+  private final Cache<String, ClientSession> transactionSessions =
+      Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
+  private final BulkIngest ingest;
 
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -107,6 +127,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator);
+    this.ingest = new BulkIngest(catalogs);
   }
 
   /** Stops the queries still streaming and waits for them, so their memory is back before the allocator closes. */
@@ -159,6 +180,33 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
   }
 
+  /**
+   * The session a statement runs in: with the Flight SQL transaction it names, if any; else the
+   * client's session, whose SQL transaction (if one is open) it joins.
+   */
+  private Session statementSession(ClientSession session, ByteString transactionId) {
+    if (transactionId.isEmpty()) {
+      return session.session();
+    }
+    return session.session().withTransaction(transaction(session, transactionId));
+  }
+
+  /** This session's open transaction with that id: NOT_FOUND when there is none, PERMISSION_DENIED when another session's. */
+  private Transaction transaction(ClientSession session, ByteString transactionId) {
+    String id = transactionId.toStringUtf8();
+    Optional<Transaction> transaction = session.transaction(id);
+    if (transaction.isPresent()) {
+      return transaction.get();
+    }
+    ClientSession owner = transactionSessions.getIfPresent(id);
+    if (owner != null && owner != session && owner.transaction(id).isPresent()) {
+      throw CallStatus.UNAUTHORIZED.withDescription("Transaction " + id + " belongs to another session").toRuntimeException();
+    }
+    throw CallStatus.NOT_FOUND
+        .withDescription("Unknown transaction " + id + ": it has committed, rolled back or ended with its session, or never existed")
+        .toRuntimeException();
+  }
+
   @Override
   public void setSessionOptions(SetSessionOptionsRequest request, CallContext context, StreamListener<SetSessionOptionsResult> listener) {
     try {
@@ -197,30 +245,32 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
-    Prepared statement = prepare(session.session(), command.getQuery());
+    Session statementSession = statementSession(session, command.getTransactionId());
+    Prepared statement = prepare(statementSession, command.getQuery());
     if (statement instanceof Prepared.Command) {
       // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-      long rows = runCommand(session, (Prepared.Command) statement, List.of(List.of()));
+      long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()));
       return commandResult(session, statement.sql(), rows, descriptor);
     }
     String queryId = newQueryId();
-    tickets.put(queryId, new PendingQuery(session.session(), statement));
+    tickets.put(queryId, new PendingQuery(statementSession, statement));
     TicketStatementQuery ticket =
         TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
     return flightInfo(statement.resultSchema(), descriptor, ticket);
   }
 
   /**
-   * Runs a command once per parameter set and applies what it does to the session.
+   * Runs a command once per parameter set in {@code statementSession} and applies what it does to
+   * the client's session.
    *
    * @return the rows it changed, summed over the parameter sets
    */
-  private long runCommand(ClientSession session, Prepared.Command command, List<List<Object>> parameterSets) {
+  private long runCommand(ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets) {
     long rows = 0;
     for (List<Object> parameters : parameterSets) {
       String queryId = newQueryId();
       try {
-        CommandResult result = engine.run(session.session(), command, parameters, queryId);
+        CommandResult result = engine.run(statementSession, command, parameters, queryId);
         session.update(result.sessionChange());
         rows += result.rowCount();
       } catch (RuntimeException e) {
@@ -254,7 +304,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    return new SchemaResult(prepare(session(context).session(), command.getQuery()).resultSchema());
+    ClientSession session = session(context);
+    return new SchemaResult(prepare(statementSession(session, command.getTransactionId()), command.getQuery()).resultSchema());
   }
 
   @Override
@@ -299,9 +350,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ActionCreatePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
     try {
       ClientSession session = session(context);
-      Prepared statement = prepare(session.session(), request.getQuery());
+      Session statementSession = statementSession(session, request.getTransactionId());
+      Prepared statement = prepare(statementSession, request.getQuery());
       String handle = newQueryId();
-      prepared.put(handle, new PreparedHandle(session.session(), statement));
+      prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
               .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
@@ -360,8 +412,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
     if (statement.statement() instanceof Prepared.Command) {
       ClientSession session = session(context);
-      long rows = runCommand(session, (Prepared.Command) statement.statement(), parameterSets(statement));
-      return commandResult(session, statement.statement().sql(), rows, descriptor);
+      Session statementSession = statement.executionSession(session);
+      Prepared current = statement.current(statementSession, this::prepare);
+      long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement));
+      return commandResult(session, current.sql(), rows, descriptor);
     }
     return flightInfo(statement.statement().resultSchema(), descriptor, command);
   }
@@ -399,13 +453,17 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       return;
     }
     List<List<Object>> parameterSets;
+    Session statementSession;
+    Prepared current;
     try {
       parameterSets = parameterSets(statement);
+      statementSession = statement.executionSession(session(context));
+      current = statement.current(statementSession, this::prepare);
     } catch (RuntimeException e) {
-      listener.error(e);
+      listener.error(FlightErrors.toFlight(e, "prepare"));
       return;
     }
-    stream(statement.session(), statement.statement(), parameterSets, newQueryId(), listener);
+    stream(statementSession, current, parameterSets, newQueryId(), listener);
   }
 
   @Override
@@ -442,7 +500,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         if (!rows.isEmpty()) {
           statement.bind(rows);
         }
-        sendUpdateCount(ackStream, runCommand(session(context), (Prepared.Command) statement.statement(), parameterSets(statement)));
+        ClientSession session = session(context);
+        Session statementSession = statement.executionSession(session);
+        Prepared current = statement.current(statementSession, this::prepare);
+        sendUpdateCount(ackStream, runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement)));
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -455,15 +516,153 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return () -> {
       try {
         ClientSession session = session(context);
-        Prepared statement = prepare(session.session(), command.getQuery());
+        Session statementSession = statementSession(session, command.getTransactionId());
+        Prepared statement = prepare(statementSession, command.getQuery());
         if (!(statement instanceof Prepared.Command)) {
           throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
         }
-        sendUpdateCount(ackStream, runCommand(session, (Prepared.Command) statement, List.of(List.of())));
+        sendUpdateCount(ackStream, runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of())));
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
     };
+  }
+
+  // ---- bulk ingest
+
+  @Override
+  public Runnable acceptPutStatementBulkIngest(
+      CommandStatementIngest command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return () -> {
+      String queryId = newQueryId();
+      try {
+        ClientSession session = session(context);
+        Session statementSession = statementSession(session, command.getTransactionId());
+        long rows = ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId);
+        sendUpdateCount(ackStream, rows);
+      } catch (RuntimeException e) {
+        ackStream.onError(FlightErrors.toFlight(e, queryId));
+      }
+    };
+  }
+
+  /** The write path's form of an ingest command; the protocol asks servers to refuse unspecified table options. */
+  private static BulkIngest.Request ingestRequest(CommandStatementIngest command) {
+    if (command.getTemporary()) {
+      throw new SqeException(ErrorCode.NOT_SUPPORTED, "SQE has no temporary tables; ingest into a table of a schema");
+    }
+    CommandStatementIngest.TableDefinitionOptions options = command.getTableDefinitionOptions();
+    BulkIngest.IfMissing ifMissing;
+    switch (options.getIfNotExist()) {
+      case TABLE_NOT_EXIST_OPTION_CREATE:
+        ifMissing = BulkIngest.IfMissing.CREATE;
+        break;
+      case TABLE_NOT_EXIST_OPTION_FAIL:
+        ifMissing = BulkIngest.IfMissing.FAIL;
+        break;
+      default:
+        throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_not_exist: CREATE or FAIL");
+    }
+    BulkIngest.IfExists ifExists;
+    switch (options.getIfExists()) {
+      case TABLE_EXISTS_OPTION_FAIL:
+        ifExists = BulkIngest.IfExists.FAIL;
+        break;
+      case TABLE_EXISTS_OPTION_APPEND:
+        ifExists = BulkIngest.IfExists.APPEND;
+        break;
+      case TABLE_EXISTS_OPTION_REPLACE:
+        ifExists = BulkIngest.IfExists.REPLACE;
+        break;
+      default:
+        throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_exists: FAIL, APPEND or REPLACE");
+    }
+    return new BulkIngest.Request(
+        command.hasCatalog() ? command.getCatalog() : null,
+        command.hasSchema() ? command.getSchema() : null,
+        command.getTable(),
+        ifMissing,
+        ifExists);
+  }
+
+  // ---- transactions
+
+  @Override
+  public void beginTransaction(
+      ActionBeginTransactionRequest request, CallContext context, StreamListener<ActionBeginTransactionResult> listener) {
+    try {
+      ClientSession session = session(context);
+      Transaction transaction = engine.beginTransaction(session.session());
+      transactionSessions.put(transaction.id(), session);
+      session.addTransaction(transaction);
+      listener.onNext(
+          ActionBeginTransactionResult.newBuilder().setTransactionId(ByteString.copyFromUtf8(transaction.id())).build());
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "transaction"));
+    }
+  }
+
+  @Override
+  public void endTransaction(ActionEndTransactionRequest request, CallContext context, StreamListener<Result> listener) {
+    try {
+      Transaction transaction = transaction(session(context), request.getTransactionId());
+      switch (request.getAction()) {
+        case END_TRANSACTION_COMMIT:
+          transaction.commit();
+          break;
+        case END_TRANSACTION_ROLLBACK:
+          transaction.rollback();
+          break;
+        default:
+          throw FlightErrors.invalid("EndTransaction needs an action: COMMIT or ROLLBACK");
+      }
+      transactionSessions.invalidate(transaction.id());
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "transaction"));
+    }
+  }
+
+  @Override
+  public void beginSavepoint(
+      ActionBeginSavepointRequest request, CallContext context, StreamListener<ActionBeginSavepointResult> listener) {
+    try {
+      Transaction transaction = transaction(session(context), request.getTransactionId());
+      String savepoint = transaction.savepoint(request.getName());
+      // The savepoint's id names its transaction too, since EndSavepoint carries only the savepoint's.
+      ByteString id = ByteString.copyFromUtf8(transaction.id() + SAVEPOINT_SEPARATOR + savepoint);
+      listener.onNext(ActionBeginSavepointResult.newBuilder().setSavepointId(id).build());
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "savepoint"));
+    }
+  }
+
+  @Override
+  public void endSavepoint(ActionEndSavepointRequest request, CallContext context, StreamListener<Result> listener) {
+    try {
+      String id = request.getSavepointId().toStringUtf8();
+      int separator = id.indexOf(SAVEPOINT_SEPARATOR);
+      if (separator < 0) {
+        throw CallStatus.NOT_FOUND.withDescription("Unknown savepoint " + id).toRuntimeException();
+      }
+      Transaction transaction = transaction(session(context), ByteString.copyFromUtf8(id.substring(0, separator)));
+      String savepoint = id.substring(separator + 1);
+      switch (request.getAction()) {
+        case END_SAVEPOINT_RELEASE:
+          transaction.releaseSavepoint(savepoint);
+          break;
+        case END_SAVEPOINT_ROLLBACK:
+          transaction.rollbackToSavepoint(savepoint);
+          break;
+        default:
+          throw FlightErrors.invalid("EndSavepoint needs an action: RELEASE or ROLLBACK");
+      }
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, "savepoint"));
+    }
   }
 
   // ---- metadata
@@ -544,15 +743,46 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** A statement prepared at GetFlightInfo, waiting for its DoGet. */
   private record PendingQuery(Session session, Prepared statement) {}
 
-  /** A client's prepared statement and the parameter rows last bound to it. */
+  /**
+   * A client's prepared statement and the parameter rows last bound to it. One prepared with a
+   * Flight SQL transaction id runs in that transaction; any other runs in the transaction its
+   * session has open when it runs (SQL BEGIN), if any. It is planned again when it runs over
+   * another transaction, or over staged state that changed since it was planned.
+   */
   private static final class PreparedHandle {
     private final Session session;
     private final Prepared statement;
+    private final boolean explicitTransaction;
+    private final long transactionVersion;
     private volatile List<List<Object>> parameterSets = List.of();
 
-    PreparedHandle(Session session, Prepared statement) {
+    PreparedHandle(Session session, Prepared statement, boolean explicitTransaction) {
       this.session = session;
       this.statement = statement;
+      this.explicitTransaction = explicitTransaction;
+      this.transactionVersion = session.openTransaction().map(Transaction::version).orElse(-1L);
+    }
+
+    Session executionSession(ClientSession client) {
+      if (!explicitTransaction) {
+        return client.session();
+      }
+      Transaction transaction = session.transaction();
+      if (!transaction.isOpen()) {
+        throw new SqeException(
+            ErrorCode.FAILED_PRECONDITION,
+            "Transaction " + transaction.id() + ", which this statement was prepared in, has ended; prepare it again");
+      }
+      return client.session().withTransaction(transaction);
+    }
+
+    /** The statement as planned for {@code execution}: as prepared, or planned again. */
+    Prepared current(Session execution, BiFunction<Session, String, Prepared> prepare) {
+      Transaction now = execution.openTransaction().orElse(null);
+      if (session.transaction() == now && (now == null || now.version() == transactionVersion)) {
+        return statement;
+      }
+      return prepare.apply(execution, statement.sql());
     }
 
     Session session() {

@@ -2,6 +2,7 @@ package io.sqe.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.grpc.netty.NettyServerBuilder;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
@@ -9,7 +10,10 @@ import io.sqe.engine.EngineConfig;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.session.ObjectVisibility;
 import io.sqe.flight.auth.AuthConfig;
+import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.LocalAuthentication;
+import io.sqe.flight.auth.LoginThrottle;
+import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.infoschema.CatalogMetadata;
@@ -18,10 +22,12 @@ import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
@@ -34,6 +40,7 @@ public final class SqeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqeServer.class);
   private static final int MAX_HEADER_BYTES = 64 * 1024;
   private static final int MAX_INBOUND_MESSAGE_BYTES = 256 * 1024 * 1024;
+  private static final int KEEPALIVE_MIN_INTERVAL_SECONDS = 10;
 
   private final ServerConfig config;
   private final BufferAllocator allocator;
@@ -64,13 +71,20 @@ public final class SqeServer implements AutoCloseable {
     Catalogs catalogs = null;
     try {
       catalogs = new Catalogs(List.of(openCatalog(config)), config.catalog().name());
+      OidcProvider oidc = null;
+      if (config.auth().oidc() != null) {
+        oidc = new OidcProvider(config.auth().oidc(), Clock.systemUTC());
+        oidc.discoverEagerly();
+      }
       LocalAuthentication authentication =
           LocalAuthentication.create(
               new AuthConfig(
                   config.dataDir().resolve("security"),
                   config.auth().tokenLifetime(),
                   config.auth().issuer(),
-                  config.auth().passwordHashIterations()));
+                  config.auth().passwordHashIterations()),
+              oidc,
+              new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()));
       if (config.tpchScale() > 0) {
         LakehouseCatalog catalog = catalogs.find(config.catalog().name()).orElseThrow();
         LOG.info("Loading TPC-H at scale {} into {}.tpch", config.tpchScale(), catalog.name());
@@ -84,6 +98,7 @@ public final class SqeServer implements AutoCloseable {
               allocator,
               EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()),
               WritePath.executors(),
+              WritePath.transactions(),
               InformationSchema.schemas(metadata));
       SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
       var authenticator = authentication.authenticator();
@@ -95,13 +110,22 @@ public final class SqeServer implements AutoCloseable {
               context -> authenticator.principal(context.peerIdentity()),
               metadata,
               allocator);
-      FlightServer server =
-          FlightServer.builder(allocator, Location.forGrpcInsecure(config.host(), config.port()), producer)
+      FlightServer.Builder builder =
+          FlightServer.builder(allocator, location(config, config.port()), producer)
               .headerAuthenticator(authenticator)
               .middleware(CallHeadersMiddleware.KEY, new CallHeadersMiddleware.Factory())
               .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
               .setMaxHeaderListSize(MAX_HEADER_BYTES)
-              .build();
+              .transportHint(
+                  "grpc.builderConsumer",
+                  (Consumer<NettyServerBuilder>)
+                      netty ->
+                          netty
+                              .callExecutor(new ClientAddressHeader())
+                              // Load balancers and clients keep idle connections alive with pings.
+                              .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
+                              .permitKeepAliveWithoutCalls(true));
+      FlightServer server = tls(builder, config.tls()).build();
       server.start();
       return new SqeServer(config, allocator, catalogs, authentication, producer, server);
     } catch (IOException e) {
@@ -111,6 +135,24 @@ public final class SqeServer implements AutoCloseable {
       closeQuietly(catalogs, allocator);
       throw e;
     }
+  }
+
+  private static Location location(ServerConfig config, int port) {
+    return config.tls() == null
+        ? Location.forGrpcInsecure(config.host(), port)
+        : Location.forGrpcTls(config.host(), port);
+  }
+
+  private static FlightServer.Builder tls(FlightServer.Builder builder, ServerConfig.TlsSettings tls) throws IOException {
+    if (tls == null) {
+      return builder;
+    }
+    // Flight reads the PEM files once, at build().
+    builder.useTls(tls.certificateChain().toFile(), tls.privateKey().toFile());
+    if (tls.clientCa() != null) {
+      builder.useMTlsClientVerification(tls.clientCa().toFile());
+    }
+    return builder;
   }
 
   private static LakehouseCatalog openCatalog(ServerConfig config) {
@@ -143,7 +185,7 @@ public final class SqeServer implements AutoCloseable {
   }
 
   public Location location() {
-    return Location.forGrpcInsecure(config.host(), port());
+    return location(config, port());
   }
 
   public Catalogs catalogs() {

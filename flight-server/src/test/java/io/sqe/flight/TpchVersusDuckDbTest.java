@@ -1,10 +1,12 @@
 package io.sqe.flight;
 
 import io.sqe.flight.testing.RestCatalogFixture;
+import io.sqe.flight.testing.S3Fixture;
 import io.sqe.flight.testing.TpchHarness;
 import io.sqe.flight.testing.TestServer;
 import io.sqe.sample.tpch.TpchQueries;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -59,6 +61,38 @@ class TpchVersusDuckDbTest {
     void stop() throws Exception {
       close();
       rest.close();
+    }
+
+    @ParameterizedTest(name = "Q{0}")
+    @MethodSource("io.sqe.flight.TpchVersusDuckDbTest#queries")
+    void matchesDuckDb(int query) throws Exception {
+      compare("Q" + query, TpchQueries.query(query));
+    }
+  }
+
+  /** Tables on an S3-compatible server (s3proxy), through a REST catalog whose warehouse is there. */
+  @Nested
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  class RestCatalogOnS3 extends TpchHarness {
+    S3Fixture s3;
+    RestCatalogFixture rest;
+
+    @BeforeAll
+    void start(@TempDir Path dir) throws Exception {
+      s3 = S3Fixture.start(dir.resolve("s3"));
+      Map<String, String> backend = new HashMap<>(s3.fileIoProperties());
+      backend.put("warehouse", "s3://" + S3Fixture.BUCKET + "/rest");
+      rest = RestCatalogFixture.start(dir.resolve("rest"), backend);
+      Map<String, String> settings = new HashMap<>(rest.sqeSettings());
+      s3.fileIoProperties().forEach((key, value) -> settings.put("catalog.properties." + key, value));
+      open(dir.resolve("sqe"), settings, location -> s3.localPath(location).toString());
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+      close();
+      rest.close();
+      s3.close();
     }
 
     @ParameterizedTest(name = "Q{0}")

@@ -48,6 +48,7 @@ final class Lakehouse implements AutoCloseable {
             allocator,
             EngineConfig.DEFAULT,
             WritePath.executors(),
+            WritePath.transactions(),
             InformationSchema.schemas(new CatalogMetadata(visibility)));
     session = new Session(Principal.of("alice"), "lake", null, ZoneOffset.UTC);
     update("CREATE SCHEMA s");

@@ -1,15 +1,22 @@
 package io.sqe.write;
 
 import io.sqe.engine.command.CommandExecutor;
+import io.sqe.engine.txn.Transactions;
 import io.sqe.write.ddl.DdlExecutor;
 import io.sqe.write.dml.DmlExecutor;
+import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
 
-/** The statements the write path runs, as command executors for the engine. */
+/** The statements the write path runs, as command executors for the engine, and its transactions. */
 public final class WritePath {
   private WritePath() {}
 
   public static List<CommandExecutor> executors() {
     return List.of(new DdlExecutor(), new DmlExecutor());
+  }
+
+  /** Transactions over Iceberg tables, in which the DML of {@link #executors()} is staged. */
+  public static Transactions transactions() {
+    return IcebergTransaction::begin;
   }
 }

@@ -11,6 +11,15 @@ public interface PreparedCommand {
   }
 
   /**
+   * Whether the statement may run inside a transaction: its writes are staged there (DML, CREATE
+   * TABLE ... AS) or it changes nothing stored (session statements). Other statements (DDL) commit
+   * at once, so a transaction refuses them.
+   */
+  default boolean runsInTransaction() {
+    return false;
+  }
+
+  /**
    * Runs the statement once. A failure leaves tables as they were.
    *
    * @param parameters values for the parameters, in their engine representation

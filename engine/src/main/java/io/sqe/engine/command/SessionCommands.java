@@ -72,7 +72,17 @@ public final class SessionCommands implements CommandExecutor {
   }
 
   private static PreparedCommand command(java.util.function.UnaryOperator<Session> change) {
-    return (context, parameters) -> CommandResult.session(change);
+    return new PreparedCommand() {
+      @Override
+      public boolean runsInTransaction() {
+        return true;
+      }
+
+      @Override
+      public CommandResult execute(CommandContext context, java.util.List<Object> parameters) {
+        return CommandResult.session(change);
+      }
+    };
   }
 
   private static String catalog(CommandContext context, String name, SqlNode at) {

@@ -1,6 +1,7 @@
 package io.sqe.engine.exec;
 
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.calcite.runtime.CalciteException;
@@ -17,6 +18,10 @@ public final class ExecutionErrors {
     Throwable e = unwrap(error);
     if (e instanceof SqeException) {
       return (SqeException) e;
+    }
+    java.util.Optional<SqeException> service = ServiceFailures.classify(e);
+    if (service.isPresent()) {
+      return service.get();
     }
     if (e instanceof OutOfMemoryException) {
       return new SqeException(

@@ -69,7 +69,7 @@ public final class IcebergScan {
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
-    this.pinnedSnapshotId = table.pinned() ? table.snapshotId() : null;
+    this.pinnedSnapshotId = table.pinned() ? table.pinnedSnapshotId() : null;
     List<Types.NestedField> columns = table.columns();
     this.fieldIds = new int[projection.size()];
     this.converters = new ArrayList<>();

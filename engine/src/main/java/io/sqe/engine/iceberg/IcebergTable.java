@@ -48,17 +48,28 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
   private final Table table;
   private final Schema schema;
   private final RowLevelWrite write;
+  /** Whether scans read {@link #table} as it is, rather than the table loaded again when they run. */
+  private final boolean pinned;
 
   public IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table) {
-    this(catalog, id, table, null);
+    this(catalog, id, table, null, false);
   }
 
-  private IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table, RowLevelWrite write) {
+  private IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table, RowLevelWrite write, boolean pinned) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
     this.schema = table.schema();
     this.write = write;
+    this.pinned = pinned;
+  }
+
+  /**
+   * A table that scans read as {@code table} has it, never loading it again from the catalog:
+   * how statements in a transaction read the state it staged, which the catalog does not have.
+   */
+  public static IcebergTable pinnedTo(LakehouseCatalog catalog, TableIdentifier id, Table table) {
+    return new IcebergTable(catalog, id, table, null, true);
   }
 
   /**
@@ -76,7 +87,8 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
         new RowLevelWrite(
             snapshot == null ? null : snapshot.snapshotId(),
             unique(schema, FILE_COLUMN),
-            unique(schema, POSITION_COLUMN)));
+            unique(schema, POSITION_COLUMN)),
+        true);
   }
 
   private static String unique(Schema schema, String name) {
@@ -162,9 +174,18 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     return index >= schema.columns().size();
   }
 
-  /** Whether scans read a fixed snapshot rather than the current one when they run. */
+  /** Whether scans read {@link #table()} at a fixed snapshot rather than the current one when they run. */
   boolean pinned() {
-    return write != null;
+    return pinned;
+  }
+
+  /** The snapshot pinned scans read; null when there is none. */
+  Long pinnedSnapshotId() {
+    if (write != null) {
+      return write.snapshotId;
+    }
+    Snapshot snapshot = table.currentSnapshot();
+    return snapshot == null ? null : snapshot.snapshotId();
   }
 
   /** Called when a scan of this table is compiled, with the filter pushed into it. */

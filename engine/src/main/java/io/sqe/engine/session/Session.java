@@ -2,33 +2,49 @@ package io.sqe.engine.session;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.txn.Transaction;
 import java.time.ZoneId;
 import java.util.Optional;
 
 /**
  * What a statement runs with: the principal, the default catalog and schema that unqualified
- * names resolve against, and the time zone for TIMESTAMP WITH TIME ZONE values.
+ * names resolve against, the time zone for TIMESTAMP WITH TIME ZONE values, and the transaction
+ * the statement belongs to (null: each statement commits on its own).
  */
-public record Session(Principal principal, String catalog, String schema, ZoneId timeZone) {
+public record Session(Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction) {
   public Session {
     requireNonNull(principal, "principal is null");
     requireNonNull(catalog, "catalog is null");
     requireNonNull(timeZone, "timeZone is null");
   }
 
+  /** A session outside any transaction. */
+  public Session(Principal principal, String catalog, String schema, ZoneId timeZone) {
+    this(principal, catalog, schema, timeZone, null);
+  }
+
   public Optional<String> schemaName() {
     return Optional.ofNullable(schema);
   }
 
+  /** The transaction statements join, unless it has ended (a failed COMMIT ends it too). */
+  public Optional<Transaction> openTransaction() {
+    return Optional.ofNullable(transaction).filter(Transaction::isOpen);
+  }
+
   public Session withCatalog(String catalog) {
-    return new Session(principal, catalog, schema, timeZone);
+    return new Session(principal, catalog, schema, timeZone, transaction);
   }
 
   public Session withSchema(String schema) {
-    return new Session(principal, catalog, schema, timeZone);
+    return new Session(principal, catalog, schema, timeZone, transaction);
   }
 
   public Session withTimeZone(ZoneId timeZone) {
-    return new Session(principal, catalog, schema, timeZone);
+    return new Session(principal, catalog, schema, timeZone, transaction);
+  }
+
+  public Session withTransaction(Transaction transaction) {
+    return new Session(principal, catalog, schema, timeZone, transaction);
   }
 }

@@ -1,6 +1,7 @@
 package io.sqe.engine.sql;
 
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.SqeException.SqlPosition;
 import java.util.regex.Pattern;
@@ -36,6 +37,10 @@ public final class SqlErrors {
     if (e instanceof SqeException) {
       return (SqeException) e;
     }
+    java.util.Optional<SqeException> service = ServiceFailures.classify(e);
+    if (service.isPresent()) {
+      return service.get();
+    }
     CalciteContextException context = find(e, CalciteContextException.class);
     if (context != null) {
       Throwable cause = context.getCause();
@@ -58,6 +63,10 @@ public final class SqlErrors {
     SqeException inner = find(e, SqeException.class);
     if (inner != null) {
       return inner;
+    }
+    java.util.Optional<SqeException> service = ServiceFailures.classify(e);
+    if (service.isPresent()) {
+      return service.get();
     }
     LOG.error("Cannot plan statement: {}", sql, e);
     return new SqeException(

@@ -3,6 +3,8 @@ package io.sqe.flight.auth;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -15,10 +17,11 @@ public final class LocalAuthentication {
   private final SqeAuthenticator authenticator;
   private final String bootstrapAdminPassword;
 
-  private LocalAuthentication(UserStore users, TokenService tokens, String bootstrapAdminPassword) {
+  private LocalAuthentication(
+      UserStore users, TokenService tokens, SqeAuthenticator authenticator, String bootstrapAdminPassword) {
     this.users = users;
     this.tokens = tokens;
-    this.authenticator = new SqeAuthenticator(users, tokens);
+    this.authenticator = authenticator;
     this.bootstrapAdminPassword = bootstrapAdminPassword;
   }
 
@@ -28,12 +31,22 @@ public final class LocalAuthentication {
    * once from {@link #bootstrapAdminPassword()}.
    */
   public static LocalAuthentication create(AuthConfig config) throws IOException {
+    return create(config, null, new LoginThrottle(5, Duration.ofMinutes(1), Clock.systemUTC()));
+  }
+
+  /**
+   * As {@link #create(AuthConfig)}, with an identity provider whose tokens are accepted too (null
+   * for none) and the throttle for failed logins.
+   */
+  public static LocalAuthentication create(AuthConfig config, OidcProvider oidc, LoginThrottle throttle)
+      throws IOException {
     requireNonNull(config, "config is null");
     PrivateFiles.createDirectories(config.stateDirectory());
     UserStore users = UserStore.open(config.usersFile(), config.passwordIterations());
     TokenService tokens =
         TokenService.open(config.signingKeysFile(), config.issuer(), config.tokenLifetime());
-    return new LocalAuthentication(users, tokens, users.bootstrapAdmin().orElse(null));
+    SqeAuthenticator authenticator = new SqeAuthenticator(users, tokens, oidc, throttle, Clock.systemUTC());
+    return new LocalAuthentication(users, tokens, authenticator, users.bootstrapAdmin().orElse(null));
   }
 
   public UserStore users() {

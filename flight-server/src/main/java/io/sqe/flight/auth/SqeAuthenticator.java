@@ -3,11 +3,19 @@ package io.sqe.flight.auth;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.nimbusds.jwt.SignedJWT;
 import io.sqe.engine.session.Principal;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.text.ParseException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Iterator;
@@ -29,7 +37,13 @@ import org.slf4j.LoggerFactory;
  *       the response carries {@code authorization: Bearer <token>} with a fresh token from the
  *       {@link TokenService}, which the Flight SQL JDBC driver, ADBC and {@code
  *       FlightClient.authenticateBasicToken} use for later calls.
- *   <li>{@code Bearer <token>} is verified by the {@link TokenService}; no new token is sent.
+ *   <li>With an OpenID Connect provider that has a password-grant client, {@code Basic}
+ *       credentials are instead exchanged at the provider for an access token, which is verified
+ *       and returned as the bearer token.
+ *   <li>{@code Bearer <token>} is verified by the {@link TokenService} when SQE issued it, else by
+ *       the {@link OidcProvider} when one is configured; no new token is sent. A verified provider
+ *       token is remembered (by its SHA-256) until it expires, so later calls skip the signature.
+ *   <li>Failed logins are counted per user name and per client address by a {@link LoginThrottle}.
  *   <li>Anything else fails with {@code UNAUTHENTICATED}. Messages do not say whether a user exists
  *       and never contain a password or token.
  * </ul>
@@ -38,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * user name. The producer gets the {@link Principal} from {@link #principal(String)}, which reads
  * the user's roles from the store at that moment, so role changes apply to the next call and a
  * token of a deleted user stops working at once (the roles claim in the token is for other
- * consumers). This ties tokens to local users; a later external identity provider will need its own
- * lookup.
+ * consumers). For a provider token the peer identity is {@code oidc:} and the token's hash, and the
+ * principal (user and roles from the token's claims) comes from the remembered verification.
  */
 public final class SqeAuthenticator implements CallHeaderAuthenticator {
   static final String AUTHENTICATION_REQUIRED = "Authentication required";
@@ -51,12 +65,35 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
 
   private static final Logger log = LoggerFactory.getLogger(SqeAuthenticator.class);
 
+  static final String TOO_MANY_FAILURES = "Too many failed logins; try again later";
+  static final String PROVIDER_UNAVAILABLE = "The identity provider cannot be reached; try again later";
+
+  /** The header {@link ClientAddressHeader} sets to the client's address. */
+  static final String CLIENT_ADDRESS_HEADER = "x-sqe-client-address";
+
+  private static final String OIDC_IDENTITY_PREFIX = "oidc:";
+
   private final UserStore users;
   private final TokenService tokens;
+  private final OidcProvider oidc;
+  private final LoginThrottle throttle;
+  private final Clock clock;
+  private final Cache<String, OidcProvider.Identity> verified =
+      Caffeine.newBuilder().maximumSize(100_000).expireAfterWrite(Duration.ofMinutes(10)).build();
 
   public SqeAuthenticator(UserStore users, TokenService tokens) {
+    this(users, tokens, null, new LoginThrottle(5, Duration.ofMinutes(1), Clock.systemUTC()), Clock.systemUTC());
+  }
+
+  /**
+   * @param oidc the identity provider whose tokens are accepted too; null for local users only
+   */
+  public SqeAuthenticator(UserStore users, TokenService tokens, OidcProvider oidc, LoginThrottle throttle, Clock clock) {
     this.users = requireNonNull(users, "users is null");
     this.tokens = requireNonNull(tokens, "tokens is null");
+    this.oidc = oidc;
+    this.throttle = requireNonNull(throttle, "throttle is null");
+    this.clock = requireNonNull(clock, "clock is null");
   }
 
   @Override
@@ -69,7 +106,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       }
       String basic = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BASIC_PREFIX);
       if (basic != null) {
-        return authenticateBasic(basic.trim());
+        return authenticateBasic(basic.trim(), clientAddress(headers));
       }
       throw unauthenticated(
           AUTHENTICATION_REQUIRED, header == null ? "no credentials" : "unsupported scheme");
@@ -88,12 +125,22 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
    */
   public Principal principal(String peerIdentity) {
     requireNonNull(peerIdentity, "peerIdentity is null");
+    if (peerIdentity.startsWith(OIDC_IDENTITY_PREFIX)) {
+      OidcProvider.Identity identity = verified.getIfPresent(peerIdentity.substring(OIDC_IDENTITY_PREFIX.length()));
+      if (identity == null || !current(identity)) {
+        throw unauthenticated(INVALID_TOKEN, "token no longer remembered");
+      }
+      return identity.principal();
+    }
     return users
         .principal(peerIdentity)
         .orElseThrow(() -> unauthenticated(AUTHENTICATION_REQUIRED, "user no longer exists"));
   }
 
   private AuthResult authenticateBearer(String token) {
+    if (oidc != null && !tokens.issuer().equals(unverifiedIssuer(token))) {
+      return authenticateProviderToken(token, null);
+    }
     Principal principal;
     try {
       principal = tokens.verify(token);
@@ -106,7 +153,48 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
     return new Authenticated(principal.user(), null);
   }
 
-  private AuthResult authenticateBasic(String encoded) {
+  /**
+   * Accepts a token of the identity provider.
+   *
+   * @param issued the token to send back to the client (after a password grant); null for none
+   */
+  private AuthResult authenticateProviderToken(String token, String issued) {
+    String key = sha256(token);
+    OidcProvider.Identity identity = verified.getIfPresent(key);
+    if (identity == null || !current(identity)) {
+      try {
+        identity = oidc.verify(token);
+      } catch (OidcProvider.RejectedException e) {
+        throw unauthenticated(INVALID_TOKEN, "provider token rejected: " + e.getMessage());
+      } catch (OidcProvider.UnavailableException e) {
+        log.warn("Cannot verify a token of {}: {}", oidc.settings().issuer(), e.getMessage());
+        throw CallStatus.UNAVAILABLE.withDescription(PROVIDER_UNAVAILABLE).toRuntimeException();
+      }
+      verified.put(key, identity);
+    }
+    return new Authenticated(OIDC_IDENTITY_PREFIX + key, issued);
+  }
+
+  private boolean current(OidcProvider.Identity identity) {
+    return identity.expiresAt().plus(oidc.settings().clockSkew()).isAfter(clock.instant());
+  }
+
+  private AuthResult passwordGrant(String user, char[] password, String address) {
+    String token;
+    try {
+      token = oidc.passwordGrant(user, password);
+    } catch (OidcProvider.RejectedException e) {
+      throttle.failed(user, address);
+      throw unauthenticated(INVALID_CREDENTIALS, e.getMessage());
+    } catch (OidcProvider.UnavailableException e) {
+      log.warn("Password grant at {} failed: {}", oidc.settings().issuer(), e.getMessage());
+      throw CallStatus.UNAVAILABLE.withDescription(PROVIDER_UNAVAILABLE).toRuntimeException();
+    }
+    throttle.succeeded(user);
+    return authenticateProviderToken(token, token);
+  }
+
+  private AuthResult authenticateBasic(String encoded, String address) {
     if (encoded.length() > MAX_BASIC_CREDENTIALS_LENGTH) {
       throw unauthenticated(INVALID_CREDENTIALS, "credentials too long");
     }
@@ -126,10 +214,18 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       }
       String user = new String(chars, 0, colon);
       password = Arrays.copyOfRange(chars, colon + 1, chars.length);
+      if (!throttle.allows(user, address)) {
+        throw unauthenticated(TOO_MANY_FAILURES, "throttled");
+      }
+      if (oidc != null && oidc.settings().passwordGrant()) {
+        return passwordGrant(user, password, address);
+      }
       Optional<Principal> principal = users.authenticate(user, password);
       if (principal.isEmpty()) {
+        throttle.failed(user, address);
         throw unauthenticated(INVALID_CREDENTIALS, "password check failed");
       }
+      throttle.succeeded(user);
       return new Authenticated(user, tokens.issue(principal.get()));
     } finally {
       Arrays.fill(decoded, (byte) 0);
@@ -155,6 +251,28 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       throw unauthenticated(AUTHENTICATION_REQUIRED, "more than one authorization header");
     }
     return value;
+  }
+
+  private static String clientAddress(CallHeaders headers) {
+    return headers.get(CLIENT_ADDRESS_HEADER);
+  }
+
+  /** The {@code iss} of a JWT, unverified, only to choose who verifies it; null if it is no JWT. */
+  private static String unverifiedIssuer(String token) {
+    try {
+      return SignedJWT.parse(token).getJWTClaimsSet().getIssuer();
+    } catch (ParseException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static String sha256(String token) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(UTF_8));
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static char[] decodeUtf8(byte[] bytes) {

@@ -211,6 +211,11 @@ public final class TokenService {
     }
   }
 
+  /** The issuer claim of this service's tokens. */
+  public String issuer() {
+    return issuer;
+  }
+
   /** The configured token lifetime. */
   public Duration lifetime() {
     return lifetime;

@@ -6,7 +6,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sqe.flight.config.ServerConfig.AuthSettings;
 import io.sqe.flight.config.ServerConfig.CatalogConfig;
 import io.sqe.flight.config.ServerConfig.CatalogType;
+import io.sqe.flight.config.ServerConfig.OidcSettings;
+import io.sqe.flight.config.ServerConfig.TlsSettings;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +18,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,6 +39,9 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
   public static final String CONFIG_FILE_VARIABLE = "SQE_CONFIG";
+  /** Variables of the launch scripts (bin/sqe, bin/sqe-server), which are not settings. */
+  private static final Set<String> LAUNCHER_VARIABLES =
+      Set.of("SQE_JAVA_OPTS", "SQE_RUN_DIR", "SQE_SHELL_URL", "SQE_STOP_TIMEOUT", "SQE_HOME", "SQE_BENCH_JAVA_OPTS");
   private static final String CATALOG_PROPERTIES = "catalog.properties.";
   private static final Set<String> KEYS =
       Set.of(
@@ -47,6 +55,23 @@ public final class ConfigLoader {
           "auth.token-lifetime",
           "auth.issuer",
           "auth.password-hash-iterations",
+          "auth.max-failed-logins",
+          "auth.lockout",
+          "auth.oidc.issuer",
+          "auth.oidc.audience",
+          "auth.oidc.jwks-uri",
+          "auth.oidc.algorithms",
+          "auth.oidc.user-claim",
+          "auth.oidc.role-claims",
+          "auth.oidc.clock-skew",
+          "auth.oidc.jwks-min-refresh",
+          "auth.oidc.client-id",
+          "auth.oidc.client-secret",
+          "auth.oidc.token-endpoint",
+          "auth.oidc.scopes",
+          "tls.certificate-chain",
+          "tls.private-key",
+          "tls.client-ca",
           "query.max-memory",
           "sample-data.tpch-scale");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
@@ -94,7 +119,15 @@ public final class ConfigLoader {
       if (value.isObject()) {
         flatten(key + ".", value, out, file);
       } else if (value.isArray()) {
-        throw new ConfigException("Setting " + key + " in " + file + " must not be a list");
+        // A list of plain values is the same setting as their comma-separated text.
+        List<String> items = new ArrayList<>();
+        for (JsonNode item : value) {
+          if (item.isContainerNode() || item.isNull()) {
+            throw new ConfigException("Setting " + key + " in " + file + " must be a list of plain values");
+          }
+          items.add(item.asText());
+        }
+        out.put(key, String.join(",", items));
       } else {
         out.put(key, value.isNull() ? "" : value.asText());
       }
@@ -105,7 +138,7 @@ public final class ConfigLoader {
     Map<String, String> values = new TreeMap<>();
     for (Map.Entry<String, String> e : environment.entrySet()) {
       String name = e.getKey();
-      if (!name.startsWith("SQE_") || name.equals(CONFIG_FILE_VARIABLE)) {
+      if (!name.startsWith("SQE_") || name.equals(CONFIG_FILE_VARIABLE) || LAUNCHER_VARIABLES.contains(name)) {
         continue;
       }
       String key = name.substring(4).toLowerCase(Locale.ROOT).replace("__", "-").replace('_', '.');
@@ -158,14 +191,128 @@ public final class ConfigLoader {
     if (iterations < 10_000) {
       throw new ConfigException("Setting auth.password-hash-iterations must be at least 10000, not " + iterations);
     }
+    int maxFailedLogins = integer(values, "auth.max-failed-logins", 5);
+    if (maxFailedLogins < 1) {
+      throw new ConfigException("Setting auth.max-failed-logins must be at least 1, not " + maxFailedLogins);
+    }
     AuthSettings auth =
-        new AuthSettings(duration(values, "auth.token-lifetime", Duration.ofHours(1)), values.getOrDefault("auth.issuer", "sqe"), iterations);
+        new AuthSettings(
+            duration(values, "auth.token-lifetime", Duration.ofHours(1)),
+            values.getOrDefault("auth.issuer", "sqe"),
+            iterations,
+            maxFailedLogins,
+            duration(values, "auth.lockout", Duration.ofMinutes(1)),
+            oidc(values));
     long memory = size(values, "query.max-memory", 1L << 30);
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
-    return new ServerConfig(host, port, dataDir, catalog, auth, memory, scale);
+    return new ServerConfig(host, port, dataDir, catalog, auth, memory, scale, tls(values));
+  }
+
+  private static OidcSettings oidc(Map<String, String> values) {
+    String issuer = blankToNull(values.get("auth.oidc.issuer"));
+    if (issuer == null) {
+      List<String> stray = values.keySet().stream().filter(k -> k.startsWith("auth.oidc.")).sorted().toList();
+      if (!stray.isEmpty()) {
+        throw new ConfigException("Settings " + String.join(", ", stray) + " need auth.oidc.issuer");
+      }
+      return null;
+    }
+    Set<String> audiences = list(values, "auth.oidc.audience", "");
+    if (audiences.isEmpty()) {
+      throw new ConfigException(
+          "Setting auth.oidc.audience is required with auth.oidc.issuer: the audience (aud) SQE's tokens are issued for");
+    }
+    Set<String> algorithms = list(values, "auth.oidc.algorithms", "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512");
+    for (String algorithm : algorithms) {
+      if (!algorithm.matches("(RS|PS|ES)(256|384|512)|EdDSA")) {
+        throw new ConfigException(
+            "Setting auth.oidc.algorithms lists '" + algorithm + "'; only asymmetric signatures (RS*, PS*, ES*, EdDSA) are accepted");
+      }
+    }
+    String clientId = blankToNull(values.get("auth.oidc.client-id"));
+    String clientSecret = blankToNull(values.get("auth.oidc.client-secret"));
+    if (clientSecret != null && clientId == null) {
+      throw new ConfigException("Setting auth.oidc.client-secret needs auth.oidc.client-id");
+    }
+    Duration jwksMinRefresh = duration(values, "auth.oidc.jwks-min-refresh", Duration.ofSeconds(30));
+    if (jwksMinRefresh.compareTo(Duration.ofMinutes(4)) > 0) {
+      throw new ConfigException("Setting auth.oidc.jwks-min-refresh must be at most 4m (keys are cached for 5m)");
+    }
+    return new OidcSettings(
+        uri(values, "auth.oidc.issuer"),
+        audiences,
+        uri(values, "auth.oidc.jwks-uri"),
+        algorithms,
+        values.getOrDefault("auth.oidc.user-claim", "preferred_username").trim(),
+        List.copyOf(list(values, "auth.oidc.role-claims", "groups,roles,realm_access.roles")),
+        duration(values, "auth.oidc.clock-skew", Duration.ofSeconds(60)),
+        jwksMinRefresh,
+        clientId,
+        clientSecret,
+        uri(values, "auth.oidc.token-endpoint"),
+        String.join(" ", list(values, "auth.oidc.scopes", "openid")));
+  }
+
+  private static TlsSettings tls(Map<String, String> values) {
+    Path chain = existingFile(values, "tls.certificate-chain");
+    Path key = existingFile(values, "tls.private-key");
+    Path clientCa = existingFile(values, "tls.client-ca");
+    if (chain == null && key == null) {
+      if (clientCa != null) {
+        throw new ConfigException("Setting tls.client-ca needs tls.certificate-chain and tls.private-key");
+      }
+      return null;
+    }
+    if (chain == null || key == null) {
+      throw new ConfigException("TLS needs both tls.certificate-chain and tls.private-key (PEM files)");
+    }
+    return new TlsSettings(chain, key, clientCa);
+  }
+
+  private static Path existingFile(Map<String, String> values, String key) {
+    String value = blankToNull(values.get(key));
+    if (value == null) {
+      return null;
+    }
+    Path path = Path.of(value).toAbsolutePath().normalize();
+    if (!Files.isReadable(path) || Files.isDirectory(path)) {
+      throw new ConfigException("Setting " + key + " names " + path + ", which is not a readable file");
+    }
+    return path;
+  }
+
+  private static URI uri(Map<String, String> values, String key) {
+    String value = blankToNull(values.get(key));
+    if (value == null) {
+      return null;
+    }
+    try {
+      URI uri = new URI(value);
+      if (!"https".equalsIgnoreCase(uri.getScheme()) && !"http".equalsIgnoreCase(uri.getScheme())) {
+        throw new ConfigException("Setting " + key + " must be an http(s) URL, not '" + value + "'");
+      }
+      return uri;
+    } catch (URISyntaxException e) {
+      throw new ConfigException("Setting " + key + " must be a URL, not '" + value + "'");
+    }
+  }
+
+  /** A comma-separated list: YAML lists are not settings here, so that every setting has one environment variable. */
+  private static Set<String> list(Map<String, String> values, String key, String fallback) {
+    Set<String> items = new LinkedHashSet<>();
+    for (String item : values.getOrDefault(key, fallback).split(",")) {
+      if (!item.isBlank()) {
+        items.add(item.trim());
+      }
+    }
+    return items;
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value.trim();
   }
 
   private static CatalogType catalogType(String value) {

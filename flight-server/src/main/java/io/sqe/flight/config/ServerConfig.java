@@ -2,9 +2,12 @@ package io.sqe.flight.config;
 
 import static java.util.Objects.requireNonNull;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Everything the server is configured with, read once at start and validated.
@@ -16,6 +19,7 @@ import java.util.Map;
  * @param auth authentication settings
  * @param maxQueryMemoryBytes Arrow memory one query may hold
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
+ * @param tls TLS for the Flight endpoint; null serves plain gRPC
  */
 public record ServerConfig(
     String host,
@@ -24,7 +28,8 @@ public record ServerConfig(
     CatalogConfig catalog,
     AuthSettings auth,
     long maxQueryMemoryBytes,
-    double tpchScale) {
+    double tpchScale,
+    TlsSettings tls) {
   public ServerConfig {
     requireNonNull(host, "host is null");
     requireNonNull(dataDir, "dataDir is null");
@@ -33,15 +38,15 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, tpchScale);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, tpchScale, tls);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, scale);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, scale, tls);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, tpchScale);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, tpchScale, tls);
   }
 
   /** Which catalog to serve and how to reach it. */
@@ -74,11 +79,87 @@ public record ServerConfig(
    * @param tokenLifetime how long a bearer token from the handshake stays valid
    * @param issuer the issuer claim of SQE's tokens
    * @param passwordHashIterations PBKDF2 iterations for new password hashes
+   * @param maxFailedLogins failed logins allowed per user, and per client address, within {@code lockout}
+   * @param lockout how long a user or address that reached {@code maxFailedLogins} is refused
+   * @param oidc an OpenID Connect identity provider whose tokens SQE accepts; null for none
    */
-  public record AuthSettings(Duration tokenLifetime, String issuer, int passwordHashIterations) {
+  public record AuthSettings(
+      Duration tokenLifetime,
+      String issuer,
+      int passwordHashIterations,
+      int maxFailedLogins,
+      Duration lockout,
+      OidcSettings oidc) {
     public AuthSettings {
       requireNonNull(tokenLifetime, "tokenLifetime is null");
       requireNonNull(issuer, "issuer is null");
+      requireNonNull(lockout, "lockout is null");
+    }
+  }
+
+  /**
+   * An OpenID Connect provider.
+   *
+   * @param issuer the provider's issuer URL; tokens must carry exactly this {@code iss}
+   * @param audiences a token must name one of these in {@code aud}
+   * @param jwksUri where the signing keys are; null to discover it from the issuer
+   * @param algorithms the signature algorithms accepted (never {@code none} or HMAC)
+   * @param userClaim the claim that names the user; {@code sub} when a token lacks it
+   * @param roleClaims dotted claim paths holding the user's roles ({@code realm_access.roles})
+   * @param clockSkew tolerance for {@code exp} and {@code nbf}
+   * @param jwksMinRefresh the least time between two fetches of the signing keys, which happen when
+   *     a token names a key id not seen yet (a rotation); bounds what made-up key ids can cost
+   * @param clientId the client SQE uses for the password grant; null: Basic logins are local
+   * @param clientSecret that client's secret; null for a public client
+   * @param tokenEndpoint the password grant's endpoint; null to discover it from the issuer
+   * @param scopes the scopes the password grant asks for; some providers choose the token's
+   *     audience by scope ({@code api://sqe/.default})
+   */
+  public record OidcSettings(
+      URI issuer,
+      Set<String> audiences,
+      URI jwksUri,
+      Set<String> algorithms,
+      String userClaim,
+      List<String> roleClaims,
+      Duration clockSkew,
+      Duration jwksMinRefresh,
+      String clientId,
+      String clientSecret,
+      URI tokenEndpoint,
+      String scopes) {
+    public OidcSettings {
+      requireNonNull(issuer, "issuer is null");
+      audiences = Set.copyOf(audiences);
+      algorithms = Set.copyOf(algorithms);
+      requireNonNull(userClaim, "userClaim is null");
+      roleClaims = List.copyOf(roleClaims);
+      requireNonNull(clockSkew, "clockSkew is null");
+      requireNonNull(jwksMinRefresh, "jwksMinRefresh is null");
+    }
+
+    public boolean passwordGrant() {
+      return clientId != null;
+    }
+
+    /** Keeps the client secret out of logs. */
+    @Override
+    public String toString() {
+      return "OidcSettings[issuer=" + issuer + ", audiences=" + audiences + ", clientId=" + clientId + "]";
+    }
+  }
+
+  /**
+   * TLS on the Flight endpoint, from PEM files.
+   *
+   * @param certificateChain the server's certificate chain
+   * @param privateKey the server's private key (PKCS#8, {@code BEGIN PRIVATE KEY})
+   * @param clientCa when set, clients must present a certificate signed by one of these (mTLS)
+   */
+  public record TlsSettings(Path certificateChain, Path privateKey, Path clientCa) {
+    public TlsSettings {
+      requireNonNull(certificateChain, "certificateChain is null");
+      requireNonNull(privateKey, "privateKey is null");
     }
   }
 }

@@ -77,11 +77,11 @@ public final class ServerSqlInfo {
         .withFlightSqlServerReadOnly(false)
         .withFlightSqlServerSql(true)
         .withFlightSqlServerSubstrait(false)
-        // Until the server implements BeginTransaction/EndTransaction and CancelFlightInfo.
-        .withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_NONE)
+        // Begin/EndTransaction and Begin/EndSavepoint; CancelFlightInfo is not implemented yet.
+        .withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_SAVEPOINT)
         .withFlightSqlServerCancel(false)
-        .withFlightSqlServerBulkIngestion(false)
-        .withFlightSqlServerBulkIngestionTransaction(false)
+        .withFlightSqlServerBulkIngestion(true)
+        .withFlightSqlServerBulkIngestionTransaction(true)
         .withFlightSqlServerStatementTimeout(0)
         .withFlightSqlServerTransactionTimeout(0)
         // Catalogs come from the server configuration; schemas and tables are Iceberg namespaces
@@ -159,16 +159,16 @@ public final class ServerSqlInfo {
         .withSqlMaxTableNameLength(NO_LIMIT)
         .withSqlMaxTablesInSelect(NO_LIMIT)
         .withSqlMaxUsernameLength(NO_LIMIT)
-        // Every statement is its own Iceberg commit; there are no client-visible transactions
-        // yet, so JDBC must see TRANSACTION_NONE.
-        .withSqlDefaultTransactionIsolation(SqlTransactionIsolationLevel.SQL_TRANSACTION_NONE_VALUE)
-        .withSqlTransactionsSupported(false)
-        .withSqlSupportedTransactionsIsolationLevels(SqlTransactionIsolationLevel.SQL_TRANSACTION_NONE)
+        // A transaction reads its own staged writes and the committed state of other tables;
+        // that is read committed. DDL other than CREATE TABLE ... AS is refused inside one.
+        .withSqlDefaultTransactionIsolation(SqlTransactionIsolationLevel.SQL_TRANSACTION_READ_COMMITTED_VALUE)
+        .withSqlTransactionsSupported(true)
+        .withSqlSupportedTransactionsIsolationLevels(SqlTransactionIsolationLevel.SQL_TRANSACTION_READ_COMMITTED)
         .withSqlDataDefinitionCausesTransactionCommit(false)
         .withSqlDataDefinitionsInTransactionsIgnored(false)
         .withSqlSupportedResultSetTypes(SqlSupportedResultSetType.SQL_RESULT_SET_TYPE_FORWARD_ONLY)
         .withSqlBatchUpdatesSupported(false)
-        .withSqlSavepointsSupported(false)
+        .withSqlSavepointsSupported(true)
         .withSqlNamedParametersSupported(false)
         .withSqlLocatorsUpdateCopy(false)
         .withSqlStoredFunctionsUsingCallSyntaxSupported(false);

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Scheduler;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,8 @@ import java.util.HexFormat;
 /**
  * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
  * ADBC does not keep cookies, and by the connection's session cookie when the client keeps one,
- * so that connections sharing a token keep apart. Idle sessions expire.
+ * so that connections sharing a token keep apart. Idle sessions expire; a session that ends
+ * (CloseSession, expiry) rolls back its open transactions.
  */
 public final class SessionManager {
   private final Cache<String, ClientSession> sessions;
@@ -24,7 +26,18 @@ public final class SessionManager {
 
   public SessionManager(String defaultCatalog, Duration idleTimeout) {
     this.defaultCatalog = requireNonNull(defaultCatalog, "defaultCatalog is null");
-    this.sessions = Caffeine.newBuilder().expireAfterAccess(idleTimeout).maximumSize(100_000).build();
+    this.sessions =
+        Caffeine.newBuilder()
+            .expireAfterAccess(idleTimeout)
+            .maximumSize(100_000)
+            // Expired sessions are removed on time, not at the next cache access, so their transactions end.
+            .scheduler(Scheduler.systemScheduler())
+            .<String, ClientSession>removalListener((key, session, cause) -> {
+              if (session != null) {
+                session.close();
+              }
+            })
+            .build();
   }
 
   /**
@@ -39,7 +52,11 @@ public final class SessionManager {
   }
 
   public void close(String credential, String connection, Principal principal) {
-    sessions.invalidate(key(credential, connection, principal));
+    ClientSession session = sessions.asMap().remove(key(credential, connection, principal));
+    if (session != null) {
+      // At once, rather than when the removal listener gets to it: the client may look next.
+      session.close();
+    }
   }
 
   private static String key(String credential, String connection, Principal principal) {

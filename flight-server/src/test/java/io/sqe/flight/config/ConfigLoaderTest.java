@@ -96,4 +96,49 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.load(unknown, Map.of()))
         .hasMessageContaining("catalog.kind");
   }
+
+  @Test
+  void oidcSettingsAreReadFromYamlListsAndValidated() throws Exception {
+    Path file = dir.resolve("oidc.yaml");
+    Files.writeString(file, String.join("\n",
+        "auth:",
+        "  oidc:",
+        "    issuer: https://idp.example.com/realms/sqe",
+        "    audience: [sqe, sqe-bi]",
+        "    role-claims: [groups, realm_access.roles]",
+        "    client-id: sqe",
+        "    client-secret: s3cret",
+        ""));
+    ServerConfig.OidcSettings oidc = ConfigLoader.load(file, Map.of()).auth().oidc();
+    assertThat(oidc.issuer().toString()).isEqualTo("https://idp.example.com/realms/sqe");
+    assertThat(oidc.audiences()).containsExactlyInAnyOrder("sqe", "sqe-bi");
+    assertThat(oidc.roleClaims()).containsExactly("groups", "realm_access.roles");
+    assertThat(oidc.passwordGrant()).isTrue();
+    assertThat(oidc.toString()).doesNotContain("s3cret");
+    assertThat(ConfigLoader.fromSettings(Map.of()).auth().oidc()).isNull();
+
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("auth.oidc.issuer", "https://idp")))
+        .hasMessageContaining("auth.oidc.audience");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("auth.oidc.issuer", "https://idp", "auth.oidc.audience", "sqe", "auth.oidc.algorithms", "RS256,HS256")))
+        .hasMessageContaining("HS256");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("auth.oidc.audience", "sqe")))
+        .hasMessageContaining("need auth.oidc.issuer");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("auth.oidc.issuer", "ftp://idp", "auth.oidc.audience", "sqe")))
+        .hasMessageContaining("http(s) URL");
+  }
+
+  @Test
+  void tlsNeedsBothFilesAndTheyMustExist() throws Exception {
+    Path cert = Files.writeString(dir.resolve("server.crt"), "x");
+    Path key = Files.writeString(dir.resolve("server.key"), "x");
+    ServerConfig.TlsSettings tls =
+        ConfigLoader.fromSettings(Map.of("tls.certificate-chain", cert.toString(), "tls.private-key", key.toString())).tls();
+    assertThat(tls.certificateChain()).isEqualTo(cert);
+    assertThat(tls.clientCa()).isNull();
+    assertThat(ConfigLoader.fromSettings(Map.of()).tls()).isNull();
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("tls.certificate-chain", cert.toString())))
+        .hasMessageContaining("both tls.certificate-chain and tls.private-key");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("tls.certificate-chain", cert.toString(), "tls.private-key", dir.resolve("nope").toString())))
+        .hasMessageContaining("not a readable file");
+  }
 }

@@ -329,7 +329,7 @@ class FlightSqlMetadataTest {
             .build();
     try (VectorSchemaRoot root = metadata.getSqlInfo(allocator, command)) {
       assertThat(root.getSchema()).isEqualTo(Schemas.GET_SQL_INFO_SCHEMA);
-      assertThat(RootContents.rows(root)).containsExactly(List.of(0, "SQE"), List.of(1, "0.1.0-test"), List.of(8, 0));
+      assertThat(RootContents.rows(root)).containsExactly(List.of(0, "SQE"), List.of(1, "0.1.0-test"), List.of(8, 2));
     }
     assertThat(metadata.knownSqlInfo(List.of(12_345, 0))).containsExactly(0);
     assertThat(metadata.knownSqlInfo(List.of())).contains(0, 1, 2, 3, 500, 576);

@@ -102,9 +102,9 @@ class JdbcDriverMetadataTest {
     assertThat(meta.getTimeDateFunctions()).contains("CURRENT_DATE");
     assertThat(meta.getSystemFunctions()).contains("COALESCE");
     assertThat(meta.isReadOnly()).isFalse();
-    assertThat(meta.supportsTransactions()).isFalse();
-    assertThat(meta.getDefaultTransactionIsolation()).isEqualTo(Connection.TRANSACTION_NONE);
-    assertThat(meta.supportsTransactionIsolationLevel(Connection.TRANSACTION_NONE)).isTrue();
+    assertThat(meta.supportsTransactions()).isTrue();
+    assertThat(meta.getDefaultTransactionIsolation()).isEqualTo(Connection.TRANSACTION_READ_COMMITTED);
+    assertThat(meta.supportsTransactionIsolationLevel(Connection.TRANSACTION_READ_COMMITTED)).isTrue();
     assertThat(meta.supportsTransactionIsolationLevel(Connection.TRANSACTION_SERIALIZABLE)).isFalse();
     assertThat(meta.supportsResultSetType(ResultSet.TYPE_FORWARD_ONLY)).isTrue();
     assertThat(meta.supportsResultSetType(ResultSet.TYPE_SCROLL_INSENSITIVE)).isFalse();

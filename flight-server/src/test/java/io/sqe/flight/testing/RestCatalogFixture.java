@@ -30,12 +30,34 @@ public final class RestCatalogFixture implements AutoCloseable {
   }
 
   public static RestCatalogFixture start(Path dir) throws Exception {
+    return start(dir, Map.of());
+  }
+
+  /**
+   * A catalog whose backend gets {@code backendProperties} on top of the defaults, e.g. a {@code
+   * warehouse} on S3 with S3FileIO settings.
+   */
+  public static RestCatalogFixture start(Path dir, Map<String, String> backendProperties) throws Exception {
+    return start(dir, backendProperties, Map.of());
+  }
+
+  /**
+   * A catalog that vends {@code vendedStorageProperties} (e.g. S3 keys) with every table it loads
+   * or creates for a client that asks for them ({@code X-Iceberg-Access-Delegation:
+   * vended-credentials}), as Polaris and other catalogs do; as Iceberg's own {@code
+   * RESTCatalogServer} does with {@code include-credentials}.
+   */
+  public static RestCatalogFixture start(
+      Path dir, Map<String, String> backendProperties, Map<String, String> vendedStorageProperties) throws Exception {
     java.nio.file.Files.createDirectories(dir);
     Map<String, String> properties = new HashMap<>();
     properties.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("rest-catalog.db"));
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.resolve("rest-warehouse").toUri().toString());
     properties.put("jdbc.schema-version", "V1");
     properties.put(CatalogProperties.CLIENT_POOL_SIZE, "1");
+    // Like a real catalog server: no table or view is created in a namespace that does not exist.
+    properties.put("jdbc.strict-mode", "true");
+    properties.putAll(backendProperties);
     JdbcCatalog backend = new JdbcCatalog();
     backend.setConf(new Configuration());
     backend.initialize("rest_backend", properties);
@@ -47,7 +69,9 @@ public final class RestCatalogFixture implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
     RestCatalogFixture fixture = new RestCatalogFixture(server, backend);
-    RESTCatalogServlet servlet = new RESTCatalogServlet(new RESTCatalogAdapter(backend));
+    RESTCatalogAdapter adapter =
+        vendedStorageProperties.isEmpty() ? new RESTCatalogAdapter(backend) : new VendingAdapter(backend, vendedStorageProperties);
+    RESTCatalogServlet servlet = new RESTCatalogServlet(adapter);
     context.addServlet(new ServletHolder(new CountingServlet(servlet, fixture.requests)), "/*");
     server.setHandler(context);
     server.start();
@@ -76,6 +100,41 @@ public final class RestCatalogFixture implements AutoCloseable {
   public void close() throws Exception {
     server.stop();
     backend.close();
+  }
+
+  /** Adds storage credentials to the tables it hands to clients that ask for them. */
+  private static final class VendingAdapter extends RESTCatalogAdapter {
+    static final String DELEGATION_HEADER = "X-Iceberg-Access-Delegation";
+    private final Map<String, String> vended;
+
+    VendingAdapter(org.apache.iceberg.catalog.Catalog backend, Map<String, String> vended) {
+      super(backend);
+      this.vended = Map.copyOf(vended);
+    }
+
+    @Override
+    protected <T extends org.apache.iceberg.rest.RESTResponse> T execute(
+        org.apache.iceberg.rest.HTTPRequest request,
+        Class<T> responseType,
+        java.util.function.Consumer<org.apache.iceberg.rest.responses.ErrorResponse> errorHandler,
+        java.util.function.Consumer<Map<String, String>> responseHeaders) {
+      T response = super.execute(request, responseType, errorHandler, responseHeaders);
+      boolean asked =
+          request.headers().entries(DELEGATION_HEADER).stream().anyMatch(h -> h.value().contains("vended-credentials"));
+      if (asked && response instanceof org.apache.iceberg.rest.responses.LoadTableResponse) {
+        org.apache.iceberg.rest.responses.LoadTableResponse loaded = (org.apache.iceberg.rest.responses.LoadTableResponse) response;
+        @SuppressWarnings("unchecked")
+        T withCredentials =
+            (T) org.apache.iceberg.rest.responses.LoadTableResponse.builder()
+                .withTableMetadata(loaded.tableMetadata())
+                .addAllConfig(loaded.config())
+                .addAllConfig(vended)
+                .addAllCredentials(loaded.credentials())
+                .build();
+        return withCredentials;
+      }
+      return response;
+    }
   }
 
   private static final class CountingServlet extends jakarta.servlet.http.HttpServlet {

@@ -29,6 +29,14 @@ public abstract class TpchHarness {
   protected Connection duckdb;
 
   protected void open(Path dir, Map<String, String> settings) throws Exception {
+    open(dir, settings, location -> location.replaceFirst("^file:", ""));
+  }
+
+  /**
+   * @param localFile where DuckDB finds the data file at a location (it reads local files only)
+   */
+  protected void open(Path dir, Map<String, String> settings, java.util.function.UnaryOperator<String> localFile)
+      throws Exception {
     Map<String, String> all = new HashMap<>(settings);
     all.put("sample-data.tpch-scale", "0.01");
     server = TestServer.start(dir, all);
@@ -44,7 +52,7 @@ public abstract class TpchHarness {
         List<String> files = new ArrayList<>();
         try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
           for (FileScanTask task : tasks) {
-            files.add("'" + task.file().location().replaceFirst("^file:", "") + "'");
+            files.add("'" + localFile.apply(task.file().location()) + "'");
           }
         }
         s.execute("create view " + name + " as select * from read_parquet([" + String.join(", ", files) + "])");

@@ -30,6 +30,9 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
@@ -123,6 +126,16 @@ final class AlterTableStatements {
         }
         checkRenameTarget(target);
         name.catalog().iceberg().renameTable(name.id(), target.id());
+      } catch (NoSuchTableException e) {
+        // Dropped or renamed by a concurrent statement since the check above.
+        if (rename.ifExists()) {
+          return CommandResult.rows(0);
+        }
+        throw TableCommits.notFound(name);
+      } catch (NoSuchNamespaceException e) {
+        throw TableStatements.schemaNotFound(target);
+      } catch (AlreadyExistsException e) {
+        throw error(ErrorCode.ALREADY_EXISTS, "Table '" + target.qualified() + "' already exists", target.node());
       } catch (RuntimeException e) {
         throw DdlErrors.translate(e, rename.newName());
       } finally {

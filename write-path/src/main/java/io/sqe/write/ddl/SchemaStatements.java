@@ -52,43 +52,57 @@ final class SchemaStatements {
     }
     return (ctx, parameters) -> {
       try {
-        if (!name.catalog().namespaces().namespaceExists(name.namespace())) {
-          if (drop.ifExists) {
-            return CommandResult.rows(0);
+        // A table or view created while CASCADE drops the others makes the catalog refuse to drop
+        // the schema; that one is dropped on a second pass, as if it had been created first.
+        for (int pass = 1; !dropOnce(name, drop); pass++) {
+          if (!drop.cascade() || pass == 2) {
+            throw error(
+                ErrorCode.FAILED_PRECONDITION,
+                "Schema '" + name.qualified() + "' is not empty: tables or views were created in it concurrently"
+                    + (drop.cascade() ? "; the ones it had before are dropped" : "") + "; retry the statement",
+                drop.name());
           }
-          throw notFound(name);
         }
-        List<TableIdentifier> tables = name.catalog().iceberg().listTables(name.namespace());
-        List<TableIdentifier> views =
-            name.catalog().views().map(v -> v.listViews(name.namespace())).orElse(List.of());
-        if (!drop.cascade() && (!tables.isEmpty() || !views.isEmpty())) {
-          throw error(
-              ErrorCode.FAILED_PRECONDITION,
-              "Schema '" + name.qualified() + "' is not empty: it has " + count(tables.size(), "table") + " and "
-                  + count(views.size(), "view") + "; drop them first or use DROP SCHEMA ... CASCADE",
-              drop.name());
-        }
-        // Views first: they may read the tables. Table files stay, as with DROP TABLE without PURGE.
-        for (TableIdentifier view : views) {
-          name.catalog().views().orElseThrow().dropView(view);
-        }
-        for (TableIdentifier table : tables) {
-          name.catalog().iceberg().dropTable(table, false);
-          name.catalog().invalidate(table);
-        }
-        if (!name.catalog().namespaces().dropNamespace(name.namespace()) && !drop.ifExists) {
-          throw notFound(name);
-        }
-      } catch (NamespaceNotEmptyException e) {
-        throw error(
-            ErrorCode.FAILED_PRECONDITION,
-            "Schema '" + name.qualified() + "' is not empty: a table or view was created in it concurrently; retry the statement",
-            drop.name());
       } catch (RuntimeException e) {
         throw DdlErrors.translate(e, drop.name());
       }
       return CommandResult.rows(0);
     };
+  }
+
+  /** Drops the schema (with what it holds, for CASCADE); false if the catalog found it not empty. */
+  private static boolean dropOnce(SchemaName name, SqlDropSchema drop) {
+    if (!name.catalog().namespaces().namespaceExists(name.namespace())) {
+      if (drop.ifExists) {
+        return true;
+      }
+      throw notFound(name);
+    }
+    List<TableIdentifier> tables = name.catalog().iceberg().listTables(name.namespace());
+    List<TableIdentifier> views = name.catalog().views().map(v -> v.listViews(name.namespace())).orElse(List.of());
+    if (!drop.cascade() && (!tables.isEmpty() || !views.isEmpty())) {
+      throw error(
+          ErrorCode.FAILED_PRECONDITION,
+          "Schema '" + name.qualified() + "' is not empty: it has " + count(tables.size(), "table") + " and "
+              + count(views.size(), "view") + "; drop them first or use DROP SCHEMA ... CASCADE",
+          drop.name());
+    }
+    // Views first: they may read the tables. Table files stay, as with DROP TABLE without PURGE.
+    for (TableIdentifier view : views) {
+      name.catalog().views().orElseThrow().dropView(view);
+    }
+    for (TableIdentifier table : tables) {
+      name.catalog().iceberg().dropTable(table, false);
+      name.catalog().invalidate(table);
+    }
+    try {
+      if (!name.catalog().namespaces().dropNamespace(name.namespace()) && !drop.ifExists) {
+        throw notFound(name);
+      }
+      return true;
+    } catch (NamespaceNotEmptyException e) {
+      return false;
+    }
   }
 
   private static io.sqe.engine.SqeException notFound(SchemaName name) {

@@ -26,6 +26,7 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 
@@ -80,6 +81,9 @@ final class TableStatements {
         }
       } catch (AlreadyExistsException e) {
         return existing(create, name);
+      } catch (NoSuchNamespaceException e) {
+        // Dropped after the check above, by a concurrent DROP SCHEMA.
+        throw schemaNotFound(name);
       } catch (RuntimeException e) {
         throw DdlErrors.translate(e, create.name());
       } finally {

@@ -2,6 +2,7 @@ package io.sqe.write.ddl;
 
 import static io.sqe.write.ddl.DdlErrors.error;
 
+import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.ErrorCode;
@@ -29,6 +30,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.ViewCatalog;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.view.SQLViewRepresentation;
 import org.apache.iceberg.view.View;
 import org.apache.iceberg.view.ViewBuilder;
@@ -95,6 +97,8 @@ final class ViewStatements {
         }
       } catch (AlreadyExistsException e) {
         return existing(create, name);
+      } catch (NoSuchNamespaceException e) {
+        throw TableStatements.schemaNotFound(name);
       } catch (RuntimeException e) {
         throw DdlErrors.translate(e, create.name());
       }
@@ -134,6 +138,10 @@ final class ViewStatements {
 
   /** The view's columns: the query's, under the names of the column list if there is one. */
   private static Schema viewSchema(CommandContext context, SqlCreateView create, SqlNode query, String sql) {
+    // The view's columns are stored, so they come from the tables as the catalogs have them now, not
+    // from a cached load that predates another engine's change (the query may read any table, also
+    // through other views).
+    context.catalogs().all().forEach(LakehouseCatalog::invalidateAll);
     PlannedQuery plan = context.queries().plan(context.session(), query, sql);
     if (!plan.parameterTypes().isEmpty()) {
       throw error(ErrorCode.INVALID_ARGUMENT, "The query of a view cannot have parameters", create.query());

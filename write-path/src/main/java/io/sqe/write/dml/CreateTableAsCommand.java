@@ -15,6 +15,7 @@ import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -25,11 +26,9 @@ import java.util.regex.Pattern;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -72,7 +71,7 @@ final class CreateTableAsCommand implements PreparedCommand {
     if (target.catalog().views().map(v -> v.viewExists(target.id())).orElse(false)) {
       throw error(ErrorCode.ALREADY_EXISTS, "A view named " + target.displayName() + " exists", create.name());
     }
-    if (!create.getReplace() && !create.ifNotExists && target.catalog().iceberg().tableExists(target.id())) {
+    if (!create.getReplace() && !create.ifNotExists && TableWrite.exists(context.session(), target.catalog(), target.id())) {
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", create.name());
     }
     SqlNode source = SqlTrees.copy(create.query());
@@ -97,10 +96,15 @@ final class CreateTableAsCommand implements PreparedCommand {
   }
 
   @Override
+  public boolean runsInTransaction() {
+    return true;
+  }
+
+  @Override
   public CommandResult execute(CommandContext context, List<Object> parameters) {
     Catalog catalog = target.catalog().iceberg();
     boolean replace = statement.getReplace();
-    if (!replace && catalog.tableExists(target.id())) {
+    if (!replace && TableWrite.exists(context.session(), target.catalog(), target.id())) {
       if (statement.ifNotExists) {
         return CommandResult.rows(0);
       }
@@ -111,16 +115,21 @@ final class CreateTableAsCommand implements PreparedCommand {
         .withPartitionSpec(layout.spec())
         .withSortOrder(layout.sortOrder())
         .withProperties(layout.properties());
-    Transaction transaction;
+    TableWrite write;
     try {
-      transaction = replace ? builder.createOrReplaceTransaction() : builder.createTransaction();
+      write = TableWrite.create(
+          context.session(),
+          target.catalog(),
+          target.id(),
+          () -> replace ? builder.createOrReplaceTransaction() : builder.createTransaction(),
+          context.queryId());
     } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
       if (statement.ifNotExists) {
         return CommandResult.rows(0);
       }
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
     }
-    Table table = transaction.table();
+    Table table = write.table();
     Schema tableSchema = table.schema();
     DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
     List<DataFile> files;
@@ -138,24 +147,7 @@ final class CreateTableAsCommand implements PreparedCommand {
       writer.abort();
       throw e;
     }
-    try {
-      Commits.commit(
-          () -> {
-            if (!files.isEmpty()) {
-              AppendFiles append = transaction.newAppend();
-              files.forEach(append::appendFile);
-              append.set(Commits.QUERY_ID_PROPERTY, context.queryId());
-              append.commit();
-            }
-            transaction.commitTransaction();
-          },
-          table,
-          writer.paths(),
-          what,
-          context.queryId());
-    } finally {
-      target.catalog().invalidate(target.id());
-    }
+    write.commitAppend(files, writer.paths(), what);
     return CommandResult.rows(writer.rowCount());
   }
 

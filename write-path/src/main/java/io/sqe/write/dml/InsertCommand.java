@@ -11,6 +11,7 @@ import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +25,6 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -53,8 +53,13 @@ final class InsertCommand implements PreparedCommand {
       throw error(ErrorCode.NOT_SUPPORTED, "INSERT writes to a table named plainly", insert.getTargetTable());
     }
     TableRef target = TableNames.existing(context, (SqlIdentifier) insert.getTargetTable());
-    Table table = target.loadFresh();
+    Table table = TableWrite.current(context.session(), target.catalog(), target.id(), target::loadFresh);
     return new InsertCommand(target, insert, plan(context, target, table.schema(), insert));
+  }
+
+  @Override
+  public boolean runsInTransaction() {
+    return true;
   }
 
   @Override
@@ -64,7 +69,8 @@ final class InsertCommand implements PreparedCommand {
 
   @Override
   public CommandResult execute(CommandContext context, List<Object> parameters) {
-    Table table = target.loadFresh();
+    TableWrite write = TableWrite.existing(context.session(), target.catalog(), target.id(), target::loadFresh, context.queryId());
+    Table table = write.table();
     Plan plan = table.schema().schemaId() == prepared.schema.schemaId()
         ? prepared
         : plan(context, target, table.schema(), statement);
@@ -83,14 +89,7 @@ final class InsertCommand implements PreparedCommand {
     if (files.isEmpty()) {
       return CommandResult.rows(0);
     }
-    try {
-      AppendFiles append = table.newAppend();
-      files.forEach(append::appendFile);
-      append.set(Commits.QUERY_ID_PROPERTY, context.queryId());
-      Commits.commit(append::commit, table, writer.paths(), what, context.queryId());
-    } finally {
-      target.catalog().invalidate(target.id());
-    }
+    write.commitAppend(files, writer.paths(), what);
     return CommandResult.rows(writer.rowCount());
   }
 

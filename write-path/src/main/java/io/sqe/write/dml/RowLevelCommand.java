@@ -11,6 +11,7 @@ import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileRows;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.txn.TableWrite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -95,8 +96,14 @@ final class RowLevelCommand implements PreparedCommand {
   }
 
   static RowLevelCommand prepare(CommandContext context, Kind kind, TableRef target, Planner planner) {
-    IcebergTable writeTarget = IcebergTable.forRowLevelWrite(target.catalog(), target.id(), target.loadFresh());
+    Table table = TableWrite.current(context.session(), target.catalog(), target.id(), target::loadFresh);
+    IcebergTable writeTarget = IcebergTable.forRowLevelWrite(target.catalog(), target.id(), table);
     return new RowLevelCommand(kind, target, planner, writeTarget, planner.plan(context, writeTarget));
+  }
+
+  @Override
+  public boolean runsInTransaction() {
+    return true;
   }
 
   @Override
@@ -106,7 +113,8 @@ final class RowLevelCommand implements PreparedCommand {
 
   @Override
   public CommandResult execute(CommandContext context, List<Object> parameters) {
-    Table table = target.loadFresh();
+    TableWrite write = TableWrite.existing(context.session(), target.catalog(), target.id(), target::loadFresh, context.queryId());
+    Table table = write.table();
     Snapshot current = table.currentSnapshot();
     Long base = current == null ? null : current.snapshotId();
     IcebergTable writeTarget = preparedTarget;
@@ -148,23 +156,18 @@ final class RowLevelCommand implements PreparedCommand {
       writer.abort();
       throw e;
     }
-    try {
-      OverwriteFiles overwrite = table.newOverwrite();
-      overwrite.deleteFiles(DataFileSet.of(removed), DeleteFileSet.of(removedDeletes));
-      added.forEach(overwrite::addFile);
-      if (base != null) {
-        overwrite.validateFromSnapshot(base);
-      }
-      overwrite.conflictDetectionFilter(scanned);
-      overwrite.validateNoConflictingDeletes();
-      if (isolation(table) == IsolationLevel.SERIALIZABLE) {
-        overwrite.validateNoConflictingData();
-      }
-      overwrite.set(Commits.QUERY_ID_PROPERTY, context.queryId());
-      Commits.commit(overwrite::commit, table, writer.paths(), what, context.queryId());
-    } finally {
-      target.catalog().invalidate(target.id());
+    OverwriteFiles overwrite = write.newOverwrite();
+    overwrite.deleteFiles(DataFileSet.of(removed), DeleteFileSet.of(removedDeletes));
+    added.forEach(overwrite::addFile);
+    if (base != null) {
+      overwrite.validateFromSnapshot(base);
     }
+    overwrite.conflictDetectionFilter(scanned);
+    overwrite.validateNoConflictingDeletes();
+    if (isolation(table) == IsolationLevel.SERIALIZABLE) {
+      overwrite.validateNoConflictingData();
+    }
+    write.commit(overwrite, writer.paths(), what);
     return CommandResult.rows(changes.deleted() + changes.updated() + inserted[0]);
   }
 

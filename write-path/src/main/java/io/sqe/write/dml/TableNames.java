@@ -2,10 +2,12 @@ package io.sqe.write.dml;
 
 import static io.sqe.write.dml.SqlPositions.error;
 
+import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.session.Session;
+import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -42,6 +44,9 @@ final class TableNames {
   /** An existing table; NOT_FOUND, at the name's position, when there is none. */
   static TableRef existing(CommandContext context, SqlIdentifier name) {
     TableRef ref = resolve(context, name);
+    if (createdInTransaction(context.session(), ref.catalog(), ref.id()).isPresent()) {
+      return ref;
+    }
     String table = findTable(ref.catalog(), ref.id().namespace(), ref.id().name())
         .orElseThrow(() -> {
           if (ref.catalog().views().map(v -> v.viewExists(ref.id())).orElse(false)) {
@@ -57,7 +62,10 @@ final class TableNames {
    * is the existing table's when one matches, else as written.
    */
   static TableRef resolve(CommandContext context, SqlIdentifier name) {
-    Session session = context.session();
+    return resolve(context.session(), context.catalogs(), name);
+  }
+
+  static TableRef resolve(Session session, Catalogs catalogs, SqlIdentifier name) {
     List<String> names = name.names;
     String catalogName;
     String schemaName;
@@ -82,13 +90,22 @@ final class TableNames {
       default:
         throw error(ErrorCode.INVALID_ARGUMENT, "A table name has at most three parts (catalog.schema.table): " + name, name);
     }
-    LakehouseCatalog catalog = context.catalogs().find(catalogName)
+    LakehouseCatalog catalog = catalogs.find(catalogName)
         .orElseThrow(() -> error(ErrorCode.NOT_FOUND, "Catalog '" + catalogName + "' does not exist", name));
     String schema = findSchema(catalog, schemaName)
         .orElseThrow(() -> error(ErrorCode.NOT_FOUND, "Schema '" + catalog.name() + "." + schemaName + "' does not exist", name));
     Namespace namespace = Namespace.of(schema);
+    Optional<TableIdentifier> created = createdInTransaction(session, catalog, TableIdentifier.of(namespace, tableName));
+    if (created.isPresent()) {
+      return new TableRef(catalog, created.get());
+    }
     String table = findTable(catalog, namespace, tableName).orElse(tableName);
     return new TableRef(catalog, TableIdentifier.of(namespace, table));
+  }
+
+  /** The table the session's transaction creates under this name, which the catalog does not have yet. */
+  private static Optional<TableIdentifier> createdInTransaction(Session session, LakehouseCatalog catalog, TableIdentifier name) {
+    return IcebergTransaction.of(session).flatMap(t -> t.createdTable(catalog, name));
   }
 
   private static Optional<String> findSchema(LakehouseCatalog catalog, String name) {

@@ -1,0 +1,211 @@
+package io.sqe.write.dml;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.types.ArrowTypeMapping;
+import io.sqe.catalog.types.UnsupportedTypeException;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.session.Session;
+import io.sqe.write.dml.TableNames.TableRef;
+import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.ingest.ArrowValues;
+import io.sqe.write.txn.TableWrite;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Bulk ingest (Flight SQL's CommandStatementIngest, ADBC's {@code adbc_ingest}): Arrow record
+ * batches become new data files of a table, landing as one commit, or staged in the session's
+ * transaction. Appending is an append; creating a table is a create transaction; replacing one is
+ * a create-or-replace transaction, which keeps the table's history.
+ *
+ * <p>Data columns are matched to table columns by name (exactly, else ignoring case); table
+ * columns the data lacks are null. A new table has the data's columns, types mapped as
+ * {@link ArrowTypeMapping#toIceberg} maps them.
+ */
+public final class BulkIngest {
+  /** What to do when the table does not exist. */
+  public enum IfMissing {
+    CREATE,
+    FAIL
+  }
+
+  /** What to do when the table exists. */
+  public enum IfExists {
+    FAIL,
+    APPEND,
+    REPLACE
+  }
+
+  /**
+   * One ingest.
+   *
+   * @param catalog the table's catalog, or null for the session's
+   * @param schema the table's schema, or null for the session's
+   */
+  public record Request(String catalog, String schema, String table, IfMissing ifMissing, IfExists ifExists) {
+    public Request {
+      requireNonNull(table, "table is null");
+      requireNonNull(ifMissing, "ifMissing is null");
+      requireNonNull(ifExists, "ifExists is null");
+    }
+  }
+
+  private final Catalogs catalogs;
+
+  public BulkIngest(Catalogs catalogs) {
+    this.catalogs = requireNonNull(catalogs, "catalogs is null");
+  }
+
+  /**
+   * Writes every batch into the table.
+   *
+   * @param root the batches' schema and, after each {@code next} that returns true, a batch
+   * @return the rows written
+   */
+  public long ingest(Session session, Request request, VectorSchemaRoot root, BooleanSupplier next, String queryId) {
+    if (request.table().isBlank()) {
+      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "Bulk ingest needs a table name");
+    }
+    String catalogName = request.catalog() == null ? session.catalog() : request.catalog();
+    String schemaName = request.schema() != null ? request.schema() : session.schemaName().orElseThrow(() -> new SqeException(
+        ErrorCode.INVALID_ARGUMENT, "No schema is selected; name the target schema of the ingest or set the session's schema"));
+    TableRef target = TableNames.resolve(
+        session, catalogs, new SqlIdentifier(List.of(catalogName, schemaName, request.table()), SqlParserPos.ZERO));
+    boolean exists = TableWrite.exists(session, target.catalog(), target.id());
+    List<Field> fields = root.getSchema().getFields();
+    TableWrite write;
+    String what;
+    if (exists && request.ifExists() == IfExists.APPEND) {
+      write = TableWrite.existing(session, target.catalog(), target.id(), target::loadFresh, queryId);
+      what = "ingest into " + target.displayName();
+    } else if (exists && request.ifExists() == IfExists.FAIL) {
+      throw new SqeException(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists");
+    } else if (!exists && request.ifMissing() == IfMissing.FAIL) {
+      throw new SqeException(ErrorCode.NOT_FOUND, "Table " + target.displayName() + " does not exist");
+    } else {
+      boolean replace = exists;
+      Catalog.TableBuilder builder = target.catalog().iceberg().buildTable(target.id(), newSchema(fields));
+      write = TableWrite.create(
+          session,
+          target.catalog(),
+          target.id(),
+          () -> replace ? builder.createOrReplaceTransaction() : builder.createTransaction(),
+          queryId);
+      what = "ingest " + (replace ? "replacing " : "creating ") + target.displayName();
+    }
+    return write(write, fields, root, next, what, queryId);
+  }
+
+  private static Schema newSchema(List<Field> fields) {
+    Set<String> names = new HashSet<>();
+    for (Field field : fields) {
+      if (!names.add(field.getName().toLowerCase(Locale.ROOT))) {
+        throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The data has two columns named " + field.getName());
+      }
+    }
+    try {
+      return ArrowTypeMapping.toIceberg(fields);
+    } catch (UnsupportedTypeException e) {
+      throw new SqeException(ErrorCode.NOT_SUPPORTED, e.getMessage(), e);
+    }
+  }
+
+  private static long write(TableWrite write, List<Field> fields, VectorSchemaRoot root, BooleanSupplier next, String what, String queryId) {
+    Table table = write.table();
+    Schema schema = table.schema();
+    int[] targets = targets(schema, fields);
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(queryId).build();
+    List<DataFile> files;
+    // Every batch is loaded into the same vectors, so one set of readers serves them all.
+    List<FieldVector> vectors = root.getFieldVectors();
+    ArrowValues.Reader[] readers = new ArrowValues.Reader[vectors.size()];
+    for (int i = 0; i < readers.length; i++) {
+      Types.NestedField column = schema.columns().get(targets[i]);
+      readers[i] = ArrowValues.reader(vectors.get(i), column.type(), column.name());
+    }
+    try {
+      while (next.getAsBoolean()) {
+        for (int row = 0; row < root.getRowCount(); row++) {
+          Record record = GenericRecord.create(schema);
+          for (int i = 0; i < readers.length; i++) {
+            Object value = readers[i].read(row);
+            if (value == null && schema.columns().get(targets[i]).isRequired()) {
+              throw new SqeException(
+                  ErrorCode.INVALID_ARGUMENT, "Column " + schema.columns().get(targets[i]).name() + " is NOT NULL but row " + (writer.rowCount() + 1) + " has no value for it");
+            }
+            record.set(targets[i], value);
+          }
+          writer.write(record);
+        }
+      }
+      files = writer.complete();
+    } catch (RuntimeException | Error e) {
+      writer.abort();
+      throw e;
+    }
+    write.commitAppend(files, writer.paths(), what);
+    return writer.rowCount();
+  }
+
+  /** The position in {@code schema} of each data column's table column; every required column must have one. */
+  private static int[] targets(Schema schema, List<Field> fields) {
+    List<Types.NestedField> columns = schema.columns();
+    int[] targets = new int[fields.size()];
+    Set<Integer> covered = new HashSet<>();
+    for (int i = 0; i < fields.size(); i++) {
+      String name = fields.get(i).getName();
+      int target = -1;
+      for (int c = 0; c < columns.size() && target < 0; c++) {
+        if (columns.get(c).name().equals(name)) {
+          target = c;
+        }
+      }
+      for (int c = 0; c < columns.size() && target < 0; c++) {
+        if (columns.get(c).name().equalsIgnoreCase(name)) {
+          target = c;
+        }
+      }
+      if (target < 0 || !covered.add(target)) {
+        throw new SqeException(
+            ErrorCode.INVALID_ARGUMENT,
+            (target < 0 ? "The table has no column " : "Two data columns go to column ") + name + "; its columns are " + names(columns));
+      }
+      targets[i] = target;
+    }
+    List<String> missing = new ArrayList<>();
+    for (int c = 0; c < columns.size(); c++) {
+      if (!covered.contains(c) && columns.get(c).isRequired()) {
+        missing.add(columns.get(c).name());
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The data has no values for the NOT NULL columns " + String.join(", ", missing));
+    }
+    return targets;
+  }
+
+  private static String names(List<Types.NestedField> columns) {
+    List<String> names = new ArrayList<>();
+    columns.forEach(c -> names.add(c.name()));
+    return String.join(", ", names);
+  }
+}
