@@ -134,6 +134,17 @@ final class Lakehouse implements AutoCloseable {
     return rows;
   }
 
+  /** Every file under the table's location (data and metadata), as paths. */
+  static java.util.SortedSet<String> filesOnDisk(Table table) {
+    java.util.SortedSet<String> files = new java.util.TreeSet<>();
+    try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(Path.of(java.net.URI.create(table.location())))) {
+      paths.filter(java.nio.file.Files::isRegularFile).forEach(p -> files.add(p.toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+
   @Override
   public void close() throws Exception {
     catalog.close();
