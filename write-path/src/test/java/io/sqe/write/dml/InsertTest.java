@@ -69,6 +69,21 @@ class InsertTest {
   }
 
   @Test
+  void valuesWithNullNestedValues() {
+    lake.update("create table n (id int, l array(int), m map(varchar, int))");
+    // A NULL array among arrays with and without NULL elements once made the column's type an
+    // array of NOT NULL elements, and the insert failed.
+    assertThat(lake.update("insert into n values (1, array[1], map['a', 1]), (2, array[2, 2], map['b', 2]), (3, null, null),"
+        + " (4, array[cast(null as int)], map['e', 5]), (5, array[7, 8, 9], map['f', cast(null as int)])")).isEqualTo(5);
+    assertThat(ReferenceDuckDb.icebergRows(lake.table("n"))).containsExactly(
+        "1 | [1] | map{'a': 1}",
+        "2 | [2, 2] | map{'b': 2}",
+        "3 | null | null",
+        "4 | [null] | map{'e': 5}",
+        "5 | [7, 8, 9] | map{'f': null}");
+  }
+
+  @Test
   void parameters() {
     assertThat(lake.update("insert into t (id, name, price) values (?, ?, ?)", 5L, "p", new BigDecimal("3.25"))).isEqualTo(1);
     assertThat(lake.query("select id, name, price from t")).hasSize(1);
