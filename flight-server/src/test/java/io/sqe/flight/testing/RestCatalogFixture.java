@@ -23,6 +23,7 @@ public final class RestCatalogFixture implements AutoCloseable {
   private final Server server;
   private final JdbcCatalog backend;
   private final AtomicLong requests = new AtomicLong();
+  private volatile CommitGate gate;
 
   private RestCatalogFixture(Server server, JdbcCatalog backend) {
     this.server = server;
@@ -48,7 +49,7 @@ public final class RestCatalogFixture implements AutoCloseable {
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
     RestCatalogFixture fixture = new RestCatalogFixture(server, backend);
     RESTCatalogServlet servlet = new RESTCatalogServlet(new RESTCatalogAdapter(backend));
-    context.addServlet(new ServletHolder(new CountingServlet(servlet, fixture.requests)), "/*");
+    context.addServlet(new ServletHolder(new CountingServlet(servlet, fixture)), "/*");
     server.setHandler(context);
     server.start();
     return fixture;
@@ -67,6 +68,16 @@ public final class RestCatalogFixture implements AutoCloseable {
     return requests.get();
   }
 
+  /**
+   * Holds the next {@code count} commits to table {@code name} (in any namespace) until the gate
+   * is released; replaces an earlier gate.
+   */
+  public CommitGate holdCommits(String name, int count) {
+    CommitGate next = new CommitGate(name, count);
+    gate = next;
+    return next;
+  }
+
   /** Server settings that point SQE at this catalog. */
   public Map<String, String> sqeSettings() {
     return Map.of("catalog.type", "rest", "catalog.properties.uri", uri());
@@ -80,11 +91,11 @@ public final class RestCatalogFixture implements AutoCloseable {
 
   private static final class CountingServlet extends jakarta.servlet.http.HttpServlet {
     private final RESTCatalogServlet delegate;
-    private final AtomicLong requests;
+    private final RestCatalogFixture fixture;
 
-    CountingServlet(RESTCatalogServlet delegate, AtomicLong requests) {
+    CountingServlet(RESTCatalogServlet delegate, RestCatalogFixture fixture) {
       this.delegate = delegate;
-      this.requests = requests;
+      this.fixture = fixture;
     }
 
     @Override
@@ -96,7 +107,11 @@ public final class RestCatalogFixture implements AutoCloseable {
     @Override
     protected void service(jakarta.servlet.http.HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response)
         throws jakarta.servlet.ServletException, java.io.IOException {
-      requests.incrementAndGet();
+      fixture.requests.incrementAndGet();
+      CommitGate gate = fixture.gate;
+      if (gate != null) {
+        gate.pass(request);
+      }
       delegate.service(request, response);
     }
   }
