@@ -51,7 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SQL. The catalog holds the commits back until both statements have read the table and written
  * their files, so the writers truly overlap; then one commit lands first and the other is checked
  * against it: a real conflict fails with FAILED_PRECONDITION and writes nothing, anything else
- * commits. No committed change is ever lost, and no row appears twice.
+ * commits. No committed change is ever lost, and no row appears twice. And when the catalog's
+ * answer to a commit is lost, the writer is told so and keeps its files.
  */
 class WriteConflictTest {
   private static final Duration TIMEOUT = Duration.ofMinutes(2);
@@ -177,6 +178,31 @@ class WriteConflictTest {
     assertThat(committed.get() + conflicts.get()).isEqualTo(16);
     assertThat(committed.get()).isPositive();
     assertThat(values()).containsEntry(4, committed.get()).containsOnlyKeys(1, 2, 3, 4, 5, 6, 7);
+  }
+
+  @Test
+  void aLostCommitAnswerIsReconciledOrReportedAndTheFilesKept() throws Exception {
+    // Iceberg's client finds its snapshot in the reloaded table: the statement succeeds, once.
+    rest.loseAnswerToCommit("t", false);
+    assertThat(run(one, "update app.t set v = 50 where id = 2").committed()).isTrue();
+    assertThat(values()).containsEntry(2, 50).containsOnlyKeys(1, 2, 3, 4, 5, 6, 7);
+
+    // It cannot reload the table: SQE says the outcome is unknown and how to check, and keeps the files.
+    rest.loseAnswerToCommit("t", true);
+    Outcome update = run(one, "update app.t set v = 100 where id = 1");
+    assertThat(update.committed()).isFalse();
+    String message = update.error().getMessage();
+    assertThat(message).contains("The outcome of the commit of UPDATE of iceberg.app.t is unknown");
+    assertThat(wire.statuses).anySatisfy(status -> {
+      assertThat(status.getCode()).isEqualTo(Status.Code.INTERNAL);
+      assertThat(status.getDescription()).isEqualTo(message);
+    });
+    java.util.regex.Matcher queryId = java.util.regex.Pattern.compile("sqe\\.query-id=(\\S+);").matcher(message);
+    assertThat(queryId.find()).as(message).isTrue();
+    // The commit did land: the snapshot names the statement, and the table reads in full.
+    Table table = rest.backend().loadTable(TableIdentifier.of("app", "t"));
+    assertThat(table.currentSnapshot().summary()).containsEntry("sqe.query-id", queryId.group(1));
+    assertThat(values()).containsEntry(1, 100).containsEntry(2, 50).containsOnlyKeys(1, 2, 3, 4, 5, 6, 7);
   }
 
   /** What became of a statement: committed, or the error it failed with. */

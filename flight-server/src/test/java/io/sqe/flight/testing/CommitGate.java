@@ -22,10 +22,14 @@ public final class CommitGate {
   private final CountDownLatch released = new CountDownLatch(1);
 
   CommitGate(String table, int count) {
-    // A commit to a table is POST [/v1][/prefix]/namespaces/{namespace}/tables/{table}.
-    this.commitPath = Pattern.compile(".*/namespaces/[^/]+/tables/" + Pattern.quote(table));
+    this.commitPath = commitPath(table);
     this.toHold = new AtomicInteger(count);
     this.held = new CountDownLatch(count);
+  }
+
+  /** The path of commits to a table: POST [/v1][/prefix]/namespaces/{namespace}/tables/{table}. */
+  static Pattern commitPath(String table) {
+    return Pattern.compile(".*/namespaces/[^/]+/tables/" + Pattern.quote(table));
   }
 
   /** Blocks the request while it is one of the commits to hold and the gate is closed. */
