@@ -77,6 +77,11 @@ class CreateTableAsTest {
       assertThat(values).isSortedAccordingTo((a, b) -> Integer.compare(b, a));
       assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
     }
+    try (ReferenceDuckDb duck = new ReferenceDuckDb()) {
+      assertThat(duck.parquetRows(table)).hasSize(3000).isEqualTo(ReferenceDuckDb.icebergRows(table));
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
     assertThat(Lakehouse.dataFilesWithStats(table)).allSatisfy(file -> {
       assertThat(file.lowerBounds()).containsKey(table.schema().findField("v").fieldId());
       assertThat(file.upperBounds()).containsKey(table.schema().findField("v").fieldId());

@@ -55,6 +55,11 @@ class InsertTest {
     assertThat(first.getField("d")).isEqualTo(LocalDate.of(2024, 1, 2));
     assertThat(lake.query("select count(*), sum(id) from t")).containsExactly(List.of(4L, 26L));
     assertThat(table.currentSnapshot().summary()).containsKey("sqe.query-id");
+    try (ReferenceDuckDb duck = new ReferenceDuckDb()) {
+      assertThat(duck.parquetRows(table)).isEqualTo(ReferenceDuckDb.icebergRows(table));
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
