@@ -8,17 +8,11 @@ import io.sqe.engine.SqeException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.stream.Stream;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,21 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshot current and readable, and none of the statement's files on disk.
  */
 class FailedWriteTest {
-  private static final Schema NUMBERS = new Schema(Types.NestedField.required(1, "x", Types.IntegerType.get()));
-
   @TempDir Path dir;
   private Lakehouse lake;
 
   @BeforeEach
   void setUp() {
     lake = new Lakehouse(dir);
-    List<Record> rows = new ArrayList<>();
-    for (int x = 1; x <= 3000; x++) {
-      Record r = GenericRecord.create(NUMBERS);
-      r.setField("x", x);
-      rows.add(r);
-    }
-    lake.create("numbers", NUMBERS, PartitionSpec.unpartitioned(), rows, 1000);
+    lake.createNumbers("numbers", 3000, 1000);
     // Files roll over every 1000 rows (the writer checks the size that often).
     lake.update("create table t (id int, k int) partitioned by (k) with ('write.target-file-size-bytes' = '1000')");
     lake.update("insert into t values (1, 1), (2, 2)");
