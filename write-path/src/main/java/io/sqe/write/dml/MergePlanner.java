@@ -52,9 +52,10 @@ import org.apache.iceberg.types.Types;
  * </pre>
  *
  * Matched pairs without a clause are kept for the cardinality check: a target row matched by two
- * source rows fails the statement (as the SQL standard requires), except when the only MATCHED
- * clause is an unconditional DELETE, which means the same whatever the source row. NULL keys never
- * match, as in any join.
+ * source rows fails the statement (as the SQL standard requires), even where no clause applies to
+ * the pair. There is no check when the statement has no MATCHED clause (it never changes a matched
+ * row) or when its only MATCHED clause is an unconditional DELETE, which means the same whatever
+ * the source row. NULL keys never match, as in any join.
  */
 final class MergePlanner {
   private static final SqlParserPos ZERO = SqlParserPos.ZERO;
@@ -109,7 +110,7 @@ final class MergePlanner {
             () -> SqlTrees.equal(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(index))));
       }
     }
-    boolean checkCardinality = !onlyUnconditionalDelete(clauses);
+    boolean checkCardinality = checksCardinality(clauses);
     SqlNode acts = SqlTrees.greaterThanOrEqual(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(0));
     SqlNode where = checkCardinality ? SqlTrees.or(acts, matched(ref, sourceAlias)) : acts;
     SqlNode query = SqlTrees.select(select, join(merge, ref, sourceAlias, clauses), where);
@@ -196,9 +197,12 @@ final class MergePlanner {
     }
   }
 
-  private static boolean onlyUnconditionalDelete(List<SqlMergeClause> clauses) {
+  /** Whether a target row matched by more than one source row fails the statement. */
+  private static boolean checksCardinality(List<SqlMergeClause> clauses) {
     List<SqlMergeClause> matched = clauses.stream().filter(c -> c.match() == Match.MATCHED).toList();
-    return matched.size() == 1 && matched.get(0).action() == Action.DELETE && matched.get(0).condition() == null;
+    boolean onlyUnconditionalDelete =
+        matched.size() == 1 && matched.get(0).action() == Action.DELETE && matched.get(0).condition() == null;
+    return !matched.isEmpty() && !onlyUnconditionalDelete;
   }
 
   /** The INSERT clause's column list, or every column of the table when it has none. */
