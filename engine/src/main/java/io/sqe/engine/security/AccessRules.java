@@ -203,12 +203,6 @@ public final class AccessRules implements AccessControl {
         }
       }
     }
-    if (ownsSchema(principal, catalog, schema)) {
-      // Schema owners manage the objects in their schema, as in Trino.
-      Set<Privilege> privileges = EnumSet.of(Privilege.CREATE, Privilege.DROP, Privilege.ALTER);
-      privileges.addAll(access.privileges());
-      access = new TableAccess(privileges, access.hiddenColumns(), access.masks(), access.filter());
-    }
     return access.limitedTo(allowed);
   }
 
