@@ -20,6 +20,8 @@ import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SystemSchema;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.StatementPrivileges;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
@@ -67,6 +69,7 @@ public final class QueryEngine {
   private final List<CommandExecutor> executors;
   private final Transactions transactions;
   private final QueryServices services = new Services();
+  private final StatementPrivileges privileges;
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
     this(catalogs, allocator, config, List.of());
@@ -98,8 +101,24 @@ public final class QueryEngine {
       List<CommandExecutor> executors,
       Transactions transactions,
       List<SystemSchema> systemSchemas) {
+    this(catalogs, allocator, config, executors, transactions, systemSchemas, AccessControl.ALLOW_ALL);
+  }
+
+  /**
+   * As above, enforcing {@code access} on every statement: privileges when it is prepared, hidden
+   * columns, masks and row filters in its plan.
+   */
+  public QueryEngine(
+      Catalogs catalogs,
+      BufferAllocator allocator,
+      EngineConfig config,
+      List<CommandExecutor> executors,
+      Transactions transactions,
+      List<SystemSchema> systemSchemas,
+      AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.planner = new QueryPlanner(catalogs, systemSchemas);
+    this.planner = new QueryPlanner(catalogs, systemSchemas, access);
+    this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.config = requireNonNull(config, "config is null");
     List<CommandExecutor> all = new ArrayList<>();
@@ -138,6 +157,7 @@ public final class QueryEngine {
     if (node.isA(SqlKind.QUERY)) {
       return new Prepared.Query(planner.plan(session, node, sql, readTables(session, List.of())));
     }
+    privileges.check(session, node);
     CommandContext context = new CommandContext(session, catalogs, services, "prepare");
     for (CommandExecutor executor : executors) {
       Optional<PreparedCommand> command = executor.prepare(context, node);

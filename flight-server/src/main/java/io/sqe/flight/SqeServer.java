@@ -8,7 +8,9 @@ import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.QueryEngine;
-import io.sqe.engine.session.ObjectVisibility;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.PolicyFile;
+import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.LocalAuthentication;
@@ -91,7 +93,8 @@ public final class SqeServer implements AutoCloseable {
         var summary = TpchLoader.defaults().load(catalog, "tpch", config.tpchScale());
         LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
-      CatalogMetadata metadata = new CatalogMetadata(ObjectVisibility.ALL);
+      AccessControl access = accessControl(config.security());
+      CatalogMetadata metadata = new CatalogMetadata(access);
       QueryEngine engine =
           new QueryEngine(
               catalogs,
@@ -99,7 +102,8 @@ public final class SqeServer implements AutoCloseable {
               EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()),
               WritePath.executors(),
               WritePath.transactions(),
-              InformationSchema.schemas(metadata));
+              InformationSchema.schemas(metadata),
+              access);
       SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
@@ -134,6 +138,18 @@ public final class SqeServer implements AutoCloseable {
     } catch (RuntimeException e) {
       closeQuietly(catalogs, allocator);
       throw e;
+    }
+  }
+
+  private static AccessControl accessControl(ServerConfig.SecuritySettings security) {
+    if (security.policyFile() == null) {
+      LOG.warn("No access policy (security.policy-file): every authenticated user may read and change every table");
+      return AccessControl.ALLOW_ALL;
+    }
+    try {
+      return PolicyFile.load(security.policyFile(), security.refreshPeriod());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
     }
   }
 

@@ -3,6 +3,7 @@ package io.sqe.engine.plan;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,11 +25,20 @@ final class CatalogSchema extends AbstractSchema {
   private final LakehouseCatalog catalog;
   private final List<SystemSchema> systemSchemas;
   private final Session session;
+  private final AccessControl access;
 
-  CatalogSchema(LakehouseCatalog catalog, List<SystemSchema> systemSchemas, Session session) {
+  CatalogSchema(LakehouseCatalog catalog, List<SystemSchema> systemSchemas, Session session, AccessControl access) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.systemSchemas = List.copyOf(systemSchemas);
     this.session = requireNonNull(session, "session is null");
+    this.access = requireNonNull(access, "access is null");
+  }
+
+  /** The namespace as the session's principal sees it; null when it may not see it. */
+  NamespaceSchema namespace(String name) {
+    return access.canSeeSchema(session.principal(), catalog.name(), name)
+        ? new NamespaceSchema(catalog, name, access, session.principal())
+        : null;
   }
 
   @Override
@@ -46,7 +56,7 @@ final class CatalogSchema extends AbstractSchema {
             return system.schema(catalog, session);
           }
         }
-        return catalog.schemaExists(name) ? new NamespaceSchema(catalog, name) : null;
+        return catalog.schemaExists(name) ? namespace(name) : null;
       }
 
       @Override
@@ -62,7 +72,8 @@ final class CatalogSchema extends AbstractSchema {
         }
         for (String candidate : names()) {
           if (candidate.equalsIgnoreCase(name)) {
-            return new Named<>(candidate, new NamespaceSchema(catalog, candidate));
+            NamespaceSchema namespace = namespace(candidate);
+            return namespace == null ? null : new Named<>(candidate, namespace);
           }
         }
         return null;
@@ -77,7 +88,7 @@ final class CatalogSchema extends AbstractSchema {
           }
         }
         for (String name : names()) {
-          if (pattern.matcher().apply(name)) {
+          if (pattern.matcher().apply(name) && access.canSeeSchema(session.principal(), catalog.name(), name)) {
             result.add(name);
           }
         }
