@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * changes how many statements run.
  */
 class DmlVersusDuckDbTest {
-  private static final int STATEMENTS = Integer.getInteger("sqe.dml.statements", 250);
+  private static final int STATEMENTS = Integer.getInteger("sqe.dml.statements", 2000);
   private static final List<String> LAYOUTS = List.of(
       "",
       " partitioned by (grp)",
