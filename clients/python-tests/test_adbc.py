@@ -1,9 +1,12 @@
 """SQE through the Python ADBC Flight SQL driver (the driver dbt-sqe uses) and pyarrow.flight."""
 
+import json
+import re
 import threading
 import time
 
 import adbc_driver_flightsql.dbapi as flightsql
+from adbc_driver_flightsql import StatementOptions as FlightSqlStatementOptions
 import adbc_driver_manager
 import pyarrow as pa
 import pyarrow.flight as flight
@@ -140,3 +143,168 @@ def test_cancel_stops_a_running_query(sqe, schema):
         assert time.monotonic() - started < 30
         # The server goes on serving.
         assert scalar(conn, "SELECT 1") == 1
+
+
+# ---- query control: ids, trailers, cancel, timeouts, incremental execution
+
+LONG_QUERY = "SELECT count(*) FROM py.big a, py.big b, py.big c WHERE a.x + b.x + c.x > 0"
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number, payload):
+    """A length-delimited protobuf field: enough to build Flight SQL commands without protobuf."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def statement_descriptor(sql):
+    command = _field(1, sql.encode())
+    type_url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return flight.FlightDescriptor.for_command(_field(1, type_url) + _field(2, command))
+
+
+class TrailerMiddleware(flight.ClientMiddlewareFactory):
+    """Keeps the x-sqe-* metadata the server sends (trailers reach received_headers too)."""
+
+    def __init__(self):
+        self.values = {}
+
+    def start_call(self, info):
+        factory = self
+
+        class Middleware(flight.ClientMiddleware):
+            def received_headers(self, headers):
+                for key, values in headers.items():
+                    if key.startswith("x-sqe-"):
+                        factory.values[key] = values[-1]
+
+        return Middleware()
+
+
+def read_rows(reader):
+    """Every row of a DoGet, chunk by chunk: pyarrow's read_all turns a CANCELLED status into a
+    KeyboardInterrupt in the main thread, which a reader on another thread must not cause."""
+    rows = 0
+    while True:
+        try:
+            rows += reader.read_chunk().data.num_rows
+        except StopIteration:
+            return rows
+
+
+def read_in_background(client, info, options):
+    """Starts reading a FlightInfo's result on another thread; the outcome holds rows or error."""
+    outcome = {}
+
+    def read():
+        try:
+            outcome["rows"] = read_rows(client.do_get(info.endpoints[0].ticket, options))
+        except flight.FlightError as e:
+            outcome["error"] = e
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    return thread, outcome
+
+
+def flight_client(sqe, *middleware):
+    client = flight.FlightClient(sqe.uri, middleware=list(middleware))
+    name, value = client.authenticate_basic_token(sqe.user, sqe.password)
+    return client, flight.FlightCallOptions(headers=[(name, value)])
+
+
+@pytest.fixture(scope="module")
+def big(sqe, schema):
+    """py.big: 3,000 numbers, whose three-way cross join runs for minutes."""
+    with connect(sqe) as conn, conn.cursor() as cur:
+        cur.adbc_ingest("big", pa.table({"x": pa.array(range(3000), pa.int64())}), mode="replace", db_schema_name="py")
+    return "py.big"
+
+
+def test_flight_info_names_its_query_and_trailers_carry_its_figures(sqe, big):
+    trailers = TrailerMiddleware()
+    client, options = flight_client(sqe, trailers)
+    info = client.get_flight_info(statement_descriptor("SELECT x FROM py.big WHERE x < 100"), options)
+    query_id = json.loads(info.app_metadata)["query_id"]
+    assert re.fullmatch(r"[0-9a-f-]{36}", query_id)
+    endpoint = info.endpoints[0]
+    assert endpoint.expiration_time is not None  # the ticket can be read again until then
+    table = client.do_get(endpoint.ticket, options).read_all()
+    assert table.num_rows == 100
+    assert trailers.values["x-sqe-query-id"] == query_id
+    assert int(trailers.values["x-sqe-rows"]) == table.num_rows
+    assert int(trailers.values["x-sqe-files-scanned"]) >= 1
+    assert int(trailers.values["x-sqe-bytes"]) > 0
+    assert {"x-sqe-planning-ms", "x-sqe-execution-ms", "x-sqe-bytes-scanned", "x-sqe-peak-memory-bytes"} <= set(trailers.values)
+    # Read again: the same rows.
+    assert client.do_get(endpoint.ticket, options).read_all().equals(table)
+    client.close()
+
+
+def test_cancel_flight_info_from_another_connection_stops_the_query(sqe, big):
+    client, options = flight_client(sqe)
+    info = client.get_flight_info(statement_descriptor(LONG_QUERY), options)
+    thread, outcome = read_in_background(client, info, options)
+    time.sleep(2)
+    other, other_options = flight_client(sqe)
+    started = time.monotonic()
+    results = list(other.do_action(flight.Action("CancelFlightInfo", _field(1, info.serialize())), other_options))
+    # CancelFlightInfoResult { status = CANCEL_STATUS_CANCELLED (1) }
+    assert results[0].body.to_pybytes() == b"\x08\x01"
+    thread.join(30)
+    assert not thread.is_alive()
+    assert time.monotonic() - started < 10
+    assert isinstance(outcome.get("error"), flight.FlightCancelledError), outcome
+    client.close()
+    other.close()
+
+
+def test_cancel_query_by_id_in_sql_from_another_connection(sqe, big):
+    client, options = flight_client(sqe)
+    info = client.get_flight_info(statement_descriptor(LONG_QUERY), options)
+    query_id = json.loads(info.app_metadata)["query_id"]
+    thread, outcome = read_in_background(client, info, options)
+    time.sleep(2)
+    with connect(sqe) as conn, conn.cursor() as cur:
+        cur.execute("SHOW QUERIES")
+        assert query_id in [row[0] for row in cur.fetchall()]
+        cur.execute(f"CALL system.cancel_query('{query_id}')")
+    thread.join(30)
+    assert not thread.is_alive()
+    assert "cancelled" in str(outcome.get("error")).lower(), outcome
+    client.close()
+
+
+def test_statement_timeout_stops_a_long_query(sqe, big):
+    with connect(sqe) as conn, conn.cursor() as cur:
+        cur.execute("SET statement_timeout = '1s'")
+        started = time.monotonic()
+        with pytest.raises(adbc_driver_manager.Error) as e:
+            cur.execute(LONG_QUERY)
+            cur.fetchall()
+        assert "statement timeout of 1s" in str(e.value)
+        assert time.monotonic() - started < 15
+        cur.execute("RESET statement_timeout")
+        assert scalar(conn, "SELECT 1") == 1
+
+
+def test_incremental_execution_polls_until_the_result_can_stream(sqe, big):
+    with connect(sqe) as conn, conn.cursor() as cur:
+        cur.adbc_statement.set_options(**{adbc_driver_manager.StatementOptions.INCREMENTAL.value: "true"})
+        partitions, _ = cur.adbc_execute_partitions("SELECT count(*) FROM py.big a, py.big b WHERE a.x < b.x")
+        assert len(partitions) == 1
+        assert cur.adbc_statement.get_option_float(adbc_driver_manager.StatementOptions.PROGRESS.value) == pytest.approx(1.0)
+        last = cur.adbc_statement.get_option_bytes(FlightSqlStatementOptions.LAST_FLIGHT_INFO.value)
+        assert "query_id" in json.loads(flight.FlightInfo.deserialize(last).app_metadata)
+        cur.adbc_read_partition(partitions[0])
+        assert cur.fetchall() == [(3000 * 2999 // 2,)]
+        # The statement is complete: the next call says so with no partitions.
+        partitions, _ = cur.adbc_execute_partitions("SELECT count(*) FROM py.big a, py.big b WHERE a.x < b.x")
+        assert partitions == []

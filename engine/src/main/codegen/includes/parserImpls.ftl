@@ -933,6 +933,8 @@ SqlNode SqeShow() :
         |
             <COLUMNS> { kind = SqlShow.Kind.COLUMNS; }
             ( <FROM> | <IN> ) from = CompoundTableIdentifier()
+        |
+            <QUERIES> { kind = SqlShow.Kind.QUERIES; }
         )
         [ <LIKE> like = SqeCharString() ]
         {

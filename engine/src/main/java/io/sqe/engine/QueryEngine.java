@@ -7,6 +7,7 @@ import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.command.QueryProcedures;
 import io.sqe.engine.command.QueryServices;
 import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.exec.ExecutionErrors;
@@ -14,7 +15,10 @@ import io.sqe.engine.exec.ParameterValues;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryExecutions;
+import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
@@ -22,13 +26,17 @@ import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
+import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
+import io.sqe.engine.sql.ddl.SqlShow;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.engine.txn.TransactionCommands;
 import io.sqe.engine.txn.Transactions;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +46,7 @@ import java.util.Optional;
 import java.util.TimeZone;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -61,6 +70,15 @@ import org.apache.calcite.sql.SqlNode;
 public final class QueryEngine {
   /** Calendar units for FLOOR/CEIL and date_trunc, including the Monday-based ISOWEEK. */
   private static final TimeFrameSet TIME_FRAMES = SqeTypeSystem.INSTANCE.deriveTimeFrameSet(TimeFrames.CORE);
+  private static final Schema SHOW_QUERIES_SCHEMA =
+      new Schema(List.of(
+          new Field("query_id", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
+          new Field("user", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
+          new Field("state", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
+          new Field("created", FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")), List.of()),
+          new Field("elapsed_ms", FieldType.notNullable(new ArrowType.Int(64, true)), List.of()),
+          new Field("rows", FieldType.notNullable(new ArrowType.Int(64, true)), List.of()),
+          new Field("query", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
 
   private final Catalogs catalogs;
   private final QueryPlanner planner;
@@ -68,7 +86,8 @@ public final class QueryEngine {
   private final EngineConfig config;
   private final List<CommandExecutor> executors;
   private final Transactions transactions;
-  private final QueryServices services = new Services();
+  private final QueryServices services = new Services(null);
+  private final QueryTracker queries = new QueryTracker();
   private final StatementPrivileges privileges;
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
@@ -124,6 +143,7 @@ public final class QueryEngine {
     List<CommandExecutor> all = new ArrayList<>();
     all.add(new SessionCommands());
     all.add(new TransactionCommands(transactions));
+    all.add(new QueryProcedures(queries));
     all.addAll(executors);
     this.executors = List.copyOf(all);
     this.transactions = transactions;
@@ -141,6 +161,16 @@ public final class QueryEngine {
     return config;
   }
 
+  /** The statements this engine runs, by query id: to cancel them and to list them. */
+  public QueryTracker queries() {
+    return queries;
+  }
+
+  /** How long a statement of {@code session} may run: the session's limit, else the engine's; zero for none. */
+  public Duration statementTimeout(Session session) {
+    return session.statementTimeout() != null ? session.statementTimeout() : config.statementTimeout();
+  }
+
   /** Parses, validates and plans a statement; every error in the SQL surfaces here. */
   public Prepared prepare(Session session, String sql) {
     SqlNode node = SqeParser.parse(sql);
@@ -153,6 +183,9 @@ public final class QueryEngine {
       }
       Schema schema = new Schema(List.of(new Field("plan", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
       return new Prepared.Rows(sql, schema, rows);
+    }
+    if (node instanceof SqlShow && ((SqlShow) node).kind() == SqlShow.Kind.QUERIES) {
+      return showQueries(sql, session.principal(), (SqlShow) node);
     }
     if (node.isA(SqlKind.QUERY)) {
       return new Prepared.Query(planner.plan(session, node, sql, readTables(session, List.of())));
@@ -167,6 +200,33 @@ public final class QueryEngine {
       }
     }
     throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
+  }
+
+  /**
+   * SHOW QUERIES: the statements queued or running, oldest first; the caller's own, or everyone's
+   * for an admin.
+   */
+  private Prepared.Rows showQueries(String sql, Principal caller, SqlShow show) {
+    if (show.like() != null) {
+      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "SHOW QUERIES takes no LIKE");
+    }
+    List<Object[]> rows = new ArrayList<>();
+    for (TrackedQuery query : queries.all()) {
+      TrackedQuery.State state = query.state();
+      if ((state == TrackedQuery.State.QUEUED || state == TrackedQuery.State.RUNNING) && query.isControllableBy(caller)) {
+        Instant created = query.created();
+        rows.add(new Object[] {
+          query.id(),
+          query.principal().user(),
+          state.name(),
+          created.getEpochSecond() * 1_000_000L + created.getNano() / 1_000,
+          query.elapsed().map(Duration::toMillis).orElse(0L),
+          query.stats().map(QueryStats::rowsReturned).orElse(0L),
+          query.sql()
+        });
+      }
+    }
+    return new Prepared.Rows(sql, SHOW_QUERIES_SCHEMA, rows);
   }
 
   /** What a statement is called in messages: its operator's name, e.g. CREATE TABLE or USE. */
@@ -188,8 +248,11 @@ public final class QueryEngine {
   public CommandResult run(Session session, Prepared.Command command, List<?> parameters, String queryId) {
     checkTransaction(session, command.command(), "This statement");
     List<Object> values = internalParameters(command.parameterTypes(), parameters);
-    try {
-      return command.command().execute(new CommandContext(session, catalogs, services, queryId), values);
+    try (QueryRun run = queries.begin(queryId, session.principal(), command.sql(), statementTimeout(session))) {
+      CommandResult result =
+          command.command().execute(new CommandContext(session, catalogs, new Services(run), run.operationId()), values);
+      run.succeeded();
+      return result;
     } catch (RuntimeException e) {
       throw ExecutionErrors.translate(e, queryId);
     }
@@ -206,20 +269,25 @@ public final class QueryEngine {
       throw new IllegalArgumentException("Commands run through run(), not execute()");
     }
     List<Object> values = internalParameters(prepared.parameterTypes(), parameters);
-    QueryStats stats = new QueryStats();
-    BufferAllocator queryAllocator =
-        allocator.newChildAllocator("query-" + queryId, 0, config.maxQueryMemoryBytes());
+    QueryRun run = queries.begin(queryId, session.principal(), prepared.sql(), statementTimeout(session));
+    BufferAllocator queryAllocator;
+    try {
+      queryAllocator = allocator.newChildAllocator("query-" + queryId, 0, config.maxQueryMemoryBytes());
+    } catch (RuntimeException e) {
+      run.close();
+      throw ExecutionErrors.translate(e, queryId);
+    }
     try {
       Supplier<Enumerator<Object>> rows;
       QueryContext context;
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
-        QueryContext queryContext = context(session, plan, values, stats, queryId);
+        QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), stats);
+        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), run);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -229,6 +297,7 @@ public final class QueryEngine {
       return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config);
     } catch (RuntimeException e) {
       queryAllocator.close();
+      run.close();
       throw ExecutionErrors.translate(e, queryId);
     }
   }
@@ -278,14 +347,14 @@ public final class QueryEngine {
   }
 
   private static QueryContext context(
-      Session session, PlannedQuery plan, List<Object> parameters, QueryStats stats, String queryId) {
+      Session session, PlannedQuery plan, List<Object> parameters, QueryRun run, String queryId) {
     Map<String, Object> values = variables(session);
     for (int i = 0; i < parameters.size(); i++) {
       values.put("?" + i, parameters.get(i));
     }
     values.putAll(plan.internalParameters());
-    stats.planningNanos(plan.planningNanos());
-    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, stats);
+    run.stats().planningNanos(plan.planningNanos());
+    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
   }
 
   /** The variables Calcite's generated code reads: the clock, the time zone, the user. */
@@ -305,8 +374,18 @@ public final class QueryEngine {
     return values;
   }
 
-  /** The query machinery commands use for the queries inside them. */
+  /**
+   * The query machinery commands use for the queries inside them. A running command's queries
+   * share its run, so that cancelling the command or its timeout stops them; queries run while a
+   * statement is prepared get runs of their own.
+   */
   private final class Services implements QueryServices {
+    private final QueryRun run;
+
+    Services(QueryRun run) {
+      this.run = run;
+    }
+
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql) {
       return planner.plan(session, query, sql, readTables(session, List.of()));
@@ -319,7 +398,7 @@ public final class QueryEngine {
 
     @Override
     public RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId) {
-      QueryContext context = context(session, query, parameters, new QueryStats(), queryId);
+      QueryContext context = context(session, query, parameters, run == null ? QueryRun.untracked(queryId) : run, queryId);
       try {
         return QueryExecutions.rows(query.bindable().bind(context).enumerator(), context, query.resultType().getFieldCount());
       } catch (RuntimeException e) {

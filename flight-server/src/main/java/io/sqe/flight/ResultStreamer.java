@@ -58,19 +58,29 @@ final class ResultStreamer implements AutoCloseable {
   /**
    * Starts sending the results of the executions in order as one stream (several parameter sets
    * of one prepared statement give several executions) and returns at once. Closes every
-   * execution.
+   * execution, and hands the stream's figures to {@code trailers} before the stream ends.
    */
   void start(
       Schema schema,
       Iterator<Supplier<QueryExecution>> executions,
       ServerStreamListener listener,
-      String queryId) {
+      String queryId,
+      QueryTrailers.Holder trailers) {
     QueryBackpressure backpressure = new QueryBackpressure();
     backpressure.register(listener);
     try {
-      threads.execute(() -> stream(schema, executions, listener, queryId, backpressure));
+      threads.execute(() -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure));
     } catch (RejectedExecutionException e) {
       listener.error(CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException());
+    }
+  }
+
+  /** Runs {@code task} on a query thread, which {@link #close()} waits for. */
+  void submit(Runnable task) {
+    try {
+      threads.execute(task);
+    } catch (RejectedExecutionException e) {
+      throw CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
     }
   }
 
@@ -78,14 +88,17 @@ final class ResultStreamer implements AutoCloseable {
       Schema schema,
       Iterator<Supplier<QueryExecution>> executions,
       ServerStreamListener listener,
-      String queryId,
+      QueryFigures.Builder figures,
+      QueryTrailers.Holder trailers,
       QueryBackpressure backpressure) {
     running.add(backpressure);
     try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
       VectorLoader loader = new VectorLoader(out);
       listener.start(out);
       while (executions.hasNext()) {
+        QueryExecution current = null;
         try (QueryExecution execution = executions.next().get()) {
+          current = execution;
           backpressure.running(execution);
           if (listener.isCancelled()) {
             execution.cancel(CANCELLED_BY_CLIENT);
@@ -96,6 +109,7 @@ final class ResultStreamer implements AutoCloseable {
             }
             VectorSchemaRoot batch = execution.root();
             try (ArrowRecordBatch recordBatch = new VectorUnloader(batch).getRecordBatch()) {
+              figures.batchSent(batch.getRowCount(), recordBatch.computeBodyLength());
               loader.load(recordBatch);
             }
             listener.putNext();
@@ -103,12 +117,17 @@ final class ResultStreamer implements AutoCloseable {
           }
         } finally {
           backpressure.running(null);
+          if (current != null) {
+            figures.executionEnded(current.context().stats());
+          }
         }
       }
+      trailers.set(figures.build());
       listener.completed();
     } catch (RuntimeException e) {
-      LOG.debug("Query {} failed while streaming", queryId, e);
-      listener.error(FlightErrors.toFlight(e, queryId));
+      LOG.debug("Query {} failed while streaming", figures.queryId(), e);
+      trailers.set(figures.build());
+      listener.error(FlightErrors.toFlight(e, figures.queryId()));
     } finally {
       running.remove(backpressure);
     }
@@ -142,8 +161,13 @@ final class ResultStreamer implements AutoCloseable {
 
     void running(QueryExecution execution) {
       running = execution;
+      if (execution == null) {
+        return;
+      }
+      // A cancel from elsewhere (CancelFlightInfo, a timeout) must wake a wait for a slow client.
+      execution.context().run().onCancel(this::interruptWait);
       String reason = stopReason;
-      if (execution != null && reason != null) {
+      if (reason != null) {
         execution.cancel(reason);
       }
     }
@@ -160,7 +184,8 @@ final class ResultStreamer implements AutoCloseable {
 
     @Override
     protected boolean shouldContinueWaiting(ServerStreamListener listener, long remainingTimeout) {
-      return stopReason == null;
+      QueryExecution execution = running;
+      return stopReason == null && (execution == null || !execution.context().isCancelled());
     }
 
     @Override
@@ -185,7 +210,7 @@ final class ResultStreamer implements AutoCloseable {
           execution.context().checkCancelled();
           break;
         default:
-          // Woken by close(), which cancelled the query first.
+          // Woken by close() or a cancel, which cancelled the query first.
           execution.context().checkCancelled();
           break;
       }

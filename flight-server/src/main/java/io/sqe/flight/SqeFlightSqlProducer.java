@@ -3,9 +3,36 @@ package io.sqe.flight;
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import io.grpc.Context;
+import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.exec.TrackedQuery;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.OptionalDouble;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.ActionType;
+import org.apache.arrow.flight.CancelFlightInfoRequest;
+import org.apache.arrow.flight.CancelFlightInfoResult;
+import org.apache.arrow.flight.CancelStatus;
+import org.apache.arrow.flight.FlightConstants;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.PollInfo;
+import org.apache.arrow.flight.RenewFlightEndpointRequest;
+import org.apache.arrow.flight.sql.FlightSqlUtils;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
@@ -94,6 +121,10 @@ import org.apache.calcite.rel.type.RelDataType;
  */
 public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration TICKET_LIFETIME = Duration.ofMinutes(30);
+  /** How long CancelFlightInfo waits for a query to stop before it answers CANCELLING. */
+  private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
+  /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
+  private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
   private static final Duration PREPARED_IDLE_LIFETIME = Duration.ofHours(2);
   private static final char SAVEPOINT_SEPARATOR = '/';
 
@@ -104,7 +135,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final SessionOptions sessionOptions;
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
-  private final Cache<String, PendingQuery> tickets =
+  private final QueryTickets tickets;
+  /** Statements started by PollFlightInfo, by query id, until their retry descriptors expire. */
+  private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
       Caffeine.newBuilder().expireAfterAccess(PREPARED_IDLE_LIFETIME).maximumSize(100_000).build();
@@ -124,16 +157,24 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"));
+    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config().statementTimeout());
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator);
+    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
     this.ingest = new BulkIngest(catalogs);
   }
 
-  /** Stops the queries still streaming and waits for them, so their memory is back before the allocator closes. */
+  /**
+   * Stops the queries still running and waits for them, and closes executions started for
+   * tickets nobody fetched, so their memory is back before the allocator closes.
+   */
   @Override
   public void close() {
+    for (TrackedQuery query : engine.queries().all()) {
+      query.cancel(ErrorCode.CANCELLED, "The server is shutting down");
+    }
     results.close();
+    tickets.close();
   }
 
   // ---- sessions
@@ -243,52 +284,116 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   // ---- ad-hoc queries
 
   @Override
+  public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
+    command(descriptor);
+    return super.getFlightInfo(context, descriptor);
+  }
+
+  @Override
+  public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
+    command(descriptor);
+    return super.getSchema(context, descriptor);
+  }
+
+  /** Refuses a ticket that is no protobuf as INVALID_ARGUMENT; Flight SQL's dispatch would say INTERNAL. */
+  @Override
+  public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
+    try {
+      Any.parseFrom(ticket.getBytes());
+    } catch (InvalidProtocolBufferException e) {
+      listener.error(FlightErrors.invalid("The ticket is not one this server issued: it is no protobuf message"));
+      return;
+    }
+    super.getStream(context, ticket, listener);
+  }
+
+  /** A descriptor's command; Flight SQL has no path descriptors. */
+  private static byte[] command(FlightDescriptor descriptor) {
+    if (!descriptor.isCommand()) {
+      throw FlightErrors.invalid("Flight SQL takes command descriptors, not paths: " + descriptor);
+    }
+    return descriptor.getCommand();
+  }
+
+  @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
     Session statementSession = statementSession(session, command.getTransactionId());
     Prepared statement = prepare(statementSession, command.getQuery());
+    String queryId = newQueryId();
     if (statement instanceof Prepared.Command) {
       // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-      long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()));
-      return commandResult(session, statement.sql(), rows, descriptor);
+      long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+      return commandResult(session, queryId, statement.sql(), rows, descriptor);
     }
-    String queryId = newQueryId();
-    tickets.put(queryId, new PendingQuery(statementSession, statement));
-    TicketStatementQuery ticket =
-        TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
-    return flightInfo(statement.resultSchema(), descriptor, ticket);
+    return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor);
+  }
+
+  /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
+  private FlightInfo queryResult(
+      String queryId, Session session, Prepared statement, List<List<Object>> parameterSets, FlightDescriptor descriptor) {
+    engine.queries().track(queryId, session.principal(), statement.sql());
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
+    return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
   }
 
   /**
    * Runs a command once per parameter set in {@code statementSession} and applies what it does to
-   * the client's session.
+   * the client's session. The query id stays known for its result's ticket.
    *
    * @return the rows it changed, summed over the parameter sets
    */
-  private long runCommand(ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets) {
-    long rows = 0;
-    for (List<Object> parameters : parameterSets) {
-      String queryId = newQueryId();
-      try {
-        CommandResult result = engine.run(statementSession, command, parameters, queryId);
-        session.update(result.sessionChange());
-        rows += result.rowCount();
-      } catch (RuntimeException e) {
-        throw FlightErrors.toFlight(e, queryId);
-      }
+  private long runCommand(
+      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
+    engine.queries().track(queryId, statementSession.principal(), command.sql());
+    try {
+      return whileTheCallLasts(queryId, () -> {
+        long rows = 0;
+        for (List<Object> parameters : parameterSets) {
+          CommandResult result = engine.run(statementSession, command, parameters, queryId);
+          session.update(result.sessionChange());
+          rows += result.rowCount();
+        }
+        return rows;
+      });
+    } catch (RuntimeException e) {
+      engine.queries().forget(queryId);
+      throw FlightErrors.toFlight(e, queryId);
     }
+  }
+
+  /** Runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
+  private long runUpdate(ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets) {
+    String queryId = newQueryId();
+    long rows = runCommand(session, statementSession, command, parameterSets, queryId);
+    engine.queries().forget(queryId);
     return rows;
   }
 
+  /**
+   * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
+   * if the client cancels the call or its deadline passes: ADBC's cancel does that, and a
+   * command that runs inside GetFlightInfo would otherwise go on without anyone to answer.
+   */
+  private <T> T whileTheCallLasts(String queryId, Supplier<T> work) {
+    Context call = Context.current();
+    Context.CancellationListener stop =
+        cancelled -> engine.queries().find(queryId).ifPresent(q ->
+            q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
+    call.addListener(stop, Runnable::run);
+    try {
+      return work.get();
+    } finally {
+      call.removeListener(stop);
+    }
+  }
+
   /** A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's rowcount). */
-  private FlightInfo commandResult(ClientSession session, String sql, long rows, FlightDescriptor descriptor) {
-    String queryId = newQueryId();
+  private FlightInfo commandResult(ClientSession session, String queryId, String sql, long rows, FlightDescriptor descriptor) {
     Prepared result = new Prepared.Rows(sql, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {rows}));
-    tickets.put(queryId, new PendingQuery(session.session(), result));
-    TicketStatementQuery ticket =
-        TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
-    FlightEndpoint endpoint = new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()));
-    return new FlightInfo(result.resultSchema(), descriptor, List.of(endpoint), -1, rows);
+    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true);
+    return flightInfo(queryId, result.resultSchema(), descriptor, pending, rows);
   }
 
   /** Tells a DoPut client how many rows its update changed. */
@@ -311,24 +416,43 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
     String queryId = ticket.getStatementHandle().toStringUtf8();
-    PendingQuery query = tickets.getIfPresent(queryId);
-    if (query == null) {
-      listener.error(CallStatus.NOT_FOUND.withDescription("Unknown or expired ticket; run the statement again").toRuntimeException());
+    PendingQuery query;
+    try {
+      query = ownTicket(queryId, context);
+    } catch (RuntimeException e) {
+      listener.error(e);
       return;
     }
-    Principal principal = principals.principal(context);
-    if (!principal.user().equals(query.session().principal().user())) {
-      listener.error(CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException());
-      return;
-    }
-    stream(query.session(), query.statement(), List.of(List.of()), queryId, listener);
+    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener);
   }
 
+  /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
+  private PendingQuery ownTicket(String queryId, CallContext context) {
+    PendingQuery query = tickets.find(queryId).orElseThrow(() ->
+        CallStatus.NOT_FOUND.withDescription("Unknown or expired ticket; run the statement again").toRuntimeException());
+    Principal principal = principals.principal(context);
+    if (!principal.user().equals(query.session().principal().user())) {
+      throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
+    }
+    return query;
+  }
+
+  /**
+   * Streams the statement's results, once per parameter set, starting with {@code prefetched}
+   * (an execution PollFlightInfo started) when there is one.
+   */
   private void stream(
-      Session session, Prepared statement, List<List<Object>> parameterSets, String queryId, ServerStreamListener listener) {
+      Session session,
+      Prepared statement,
+      List<List<Object>> parameterSets,
+      String queryId,
+      CompletableFuture<QueryExecution> prefetched,
+      ServerStreamListener listener) {
     Iterator<List<Object>> sets = parameterSets.iterator();
     Iterator<Supplier<QueryExecution>> executions =
         new Iterator<>() {
+          private CompletableFuture<QueryExecution> first = prefetched;
+
           @Override
           public boolean hasNext() {
             return sets.hasNext();
@@ -337,10 +461,23 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
           @Override
           public Supplier<QueryExecution> next() {
             List<Object> parameters = sets.next();
+            CompletableFuture<QueryExecution> started = first;
+            first = null;
+            if (started != null) {
+              return () -> await(started);
+            }
             return () -> engine.execute(session, statement, parameters, queryId);
           }
         };
-    results.start(statement.resultSchema(), executions, listener, queryId);
+    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current());
+  }
+
+  private static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+    }
   }
 
   // ---- prepared statements
@@ -406,18 +543,23 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return principals.principal(context).user().equals(statement.session().principal().user());
   }
 
+  /**
+   * Runs a prepared command, or describes a prepared query with the parameters bound now: its
+   * ticket runs it with those, whatever is bound later.
+   */
   @Override
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    if (statement.statement() instanceof Prepared.Command) {
-      ClientSession session = session(context);
-      Session statementSession = statement.executionSession(session);
-      Prepared current = statement.current(statementSession, this::prepare);
-      long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement));
-      return commandResult(session, current.sql(), rows, descriptor);
+    ClientSession session = session(context);
+    Session statementSession = statement.executionSession(session);
+    Prepared current = statement.current(statementSession, this::prepare);
+    String queryId = newQueryId();
+    if (current instanceof Prepared.Command) {
+      long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+      return commandResult(session, queryId, current.sql(), rows, descriptor);
     }
-    return flightInfo(statement.statement().resultSchema(), descriptor, command);
+    return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor);
   }
 
   /** The bound parameter rows, or one empty row for a statement without parameters. */
@@ -463,7 +605,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.toFlight(e, "prepare"));
       return;
     }
-    stream(statementSession, current, parameterSets, newQueryId(), listener);
+    stream(statementSession, current, parameterSets, newQueryId(), null, listener);
   }
 
   @Override
@@ -503,7 +645,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         ClientSession session = session(context);
         Session statementSession = statement.executionSession(session);
         Prepared current = statement.current(statementSession, this::prepare);
-        sendUpdateCount(ackStream, runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement)));
+        sendUpdateCount(ackStream, runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement)));
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -521,11 +663,260 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         if (!(statement instanceof Prepared.Command)) {
           throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
         }
-        sendUpdateCount(ackStream, runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of())));
+        sendUpdateCount(ackStream, runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of())));
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
     };
+  }
+
+  // ---- cancelling, renewing, polling
+
+  @Override
+  public void listActions(CallContext context, StreamListener<ActionType> listener) {
+    for (ActionType action : FlightSqlUtils.FLIGHT_SQL_ACTIONS) {
+      if (!action.getType().equals(FlightSqlUtils.FLIGHT_SQL_CREATE_PREPARED_SUBSTRAIT_PLAN.getType())) {
+        listener.onNext(action);
+      }
+    }
+    listener.onNext(FlightConstants.CANCEL_FLIGHT_INFO);
+    listener.onNext(FlightConstants.RENEW_FLIGHT_ENDPOINT);
+    listener.onNext(FlightConstants.SET_SESSION_OPTIONS);
+    listener.onNext(FlightConstants.GET_SESSION_OPTIONS);
+    listener.onNext(FlightConstants.CLOSE_SESSION);
+    listener.onCompleted();
+  }
+
+  /**
+   * Answers CancelFlightInfo, CancelQuery and RenewFlightEndpoint itself, so that a body that is
+   * not the message the action takes is INVALID_ARGUMENT (Flight's own handling says INTERNAL);
+   * every other action goes to Flight SQL's dispatch, which refuses unknown ones as
+   * INVALID_ARGUMENT.
+   */
+  @Override
+  public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
+    String type = action.getType();
+    try {
+      if (type.equals(FlightConstants.CANCEL_FLIGHT_INFO.getType())) {
+        FlightInfo info = readAction(type, () -> CancelFlightInfoRequest.deserialize(ByteBuffer.wrap(action.getBody())).getInfo());
+        CancelStatus status = cancel(queryId(info), principals.principal(context));
+        listener.onNext(new Result(new CancelFlightInfoResult(status).serialize().array()));
+      } else if (type.equals(FlightSqlUtils.FLIGHT_SQL_CANCEL_QUERY.getType())) {
+        FlightInfo info = readAction(type, () -> FlightInfo.deserialize(
+            FlightSqlUtils.unpackAndParseOrThrow(action.getBody(), ActionCancelQueryRequest.class).getInfo().asReadOnlyByteBuffer()));
+        CancelStatus status = cancel(queryId(info), principals.principal(context));
+        ActionCancelQueryResult result = ActionCancelQueryResult.newBuilder().setResult(cancelResult(status)).build();
+        listener.onNext(new Result(Any.pack(result).toByteArray()));
+      } else if (type.equals(FlightConstants.RENEW_FLIGHT_ENDPOINT.getType())) {
+        FlightEndpoint endpoint =
+            readAction(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
+        listener.onNext(new Result(renew(endpoint, context).serialize().array()));
+      } else {
+        super.doAction(context, action, listener);
+        return;
+      }
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e, type));
+    }
+  }
+
+  /** A message read from an action's body; INVALID_ARGUMENT when the body is not one. */
+  private static <T> T readAction(String type, ActionBody<T> body) {
+    try {
+      return body.read();
+    } catch (IOException | URISyntaxException | RuntimeException e) {
+      if (e instanceof FlightRuntimeException) {
+        throw (FlightRuntimeException) e;
+      }
+      throw FlightErrors.invalid("The body of action " + type + " is not the message the action takes: " + e.getMessage());
+    }
+  }
+
+  @FunctionalInterface
+  private interface ActionBody<T> {
+    T read() throws IOException, URISyntaxException;
+  }
+
+  private static ActionCancelQueryResult.CancelResult cancelResult(CancelStatus status) {
+    switch (status) {
+      case CANCELLED:
+        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_CANCELLED;
+      case CANCELLING:
+        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_CANCELLING;
+      case NOT_CANCELLABLE:
+        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_NOT_CANCELLABLE;
+      default:
+        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_UNSPECIFIED;
+    }
+  }
+
+  /** The query a FlightInfo of ours names: by its app_metadata, else by its ticket. */
+  private static String queryId(FlightInfo info) {
+    Optional<String> id = QueryIdMetadata.queryId(info.getAppMetadata());
+    if (id.isEmpty() && !info.getEndpoints().isEmpty()) {
+      id = QueryTickets.queryId(info.getEndpoints().get(0).getTicket());
+    }
+    return id.orElseThrow(() -> FlightErrors.invalid(
+        "The FlightInfo names no SQE query: it has no query_id in its app_metadata and no ticket of a statement"));
+  }
+
+  /**
+   * Cancels a query for {@code caller}, its own user or an admin, and waits a little for it to
+   * stop and release its memory.
+   *
+   * @return CANCELLED when it has stopped (or had not started), CANCELLING when it is still
+   *     stopping, NOT_CANCELLABLE when it had already done its work (a command has committed)
+   */
+  private CancelStatus cancel(String queryId, Principal caller) {
+    TrackedQuery query = engine.queries().controllable(queryId, caller);
+    Optional<PendingQuery> pending = tickets.find(queryId);
+    if (pending.isPresent() && pending.get().commandResult()) {
+      return CancelStatus.NOT_CANCELLABLE;
+    }
+    query.cancelBy(caller);
+    try {
+      if (!query.awaitIdle(CANCEL_WAIT)) {
+        return CancelStatus.CANCELLING;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CancelStatus.CANCELLING;
+    }
+    return query.state() == TrackedQuery.State.FINISHED ? CancelStatus.NOT_CANCELLABLE : CancelStatus.CANCELLED;
+  }
+
+  /** Restarts the lifetime of a ticket of the caller's, which can be read until it expires. */
+  private FlightEndpoint renew(FlightEndpoint endpoint, CallContext context) {
+    String queryId = QueryTickets.queryId(endpoint.getTicket())
+        .orElseThrow(() -> FlightErrors.invalid("The endpoint's ticket is not a ticket of an SQE statement"));
+    PendingQuery pending = ownTicket(queryId, context);
+    tickets.renew(queryId, pending);
+    return FlightEndpoint.builder(endpoint.getTicket(), endpoint.getLocations().toArray(new Location[0]))
+        .setExpirationTime(pending.expiresAt())
+        .setAppMetadata(endpoint.getAppMetadata())
+        .build();
+  }
+
+  /**
+   * Starts a statement and answers at once: its final FlightInfo when a DoGet can stream the
+   * result (a query's first batch is ready, a command has run), else its progress and a retry
+   * descriptor to poll again with, which waits a little for news. Metadata commands are answered
+   * in full at once.
+   */
+  @Override
+  public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
+    Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
+    if (command.is(TicketStatementQuery.class)) {
+      String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();
+      PollState poll = polls.getIfPresent(queryId);
+      if (poll == null) {
+        throw CallStatus.NOT_FOUND.withDescription("Unknown or expired poll of query " + queryId + "; run the statement again").toRuntimeException();
+      }
+      if (!principals.principal(context).user().equals(poll.principal().user())) {
+        throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();
+      }
+      return pollInfo(queryId, poll, LONG_POLL_WAIT);
+    }
+    ClientSession session = session(context);
+    Session statementSession;
+    Prepared statement;
+    List<List<Object>> parameterSets;
+    if (command.is(CommandStatementQuery.class)) {
+      CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
+      statementSession = statementSession(session, query.getTransactionId());
+      statement = prepare(statementSession, query.getQuery());
+      parameterSets = List.of(List.of());
+    } else if (command.is(CommandPreparedStatementQuery.class)) {
+      PreparedHandle handle =
+          preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
+      statementSession = handle.executionSession(session);
+      statement = handle.current(statementSession, this::prepare);
+      parameterSets = parameterSets(handle);
+    } else {
+      return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
+    }
+    String queryId = newQueryId();
+    engine.queries().track(queryId, statementSession.principal(), statement.sql());
+    CompletableFuture<FlightInfo> result = new CompletableFuture<>();
+    PollState poll =
+        new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(TICKET_LIFETIME));
+    polls.put(queryId, poll);
+    try {
+      if (statement instanceof Prepared.Command) {
+        Prepared.Command run = (Prepared.Command) statement;
+        results.submit(() -> complete(result, () ->
+            commandResult(session, queryId, run.sql(), runCommand(session, statementSession, run, parameterSets, queryId), descriptor)));
+      } else {
+        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result);
+      }
+    } catch (RuntimeException e) {
+      polls.invalidate(queryId);
+      engine.queries().forget(queryId);
+      throw e;
+    }
+    return pollInfo(queryId, poll, Duration.ZERO);
+  }
+
+  /** Starts a query's first execution and computes its first batch, for the first DoGet of its ticket. */
+  private void startInBackground(
+      String queryId,
+      Session session,
+      Prepared statement,
+      List<List<Object>> parameterSets,
+      FlightDescriptor descriptor,
+      CompletableFuture<FlightInfo> result) {
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    CompletableFuture<QueryExecution> first = new CompletableFuture<>();
+    pending.prefetched(first);
+    // However it is cancelled (CancelFlightInfo, CALL system.cancel_query), an unfetched execution closes.
+    engine.queries().find(queryId).ifPresent(query -> query.onCancel(pending::discard));
+    results.submit(() -> complete(result, () -> {
+      QueryExecution execution = null;
+      try {
+        execution = engine.execute(session, statement, parameterSets.get(0), queryId);
+        execution.prefetch();
+        long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
+        first.complete(execution);
+        return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
+      } catch (RuntimeException e) {
+        if (execution != null) {
+          execution.close();
+        }
+        first.completeExceptionally(e);
+        throw e;
+      }
+    }));
+  }
+
+  private static void complete(CompletableFuture<FlightInfo> result, Supplier<FlightInfo> work) {
+    try {
+      result.complete(work.get());
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+  }
+
+  /** What a poll answers after waiting up to {@code wait} for the statement's result. */
+  private PollInfo pollInfo(String queryId, PollState poll, Duration wait) {
+    try {
+      FlightInfo done = poll.result().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      return new PollInfo(done, null, 1.0, poll.expiresAt());
+    } catch (TimeoutException e) {
+      OptionalDouble scanned =
+          engine.queries().find(queryId).flatMap(TrackedQuery::stats).map(QueryStats::scanProgress).orElse(OptionalDouble.empty());
+      // Unknown until a scan has planned its files; then the share of them opened.
+      Double progress = scanned.isPresent() ? scanned.getAsDouble() : null;
+      // The retry descriptor is the ticket's message: it names the query, and only polls read it.
+      FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(queryId).getBytes());
+      return new PollInfo(flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
+    } catch (ExecutionException e) {
+      polls.invalidate(queryId);
+      throw FlightErrors.toFlight(e.getCause(), queryId);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CallStatus.CANCELLED.withDescription("Interrupted while waiting for query " + queryId).toRuntimeException();
+    }
   }
 
   // ---- bulk ingest
@@ -730,9 +1121,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   // ---- helpers
 
-  private static FlightInfo flightInfo(Schema schema, FlightDescriptor descriptor, Message ticket) {
-    FlightEndpoint endpoint = new FlightEndpoint(new Ticket(Any.pack(ticket).toByteArray()));
-    return new FlightInfo(schema, descriptor, List.of(endpoint), -1, -1);
+  /**
+   * A FlightInfo of a statement: its query id in app_metadata, and the ticket's endpoint with the
+   * ticket's expiration time (none while a PollFlightInfo has no result yet).
+   *
+   * @param records the rows the ticket returns, or -1 if unknown
+   */
+  private static FlightInfo flightInfo(String queryId, Schema schema, FlightDescriptor descriptor, PendingQuery pending, long records) {
+    List<FlightEndpoint> endpoints =
+        pending == null
+            ? List.of()
+            : List.of(FlightEndpoint.builder(QueryTickets.ticket(queryId)).setExpirationTime(pending.expiresAt()).build());
+    return FlightInfo.builder(schema, descriptor, endpoints)
+        .setRecords(records)
+        .setAppMetadata(QueryIdMetadata.of(queryId))
+        .build();
   }
 
   @Override
@@ -740,8 +1143,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return List.of(new FlightEndpoint(new Ticket(Any.pack(request).toByteArray())));
   }
 
-  /** A statement prepared at GetFlightInfo, waiting for its DoGet. */
-  private record PendingQuery(Session session, Prepared statement) {}
+  /**
+   * A statement PollFlightInfo started: its FlightInfo once a DoGet can stream the result, and
+   * what the FlightInfos before that show.
+   */
+  private record PollState(
+      CompletableFuture<FlightInfo> result, Schema schema, FlightDescriptor descriptor, Principal principal, Instant expiresAt) {}
 
   /**
    * A client's prepared statement and the parameter rows last bound to it. One prepared with a

@@ -99,7 +99,9 @@ public final class SqeServer implements AutoCloseable {
           new QueryEngine(
               catalogs,
               allocator,
-              EngineConfig.DEFAULT.withMaxQueryMemoryBytes(config.maxQueryMemoryBytes()),
+              EngineConfig.DEFAULT
+                  .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
+                  .withStatementTimeout(config.maxRunTime()),
               WritePath.executors(),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
@@ -126,6 +128,7 @@ public final class SqeServer implements AutoCloseable {
                       netty ->
                           netty
                               .callExecutor(new ClientAddressHeader())
+                              .intercept(new QueryTrailers())
                               // Load balancers and clients keep idle connections alive with pings.
                               .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
                               .permitKeepAliveWithoutCalls(true));

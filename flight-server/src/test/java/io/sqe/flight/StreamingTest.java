@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.sqe.flight.testing.TestServer;
-import io.sqe.flight.testing.TestTables;
+import io.sqe.flight.testing.NumberTable;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightStream;
@@ -20,10 +18,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,10 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * each test closes its server, whose root allocator fails on any buffer left behind.
  */
 class StreamingTest {
-  private static final Schema NUMBERS =
-      new Schema(
-          Types.NestedField.required(1, "n", Types.LongType.get()),
-          Types.NestedField.required(2, "label", Types.StringType.get()));
   private static final int ROWS = 20_000;
   private static final int COPIES = 20;
   /** About 45 MB of results: far more than gRPC and the client buffer between two reads. */
@@ -57,14 +47,7 @@ class StreamingTest {
   @BeforeEach
   void start() {
     server = TestServer.start(dir, Map.of("query.max-memory", "64m"));
-    List<Record> rows = new ArrayList<>();
-    for (long n = 0; n < ROWS; n++) {
-      Record r = GenericRecord.create(NUMBERS);
-      r.setField("n", n);
-      r.setField("label", String.format("label-%094d", n));
-      rows.add(r);
-    }
-    TestTables.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", NUMBERS, rows, ROWS);
+    NumberTable.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", ROWS, ROWS);
     allocator = new RootAllocator();
     client = server.client(allocator);
   }
@@ -173,7 +156,7 @@ class StreamingTest {
       ResultSet rs = statement.executeQuery(BIG);
       for (int i = 0; i < 100; i++) {
         assertThat(rs.next()).isTrue();
-        assertThat(rs.getString("label")).isEqualTo(String.format("label-%094d", rs.getLong("n")));
+        assertThat(rs.getString("label")).isEqualTo(NumberTable.label(rs.getLong("n")));
       }
       RunningQueries.awaitOne(server, WAIT);
       statement.cancel();

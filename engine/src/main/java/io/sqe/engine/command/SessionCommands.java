@@ -4,9 +4,11 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.SqeException.SqlPosition;
+import io.sqe.engine.session.DurationText;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.ddl.SqlUse;
 import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Locale;
 import java.util.Optional;
@@ -18,10 +20,13 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 
 /**
  * Session statements: {@code USE [catalog.]schema}, {@code SET [SESSION] name = value} and
- * {@code RESET name} for {@code catalog}, {@code schema} and {@code time_zone}. They change only
- * the session they run in.
+ * {@code RESET name} for {@code catalog}, {@code schema}, {@code time_zone} and {@code
+ * statement_timeout}. They change only the session they run in.
  */
 public final class SessionCommands implements CommandExecutor {
+  /** The session property that limits how long each statement may run. */
+  public static final String STATEMENT_TIMEOUT = "statement_timeout";
+
   @Override
   public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
     if (statement instanceof SqlUse) {
@@ -52,8 +57,15 @@ public final class SessionCommands implements CommandExecutor {
           ZoneId zone = zone(value, valueNode);
           return Optional.of(command(s -> s.withTimeZone(zone)));
         }
+        case STATEMENT_TIMEOUT: {
+          Duration timeout = timeout(value, valueNode);
+          return Optional.of(command(s -> s.withStatementTimeout(timeout)));
+        }
         default:
-          throw error(ErrorCode.INVALID_ARGUMENT, "Unknown session property '" + name + "'; SQE has catalog, schema and time_zone", set.getName());
+          throw error(
+              ErrorCode.INVALID_ARGUMENT,
+              "Unknown session property '" + name + "'; SQE has catalog, schema, time_zone and statement_timeout",
+              set.getName());
       }
     }
     return Optional.empty();
@@ -66,8 +78,13 @@ public final class SessionCommands implements CommandExecutor {
       case "time_zone":
       case "timezone":
         return command(s -> s.withTimeZone(java.time.ZoneOffset.UTC));
+      case STATEMENT_TIMEOUT:
+        return command(s -> s.withStatementTimeout(null));
       default:
-        throw error(ErrorCode.INVALID_ARGUMENT, "Session property '" + name + "' cannot be reset; SQE resets schema and time_zone", set.getName());
+        throw error(
+            ErrorCode.INVALID_ARGUMENT,
+            "Session property '" + name + "' cannot be reset; SQE resets schema, time_zone and statement_timeout",
+            set.getName());
     }
   }
 
@@ -105,6 +122,14 @@ public final class SessionCommands implements CommandExecutor {
     } catch (DateTimeException e) {
       throw error(ErrorCode.INVALID_ARGUMENT, "Unknown time zone '" + value + "'", at);
     }
+  }
+
+  private static Duration timeout(String value, SqlNode at) {
+    return DurationText.parseTimeout(value)
+        .orElseThrow(() -> error(
+            ErrorCode.INVALID_ARGUMENT,
+            "Invalid statement_timeout '" + value + "': use a duration such as '30s', '500ms', '5m' or '1h', or 0 for no limit",
+            at));
   }
 
   private static String text(SqlNode value) {

@@ -3,10 +3,8 @@ package io.sqe.engine.exec;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.ErrorCode;
-import io.sqe.engine.SqeException;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
 import org.apache.calcite.linq4j.QueryProvider;
@@ -24,24 +22,24 @@ public final class QueryContext implements DataContext {
   private final SchemaPlus rootSchema;
   private final JavaTypeFactory typeFactory;
   private final Map<String, Object> values;
-  private final AtomicBoolean cancelled;
-  private final QueryStats stats;
-  private volatile String cancelReason = "Query was cancelled";
-  private volatile ErrorCode cancelCode = ErrorCode.CANCELLED;
+  private final QueryRun run;
 
+  /**
+   * @param run the run this execution belongs to: its cancel flag and figures; a command's
+   *     queries share their statement's run
+   */
   public QueryContext(
       String queryId,
       SchemaPlus rootSchema,
       JavaTypeFactory typeFactory,
       Map<String, Object> values,
-      QueryStats stats) {
+      QueryRun run) {
     this.queryId = requireNonNull(queryId, "queryId is null");
     this.rootSchema = requireNonNull(rootSchema, "rootSchema is null");
     this.typeFactory = requireNonNull(typeFactory, "typeFactory is null");
     this.values = new HashMap<>(values);
-    this.cancelled = new AtomicBoolean();
-    this.stats = requireNonNull(stats, "stats is null");
-    this.values.put(Variable.CANCEL_FLAG.camelName, cancelled);
+    this.run = requireNonNull(run, "run is null");
+    this.values.put(Variable.CANCEL_FLAG.camelName, run.cancelFlag());
   }
 
   /** The context of the execution that {@code dataContext} belongs to. */
@@ -61,24 +59,24 @@ public final class QueryContext implements DataContext {
   }
 
   public QueryStats stats() {
-    return stats;
+    return run.stats();
+  }
+
+  public QueryRun run() {
+    return run;
   }
 
   /** Asks the running query to stop; it fails with {@code code} at its next check. */
   public void cancel(ErrorCode code, String reason) {
-    cancelCode = code;
-    cancelReason = reason;
-    cancelled.set(true);
+    run.cancel(code, reason);
   }
 
   public boolean isCancelled() {
-    return cancelled.get();
+    return run.isCancelled();
   }
 
   public void checkCancelled() {
-    if (cancelled.get()) {
-      throw new SqeException(cancelCode, cancelReason);
-    }
+    run.checkCancelled();
   }
 
   @Override

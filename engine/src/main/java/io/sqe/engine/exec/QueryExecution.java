@@ -28,8 +28,10 @@ public final class QueryExecution implements AutoCloseable {
   private final boolean scalarRows;
   private final BatchLimits limits;
   private final long started = System.nanoTime();
-  private boolean exhausted;
+  private volatile boolean exhausted;
   private boolean closed;
+  /** Set by {@link #prefetch()}: the root holds a batch the next {@link #next()} hands out. */
+  private Boolean prefetched;
 
   QueryExecution(
       BufferAllocator allocator,
@@ -79,11 +81,33 @@ public final class QueryExecution implements AutoCloseable {
   }
 
   /**
+   * Computes the first batch now, on the calling thread, so that the result is ready to stream
+   * when a client asks for it; the next {@link #next()} returns that batch.
+   *
+   * @return whether there is a first batch
+   */
+  public boolean prefetch() {
+    boolean rows = next();
+    prefetched = rows;
+    return rows;
+  }
+
+  /** Whether every row has been produced: after a prefetch, whether the first batch is the whole result. */
+  public boolean exhausted() {
+    return exhausted;
+  }
+
+  /**
    * Fills {@link #root()} with the next batch of rows.
    *
    * @return false when the result is exhausted and the root holds no rows
    */
   public boolean next() {
+    if (prefetched != null) {
+      boolean rows = prefetched;
+      prefetched = null;
+      return rows;
+    }
     if (exhausted) {
       root.setRowCount(0);
       return false;
@@ -116,6 +140,7 @@ public final class QueryExecution implements AutoCloseable {
       context.stats().batchReturned(count);
       if (exhausted) {
         context.stats().executionNanos(System.nanoTime() - started);
+        context.run().succeeded();
       }
       return count > 0;
     } catch (RuntimeException e) {
@@ -167,8 +192,14 @@ public final class QueryExecution implements AutoCloseable {
         ExecutionErrors.logCloseFailure(context.queryId(), e);
       }
     } finally {
-      root.close();
-      allocator.close();
+      try {
+        root.close();
+        context.stats().peakMemoryBytes(allocator.getPeakMemoryAllocation());
+        allocator.close();
+      } finally {
+        // Last, so that whoever waits for the run to end finds its memory released.
+        context.run().close();
+      }
     }
   }
 

@@ -2,14 +2,21 @@ package io.sqe.engine.exec;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Figures one query collects as it runs; safe to read from another thread. */
+/** Figures one run of a statement collects as it runs; safe to read from another thread. */
 public final class QueryStats {
+  private final AtomicLong filesPlanned = new AtomicLong();
   private final AtomicLong filesScanned = new AtomicLong();
   private final AtomicLong bytesScanned = new AtomicLong();
   private final AtomicLong rowsReturned = new AtomicLong();
   private final AtomicLong batchesReturned = new AtomicLong();
   private volatile long planningNanos;
   private volatile long executionNanos;
+  private volatile long peakMemoryBytes;
+
+  /** A scan planned this many data files to read. */
+  public void filesPlanned(long files) {
+    filesPlanned.addAndGet(files);
+  }
 
   public void fileOpened(long bytes) {
     filesScanned.incrementAndGet();
@@ -27,6 +34,14 @@ public final class QueryStats {
 
   void executionNanos(long nanos) {
     executionNanos = nanos;
+  }
+
+  void peakMemoryBytes(long bytes) {
+    peakMemoryBytes = Math.max(peakMemoryBytes, bytes);
+  }
+
+  public long filesPlanned() {
+    return filesPlanned.get();
   }
 
   public long filesScanned() {
@@ -49,7 +64,25 @@ public final class QueryStats {
     return planningNanos;
   }
 
+  /** The time from the run's start until its last row, or until now while it runs. */
   public long executionNanos() {
     return executionNanos;
+  }
+
+  /** The most Arrow memory the run's allocator held at once, known once the run has ended. */
+  public long peakMemoryBytes() {
+    return peakMemoryBytes;
+  }
+
+  /**
+   * The share of the data files its scans planned that the run has opened, in [0, 1]; empty
+   * before any scan has planned a file. Scans that start later add files, so it can go down.
+   */
+  public java.util.OptionalDouble scanProgress() {
+    long planned = filesPlanned.get();
+    if (planned == 0) {
+      return java.util.OptionalDouble.empty();
+    }
+    return java.util.OptionalDouble.of(Math.min(1.0, (double) filesScanned.get() / planned));
   }
 }

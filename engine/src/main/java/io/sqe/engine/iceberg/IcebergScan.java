@@ -137,7 +137,6 @@ public final class IcebergScan {
     private final QueryContext context;
     private final Table table;
     private final Schema projected;
-    private final CloseableIterable<FileScanTask> tasks;
     private final Iterator<FileScanTask> taskIterator;
     private CloseableIterator<Record> records;
     private long remainingInFile;
@@ -155,14 +154,24 @@ public final class IcebergScan {
         Snapshot snapshot = table.currentSnapshot();
         snapshotId = snapshot == null ? null : snapshot.snapshotId();
       }
-      if (snapshotId == null) {
-        this.tasks = CloseableIterable.empty();
-      } else {
+      List<FileScanTask> planned = new ArrayList<>();
+      if (snapshotId != null) {
         TableScan scan =
             table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(filter).caseSensitive(true);
-        this.tasks = scan.planFiles();
+        // Planned up front, so that the run's progress (files opened of files planned) is known.
+        try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
+          for (FileScanTask task : tasks) {
+            planned.add(task);
+            if ((planned.size() & 0xFF) == 0) {
+              context.checkCancelled();
+            }
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
       }
-      this.taskIterator = tasks.iterator();
+      context.stats().filesPlanned(planned.size());
+      this.taskIterator = planned.iterator();
     }
 
     @Override
@@ -271,15 +280,7 @@ public final class IcebergScan {
 
     @Override
     public void close() {
-      try {
-        closeRecords();
-      } finally {
-        try {
-          tasks.close();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }
+      closeRecords();
     }
   }
 }

@@ -3,24 +3,34 @@ package io.sqe.engine.session;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.txn.Transaction;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Optional;
 
 /**
  * What a statement runs with: the principal, the default catalog and schema that unqualified
- * names resolve against, the time zone for TIMESTAMP WITH TIME ZONE values, and the transaction
- * the statement belongs to (null: each statement commits on its own).
+ * names resolve against, the time zone for TIMESTAMP WITH TIME ZONE values, the transaction the
+ * statement belongs to (null: each statement commits on its own), and how long a statement may
+ * run (null: the engine's default; zero: no limit).
  */
-public record Session(Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction) {
+public record Session(
+    Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction, Duration statementTimeout) {
   public Session {
     requireNonNull(principal, "principal is null");
     requireNonNull(catalog, "catalog is null");
     requireNonNull(timeZone, "timeZone is null");
+    if (statementTimeout != null && statementTimeout.isNegative()) {
+      throw new IllegalArgumentException("statementTimeout is negative: " + statementTimeout);
+    }
+  }
+
+  public Session(Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction) {
+    this(principal, catalog, schema, timeZone, transaction, null);
   }
 
   /** A session outside any transaction. */
   public Session(Principal principal, String catalog, String schema, ZoneId timeZone) {
-    this(principal, catalog, schema, timeZone, null);
+    this(principal, catalog, schema, timeZone, null, null);
   }
 
   public Optional<String> schemaName() {
@@ -33,18 +43,23 @@ public record Session(Principal principal, String catalog, String schema, ZoneId
   }
 
   public Session withCatalog(String catalog) {
-    return new Session(principal, catalog, schema, timeZone, transaction);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
   }
 
   public Session withSchema(String schema) {
-    return new Session(principal, catalog, schema, timeZone, transaction);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
   }
 
   public Session withTimeZone(ZoneId timeZone) {
-    return new Session(principal, catalog, schema, timeZone, transaction);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
   }
 
   public Session withTransaction(Transaction transaction) {
-    return new Session(principal, catalog, schema, timeZone, transaction);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
+  }
+
+  /** @param timeout how long each statement may run; null for the engine's default, zero for no limit */
+  public Session withStatementTimeout(Duration timeout) {
+    return new Session(principal, catalog, schema, timeZone, transaction, timeout);
   }
 }

@@ -87,6 +87,10 @@ class SessionStatementParserTest {
     assertThat(parse("show create view v", SqlShowCreate.class).objectKind()).isEqualTo(SqlShowCreate.ObjectKind.VIEW);
     assertThat(parse("show create schema s", SqlShowCreate.class).objectKind()).isEqualTo(SqlShowCreate.ObjectKind.SCHEMA);
 
+    assertThat(parse("SHOW QUERIES", SqlShow.class).kind()).isEqualTo(SqlShow.Kind.QUERIES);
+    // Still a name elsewhere.
+    parse("select queries from t", org.apache.calcite.sql.SqlSelect.class);
+
     assertSyntaxError("show columns", "Encountered \"<EOF>\"", 1, 12);
     assertSyntaxError("show schemas from a.b", "Too many name segments for SHOW SCHEMAS", 1, 19);
   }

@@ -3,6 +3,7 @@ package io.sqe.flight.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.sqe.engine.session.DurationText;
 import io.sqe.flight.config.ServerConfig.AuthSettings;
 import io.sqe.flight.config.ServerConfig.CatalogConfig;
 import io.sqe.flight.config.ServerConfig.CatalogType;
@@ -14,7 +15,6 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -75,6 +75,7 @@ public final class ConfigLoader {
           "tls.private-key",
           "tls.client-ca",
           "query.max-memory",
+          "query.max-run-time",
           "sample-data.tpch-scale");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
 
@@ -206,11 +207,12 @@ public final class ConfigLoader {
             duration(values, "auth.lockout", Duration.ofMinutes(1)),
             oidc(values));
     long memory = size(values, "query.max-memory", 1L << 30);
+    Duration maxRunTime = duration(values, "query.max-run-time", Duration.ZERO);
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
-    return new ServerConfig(host, port, dataDir, catalog, auth, memory, scale, tls(values), security(values));
+    return new ServerConfig(host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values));
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {
@@ -368,28 +370,8 @@ public final class ConfigLoader {
     if (value == null) {
       return fallback;
     }
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    Matcher m = Pattern.compile("^(\\d+)\\s*(ms|s|m|h|d)$").matcher(v);
-    if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      switch (m.group(2)) {
-        case "ms":
-          return Duration.ofMillis(n);
-        case "s":
-          return Duration.ofSeconds(n);
-        case "m":
-          return Duration.ofMinutes(n);
-        case "h":
-          return Duration.ofHours(n);
-        default:
-          return Duration.ofDays(n);
-      }
-    }
-    try {
-      return Duration.parse(value.trim().toUpperCase(Locale.ROOT));
-    } catch (DateTimeParseException e) {
-      throw new ConfigException("Setting " + key + " must be a duration such as 30s, 5m or 1h, not '" + value + "'");
-    }
+    return DurationText.parse(value)
+        .orElseThrow(() -> new ConfigException("Setting " + key + " must be a duration such as 30s, 5m or 1h, not '" + value + "'"));
   }
 
   /** Sizes in bytes, with an optional k, m, g or t suffix (powers of 1024). */

@@ -18,6 +18,8 @@ import java.util.Set;
  * @param catalog the Iceberg catalog to serve
  * @param auth authentication settings
  * @param maxQueryMemoryBytes Arrow memory one query may hold
+ * @param maxRunTime how long a statement may run unless its session sets its own
+ *     {@code statement_timeout}; zero for no limit
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
  * @param security the access policy
@@ -29,6 +31,7 @@ public record ServerConfig(
     CatalogConfig catalog,
     AuthSettings auth,
     long maxQueryMemoryBytes,
+    Duration maxRunTime,
     double tpchScale,
     TlsSettings tls,
     SecuritySettings security) {
@@ -38,18 +41,19 @@ public record ServerConfig(
     requireNonNull(dataDir, "dataDir is null");
     requireNonNull(catalog, "catalog is null");
     requireNonNull(auth, "auth is null");
+    requireNonNull(maxRunTime, "maxRunTime is null");
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, tpchScale, tls, security);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, scale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, tpchScale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security);
   }
 
   /** Which catalog to serve and how to reach it. */

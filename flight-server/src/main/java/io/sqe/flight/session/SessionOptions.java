@@ -1,31 +1,41 @@
 package io.sqe.flight.session;
 
+import static java.util.Objects.requireNonNull;
+
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.command.SessionCommands;
+import io.sqe.engine.session.DurationText;
 import io.sqe.engine.session.Session;
 import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.arrow.flight.NoOpSessionOptionValueVisitor;
 import org.apache.arrow.flight.SessionOptionValue;
 import org.apache.arrow.flight.SessionOptionValueFactory;
-import org.apache.arrow.flight.SessionOptionValueVisitor;
 import org.apache.arrow.flight.SetSessionOptionsResult;
 
 /**
  * The session options clients may set through Flight's SetSessionOptions: {@code catalog} and
- * {@code schema} (the names ADBC and the JDBC driver use) and {@code time_zone}.
+ * {@code schema} (the names ADBC and the JDBC driver use), {@code time_zone} and {@code
+ * statement_timeout}.
  */
 public final class SessionOptions {
   public static final String CATALOG = "catalog";
   public static final String SCHEMA = "schema";
   public static final String TIME_ZONE = "time_zone";
+  public static final String STATEMENT_TIMEOUT = SessionCommands.STATEMENT_TIMEOUT;
 
   private final Catalogs catalogs;
+  private final Duration defaultStatementTimeout;
 
-  public SessionOptions(Catalogs catalogs) {
-    this.catalogs = catalogs;
+  /** @param defaultStatementTimeout the server's statement timeout (zero: none), for sessions that set none */
+  public SessionOptions(Catalogs catalogs, Duration defaultStatementTimeout) {
+    this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.defaultStatementTimeout = requireNonNull(defaultStatementTimeout, "defaultStatementTimeout is null");
   }
 
   /** Applies the options it can and returns an error for each one it cannot. */
@@ -60,6 +70,18 @@ public final class SessionOptions {
             errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
           }
           break;
+        case STATEMENT_TIMEOUT:
+          if (option.getValue() == null || option.getValue().isEmpty()) {
+            session.update(s -> s.withStatementTimeout(null));
+          } else {
+            Optional<Duration> timeout = timeout(option.getValue());
+            if (timeout.isEmpty()) {
+              errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
+            } else {
+              session.update(s -> s.withStatementTimeout(timeout.get()));
+            }
+          }
+          break;
         default:
           errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_NAME));
       }
@@ -77,7 +99,26 @@ public final class SessionOptions {
             ? SessionOptionValueFactory.makeEmptySessionOptionValue()
             : SessionOptionValueFactory.makeSessionOptionValue(s.schema()));
     values.put(TIME_ZONE, SessionOptionValueFactory.makeSessionOptionValue(s.timeZone().getId()));
+    Duration timeout = s.statementTimeout() != null ? s.statementTimeout() : defaultStatementTimeout;
+    values.put(STATEMENT_TIMEOUT, SessionOptionValueFactory.makeSessionOptionValue(DurationText.format(timeout)));
     return values;
+  }
+
+  /** A timeout as text ({@code 30s}, {@code 500ms}) or as a whole number of milliseconds. */
+  private static Optional<Duration> timeout(SessionOptionValue value) {
+    Optional<String> text = text(value);
+    if (text.isPresent()) {
+      return DurationText.parseTimeout(text.get());
+    }
+    Long millis =
+        value.acceptVisitor(
+            new NoOpSessionOptionValueVisitor<Long>() {
+              @Override
+              public Long visit(long v) {
+                return v;
+              }
+            });
+    return millis == null || millis < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
   }
 
   private boolean schemaExists(Session session, String schema) {
@@ -95,35 +136,10 @@ public final class SessionOptions {
     }
     return Optional.ofNullable(
         value.acceptVisitor(
-            new SessionOptionValueVisitor<String>() {
+            new NoOpSessionOptionValueVisitor<String>() {
               @Override
               public String visit(String v) {
                 return v;
-              }
-
-              @Override
-              public String visit(boolean v) {
-                return null;
-              }
-
-              @Override
-              public String visit(long v) {
-                return null;
-              }
-
-              @Override
-              public String visit(double v) {
-                return null;
-              }
-
-              @Override
-              public String visit(String[] v) {
-                return null;
-              }
-
-              @Override
-              public String visit(Void v) {
-                return null;
               }
             }));
   }

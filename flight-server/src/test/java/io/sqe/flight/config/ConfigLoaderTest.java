@@ -24,6 +24,16 @@ class ConfigLoaderTest {
     assertThat(config.catalog().warehouse()).isEqualTo(config.dataDir().resolve("warehouse"));
     assertThat(config.auth().tokenLifetime()).isEqualTo(Duration.ofHours(1));
     assertThat(config.maxQueryMemoryBytes()).isEqualTo(1L << 30);
+    assertThat(config.maxRunTime()).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
+  void maxRunTimeTakesADuration() {
+    assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__RUN__TIME", "90s")).maxRunTime()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-run-time", "PT2H")).maxRunTime()).isEqualTo(Duration.ofHours(2));
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-run-time", "forever")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.max-run-time must be a duration");
   }
 
   @Test

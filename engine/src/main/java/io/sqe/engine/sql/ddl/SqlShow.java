@@ -17,7 +17,7 @@ import org.apache.calcite.util.ImmutableNullableList;
 /**
  * A {@code SHOW} statement that lists objects: {@code SHOW CATALOGS}, {@code SHOW SCHEMAS [FROM
  * catalog]}, {@code SHOW TABLES [FROM [catalog.]schema]} or {@code SHOW COLUMNS FROM table}, each
- * with an optional {@code LIKE 'pattern'}. IN may be written for FROM.
+ * with an optional {@code LIKE 'pattern'}, and {@code SHOW QUERIES}. IN may be written for FROM.
  */
 public final class SqlShow extends SqlCall {
   private static final SqlOperator OPERATOR = new SqlSpecialOperator("SHOW", SqlKind.OTHER);
@@ -27,7 +27,9 @@ public final class SqlShow extends SqlCall {
     CATALOGS,
     SCHEMAS,
     TABLES,
-    COLUMNS
+    COLUMNS,
+    /** The statements queued or running: the caller's, or everyone's for an admin. */
+    QUERIES
   }
 
   private final Kind kind;
@@ -42,6 +44,7 @@ public final class SqlShow extends SqlCall {
       case SCHEMAS -> 1;
       case TABLES -> 2;
       case COLUMNS -> 3;
+      case QUERIES -> 0;
     };
     if (kind == Kind.COLUMNS && from == null) {
       throw SqlSyntaxErrors.error(pos, "SHOW COLUMNS needs FROM table");

@@ -1,0 +1,86 @@
+package io.sqe.engine.exec;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.session.Principal;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The statements of one engine by query id: what cancelling, statement timeouts and the list of
+ * queries act on. A statement whose client holds its id (a ticket) stays until {@link #forget};
+ * one run without a handed-out id is tracked while it runs.
+ */
+public final class QueryTracker implements AutoCloseable {
+  private final ConcurrentMap<String, TrackedQuery> queries = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          task -> {
+            Thread thread = new Thread(task, "sqe-statement-timeouts");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** Tracks a statement whose id its client holds, until {@link #forget}. */
+  public TrackedQuery track(String queryId, Principal principal, String sql) {
+    return queries.computeIfAbsent(queryId, id -> new TrackedQuery(id, principal, sql, true, this));
+  }
+
+  public Optional<TrackedQuery> find(String queryId) {
+    return Optional.ofNullable(queries.get(requireNonNull(queryId, "queryId is null")));
+  }
+
+  /**
+   * The query with that id, for {@code caller} to see or cancel: NOT_FOUND when there is none,
+   * PERMISSION_DENIED when it is another user's and the caller is no admin.
+   */
+  public TrackedQuery controllable(String queryId, Principal caller) {
+    TrackedQuery query = find(queryId).orElseThrow(() -> new SqeException(
+        ErrorCode.NOT_FOUND, "Unknown query " + queryId + ": it never existed, or it ended and its ticket expired"));
+    if (!query.isControllableBy(caller)) {
+      throw new SqeException(
+          ErrorCode.PERMISSION_DENIED, "Query " + queryId + " belongs to another user; only that user or an admin may cancel it");
+    }
+    return query;
+  }
+
+  /** Every tracked query, oldest first. */
+  public List<TrackedQuery> all() {
+    return queries.values().stream().sorted(Comparator.comparing(TrackedQuery::created)).toList();
+  }
+
+  /** Stops tracking a query whose id its client can no longer use; its runs go on until they end. */
+  public void forget(String queryId) {
+    queries.remove(queryId);
+  }
+
+  /**
+   * Starts a run of the statement with that id, tracking it while it runs if nobody holds its
+   * id. Fails if the query has been cancelled.
+   *
+   * @param timeout how long the run may take; zero for no limit
+   */
+  public QueryRun begin(String queryId, Principal principal, String sql, Duration timeout) {
+    TrackedQuery query = queries.computeIfAbsent(queryId, id -> new TrackedQuery(id, principal, sql, false, this));
+    return query.begin(timeout, timer);
+  }
+
+  void ended(TrackedQuery query) {
+    if (!query.held() && query.isIdle()) {
+      queries.remove(query.id(), query);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

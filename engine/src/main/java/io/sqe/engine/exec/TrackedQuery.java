@@ -1,0 +1,196 @@
+package io.sqe.engine.exec;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.session.Principal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A statement that has a query id, from the moment its client learns the id until the id is
+ * forgotten, and its runs: a query's ticket may be read more than once, each read one run.
+ * Cancelling it stops every run and refuses new ones.
+ */
+public final class TrackedQuery {
+  /** The role whose holders may see and cancel every user's queries. */
+  public static final String ADMIN_ROLE = "admin";
+
+  /** Where a query is: waiting for its first run, running, or how its last run ended. */
+  public enum State {
+    QUEUED,
+    RUNNING,
+    FINISHED,
+    FAILED,
+    CANCELLED
+  }
+
+  private final String id;
+  private final Principal principal;
+  private final String sql;
+  private final Instant created = Instant.now();
+  private final boolean held;
+  private final QueryTracker tracker;
+  private final Set<QueryRun> runs = ConcurrentHashMap.newKeySet();
+  private int started;
+  private final List<Runnable> cancelListeners = new CopyOnWriteArrayList<>();
+  private volatile State state = State.QUEUED;
+  private volatile QueryRun lastRun;
+  private volatile SqeException cancellation;
+
+  TrackedQuery(String id, Principal principal, String sql, boolean held, QueryTracker tracker) {
+    this.id = requireNonNull(id, "id is null");
+    this.principal = requireNonNull(principal, "principal is null");
+    this.sql = requireNonNull(sql, "sql is null");
+    this.held = held;
+    this.tracker = requireNonNull(tracker, "tracker is null");
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public Principal principal() {
+    return principal;
+  }
+
+  public String sql() {
+    return sql;
+  }
+
+  public Instant created() {
+    return created;
+  }
+
+  public State state() {
+    return state;
+  }
+
+  /** The figures of the latest run, if it has run. */
+  public Optional<QueryStats> stats() {
+    QueryRun run = lastRun;
+    return run == null ? Optional.empty() : Optional.of(run.stats());
+  }
+
+  /** How long the latest run has taken so far, or took. */
+  public Optional<Duration> elapsed() {
+    QueryRun run = lastRun;
+    return run == null ? Optional.empty() : Optional.of(Duration.ofNanos(run.elapsedNanos()));
+  }
+
+  boolean held() {
+    return held;
+  }
+
+  /** Whether {@code caller} may see and cancel this query: its own user, or an admin. */
+  public boolean isControllableBy(Principal caller) {
+    return caller.user().equals(principal.user()) || caller.roles().contains(ADMIN_ROLE);
+  }
+
+  /**
+   * Stops every run with {@code code} and refuses later ones.
+   *
+   * @return false if it was cancelled already
+   */
+  public boolean cancel(ErrorCode code, String reason) {
+    synchronized (this) {
+      if (cancellation != null) {
+        return false;
+      }
+      cancellation = new SqeException(code, reason);
+      if (runs.isEmpty()) {
+        state = State.CANCELLED;
+      }
+    }
+    for (QueryRun run : runs) {
+      run.cancel(code, reason);
+    }
+    for (Runnable listener : cancelListeners) {
+      listener.run();
+    }
+    return true;
+  }
+
+  /**
+   * Cancels the query on behalf of {@code caller}, whose name the message carries when it is not
+   * the query's own user.
+   *
+   * @return false if it was cancelled already
+   */
+  public boolean cancelBy(Principal caller) {
+    String by = caller.user().equals(principal.user()) ? "" : " by " + caller.user();
+    return cancel(ErrorCode.CANCELLED, "Query " + id + " was cancelled" + by);
+  }
+
+  public boolean isCancelled() {
+    return cancellation != null;
+  }
+
+  /** Runs {@code listener} when the query is cancelled, at once if it already is. */
+  public void onCancel(Runnable listener) {
+    cancelListeners.add(listener);
+    if (cancellation != null) {
+      listener.run();
+    }
+  }
+
+  /** Fails with the query's cancellation if it has been cancelled. */
+  public void checkNotCancelled() {
+    SqeException e = cancellation;
+    if (e != null) {
+      throw new SqeException(e.code(), e.getMessage());
+    }
+  }
+
+  /**
+   * Waits until no run of the query is left, and with them their memory.
+   *
+   * @return whether none is left
+   */
+  public synchronized boolean awaitIdle(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!runs.isEmpty()) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      wait(Math.max(1, left / 1_000_000));
+    }
+    return true;
+  }
+
+  QueryRun begin(Duration timeout, java.util.concurrent.ScheduledExecutorService timer) {
+    QueryRun run;
+    synchronized (this) {
+      checkNotCancelled();
+      started++;
+      run = new QueryRun(id, started == 1 ? id : id + "-" + started, this);
+      runs.add(run);
+      lastRun = run;
+      state = State.RUNNING;
+    }
+    run.startDeadline(timeout, timer);
+    return run;
+  }
+
+  void ended(QueryRun run, State outcome) {
+    synchronized (this) {
+      runs.remove(run);
+      if (runs.isEmpty()) {
+        state = cancellation != null && outcome != State.FINISHED ? State.CANCELLED : outcome;
+        notifyAll();
+      }
+    }
+    tracker.ended(this);
+  }
+
+  synchronized boolean isIdle() {
+    return runs.isEmpty();
+  }
+}

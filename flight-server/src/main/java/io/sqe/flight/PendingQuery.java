@@ -1,0 +1,78 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.Prepared;
+import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.session.Session;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What a ticket stands for: a statement prepared at GetFlightInfo or PollFlightInfo, which each
+ * DoGet of the ticket runs again, or the row count of a command that has run.
+ */
+final class PendingQuery {
+  private final Session session;
+  private final Prepared statement;
+  private final List<List<Object>> parameterSets;
+  private final boolean commandResult;
+  private final AtomicReference<CompletableFuture<QueryExecution>> prefetched = new AtomicReference<>();
+  private volatile Instant expiresAt;
+
+  /**
+   * @param parameterSets the parameter rows it runs with, one execution each
+   * @param commandResult whether it is the count of a command that already ran (and committed)
+   */
+  PendingQuery(Session session, Prepared statement, List<List<Object>> parameterSets, boolean commandResult, Instant expiresAt) {
+    this.session = requireNonNull(session, "session is null");
+    this.statement = requireNonNull(statement, "statement is null");
+    this.parameterSets = List.copyOf(parameterSets);
+    this.commandResult = commandResult;
+    this.expiresAt = requireNonNull(expiresAt, "expiresAt is null");
+  }
+
+  Session session() {
+    return session;
+  }
+
+  Prepared statement() {
+    return statement;
+  }
+
+  List<List<Object>> parameterSets() {
+    return parameterSets;
+  }
+
+  boolean commandResult() {
+    return commandResult;
+  }
+
+  Instant expiresAt() {
+    return expiresAt;
+  }
+
+  void expiresAt(Instant instant) {
+    expiresAt = requireNonNull(instant, "instant is null");
+  }
+
+  /** Hands the first DoGet an execution PollFlightInfo started (with its first batch ready). */
+  void prefetched(CompletableFuture<QueryExecution> execution) {
+    prefetched.set(execution);
+  }
+
+  /** The execution started in the background for the first DoGet, which takes it; null if none. */
+  CompletableFuture<QueryExecution> takePrefetched() {
+    return prefetched.getAndSet(null);
+  }
+
+  /** Closes an execution started in the background that no DoGet took, once it is ready. */
+  void discard() {
+    CompletableFuture<QueryExecution> execution = takePrefetched();
+    if (execution != null) {
+      execution.thenAccept(QueryExecution::close);
+    }
+  }
+}

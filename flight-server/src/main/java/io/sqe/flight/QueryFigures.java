@@ -1,0 +1,97 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.exec.QueryStats;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What one DoGet cost, as the client reads it in the call's gRPC trailers. Only figures and the
+ * query id: never parameter values, SQL text or anything else a client sent.
+ *
+ * @param queryId the query the stream belongs to
+ * @param planningMillis time to parse, validate, optimise and compile the statement
+ * @param executionMillis time from the start of the run to its last row, summed over executions
+ * @param rows rows sent
+ * @param bytes Arrow body bytes sent
+ * @param filesScanned data files opened
+ * @param bytesScanned size of the data files opened
+ * @param peakMemoryBytes the most Arrow memory one execution held at once
+ */
+record QueryFigures(
+    String queryId,
+    long planningMillis,
+    long executionMillis,
+    long rows,
+    long bytes,
+    long filesScanned,
+    long bytesScanned,
+    long peakMemoryBytes) {
+  static final String PREFIX = "x-sqe-";
+
+  QueryFigures {
+    requireNonNull(queryId, "queryId is null");
+  }
+
+  /** The trailers, keyed {@code x-sqe-*}. */
+  Map<String, String> trailers() {
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put(PREFIX + "query-id", queryId);
+    values.put(PREFIX + "planning-ms", Long.toString(planningMillis));
+    values.put(PREFIX + "execution-ms", Long.toString(executionMillis));
+    values.put(PREFIX + "rows", Long.toString(rows));
+    values.put(PREFIX + "bytes", Long.toString(bytes));
+    values.put(PREFIX + "files-scanned", Long.toString(filesScanned));
+    values.put(PREFIX + "bytes-scanned", Long.toString(bytesScanned));
+    values.put(PREFIX + "peak-memory-bytes", Long.toString(peakMemoryBytes));
+    return values;
+  }
+
+  /** Adds up the figures of a stream's executions as they end. */
+  static final class Builder {
+    private final String queryId;
+    private long planningNanos;
+    private long executionNanos;
+    private long rows;
+    private long bytes;
+    private long filesScanned;
+    private long bytesScanned;
+    private long peakMemoryBytes;
+
+    Builder(String queryId) {
+      this.queryId = requireNonNull(queryId, "queryId is null");
+    }
+
+    String queryId() {
+      return queryId;
+    }
+
+    void batchSent(int batchRows, long batchBytes) {
+      rows += batchRows;
+      bytes += batchBytes;
+    }
+
+    /** Adds an execution's figures; the executions of one stream share one plan. */
+    void executionEnded(QueryStats stats) {
+      planningNanos = Math.max(planningNanos, stats.planningNanos());
+      executionNanos += stats.executionNanos();
+      filesScanned += stats.filesScanned();
+      bytesScanned += stats.bytesScanned();
+      peakMemoryBytes = Math.max(peakMemoryBytes, stats.peakMemoryBytes());
+    }
+
+    QueryFigures build() {
+      return new QueryFigures(
+          queryId,
+          TimeUnit.NANOSECONDS.toMillis(planningNanos),
+          TimeUnit.NANOSECONDS.toMillis(executionNanos),
+          rows,
+          bytes,
+          filesScanned,
+          bytesScanned,
+          peakMemoryBytes);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.sqe.engine.Prepared;
+import io.sqe.engine.exec.QueryTracker;
+import io.sqe.engine.session.Session;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
+
+/**
+ * The tickets clients hold, by query id. A ticket can be read until it expires, each read running
+ * the statement again; renewing it (RenewFlightEndpoint) restarts its lifetime. When a ticket
+ * goes, the engine forgets its query and an execution started for it and never fetched closes.
+ */
+final class QueryTickets implements AutoCloseable {
+  private final Duration lifetime;
+  private final Cache<String, PendingQuery> tickets;
+
+  QueryTickets(QueryTracker queries, Duration lifetime) {
+    requireNonNull(queries, "queries is null");
+    this.lifetime = requireNonNull(lifetime, "lifetime is null");
+    this.tickets =
+        Caffeine.newBuilder()
+            .expireAfterWrite(lifetime)
+            .maximumSize(100_000)
+            // On time, not at the next access: an unfetched execution holds memory.
+            .scheduler(Scheduler.systemScheduler())
+            // At once on the thread that removes, so that close() leaves nothing open.
+            .executor(Runnable::run)
+            .<String, PendingQuery>removalListener((queryId, pending, cause) -> {
+              if (cause == RemovalCause.REPLACED || queryId == null) {
+                return;
+              }
+              queries.forget(queryId);
+              if (pending != null) {
+                pending.discard();
+              }
+            })
+            .build();
+  }
+
+  /** Keeps a statement for the DoGets of its ticket. */
+  PendingQuery register(String queryId, Session session, Prepared statement, List<List<Object>> parameterSets, boolean commandResult) {
+    PendingQuery pending = new PendingQuery(session, statement, parameterSets, commandResult, Instant.now().plus(lifetime));
+    tickets.put(queryId, pending);
+    return pending;
+  }
+
+  Optional<PendingQuery> find(String queryId) {
+    return Optional.ofNullable(tickets.getIfPresent(queryId));
+  }
+
+  /** Restarts a ticket's lifetime. */
+  void renew(String queryId, PendingQuery pending) {
+    pending.expiresAt(Instant.now().plus(lifetime));
+    tickets.put(queryId, pending);
+  }
+
+  /** The ticket of a query id. */
+  static Ticket ticket(String queryId) {
+    TicketStatementQuery ticket =
+        TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
+    return new Ticket(Any.pack(ticket).toByteArray());
+  }
+
+  /** The query id a ticket of ours names, or empty for any other ticket. */
+  static Optional<String> queryId(Ticket ticket) {
+    try {
+      Any any = Any.parseFrom(ticket.getBytes());
+      if (!any.is(TicketStatementQuery.class)) {
+        return Optional.empty();
+      }
+      return Optional.of(any.unpack(TicketStatementQuery.class).getStatementHandle().toStringUtf8());
+    } catch (InvalidProtocolBufferException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public void close() {
+    tickets.invalidateAll();
+    tickets.cleanUp();
+  }
+}

@@ -1,0 +1,65 @@
+package io.sqe.flight;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import java.util.Map;
+import org.apache.arrow.flight.FlightConstants;
+
+/**
+ * Puts a DoGet's {@link QueryFigures} into the call's gRPC trailers. Flight's middleware can only
+ * touch headers, so this is a gRPC interceptor: it gives each DoGet a {@link Holder}, which the
+ * producer finds in the call's gRPC context and the result stream fills before it ends.
+ */
+final class QueryTrailers implements ServerInterceptor {
+  private static final Context.Key<Holder> HOLDER = Context.key("sqe-query-trailers");
+  private static final String DO_GET = FlightConstants.SERVICE + "/DoGet";
+
+  /** The current DoGet's holder; a detached one outside a DoGet or without the interceptor. */
+  static Holder current() {
+    Holder holder = HOLDER.get();
+    return holder == null ? new Holder() : holder;
+  }
+
+  @Override
+  public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+      ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+    if (!DO_GET.equals(call.getMethodDescriptor().getFullMethodName())) {
+      return next.startCall(call, headers);
+    }
+    Holder holder = new Holder();
+    ServerCall<ReqT, RespT> withTrailers =
+        new SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            holder.writeTo(trailers);
+            super.close(status, trailers);
+          }
+        };
+    return Contexts.interceptCall(Context.current().withValue(HOLDER, holder), withTrailers, headers, next);
+  }
+
+  /** Where a stream leaves its figures for the trailers. */
+  static final class Holder {
+    private volatile QueryFigures figures;
+
+    void set(QueryFigures figures) {
+      this.figures = figures;
+    }
+
+    void writeTo(Metadata trailers) {
+      QueryFigures current = figures;
+      if (current == null) {
+        return;
+      }
+      for (Map.Entry<String, String> e : current.trailers().entrySet()) {
+        trailers.put(Metadata.Key.of(e.getKey(), Metadata.ASCII_STRING_MARSHALLER), e.getValue());
+      }
+    }
+  }
+}
