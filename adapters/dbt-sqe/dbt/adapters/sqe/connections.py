@@ -48,10 +48,11 @@ class SqeCredentials(Credentials):
     _ALIASES = {"catalog": "database", "username": "user", "pass": "password"}
 
     @classmethod
-    def __pre_deserialize__(cls, data):
-        data = super().__pre_deserialize__(data)
-        data.setdefault("database", "iceberg")
-        return data
+    def translate_aliases(cls, kwargs, recurse: bool = False):
+        translated = super().translate_aliases(kwargs, recurse)
+        # SQE's default catalog, so a profile may leave `database` out.
+        translated.setdefault("database", "iceberg")
+        return translated
 
     @property
     def type(self) -> str:

@@ -93,7 +93,8 @@ class SqeAdapter(SQLAdapter):
 
     def debug_query(self) -> None:
         self.execute("select 1 as id")
-        logger.info(f"Server: {self.server_version()}")
+        credentials = self.config.credentials
+        logger.info(f"server {self.server_version()} at {credentials.uri}")
 
     @available
     def server_version(self) -> str:

@@ -1,11 +1,12 @@
 {# Incremental strategies, each one statement and so one Iceberg commit. `temp_relation` is the
    model's query in parentheses (or a scratch table for strategies dbt-sqe does not know). #}
 
+{# The unique_key config as a list; none, '' and [] mean no key. #}
 {% macro sqe_key_list(unique_key) -%}
-  {%- if unique_key is none or unique_key == [] -%}
+  {%- if unique_key is none -%}
     {{ return([]) }}
   {%- elif unique_key is string -%}
-    {{ return([unique_key]) }}
+    {{ return([unique_key] if unique_key | trim else []) }}
   {%- else -%}
     {{ return(unique_key | list) }}
   {%- endif -%}
@@ -24,8 +25,9 @@
   from {{ arg_dict['temp_relation'] }} as DBT_INTERNAL_SOURCE
 {%- endmacro %}
 
+{# Without a strategy: MERGE on the unique key if there is one, else append. #}
 {% macro sqe__get_incremental_default_sql(arg_dict) -%}
-  {{ return(get_incremental_append_sql(arg_dict)) }}
+  {{ return(get_incremental_merge_sql(arg_dict)) }}
 {%- endmacro %}
 
 {# MERGE on the unique key: matched rows are updated (merge_update_columns / merge_exclude_columns),
