@@ -14,6 +14,7 @@ import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
+import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -90,6 +91,7 @@ public final class QueryPlanner {
   /** A fresh schema tree over every catalog; tables are looked up as a statement names them. */
   public CalciteSchema rootSchema() {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
+    TypeAliases.addTo(root);
     for (LakehouseCatalog catalog : catalogs.all()) {
       root.add(catalog.name(), new CatalogSchema(catalog));
     }
