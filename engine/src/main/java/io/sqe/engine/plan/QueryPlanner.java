@@ -15,6 +15,7 @@ import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
+import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -108,6 +109,7 @@ public final class QueryPlanner {
    */
   public CalciteSchema rootSchema(Session session) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
+    TypeAliases.addTo(root);
     for (LakehouseCatalog catalog : catalogs.all()) {
       root.add(catalog.name(), new CatalogSchema(catalog, systemSchemas, session, access));
     }

@@ -31,7 +31,9 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.util.SqlShuttle;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -96,7 +98,7 @@ final class MergePlanner {
           break;
         case INSERT: {
           SqlNodeList columns = insertColumns(schema, clause, name);
-          values = Assignments.of(schema, columns, clause.values(), null, name);
+          values = Assignments.of(schema, columns, inScope(clause.values(), schema, sourceAlias), null, name);
           omitted = omittedDefaults(schema, columns, clause, name);
           break;
         }
@@ -257,10 +259,47 @@ final class MergePlanner {
         case NOT_MATCHED -> SqlTrees.isNull(ref.positionColumn());
         case NOT_MATCHED_BY_SOURCE -> SqlTrees.isNull(SqlTrees.identifier(sourceAlias, SOURCE_ROW));
       };
-      whens.add(SqlTrees.and(applies, SqlTrees.copy(clause.condition())));
+      SqlNode condition = switch (clause.match()) {
+        case MATCHED -> SqlTrees.copy(clause.condition());
+        case NOT_MATCHED -> inScope(clause.condition(), ref.schema(), sourceAlias);
+        case NOT_MATCHED_BY_SOURCE -> inScope(clause.condition(), ref.schema(), ref.qualifier());
+      };
+      whens.add(SqlTrees.and(applies, condition));
       thens.add(SqlTrees.integer(i));
     }
     return SqlTrees.caseWhen(whens, thens, SqlLiteral.createExactNumeric("-1", ZERO));
+  }
+
+  /**
+   * A clause's expression with the bare names of target columns qualified by the one side in the
+   * clause's scope: the source in WHEN NOT MATCHED (there is no target row), the target in WHEN NOT
+   * MATCHED BY SOURCE (there is no source row), as the SQL standard scopes them. Without this, a
+   * column both sides have would be ambiguous in the join the statement is planned as. Subqueries
+   * keep their own scope.
+   */
+  private static <T extends SqlNode> T inScope(T expression, Schema target, String qualifier) {
+    if (expression == null) {
+      return null;
+    }
+    @SuppressWarnings("unchecked")
+    T qualified = (T) SqlTrees.copy(expression).accept(new SqlShuttle() {
+      @Override
+      public SqlNode visit(SqlIdentifier identifier) {
+        if (identifier.isSimple() && target.caseInsensitiveFindField(identifier.getSimple()) != null) {
+          return new SqlIdentifier(List.of(qualifier, identifier.getSimple()), identifier.getParserPosition());
+        }
+        return identifier;
+      }
+
+      @Override
+      public SqlNode visit(SqlCall call) {
+        return call instanceof SqlSelect || call.getKind() == SqlKind.UNION || call.getKind() == SqlKind.EXCEPT
+                || call.getKind() == SqlKind.INTERSECT || call.getKind() == SqlKind.WITH
+            ? call
+            : super.visit(call);
+      }
+    });
+    return qualified;
   }
 
   /** How the ON condition and the clauses refer to the source. */
