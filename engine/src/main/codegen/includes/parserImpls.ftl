@@ -109,13 +109,19 @@ void SqeAddTableElement(List<SqlNode> list) :
 {
     final SqlIdentifier name;
     final SqlColumnDeclaration column;
+    boolean notNull = false;
+    SqlCharStringLiteral comment = null;
 }
 {
     name = SimpleIdentifier()
     (
+        // COMMENT is a non-reserved word, so it could otherwise be read as the name of a type.
+        LOOKAHEAD(1, { getToken(1).kind != COMMENT })
         column = SqeColumnTail(name) { list.add(column); }
     |
-        { list.add(new SqlColumnDeclaration(name.getParserPosition(), name, null, false, null)); }
+        [ <NOT> <NULL> { notNull = true; } | <NULL> ]
+        [ <COMMENT> comment = SqeCharString() ]
+        { list.add(new SqlColumnDeclaration(Span.of(name).end(this), name, null, notNull, comment)); }
     )
 }
 

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -92,49 +93,36 @@ public record BenchmarkOptions(
     Duration timeout = o.timeout;
     Optional<Path> output = o.output;
     boolean explain = o.explain;
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      String name = arg;
-      String value = null;
-      int equals = arg.indexOf('=');
-      if (arg.startsWith("--") && equals > 0) {
-        name = arg.substring(0, equals);
-        value = arg.substring(equals + 1);
-      }
-      if (name.equals("--explain")) {
-        explain = true;
-        continue;
-      }
-      if (value == null) {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("Missing value for " + name);
-        }
-        value = args[++i];
-      }
+    for (Map.Entry<String, String> argument : CommandLineArguments.parse(Set.of("--explain"), args).entrySet()) {
+      String name = argument.getKey();
+      String value = argument.getValue();
       switch (name) {
+        case "--explain":
+          explain = true;
+          break;
         case "--scale":
-          scale = number(name, value);
+          scale = CommandLineArguments.number(name, value);
           break;
         case "--work-dir":
           workDir = Path.of(value);
           break;
         case "--runs":
-          runs = integer(name, value);
+          runs = CommandLineArguments.integer(name, value);
           break;
         case "--warmups":
-          warmups = integer(name, value);
+          warmups = CommandLineArguments.integer(name, value);
           break;
         case "--queries":
           queries = queryList(value);
           break;
         case "--timeout-seconds":
-          timeout = Duration.ofMillis(Math.round(number(name, value) * 1000));
+          timeout = Duration.ofMillis(Math.round(CommandLineArguments.number(name, value) * 1000));
           break;
         case "--output":
           output = Optional.of(Path.of(value));
           break;
         default:
-          throw new IllegalArgumentException("Unknown argument: " + arg);
+          throw new IllegalArgumentException("Unknown argument: " + name);
       }
     }
     return new BenchmarkOptions(scale, workDir, runs, warmups, queries, timeout, output, explain);
@@ -166,22 +154,6 @@ public record BenchmarkOptions(
       s.append(" --explain");
     }
     return s.toString();
-  }
-
-  private static double number(String name, String value) {
-    try {
-      return Double.parseDouble(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a number, not '" + value + "'");
-    }
-  }
-
-  private static int integer(String name, String value) {
-    try {
-      return Integer.parseInt(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a whole number, not '" + value + "'");
-    }
   }
 
   /** {@code 1,6,19} or ranges such as {@code 1-5,7}; duplicates are dropped, order is kept. */

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.bench.QueryOutcome.Status;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.flight.SqeServer;
-import io.sqe.flight.auth.UserStore;
 import io.sqe.flight.config.ConfigLoader;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.sample.tpch.TpchQueries;
@@ -14,16 +13,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +38,6 @@ import org.apache.iceberg.io.CloseableIterable;
  */
 public final class TpchBenchmark {
   static final String SCHEMA = "tpch";
-  private static final String USER = "bench";
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final BenchmarkOptions options;
@@ -286,10 +281,10 @@ public final class TpchBenchmark {
                 dataDir,
                 existed ? "over the existing data" : "with data generation",
                 (System.nanoTime() - start) / 1e9));
-        String password = benchUserPassword(server.authentication().users());
+        String password = BenchUser.password(server.authentication().users());
         Map<String, List<String>> files = dataFiles(server, setup);
         allocator = new RootAllocator();
-        sqe = SqeFlightEngine.connect(allocator, server.location(), USER, password, SCHEMA);
+        sqe = SqeFlightEngine.connect(allocator, server.location(), BenchUser.NAME, password, SCHEMA);
         DuckDbEngine duckdb = DuckDbEngine.open(files);
         setup.add(duckdb.describe() + ", in process, one view per table over read_parquet of the same files");
         return new Engines(server, allocator, sqe, duckdb);
@@ -297,24 +292,6 @@ public final class TpchBenchmark {
         closeAll(e, sqe, allocator, server);
         throw e;
       }
-    }
-
-    /** A fresh random password for the bench user, created on the first run over a data directory. */
-    private static String benchUserPassword(UserStore users) throws IOException {
-      byte[] bytes = new byte[24];
-      new SecureRandom().nextBytes(bytes);
-      String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-      char[] chars = password.toCharArray();
-      try {
-        if (users.principal(USER).isPresent()) {
-          users.setPassword(USER, chars);
-        } else {
-          users.addUser(USER, chars, Set.of(UserStore.ADMIN_ROLE));
-        }
-      } finally {
-        Arrays.fill(chars, '\0');
-      }
-      return password;
     }
 
     /** The local paths of each TPC-H table's current data files, as DuckDB reads them. */

@@ -23,6 +23,9 @@ import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryPlanner;
+import io.sqe.engine.plan.SystemSchema;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.StatementPrivileges;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
@@ -85,6 +88,7 @@ public final class QueryEngine {
   private final Transactions transactions;
   private final QueryServices services = new Services(null);
   private final QueryTracker queries = new QueryTracker();
+  private final StatementPrivileges privileges;
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
     this(catalogs, allocator, config, List.of());
@@ -101,8 +105,39 @@ public final class QueryEngine {
    */
   public QueryEngine(
       Catalogs catalogs, BufferAllocator allocator, EngineConfig config, List<CommandExecutor> executors, Transactions transactions) {
+    this(catalogs, allocator, config, executors, transactions, List.of());
+  }
+
+  /**
+   * An engine that runs the statements {@code executors} accept, stages them in transactions that
+   * {@code transactions} begins (null: none), and shows {@code systemSchemas} (information_schema)
+   * in every catalog.
+   */
+  public QueryEngine(
+      Catalogs catalogs,
+      BufferAllocator allocator,
+      EngineConfig config,
+      List<CommandExecutor> executors,
+      Transactions transactions,
+      List<SystemSchema> systemSchemas) {
+    this(catalogs, allocator, config, executors, transactions, systemSchemas, AccessControl.ALLOW_ALL);
+  }
+
+  /**
+   * As above, enforcing {@code access} on every statement: privileges when it is prepared, hidden
+   * columns, masks and row filters in its plan.
+   */
+  public QueryEngine(
+      Catalogs catalogs,
+      BufferAllocator allocator,
+      EngineConfig config,
+      List<CommandExecutor> executors,
+      Transactions transactions,
+      List<SystemSchema> systemSchemas,
+      AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.planner = new QueryPlanner(catalogs);
+    this.planner = new QueryPlanner(catalogs, systemSchemas, access);
+    this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.config = requireNonNull(config, "config is null");
     List<CommandExecutor> all = new ArrayList<>();
@@ -155,6 +190,7 @@ public final class QueryEngine {
     if (node.isA(SqlKind.QUERY)) {
       return new Prepared.Query(planner.plan(session, node, sql, readTables(session, List.of())));
     }
+    privileges.check(session, node);
     CommandContext context = new CommandContext(session, catalogs, services, "prepare");
     for (CommandExecutor executor : executors) {
       Optional<PreparedCommand> command = executor.prepare(context, node);
@@ -251,7 +287,7 @@ public final class QueryEngine {
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema().plus(), new SqeJavaTypeFactory(), variables(session), run);
+        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), run);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);

@@ -56,6 +56,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.metadata.FlightSqlMetadata;
+import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.flight.session.SessionManager;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
@@ -150,13 +151,14 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Catalogs catalogs,
       SessionManager sessions,
       PrincipalResolver principals,
+      CatalogMetadata catalogMetadata,
       BufferAllocator allocator) {
     this.engine = requireNonNull(engine, "engine is null");
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config().statementTimeout());
-    this.metadata = new FlightSqlMetadata(catalogs, ServerInfo.NAME, ServerInfo.VERSION);
+    this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator);
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
     this.ingest = new BulkIngest(catalogs);
@@ -1073,12 +1075,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getDbSchemas(allocator, command));
+    send(listener, () -> metadata.getDbSchemas(allocator, principals.principal(context), command));
   }
 
   @Override
   public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getTables(allocator, command));
+    send(listener, () -> metadata.getTables(allocator, principals.principal(context), command));
   }
 
   @Override
@@ -1088,7 +1090,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getPrimaryKeys(allocator, command));
+    send(listener, () -> metadata.getPrimaryKeys(allocator, principals.principal(context), command));
   }
 
   @Override

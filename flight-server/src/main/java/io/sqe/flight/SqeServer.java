@@ -8,6 +8,9 @@ import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.QueryEngine;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.PolicyFile;
+import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.LocalAuthentication;
@@ -15,6 +18,8 @@ import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.session.SessionManager;
+import io.sqe.infoschema.CatalogMetadata;
+import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import java.io.IOException;
@@ -88,6 +93,8 @@ public final class SqeServer implements AutoCloseable {
         var summary = TpchLoader.defaults().load(catalog, "tpch", config.tpchScale());
         LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
+      AccessControl access = accessControl(config.security());
+      CatalogMetadata metadata = new CatalogMetadata(access);
       QueryEngine engine =
           new QueryEngine(
               catalogs,
@@ -96,12 +103,19 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime()),
               WritePath.executors(),
-              WritePath.transactions());
+              WritePath.transactions(),
+              InformationSchema.schemas(metadata),
+              access);
       SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
-              engine, catalogs, sessions, context -> authenticator.principal(context.peerIdentity()), allocator);
+              engine,
+              catalogs,
+              sessions,
+              context -> authenticator.principal(context.peerIdentity()),
+              metadata,
+              allocator);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .headerAuthenticator(authenticator)
@@ -127,6 +141,18 @@ public final class SqeServer implements AutoCloseable {
     } catch (RuntimeException e) {
       closeQuietly(catalogs, allocator);
       throw e;
+    }
+  }
+
+  private static AccessControl accessControl(ServerConfig.SecuritySettings security) {
+    if (security.policyFile() == null) {
+      LOG.warn("No access policy (security.policy-file): every authenticated user may read and change every table");
+      return AccessControl.ALLOW_ALL;
+    }
+    try {
+      return PolicyFile.load(security.policyFile(), security.refreshPeriod());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
     }
   }
 

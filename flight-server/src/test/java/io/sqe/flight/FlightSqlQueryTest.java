@@ -66,20 +66,7 @@ class FlightSqlQueryTest {
   }
 
   private static List<List<Object>> rows(FlightInfo info) throws Exception {
-    List<List<Object>> rows = new ArrayList<>();
-    try (FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth())) {
-      while (stream.next()) {
-        VectorSchemaRoot root = stream.getRoot();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (var v : root.getFieldVectors()) {
-            row.add(v.getObject(r));
-          }
-          rows.add(row);
-        }
-      }
-    }
-    return rows;
+    return client.rows(info);
   }
 
   private static List<List<Object>> query(String sql) throws Exception {

@@ -3,7 +3,10 @@ package io.sqe.engine.plan;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.session.Session;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.apache.calcite.schema.Schema;
@@ -14,12 +17,28 @@ import org.apache.calcite.schema.lookup.Lookup;
 import org.apache.calcite.schema.lookup.Named;
 import org.apache.iceberg.catalog.Namespace;
 
-/** A catalog as a Calcite schema whose sub-schemas are its namespaces, looked up on demand. */
+/**
+ * A catalog as a Calcite schema whose sub-schemas are its namespaces, looked up on demand, and
+ * the system schemas, which come first.
+ */
 final class CatalogSchema extends AbstractSchema {
   private final LakehouseCatalog catalog;
+  private final List<SystemSchema> systemSchemas;
+  private final Session session;
+  private final AccessControl access;
 
-  CatalogSchema(LakehouseCatalog catalog) {
+  CatalogSchema(LakehouseCatalog catalog, List<SystemSchema> systemSchemas, Session session, AccessControl access) {
     this.catalog = requireNonNull(catalog, "catalog is null");
+    this.systemSchemas = List.copyOf(systemSchemas);
+    this.session = requireNonNull(session, "session is null");
+    this.access = requireNonNull(access, "access is null");
+  }
+
+  /** The namespace as the session's principal sees it; null when it may not see it. */
+  NamespaceSchema namespace(String name) {
+    return access.canSeeSchema(session.principal(), catalog.name(), name)
+        ? new NamespaceSchema(catalog, name, access, session.principal())
+        : null;
   }
 
   @Override
@@ -32,18 +51,29 @@ final class CatalogSchema extends AbstractSchema {
     return new Lookup<Schema>() {
       @Override
       public Schema get(String name) {
-        return catalog.schemaExists(name) ? new NamespaceSchema(catalog, name) : null;
+        for (SystemSchema system : systemSchemas) {
+          if (system.name().equals(name)) {
+            return system.schema(catalog, session);
+          }
+        }
+        return catalog.schemaExists(name) ? namespace(name) : null;
       }
 
       @Override
       public Named<Schema> getIgnoreCase(String name) {
+        for (SystemSchema system : systemSchemas) {
+          if (system.name().equalsIgnoreCase(name)) {
+            return new Named<>(system.name(), system.schema(catalog, session));
+          }
+        }
         Schema exact = get(name);
         if (exact != null) {
           return new Named<>(name, exact);
         }
         for (String candidate : names()) {
           if (candidate.equalsIgnoreCase(name)) {
-            return new Named<>(candidate, new NamespaceSchema(catalog, candidate));
+            NamespaceSchema namespace = namespace(candidate);
+            return namespace == null ? null : new Named<>(candidate, namespace);
           }
         }
         return null;
@@ -52,8 +82,13 @@ final class CatalogSchema extends AbstractSchema {
       @Override
       public Set<String> getNames(LikePattern pattern) {
         Set<String> result = new LinkedHashSet<>();
+        for (SystemSchema system : systemSchemas) {
+          if (pattern.matcher().apply(system.name())) {
+            result.add(system.name());
+          }
+        }
         for (String name : names()) {
-          if (pattern.matcher().apply(name)) {
+          if (pattern.matcher().apply(name) && access.canSeeSchema(session.principal(), catalog.name(), name)) {
             result.add(name);
           }
         }

@@ -7,8 +7,6 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
@@ -24,19 +22,15 @@ import org.apache.calcite.schema.TranslatableTable;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.iceberg.view.SQLViewRepresentation;
 import org.apache.iceberg.view.View;
-import org.apache.iceberg.view.ViewRepresentation;
 import org.apache.iceberg.view.ViewVersion;
 
 /**
  * An Iceberg view as Calcite sees it: the columns the view stores, and, when a statement reads
  * it, its SQL expanded in place like a sub-query, with names resolved against the view's default
- * catalog and schema. SQE's own SQL (dialect {@value #DIALECT}) is preferred; a view written by
+ * catalog and schema. SQE's own SQL (dialect {@value ViewDefinitions#DIALECT}) is preferred; a view written by
  * another engine is read through its SQL if SQE's parser accepts it.
  */
 final class IcebergViewTable extends AbstractTable implements TranslatableTable {
-  /** The dialect name of SQE's SQL in a view's representations. */
-  static final String DIALECT = "sqe";
-
   private final List<String> path;
   private final View view;
 
@@ -70,7 +64,7 @@ final class IcebergViewTable extends AbstractTable implements TranslatableTable 
   public RelNode toRel(RelOptTable.ToRelContext context, RelOptTable relOptTable) {
     String name = String.join(".", path);
     ViewVersion version = view.currentVersion();
-    SQLViewRepresentation sql = representation(version)
+    SQLViewRepresentation sql = ViewDefinitions.sql(version)
         .orElseThrow(() -> new SqeException(ErrorCode.NOT_SUPPORTED, "View '" + name + "' has no SQL representation"));
     String namespace = String.join(".", version.defaultNamespace().levels());
     List<String> defaults = List.of(
@@ -105,20 +99,5 @@ final class IcebergViewTable extends AbstractTable implements TranslatableTable 
       columns.add(type.equals(field.getType()) ? column : rexBuilder.makeCast(field.getType(), column, false, false));
     }
     return RelOptUtil.createProject(rel, columns, rowType.getFieldNames());
-  }
-
-  /** SQE's SQL if the view has it, else the first SQL representation another engine stored. */
-  private static Optional<SQLViewRepresentation> representation(ViewVersion version) {
-    SQLViewRepresentation first = null;
-    for (ViewRepresentation representation : version.representations()) {
-      if (representation instanceof SQLViewRepresentation) {
-        SQLViewRepresentation sql = (SQLViewRepresentation) representation;
-        if (sql.dialect().toLowerCase(Locale.ROOT).equals(DIALECT)) {
-          return Optional.of(sql);
-        }
-        first = first == null ? sql : first;
-      }
-    }
-    return Optional.ofNullable(first);
   }
 }

@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.TableAccess;
+import io.sqe.engine.session.Principal;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -22,10 +25,29 @@ import org.apache.iceberg.view.View;
 final class NamespaceSchema extends AbstractSchema {
   private final LakehouseCatalog catalog;
   private final String name;
+  private final AccessControl access;
+  private final Principal principal;
 
-  NamespaceSchema(LakehouseCatalog catalog, String name) {
+  NamespaceSchema(LakehouseCatalog catalog, String name, AccessControl access, Principal principal) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.name = requireNonNull(name, "name is null");
+    this.access = requireNonNull(access, "access is null");
+    this.principal = requireNonNull(principal, "principal is null");
+  }
+
+  /**
+   * The table as the principal may read it; null (as if there were none) when the principal has
+   * no privilege on it at all.
+   */
+  Table guarded(String tableName, Table table) {
+    if (table == null) {
+      return null;
+    }
+    TableAccess tableAccess = access.tableAccess(principal, catalog.name(), name, tableName);
+    if (!tableAccess.visible()) {
+      return null;
+    }
+    return new PolicyTable(table, List.of(catalog.name(), name, tableName), tableAccess, principal.user());
   }
 
   @Override
@@ -39,7 +61,7 @@ final class NamespaceSchema extends AbstractSchema {
       @Override
       public Table get(String tableName) {
         TableIdentifier id = TableIdentifier.of(Namespace.of(name), tableName);
-        return catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id));
+        return guarded(tableName, catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id)));
       }
 
       @Override
@@ -68,7 +90,7 @@ final class NamespaceSchema extends AbstractSchema {
       public Set<String> getNames(LikePattern pattern) {
         Set<String> result = new LinkedHashSet<>();
         for (String candidate : names()) {
-          if (pattern.matcher().apply(candidate)) {
+          if (pattern.matcher().apply(candidate) && access.canSeeTable(principal, catalog.name(), name, candidate)) {
             result.add(candidate);
           }
         }

@@ -9,11 +9,13 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
+import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,6 +55,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.runtime.Bindable;
 import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.Table;
 import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.util.SqlShuttle;
@@ -77,21 +80,38 @@ public final class QueryPlanner {
   private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 6;
 
   private final Catalogs catalogs;
+  private final List<SystemSchema> systemSchemas;
   private final CalciteConnectionConfig connectionConfig;
+  private final AccessControl access;
 
-  public QueryPlanner(Catalogs catalogs) {
+  /** A planner that shows {@code systemSchemas} in every catalog and allows everything. */
+  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas) {
+    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL);
+  }
+
+  /**
+   * A planner that shows {@code systemSchemas} in every catalog and applies {@code access} to every
+   * table and view a statement reads.
+   */
+  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.systemSchemas = List.copyOf(systemSchemas);
+    this.access = requireNonNull(access, "access is null");
     Properties properties = new Properties();
     properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
     properties.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), SqlDialect.CONFORMANCE.toString());
     this.connectionConfig = new CalciteConnectionConfigImpl(properties);
   }
 
-  /** A fresh schema tree over every catalog; tables are looked up as a statement names them. */
-  public CalciteSchema rootSchema() {
+  /**
+   * A fresh schema tree over every catalog as {@code session} sees it; tables are looked up as a
+   * statement names them.
+   */
+  public CalciteSchema rootSchema(Session session) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
+    TypeAliases.addTo(root);
     for (LakehouseCatalog catalog : catalogs.all()) {
-      root.add(catalog.name(), new CatalogSchema(catalog));
+      root.add(catalog.name(), new CatalogSchema(catalog, systemSchemas, session, access));
     }
     return root;
   }
@@ -112,10 +132,10 @@ public final class QueryPlanner {
       throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
     }
     SqeJavaTypeFactory typeFactory = new SqeJavaTypeFactory();
-    CalciteSchema root = rootSchema();
+    CalciteSchema root = rootSchema(session);
     Map<List<String>, SchemaPlus> namespaces = new HashMap<>();
     for (IcebergTable table : tables) {
-      override(root, namespaces, table);
+      override(root, namespaces, table, session);
     }
     SessionCatalogReader reader =
         new SessionCatalogReader(root, session.catalog(), session.schema(), typeFactory, connectionConfig);
@@ -138,6 +158,7 @@ public final class QueryPlanner {
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
     }
+    planner.addRule(PolicyBoundary.ENUMERABLE_RULE);
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     SqlToRelConverter converter =
         new SqlToRelConverter(
@@ -251,17 +272,22 @@ public final class QueryPlanner {
    * Puts {@code table} in its namespace of the schema tree, where it shadows the table of the same
    * name that the namespace would load from the catalog.
    */
-  private static void override(CalciteSchema root, Map<List<String>, SchemaPlus> namespaces, IcebergTable table) {
+  private void override(CalciteSchema root, Map<List<String>, SchemaPlus> namespaces, IcebergTable table, Session session) {
     String namespace = String.join(".", table.id().namespace().levels());
+    NamespaceSchema guard = new NamespaceSchema(table.catalog(), namespace, access, session.principal());
+    Table guarded = guard.guarded(table.id().name(), table);
+    if (guarded == null) {
+      return;
+    }
     SchemaPlus schema = namespaces.computeIfAbsent(List.of(table.catalog().name(), namespace), key -> {
       SchemaPlus catalog = root.plus().getSubSchema(table.catalog().name());
       if (catalog == null) {
         throw new IllegalArgumentException("Unknown catalog " + table.catalog().name());
       }
       // An explicit sub-schema: the namespaces a catalog schema looks up are made afresh each time.
-      return catalog.add(namespace, new NamespaceSchema(table.catalog(), namespace));
+      return catalog.add(namespace, guard);
     });
-    schema.add(table.id().name(), table);
+    schema.add(table.id().name(), guarded);
   }
 
   /**

@@ -27,4 +27,16 @@ public final class SqeParser {
     }
     return statements.get(0);
   }
+
+  /** Parses one SQL expression, such as a column mask or a row filter. */
+  public static SqlNode parseExpression(String sql) {
+    if (sql == null || sql.isBlank()) {
+      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The expression is empty");
+    }
+    try {
+      return SqlParser.create(sql, SqlDialect.parserConfig()).parseExpression();
+    } catch (SqlParseException e) {
+      throw SqlErrors.parseError(e);
+    }
+  }
 }

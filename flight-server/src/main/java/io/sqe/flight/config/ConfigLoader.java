@@ -69,6 +69,8 @@ public final class ConfigLoader {
           "auth.oidc.client-secret",
           "auth.oidc.token-endpoint",
           "auth.oidc.scopes",
+          "security.policy-file",
+          "security.refresh-period",
           "tls.certificate-chain",
           "tls.private-key",
           "tls.client-ca",
@@ -210,7 +212,20 @@ public final class ConfigLoader {
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
-    return new ServerConfig(host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values));
+    return new ServerConfig(host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values));
+  }
+
+  private static ServerConfig.SecuritySettings security(Map<String, String> values) {
+    String file = blankToNull(values.get("security.policy-file"));
+    Duration refresh = duration(values, "security.refresh-period", Duration.ofSeconds(10));
+    if (file == null) {
+      return new ServerConfig.SecuritySettings(null, refresh);
+    }
+    Path path = Path.of(file).toAbsolutePath().normalize();
+    if (!java.nio.file.Files.isRegularFile(path)) {
+      throw new ConfigException("Setting security.policy-file names " + path + ", which is not a file");
+    }
+    return new ServerConfig.SecuritySettings(path, refresh);
   }
 
   private static OidcSettings oidc(Map<String, String> values) {

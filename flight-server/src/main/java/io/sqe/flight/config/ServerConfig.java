@@ -22,6 +22,7 @@ import java.util.Set;
  *     {@code statement_timeout}; zero for no limit
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
+ * @param security the access policy
  */
 public record ServerConfig(
     String host,
@@ -32,9 +33,11 @@ public record ServerConfig(
     long maxQueryMemoryBytes,
     Duration maxRunTime,
     double tpchScale,
-    TlsSettings tls) {
+    TlsSettings tls,
+    SecuritySettings security) {
   public ServerConfig {
     requireNonNull(host, "host is null");
+    requireNonNull(security, "security is null");
     requireNonNull(dataDir, "dataDir is null");
     requireNonNull(catalog, "catalog is null");
     requireNonNull(auth, "auth is null");
@@ -42,15 +45,15 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security);
   }
 
   /** Which catalog to serve and how to reach it. */
@@ -164,6 +167,16 @@ public record ServerConfig(
     public TlsSettings {
       requireNonNull(certificateChain, "certificateChain is null");
       requireNonNull(privateKey, "privateKey is null");
+    }
+  }
+
+  /**
+   * @param policyFile the access policy (Trino rules.json format, JSON or YAML); null: every user may do everything
+   * @param refreshPeriod how often the policy file is checked for changes; zero: never
+   */
+  public record SecuritySettings(Path policyFile, Duration refreshPeriod) {
+    public SecuritySettings {
+      requireNonNull(refreshPeriod, "refreshPeriod is null");
     }
   }
 }

@@ -2,6 +2,7 @@ package io.sqe.flight.metadata;
 
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqlDialect;
+import io.sqe.infoschema.LikePattern;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.sqe.catalog.Catalogs;
+import io.sqe.engine.session.ObjectVisibility;
+import io.sqe.engine.session.Principal;
+import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.catalog.types.ArrowTypeMapping;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -47,6 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The metadata answers over two real embedded Iceberg catalogs on local disk. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FlightSqlMetadataTest {
+  private static final Principal PRINCIPAL = Principal.of("admin");
+
   private Catalogs catalogs;
   private FlightSqlMetadata metadata;
   private BufferAllocator allocator;
@@ -54,7 +59,7 @@ class FlightSqlMetadataTest {
   @BeforeAll
   void createCatalogs(@TempDir Path warehouse) throws IOException {
     catalogs = TestLakehouse.create(warehouse);
-    metadata = new FlightSqlMetadata(catalogs, "SQE", "0.1.0-test");
+    metadata = new FlightSqlMetadata(catalogs, new CatalogMetadata(ObjectVisibility.ALL), "SQE", "0.1.0-test");
   }
 
   @AfterAll
@@ -83,7 +88,7 @@ class FlightSqlMetadataTest {
 
   @Test
   void schemasOfAllCatalogsSortedByCatalogThenSchema() {
-    try (VectorSchemaRoot root = metadata.getDbSchemas(allocator, CommandGetDbSchemas.getDefaultInstance())) {
+    try (VectorSchemaRoot root = metadata.getDbSchemas(allocator, PRINCIPAL, CommandGetDbSchemas.getDefaultInstance())) {
       assertThat(root.getSchema()).isEqualTo(Schemas.GET_SCHEMAS_SCHEMA);
       assertThat(RootContents.rows(root))
           .containsExactly(
@@ -115,7 +120,7 @@ class FlightSqlMetadataTest {
   @Test
   void tablesAndViewsWithoutSchema() {
     CommandGetTables command = CommandGetTables.newBuilder().setIncludeSchema(false).build();
-    try (VectorSchemaRoot root = metadata.getTables(allocator, command)) {
+    try (VectorSchemaRoot root = metadata.getTables(allocator, PRINCIPAL, command)) {
       assertThat(root.getSchema()).isEqualTo(Schemas.GET_TABLES_SCHEMA_NO_SCHEMA);
       List<List<Object>> rows = RootContents.rows(root);
       assertThat(rows)
@@ -162,7 +167,7 @@ class FlightSqlMetadataTest {
             .setTableNameFilterPattern("all\\_types")
             .setIncludeSchema(true)
             .build();
-    try (VectorSchemaRoot root = metadata.getTables(allocator, command)) {
+    try (VectorSchemaRoot root = metadata.getTables(allocator, PRINCIPAL, command)) {
       assertThat(root.getSchema()).isEqualTo(Schemas.GET_TABLES_SCHEMA);
       assertThat(root.getRowCount()).isEqualTo(1);
       List<Field> fields = deserialize((byte[]) root.getVector("table_schema").getObject(0)).getFields();
@@ -228,7 +233,7 @@ class FlightSqlMetadataTest {
   void viewSchemaIsTheViewsOwnAndReadOnly() {
     CommandGetTables command =
         CommandGetTables.newBuilder().addTableTypes("VIEW").setIncludeSchema(true).build();
-    try (VectorSchemaRoot root = metadata.getTables(allocator, command)) {
+    try (VectorSchemaRoot root = metadata.getTables(allocator, PRINCIPAL, command)) {
       assertThat(RootContents.rows(root)).hasSize(1);
       assertThat(root.getVector("table_name").getObject(0)).hasToString("big_orders");
       List<Field> fields = deserialize((byte[]) root.getVector("table_schema").getObject(0)).getFields();
@@ -245,7 +250,7 @@ class FlightSqlMetadataTest {
   void tableThatCannotBeLoadedIsLeftOutOnlyWhenSchemasAreRequested() {
     CommandGetTables withSchema =
         CommandGetTables.newBuilder().setDbSchemaFilterPattern("damaged").setIncludeSchema(true).build();
-    try (VectorSchemaRoot root = metadata.getTables(allocator, withSchema)) {
+    try (VectorSchemaRoot root = metadata.getTables(allocator, PRINCIPAL, withSchema)) {
       assertThat(RootContents.rows(root)).extracting(r -> r.get(2)).containsExactly("fine");
       List<Field> fields = deserialize((byte[]) root.getVector("table_schema").getObject(0)).getFields();
       assertThat(fields).extracting(Field::getName).containsExactly("v");
@@ -256,7 +261,7 @@ class FlightSqlMetadataTest {
   @Test
   void everyTableSchemaDeserializesAndRootsAreValid() {
     CommandGetTables command = CommandGetTables.newBuilder().setIncludeSchema(true).build();
-    try (VectorSchemaRoot root = metadata.getTables(allocator, command)) {
+    try (VectorSchemaRoot root = metadata.getTables(allocator, PRINCIPAL, command)) {
       RootContents.validate(root);
       for (int i = 0; i < root.getRowCount(); i++) {
         assertThat(deserialize((byte[]) root.getVector("table_schema").getObject(i)).getFields()).isNotEmpty();
@@ -276,14 +281,14 @@ class FlightSqlMetadataTest {
   @Test
   void primaryKeysAreIdentifierFieldsInColumnOrder() {
     CommandGetPrimaryKeys command = CommandGetPrimaryKeys.newBuilder().setTable("customers").build();
-    try (VectorSchemaRoot root = metadata.getPrimaryKeys(allocator, command)) {
+    try (VectorSchemaRoot root = metadata.getPrimaryKeys(allocator, PRINCIPAL, command)) {
       assertThat(root.getSchema()).isEqualTo(Schemas.GET_PRIMARY_KEYS_SCHEMA);
       RootContents.validate(root);
       assertThat(RootContents.rows(root))
           .containsExactly(
-              Arrays.asList("lake", "sales", "customers", "customer_id", 1, null),
-              Arrays.asList("lake", "sales", "customers", "tenant", 2, null),
-              Arrays.asList("lake", "sales", "customers", "ext.code", 3, null));
+              Arrays.asList("lake", "sales", "customers", "customer_id", 1, "customers_pkey"),
+              Arrays.asList("lake", "sales", "customers", "tenant", 2, "customers_pkey"),
+              Arrays.asList("lake", "sales", "customers", "ext.code", 3, "customers_pkey"));
     }
     assertThat(primaryKeyCount("lake", "sales", "customers")).isEqualTo(3);
     assertThat(primaryKeyCount("lake", "sales_2024", "customers")).isZero();
@@ -369,19 +374,19 @@ class FlightSqlMetadataTest {
   }
 
   private int primaryKeyCount(String catalog, String schema, String table) {
-    try (VectorSchemaRoot root = metadata.getPrimaryKeys(allocator, catalog, schema, table)) {
+    try (VectorSchemaRoot root = metadata.getPrimaryKeys(allocator, PRINCIPAL, catalog, schema, table)) {
       return root.getRowCount();
     }
   }
 
   private List<String> schemaNames(String catalog, String pattern) {
-    try (VectorSchemaRoot root = metadata.getDbSchemas(allocator, catalog, pattern)) {
+    try (VectorSchemaRoot root = metadata.getDbSchemas(allocator, PRINCIPAL, catalog, pattern)) {
       return RootContents.rows(root).stream().map(r -> (String) r.get(1)).toList();
     }
   }
 
   private List<String> tableNames(String catalog, String schemaPattern, String tablePattern, List<String> types) {
-    try (VectorSchemaRoot root = metadata.getTables(allocator, catalog, schemaPattern, tablePattern, types, false)) {
+    try (VectorSchemaRoot root = metadata.getTables(allocator, PRINCIPAL, catalog, schemaPattern, tablePattern, types, false)) {
       return RootContents.rows(root).stream().map(r -> r.get(1) + "." + r.get(2)).toList();
     }
   }

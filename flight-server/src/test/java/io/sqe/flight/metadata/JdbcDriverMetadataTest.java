@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
 import io.sqe.catalog.Catalogs;
+import io.sqe.engine.session.ObjectVisibility;
+import io.sqe.engine.session.Principal;
+import io.sqe.infoschema.CatalogMetadata;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -53,6 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcDriverMetadataTest {
+  private static final Principal PRINCIPAL = Principal.of("admin");
+
   private Catalogs catalogs;
   private BufferAllocator allocator;
   private FlightServer server;
@@ -66,7 +71,7 @@ class JdbcDriverMetadataTest {
         FlightServer.builder(
                 allocator,
                 Location.forGrpcInsecure("127.0.0.1", 0),
-                new MetadataOnlyProducer(new FlightSqlMetadata(catalogs, "SQE", "0.1.0-test"), allocator))
+                new MetadataOnlyProducer(new FlightSqlMetadata(catalogs, new CatalogMetadata(ObjectVisibility.ALL), "SQE", "0.1.0-test"), allocator))
             .build()
             .start();
     connection =
@@ -275,7 +280,7 @@ class JdbcDriverMetadataTest {
 
     @Override
     public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-      send(listener, a -> metadata.getDbSchemas(a, command));
+      send(listener, a -> metadata.getDbSchemas(a, PRINCIPAL, command));
     }
 
     @Override
@@ -288,7 +293,7 @@ class JdbcDriverMetadataTest {
 
     @Override
     public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
-      send(listener, a -> metadata.getTables(a, command));
+      send(listener, a -> metadata.getTables(a, PRINCIPAL, command));
     }
 
     @Override
@@ -310,7 +315,7 @@ class JdbcDriverMetadataTest {
 
     @Override
     public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-      send(listener, a -> metadata.getPrimaryKeys(a, command));
+      send(listener, a -> metadata.getPrimaryKeys(a, PRINCIPAL, command));
     }
 
     @Override

@@ -23,6 +23,8 @@ public final class RestCatalogFixture implements AutoCloseable {
   private final Server server;
   private final JdbcCatalog backend;
   private final AtomicLong requests = new AtomicLong();
+  private volatile CommitGate gate;
+  private volatile LostAnswers lostAnswers;
 
   private RestCatalogFixture(Server server, JdbcCatalog backend) {
     this.server = server;
@@ -72,7 +74,7 @@ public final class RestCatalogFixture implements AutoCloseable {
     RESTCatalogAdapter adapter =
         vendedStorageProperties.isEmpty() ? new RESTCatalogAdapter(backend) : new VendingAdapter(backend, vendedStorageProperties);
     RESTCatalogServlet servlet = new RESTCatalogServlet(adapter);
-    context.addServlet(new ServletHolder(new CountingServlet(servlet, fixture.requests)), "/*");
+    context.addServlet(new ServletHolder(new CountingServlet(servlet, fixture)), "/*");
     server.setHandler(context);
     server.start();
     return fixture;
@@ -89,6 +91,43 @@ public final class RestCatalogFixture implements AutoCloseable {
 
   public long requests() {
     return requests.get();
+  }
+
+  /**
+   * Holds the next {@code count} commits to table {@code name} (in any namespace) until the gate
+   * is released; replaces an earlier gate.
+   */
+  public CommitGate holdCommits(String name, int count) {
+    CommitGate next = new CommitGate(name, count);
+    gate = next;
+    return next;
+  }
+
+  /**
+   * Applies the next commit to table {@code name} but answers it with 504 Gateway Timeout, as when
+   * the answer is lost on the way back. Iceberg's client then reloads the table to see whether
+   * its snapshot is there; with {@code refuseReload}, that one reload is refused (403), so the
+   * committer cannot know whether its commit landed.
+   */
+  public void loseAnswerToCommit(String name, boolean refuseReload) {
+    lostAnswers = new LostAnswers(
+        CommitGate.commitPath(name),
+        new java.util.concurrent.atomic.AtomicInteger(1),
+        new java.util.concurrent.atomic.AtomicInteger(refuseReload ? 1 : 0));
+  }
+
+  private record LostAnswers(
+      java.util.regex.Pattern path,
+      java.util.concurrent.atomic.AtomicInteger commits,
+      java.util.concurrent.atomic.AtomicInteger reloads) {
+    boolean loseAnswer(jakarta.servlet.http.HttpServletRequest request) {
+      return "POST".equals(request.getMethod()) && path.matcher(request.getRequestURI()).matches() && commits.getAndDecrement() > 0;
+    }
+
+    boolean refuse(jakarta.servlet.http.HttpServletRequest request) {
+      return "GET".equals(request.getMethod()) && commits.get() <= 0 && path.matcher(request.getRequestURI()).matches()
+          && reloads.getAndDecrement() > 0;
+    }
   }
 
   /** Server settings that point SQE at this catalog. */
@@ -139,11 +178,11 @@ public final class RestCatalogFixture implements AutoCloseable {
 
   private static final class CountingServlet extends jakarta.servlet.http.HttpServlet {
     private final RESTCatalogServlet delegate;
-    private final AtomicLong requests;
+    private final RestCatalogFixture fixture;
 
-    CountingServlet(RESTCatalogServlet delegate, AtomicLong requests) {
+    CountingServlet(RESTCatalogServlet delegate, RestCatalogFixture fixture) {
       this.delegate = delegate;
-      this.requests = requests;
+      this.fixture = fixture;
     }
 
     @Override
@@ -155,8 +194,77 @@ public final class RestCatalogFixture implements AutoCloseable {
     @Override
     protected void service(jakarta.servlet.http.HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response)
         throws jakarta.servlet.ServletException, java.io.IOException {
-      requests.incrementAndGet();
+      fixture.requests.incrementAndGet();
+      CommitGate gate = fixture.gate;
+      if (gate != null) {
+        gate.pass(request);
+      }
+      LostAnswers lost = fixture.lostAnswers;
+      if (lost != null && lost.loseAnswer(request)) {
+        delegate.service(request, new DiscardedResponse(response));
+        response.sendError(jakarta.servlet.http.HttpServletResponse.SC_GATEWAY_TIMEOUT, "answer lost");
+        return;
+      }
+      if (lost != null && lost.refuse(request)) {
+        response.sendError(jakarta.servlet.http.HttpServletResponse.SC_FORBIDDEN, "not now");
+        return;
+      }
       delegate.service(request, response);
     }
+  }
+
+  /** A response whose status, headers and body go nowhere. */
+  private static final class DiscardedResponse extends jakarta.servlet.http.HttpServletResponseWrapper {
+    DiscardedResponse(jakarta.servlet.http.HttpServletResponse response) {
+      super(response);
+    }
+
+    @Override
+    public void setStatus(int sc) {}
+
+    @Override
+    public void sendError(int sc, String msg) {}
+
+    @Override
+    public void sendError(int sc) {}
+
+    @Override
+    public void setHeader(String name, String value) {}
+
+    @Override
+    public void addHeader(String name, String value) {}
+
+    @Override
+    public void setContentType(String type) {}
+
+    @Override
+    public void setContentLength(int len) {}
+
+    @Override
+    public void setContentLengthLong(long len) {}
+
+    @Override
+    public jakarta.servlet.ServletOutputStream getOutputStream() {
+      return new jakarta.servlet.ServletOutputStream() {
+        @Override
+        public boolean isReady() {
+          return true;
+        }
+
+        @Override
+        public void setWriteListener(jakarta.servlet.WriteListener listener) {}
+
+        @Override
+        public void write(int b) {}
+      };
+    }
+
+    @Override
+    public java.io.PrintWriter getWriter() {
+      return new java.io.PrintWriter(java.io.Writer.nullWriter());
+    }
+
+    @Override
+    public void flushBuffer() {}
   }
 }

@@ -3,12 +3,18 @@ package io.sqe.flight.testing;
 import io.sqe.flight.SqeServer;
 import io.sqe.flight.config.ConfigLoader;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /** Starts a real SQE server on a random loopback port over a temporary data directory. */
 public final class TestServer implements AutoCloseable {
@@ -73,6 +79,24 @@ public final class TestServer implements AutoCloseable {
 
   /** A logged-in client. */
   public record Client(FlightClient flight, FlightSqlClient sql, CallOption auth) implements AutoCloseable {
+    /** Every row of a result's first endpoint, as the vectors' Java objects. */
+    public List<List<Object>> rows(FlightInfo info) throws Exception {
+      List<List<Object>> rows = new ArrayList<>();
+      try (FlightStream stream = sql.getStream(info.getEndpoints().get(0).getTicket(), auth)) {
+        while (stream.next()) {
+          VectorSchemaRoot root = stream.getRoot();
+          for (int r = 0; r < root.getRowCount(); r++) {
+            List<Object> row = new ArrayList<>();
+            for (FieldVector v : root.getFieldVectors()) {
+              row.add(v.getObject(r));
+            }
+            rows.add(row);
+          }
+        }
+      }
+      return rows;
+    }
+
     @Override
     public void close() throws Exception {
       sql.close();

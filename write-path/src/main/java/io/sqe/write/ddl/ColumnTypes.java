@@ -6,10 +6,12 @@ import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
+import io.sqe.engine.sql.TypeAliases;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.config.CalciteConnectionConfig;
 import org.apache.calcite.jdbc.CalciteSchema;
@@ -23,8 +25,10 @@ import org.apache.calcite.sql.SqlMapTypeNameSpec;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlRowTypeNameSpec;
 import org.apache.calcite.sql.SqlTypeNameSpec;
+import org.apache.calcite.sql.SqlUserDefinedTypeNameSpec;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql.validate.SqlValidatorUtil;
 import org.apache.iceberg.types.Type;
@@ -101,6 +105,12 @@ final class ColumnTypes {
     }
     if (spec instanceof SqlBasicTypeNameSpec) {
       return basic((SqlBasicTypeNameSpec) spec, at);
+    }
+    if (spec instanceof SqlUserDefinedTypeNameSpec && spec.getTypeName().isSimple()) {
+      Optional<SqlTypeName> alias = TypeAliases.of(spec.getTypeName().getSimple());
+      if (alias.isPresent()) {
+        return basic(new SqlBasicTypeNameSpec(alias.get(), spec.getParserPos()), at);
+      }
     }
     throw error(ErrorCode.INVALID_ARGUMENT, "Unknown type '" + spec.getTypeName() + "'", at);
   }

@@ -37,8 +37,8 @@ import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
- * {@code CREATE [OR REPLACE] TABLE t [(names)] [PARTITIONED BY ...] [SORTED BY ...] [WITH (...)] AS
- * query}: one Iceberg create (or create-or-replace) transaction that makes the table and appends
+ * {@code CREATE [OR REPLACE] TABLE t [(name [NOT NULL] [COMMENT 'x'], ...)] [PARTITIONED BY ...]
+ * [SORTED BY ...] [WITH (...)] AS query}: one Iceberg create (or create-or-replace) transaction that makes the table and appends
  * the query's rows. Nothing is visible before it commits; a failure leaves no table, or the
  * replaced table as it was. A replaced table keeps its history, so its older snapshots stay
  * readable.
@@ -151,10 +151,14 @@ final class CreateTableAsCommand implements PreparedCommand {
     return CommandResult.rows(writer.rowCount());
   }
 
-  /** The new table's schema: the query's columns, renamed by the column list, all nullable but those declared NOT NULL. */
+  /**
+   * The new table's schema: the query's columns, renamed and commented by the column list, all
+   * nullable but those declared NOT NULL.
+   */
   private static Schema schema(SqlCreateTable create, RelDataType rowType) {
     List<RelDataTypeField> fields = rowType.getFieldList();
     List<String> names = new ArrayList<>();
+    List<String> comments = new ArrayList<>();
     Set<Integer> notNull = new HashSet<>();
     if (!create.columns().isEmpty()) {
       if (create.columns().size() != fields.size()) {
@@ -169,6 +173,7 @@ final class CreateTableAsCommand implements PreparedCommand {
           throw error(ErrorCode.INVALID_ARGUMENT, "The column list of CREATE TABLE ... AS names columns without types", column.type());
         }
         names.add(column.name().getSimple());
+        comments.add(column.comment());
         if (column.notNull()) {
           notNull.add(i);
         }
@@ -183,6 +188,7 @@ final class CreateTableAsCommand implements PreparedCommand {
               create.query());
         }
         names.add(name);
+        comments.add(null);
       }
     }
     Set<String> seen = new HashSet<>();
@@ -199,7 +205,7 @@ final class CreateTableAsCommand implements PreparedCommand {
       } catch (UnsupportedTypeException e) {
         throw error(ErrorCode.NOT_SUPPORTED, "Column " + names.get(i) + ": " + e.getMessage(), create.query());
       }
-      columns.add(Types.NestedField.of(i + 1, !notNull.contains(i), names.get(i), optionalFields(type)));
+      columns.add(Types.NestedField.of(i + 1, !notNull.contains(i), names.get(i), optionalFields(type), comments.get(i)));
     }
     // Nested ids were numbered per column; Iceberg renumbers them all when it creates the table.
     AtomicInteger ids = new AtomicInteger();

@@ -101,6 +101,10 @@ final class DeleteUpdatePlanner {
       return alias != null ? alias.getSimple() : name.names.get(name.names.size() - 1);
     }
 
+    Schema schema() {
+      return table.schema();
+    }
+
     /** The target in FROM, with the statement's alias. */
     SqlNode from() {
       SqlNode table = SqlTrees.copy(name);

@@ -31,7 +31,9 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.util.SqlShuttle;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -52,9 +54,10 @@ import org.apache.iceberg.types.Types;
  * </pre>
  *
  * Matched pairs without a clause are kept for the cardinality check: a target row matched by two
- * source rows fails the statement (as the SQL standard requires), except when the only MATCHED
- * clause is an unconditional DELETE, which means the same whatever the source row. NULL keys never
- * match, as in any join.
+ * source rows fails the statement (as the SQL standard requires), even where no clause applies to
+ * the pair. There is no check when the statement has no MATCHED clause (it never changes a matched
+ * row) or when its only MATCHED clause is an unconditional DELETE, which means the same whatever
+ * the source row. NULL keys never match, as in any join.
  */
 final class MergePlanner {
   private static final SqlParserPos ZERO = SqlParserPos.ZERO;
@@ -95,7 +98,7 @@ final class MergePlanner {
           break;
         case INSERT: {
           SqlNodeList columns = insertColumns(schema, clause, name);
-          values = Assignments.of(schema, columns, clause.values(), null, name);
+          values = Assignments.of(schema, columns, inScope(clause.values(), schema, sourceAlias), null, name);
           omitted = omittedDefaults(schema, columns, clause, name);
           break;
         }
@@ -109,7 +112,7 @@ final class MergePlanner {
             () -> SqlTrees.equal(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(index))));
       }
     }
-    boolean checkCardinality = !onlyUnconditionalDelete(clauses);
+    boolean checkCardinality = checksCardinality(clauses);
     SqlNode acts = SqlTrees.greaterThanOrEqual(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(0));
     SqlNode where = checkCardinality ? SqlTrees.or(acts, matched(ref, sourceAlias)) : acts;
     SqlNode query = SqlTrees.select(select, join(merge, ref, sourceAlias, clauses), where);
@@ -196,9 +199,12 @@ final class MergePlanner {
     }
   }
 
-  private static boolean onlyUnconditionalDelete(List<SqlMergeClause> clauses) {
+  /** Whether a target row matched by more than one source row fails the statement. */
+  private static boolean checksCardinality(List<SqlMergeClause> clauses) {
     List<SqlMergeClause> matched = clauses.stream().filter(c -> c.match() == Match.MATCHED).toList();
-    return matched.size() == 1 && matched.get(0).action() == Action.DELETE && matched.get(0).condition() == null;
+    boolean onlyUnconditionalDelete =
+        matched.size() == 1 && matched.get(0).action() == Action.DELETE && matched.get(0).condition() == null;
+    return !matched.isEmpty() && !onlyUnconditionalDelete;
   }
 
   /** The INSERT clause's column list, or every column of the table when it has none. */
@@ -253,10 +259,47 @@ final class MergePlanner {
         case NOT_MATCHED -> SqlTrees.isNull(ref.positionColumn());
         case NOT_MATCHED_BY_SOURCE -> SqlTrees.isNull(SqlTrees.identifier(sourceAlias, SOURCE_ROW));
       };
-      whens.add(SqlTrees.and(applies, SqlTrees.copy(clause.condition())));
+      SqlNode condition = switch (clause.match()) {
+        case MATCHED -> SqlTrees.copy(clause.condition());
+        case NOT_MATCHED -> inScope(clause.condition(), ref.schema(), sourceAlias);
+        case NOT_MATCHED_BY_SOURCE -> inScope(clause.condition(), ref.schema(), ref.qualifier());
+      };
+      whens.add(SqlTrees.and(applies, condition));
       thens.add(SqlTrees.integer(i));
     }
     return SqlTrees.caseWhen(whens, thens, SqlLiteral.createExactNumeric("-1", ZERO));
+  }
+
+  /**
+   * A clause's expression with the bare names of target columns qualified by the one side in the
+   * clause's scope: the source in WHEN NOT MATCHED (there is no target row), the target in WHEN NOT
+   * MATCHED BY SOURCE (there is no source row), as the SQL standard scopes them. Without this, a
+   * column both sides have would be ambiguous in the join the statement is planned as. Subqueries
+   * keep their own scope.
+   */
+  private static <T extends SqlNode> T inScope(T expression, Schema target, String qualifier) {
+    if (expression == null) {
+      return null;
+    }
+    @SuppressWarnings("unchecked")
+    T qualified = (T) SqlTrees.copy(expression).accept(new SqlShuttle() {
+      @Override
+      public SqlNode visit(SqlIdentifier identifier) {
+        if (identifier.isSimple() && target.caseInsensitiveFindField(identifier.getSimple()) != null) {
+          return new SqlIdentifier(List.of(qualifier, identifier.getSimple()), identifier.getParserPosition());
+        }
+        return identifier;
+      }
+
+      @Override
+      public SqlNode visit(SqlCall call) {
+        return call instanceof SqlSelect || call.getKind() == SqlKind.UNION || call.getKind() == SqlKind.EXCEPT
+                || call.getKind() == SqlKind.INTERSECT || call.getKind() == SqlKind.WITH
+            ? call
+            : super.visit(call);
+      }
+    });
+    return qualified;
   }
 
   /** How the ON condition and the clauses refer to the source. */

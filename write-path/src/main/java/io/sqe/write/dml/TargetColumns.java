@@ -2,6 +2,7 @@ package io.sqe.write.dml;
 
 import static io.sqe.write.dml.SqlPositions.error;
 
+import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import java.util.List;
@@ -11,8 +12,10 @@ import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlUtil;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.types.Types;
@@ -78,10 +81,20 @@ final class TargetColumns {
   /**
    * {@code expression} as assigned to {@code column}: CAST to the column's type when the column is
    * not a struct, list or map (whose values convert field by field), as SQL assignment converts.
+   * A NULL for a struct, list or map becomes a NULL of the column's type: left untyped, it can make
+   * Calcite give a column of VALUES rows a type narrower than some of the rows (an array of NOT
+   * NULL elements where one row's array has a NULL), and then fail on their values.
    */
   static SqlNode assigned(SqlNode expression, Types.NestedField column) {
     SqlParserPos pos = expression.getParserPosition();
     SqlNode value = expression;
+    if (column.type().isNestedType()) {
+      if (!SqlUtil.isNullLiteral(expression, false)) {
+        return value;
+      }
+      RelDataType type = CalciteTypeMapping.toCalcite(TYPES, column.type(), true);
+      return SqlStdOperatorTable.CAST.createCall(pos, value, withPosition(SqlTypeUtil.convertTypeToSpec(type), pos));
+    }
     return ValueConversion.castType(TYPES, column.type())
         .<SqlNode>map(type -> SqlStdOperatorTable.CAST.createCall(pos, value, withPosition(type, pos)))
         .orElse(value);
@@ -93,6 +106,6 @@ final class TargetColumns {
 
   /** The SQL type of an Iceberg column, for messages. */
   static RelDataType sqlType(Types.NestedField column) {
-    return io.sqe.catalog.types.CalciteTypeMapping.toCalcite(TYPES, column.type(), column.isOptional());
+    return CalciteTypeMapping.toCalcite(TYPES, column.type(), column.isOptional());
   }
 }

@@ -8,6 +8,7 @@ import io.sqe.write.files.DataFileWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
@@ -16,6 +17,7 @@ import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
 
 /**
  * Where one statement's changes to one table go: committed to the catalog when the statement ends,
@@ -23,6 +25,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * and hand their operation to {@link #commit}, the same either way.
  */
 public final class TableWrite {
+  private static final int APPEND_ATTEMPTS = 8;
+
   private final LakehouseCatalog catalog;
   private final TableIdentifier id;
   private final String queryId;
@@ -119,12 +123,51 @@ public final class TableWrite {
    * (a creation still creates the table).
    */
   public void commitAppend(List<DataFile> files, Set<String> written, String what) {
+    if (transaction == null && creation == null && !files.isEmpty()) {
+      try {
+        Commits.commit(
+            () -> appendWithRetries(files),
+            () -> DataFileWriter.deleteFiles(table, written),
+            what,
+            Commits.QUERY_ID_PROPERTY + "=" + queryId);
+      } finally {
+        catalog.invalidate(id);
+      }
+      return;
+    }
     AppendFiles append = null;
     if (!files.isEmpty()) {
       append = newAppend();
       files.forEach(append::appendFile);
     }
     commit(append, written, what);
+  }
+
+  /**
+   * Appends never conflict, so they must land however busy the table is. Iceberg retries a commit
+   * a few times ({@code commit.retry.num-retries}, 4 by default); several servers appending to one
+   * table at once can use those up, so the whole append is tried again, on a fresh view of the
+   * table, with a growing wait.
+   */
+  private void appendWithRetries(List<DataFile> files) {
+    for (int attempt = 1; ; attempt++) {
+      AppendFiles append = newAppend();
+      files.forEach(append::appendFile);
+      try {
+        append.commit();
+        return;
+      } catch (CommitFailedException e) {
+        if (attempt >= APPEND_ATTEMPTS) {
+          throw e;
+        }
+        try {
+          Thread.sleep(Math.min(5_000L, 100L << attempt) + ThreadLocalRandom.current().nextLong(100));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 
   /**

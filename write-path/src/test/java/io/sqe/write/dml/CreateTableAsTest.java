@@ -12,12 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -28,21 +25,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CreateTableAsTest {
-  private static final Schema NUMBERS = new Schema(Types.NestedField.required(1, "x", Types.IntegerType.get()));
-
   @TempDir Path dir;
   private Lakehouse lake;
 
   @BeforeEach
   void setUp() {
     lake = new Lakehouse(dir);
-    List<Record> rows = new ArrayList<>();
-    for (int x = 1; x <= 3000; x++) {
-      Record r = GenericRecord.create(NUMBERS);
-      r.setField("x", x);
-      rows.add(r);
-    }
-    lake.create("numbers", NUMBERS, PartitionSpec.unpartitioned(), rows, 1000);
+    lake.createNumbers("numbers", 3000, 1000);
   }
 
   @AfterEach
@@ -76,6 +65,11 @@ class CreateTableAsTest {
       List<Integer> values = records.stream().map(r -> (Integer) r.getField("v")).toList();
       assertThat(values).isSortedAccordingTo((a, b) -> Integer.compare(b, a));
       assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
+    }
+    try (ReferenceDuckDb duck = new ReferenceDuckDb()) {
+      assertThat(duck.parquetRows(table)).hasSize(3000).isEqualTo(ReferenceDuckDb.icebergRows(table));
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
     }
     assertThat(Lakehouse.dataFilesWithStats(table)).allSatisfy(file -> {
       assertThat(file.lowerBounds()).containsKey(table.schema().findField("v").fieldId());

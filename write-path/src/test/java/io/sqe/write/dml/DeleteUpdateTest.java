@@ -68,4 +68,19 @@ class DeleteUpdateTest {
     assertThat(rows).isEqualTo(7);
     assertThat(lake.query("select count(*), sum(id), sum(v) from t")).containsExactly(List.of(101L, 4950L - 99 + 401, 450L - 5 - 6 - 7 - 8 - 9 + 50 + 60 + 70 + 80 + 3));
   }
+
+  @Test
+  void mergeClausesWithoutMatchSeeOnlyTheirSide() {
+    lake.update("create table src as select id + 95 as id, v + 1000 as v from t where id < 10");
+    lake.update("create table reference as select * from t");
+    // Both sides have id and v: WHEN NOT MATCHED sees only the source, BY SOURCE only the target.
+    long rows = lake.update("merge into t using src s on t.id = s.id"
+        + " when not matched by source and v = 3 and id < 50 then delete"
+        + " when not matched and v > 1005 then insert (id, v) values (id, v)");
+    long qualified = lake.update("merge into reference r using src s on r.id = s.id"
+        + " when not matched by source and r.v = 3 and r.id < 50 then delete"
+        + " when not matched and s.v > 1005 then insert (id, v) values (s.id, s.v)");
+    assertThat(rows).isEqualTo(qualified).isEqualTo(5 + 4);
+    assertThat(lake.query("select id, v from t order by id")).isEqualTo(lake.query("select id, v from reference order by id"));
+  }
 }

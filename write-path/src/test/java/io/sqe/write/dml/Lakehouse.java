@@ -88,6 +88,19 @@ final class Lakehouse implements AutoCloseable {
     return table;
   }
 
+  /** Creates table {@code s.name} with one NOT NULL INTEGER column {@code x}: 1 to {@code count}. */
+  Table createNumbers(String name, int count, int rowsPerFile) {
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(org.apache.iceberg.types.Types.NestedField.required(1, "x", org.apache.iceberg.types.Types.IntegerType.get()));
+    List<Record> rows = new ArrayList<>();
+    for (int x = 1; x <= count; x++) {
+      Record r = org.apache.iceberg.data.GenericRecord.create(schema);
+      r.setField("x", x);
+      rows.add(r);
+    }
+    return create(name, schema, org.apache.iceberg.PartitionSpec.unpartitioned(), rows, rowsPerFile);
+  }
+
   /** The rows of one data file, in file order, read by Iceberg's Parquet reader. */
   static List<Record> fileRecords(Table table, org.apache.iceberg.DataFile file) {
     List<Record> rows = new ArrayList<>();
@@ -132,6 +145,17 @@ final class Lakehouse implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     return rows;
+  }
+
+  /** Every file under the table's location (data and metadata), as paths. */
+  static java.util.SortedSet<String> filesOnDisk(Table table) {
+    java.util.SortedSet<String> files = new java.util.TreeSet<>();
+    try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(Path.of(java.net.URI.create(table.location())))) {
+      paths.filter(java.nio.file.Files::isRegularFile).forEach(p -> files.add(p.toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
   }
 
   @Override

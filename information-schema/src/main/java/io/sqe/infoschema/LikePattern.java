@@ -1,7 +1,8 @@
-package io.sqe.flight.metadata;
+package io.sqe.infoschema;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -58,6 +59,22 @@ public final class LikePattern {
       regex.append(Pattern.quote(literal.toString()));
       literal.setLength(0);
     }
+  }
+
+  /** The one name the pattern matches when it has no wildcard, with its escapes resolved. */
+  public Optional<String> literal() {
+    if (pattern == null) {
+      return Optional.empty();
+    }
+    StringBuilder name = new StringBuilder(pattern.length());
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '%' || c == '_') {
+        return Optional.empty();
+      }
+      name.append(c == ESCAPE ? pattern.charAt(++i) : c);
+    }
+    return Optional.of(name.toString());
   }
 
   public boolean matches(String name) {

@@ -1,4 +1,4 @@
-package io.sqe.flight.metadata;
+package io.sqe.infoschema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

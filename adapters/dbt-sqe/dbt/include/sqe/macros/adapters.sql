@@ -1,0 +1,99 @@
+{# Schemas, relations and columns. Names are always rendered in full and quoted. #}
+
+{% macro sqe__create_schema(relation) -%}
+  {%- call statement('create_schema') -%}
+    create schema if not exists {{ relation.without_identifier().include(database=True, schema=True) }}
+  {%- endcall -%}
+{% endmacro %}
+
+{% macro sqe__drop_schema(relation) -%}
+  {%- call statement('drop_schema') -%}
+    drop schema if exists {{ relation.without_identifier().include(database=True, schema=True) }} cascade
+  {%- endcall -%}
+{% endmacro %}
+
+{% macro sqe__get_drop_sql(relation) -%}
+  drop {{ 'view' if relation.is_view else 'table' }} if exists {{ relation.render() }}
+{%- endmacro %}
+
+{% macro sqe__drop_table(relation) -%}
+  drop table if exists {{ relation.render() }}
+{%- endmacro %}
+
+{% macro sqe__drop_view(relation) -%}
+  drop view if exists {{ relation.render() }}
+{%- endmacro %}
+
+{% macro sqe__rename_relation(from_relation, to_relation) -%}
+  {% if from_relation.is_view %}
+    {{ exceptions.raise_compiler_error("SQE cannot rename the view " ~ from_relation.render() ~ "; create it again under the new name") }}
+  {% endif %}
+  {% call statement('rename_relation') -%}
+    alter table {{ from_relation.render() }} rename to {{ adapter.quote_as_configured(to_relation.identifier, 'identifier') }}
+  {%- endcall %}
+{% endmacro %}
+
+{% macro sqe__make_temp_relation(base_relation, suffix) -%}
+  {{ return(adapter.scratch_relation(base_relation, suffix)) }}
+{%- endmacro %}
+
+{% macro sqe__get_binding_char() -%}
+  {{ return('?') }}
+{%- endmacro %}
+
+{% macro sqe__current_timestamp() -%}
+  current_timestamp
+{%- endmacro %}
+
+{% macro sqe__snapshot_get_time() -%}
+  current_timestamp
+{%- endmacro %}
+
+{% macro sqe__current_timestamp_backcompat() -%}
+  current_timestamp
+{%- endmacro %}
+
+{% macro sqe__current_timestamp_in_utc_backcompat() -%}
+  current_timestamp
+{%- endmacro %}
+
+{% macro sqe__alter_column_type(relation, column_name, new_column_type) -%}
+  {# Iceberg widens types in place (INTEGER to BIGINT, REAL to DOUBLE, larger DECIMAL precision). #}
+  {% call statement('alter_column_type') -%}
+    alter table {{ relation.render() }} alter column {{ adapter.quote(column_name) }} set data type {{ new_column_type }}
+  {%- endcall %}
+{% endmacro %}
+
+{% macro sqe__alter_relation_add_remove_columns(relation, add_columns, remove_columns) %}
+  {% for column in add_columns or [] %}
+    {% do run_query("alter table " ~ relation.render() ~ " add column " ~ column.quoted ~ " " ~ column.expanded_data_type) %}
+  {% endfor %}
+  {% for column in remove_columns or [] %}
+    {% do run_query("alter table " ~ relation.render() ~ " drop column " ~ column.quoted) %}
+  {% endfor %}
+{% endmacro %}
+
+{% macro sqe__get_empty_subquery_sql(select_sql, select_sql_header=none) -%}
+  {%- if select_sql_header is not none -%}
+  {{ select_sql_header }}
+  {%- endif %}
+  select * from (
+    {{ select_sql }}
+  ) as __dbt_sbq
+  where false
+  limit 0
+{%- endmacro %}
+
+{% macro sqe__get_columns_in_query(select_sql) -%}
+  {{ return(adapter.get_column_schema_from_query(select_sql) | map(attribute='name') | list) }}
+{%- endmacro %}
+
+{# Runs statements as one SQL transaction: everything they write lands in one commit, or nothing
+   does. SQE takes DML, CREATE ... AS and bulk ingest inside a transaction, not other DDL. #}
+{% macro sqe_atomic(statements) -%}
+  begin;
+  {% for statement in statements %}
+  {{ statement }};
+  {% endfor %}
+  commit
+{%- endmacro %}
