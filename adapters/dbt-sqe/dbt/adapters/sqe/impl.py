@@ -63,11 +63,14 @@ class SqeAdapter(SQLAdapter):
         import agate
 
         decimals = agate_table.aggregate(agate.MaxPrecision(col_idx))
-        return "DOUBLE" if decimals else "BIGINT"
+        return "DOUBLE" if decimals else cls.convert_integer_type(agate_table, col_idx)
 
     @classmethod
     def convert_integer_type(cls, agate_table: "agate.Table", col_idx: int) -> str:
-        return "BIGINT"
+        # INTEGER as dbt's other adapters infer it, BIGINT when a value does not fit.
+        values = [v for v in agate_table.columns[col_idx].values() if v is not None]
+        fits = all(-(2**31) <= int(v) < 2**31 for v in values)
+        return "INTEGER" if fits else "BIGINT"
 
     @classmethod
     def convert_boolean_type(cls, agate_table: "agate.Table", col_idx: int) -> str:

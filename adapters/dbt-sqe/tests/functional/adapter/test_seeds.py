@@ -38,13 +38,13 @@ class TestEmptySeed(BaseTestEmptySeed):
 
 class TestSimpleSeedColumnOverride(BaseSimpleSeedColumnOverride):
     # The suite expects PostgreSQL's type names; these are SQE's for the same columns (an override
-    # to `text` is VARCHAR, an inferred integer column BIGINT).
+    # to `text` is VARCHAR, an inferred integer column INTEGER).
     @pytest.fixture(scope="class")
     def models(self):
         schema = fixtures.properties__schema_yml
         for postgres, sqe in [
             ("type: text", "type: VARCHAR"),
-            ("type: integer", "type: BIGINT"),
+            ("type: integer", "type: INTEGER"),
             ("type: boolean", "type: BOOLEAN"),
             ("type: date", "type: DATE"),
             ("type: timestamp without time zone", "type: TIMESTAMP(6)"),
