@@ -228,8 +228,10 @@ class SqeAdapter(SQLAdapter):
         constraints) and, with persist_docs, its description. Names from the query are quoted;
         names from the model's contract are quoted as dbt quotes them (`quote: true`).
         Constraints SQE does not support get dbt's warning."""
-        self.render_raw_columns_constraints(model_columns)
-        self.render_raw_model_constraints(model_constraints)
+        if not from_query:
+            # Only for dbt's warnings about the contract's constraints SQE does not enforce.
+            self.render_raw_columns_constraints(model_columns)
+            self.render_raw_model_constraints(model_constraints)
         by_name = {column["name"].lower(): column for column in model_columns.values()}
         not_null = {
             column["name"].lower()
