@@ -63,11 +63,14 @@ class SqeAdapter(SQLAdapter):
         import agate
 
         decimals = agate_table.aggregate(agate.MaxPrecision(col_idx))
-        return "DOUBLE" if decimals else "BIGINT"
+        return "DOUBLE" if decimals else cls.convert_integer_type(agate_table, col_idx)
 
     @classmethod
     def convert_integer_type(cls, agate_table: "agate.Table", col_idx: int) -> str:
-        return "BIGINT"
+        # INTEGER as dbt's other adapters infer it, BIGINT when a value does not fit.
+        values = [v for v in agate_table.columns[col_idx].values() if v is not None]
+        fits = all(-(2**31) <= int(v) < 2**31 for v in values)
+        return "INTEGER" if fits else "BIGINT"
 
     @classmethod
     def convert_boolean_type(cls, agate_table: "agate.Table", col_idx: int) -> str:
@@ -211,6 +214,43 @@ class SqeAdapter(SQLAdapter):
                 handle.rollback()
                 raise
         return rows
+
+    @available
+    def column_list_sql(
+        self,
+        names: List[str],
+        model_columns: Dict[str, Dict[str, Any]],
+        model_constraints: List[Dict[str, Any]],
+        with_comments: bool,
+        from_query: bool,
+    ) -> str:
+        """The column list of CREATE TABLE ... AS: each column's NOT NULL (from the model's
+        constraints) and, with persist_docs, its description. Names from the query are quoted;
+        names from the model's contract are quoted as dbt quotes them (`quote: true`).
+        Constraints SQE does not support get dbt's warning."""
+        if not from_query:
+            # Only for dbt's warnings about the contract's constraints SQE does not enforce.
+            self.render_raw_columns_constraints(model_columns)
+            self.render_raw_model_constraints(model_constraints)
+        by_name = {column["name"].lower(): column for column in model_columns.values()}
+        not_null = {
+            column["name"].lower()
+            for column in model_columns.values()
+            if any(c.get("type") == "not_null" for c in column.get("constraints") or [])
+        }
+        for constraint in model_constraints or []:
+            if constraint.get("type") == "not_null":
+                not_null.update(name.lower() for name in constraint.get("columns") or [])
+        items = []
+        for name in names:
+            column = by_name.get(name.lower(), {})
+            item = self.quote(name) if from_query or column.get("quote") else name
+            if name.lower() in not_null:
+                item += " not null"
+            if with_comments and column.get("description"):
+                item += " comment '" + column["description"].replace("'", "''") + "'"
+            items.append(item)
+        return "(" + ", ".join(items) + ")"
 
     @available
     def partition_terms(self, config_value: Any) -> List[str]:

@@ -34,10 +34,16 @@ def _array(values: List, arrow_type: pa.DataType, name: str) -> pa.Array:
         return pa.array([_python_value(v, arrow_type) for v in values], type=arrow_type)
     except (pa.ArrowException, TypeError, ValueError, decimal.InvalidOperation):
         # Text (a column_types override, or a format Python did not parse) goes through Arrow's cast.
+        text = pa.array([None if v is None else _text(v) for v in values], type=pa.string())
         try:
-            text = pa.array([None if v is None else _text(v) for v in values], type=pa.string())
             return pc.cast(text, arrow_type)
         except pa.ArrowException as e:
+            if pa.types.is_date(arrow_type):
+                # A date column of timestamps keeps their dates, as a SQL cast does.
+                try:
+                    return pc.cast(pc.cast(text, pa.timestamp("us")), arrow_type)
+                except pa.ArrowException:
+                    pass
             raise ValueError(f"Seed column {name}: cannot read its values as {arrow_type}: {e}") from e
 
 

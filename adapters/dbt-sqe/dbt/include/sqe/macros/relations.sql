@@ -31,24 +31,41 @@
 {%- endmacro %}
 
 {# A model's table as one statement: CREATE OR REPLACE TABLE is one Iceberg commit that keeps the
-   table's history. A scratch table (temporary=True) gets none of the model's options. #}
+   table's history, with the model's contract (NOT NULL) and docs (table and column comments) in
+   it. A scratch table (temporary=True) gets none of the model's options. #}
 {% macro sqe__create_table_as(temporary, relation, sql) -%}
   {{ sqe_sql_header() }}
   {%- if temporary %}
   create table {{ relation.render() }} as
   {{ sql }}
   {%- else %}
-  {%- set contract_config = config.get('contract') %}
-  create or replace table {{ relation.render() }}
-  {%- if contract_config.enforced %}
+  {%- set enforced = config.get('contract').enforced -%}
+  {%- set with_comments = config.persist_column_docs() and model.columns -%}
+  {%- if enforced -%}
     {{ get_assert_columns_equivalent(sql) }}
-    {{ get_table_columns_and_constraints() }}
-    {%- set sql = get_select_subquery(sql) %}
+    {%- set names = model.columns.values() | map(attribute='name') | list -%}
+  {%- elif with_comments -%}
+    {%- set names = adapter.get_column_schema_from_query(get_empty_subquery_sql(sql, config.get('sql_header'))) | map(attribute='name') | list -%}
+  {%- endif %}
+  create or replace table {{ relation.render() }}
+  {%- if enforced or with_comments %}
+  {{ adapter.column_list_sql(names, model.columns, model.get('constraints', []), with_comments, not enforced) }}
   {%- endif %}
   {{ sqe_relation_comment() }}
   {{- sqe_table_options() }}
   as
+  {%- if enforced %}
+  select
+  {%- for column in model.columns.values() %}
+    {%- set quoted = adapter.quote(column['name']) if column.get('quote') else column['name'] %}
+    cast({{ quoted }} as {{ column['data_type'] }}) as {{ quoted }}{{ "," if not loop.last }}
+  {%- endfor %}
+  from (
+    {{ sql }}
+  ) as model_subq
+  {%- else %}
   {{ sql }}
+  {%- endif %}
   {%- endif %}
 {%- endmacro %}
 

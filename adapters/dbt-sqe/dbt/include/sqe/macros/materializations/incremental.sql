@@ -50,7 +50,9 @@
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke(existing_relation, full_refresh_mode)) %}
-  {% do persist_docs(target_relation, model, for_relation=(existing_relation is not none and not full_refresh_mode)) %}
+  {% if existing_relation is not none and not full_refresh_mode %}
+    {% do persist_docs(target_relation, model) %}
+  {% endif %}
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 

@@ -58,7 +58,9 @@
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke(target_relation_exists, full_refresh_mode=False)) %}
-  {% do persist_docs(target_relation, model, for_relation=target_relation_exists) %}
+  {% if target_relation_exists %}
+    {% do persist_docs(target_relation, model) %}
+  {% endif %}
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 

@@ -1,5 +1,6 @@
 {# A table model is one CREATE OR REPLACE TABLE ... AS: readers see the old rows until the new ones
-   land in one commit, and the table keeps its history. No intermediate or backup relations. #}
+   land in one commit, with the model's comments and NOT NULL columns, and the table keeps its
+   history. No intermediate or backup relations. #}
 {% materialization table, adapter='sqe' %}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
@@ -18,7 +19,6 @@
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke(existing_relation, full_refresh_mode=True)) %}
-  {% do persist_docs(target_relation, model, for_relation=False) %}
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 

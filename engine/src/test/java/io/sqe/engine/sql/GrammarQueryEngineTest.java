@@ -35,10 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The grammar's effect on queries that run: SQE's keywords as column names, and date_diff. */
 class GrammarQueryEngineTest {
-  /** Column names that are keywords of SQE's statements. */
+  /** Column names that are keywords of SQE's statements, or words Calcite reserves and PostgreSQL does not. */
   private static final List<String> KEYWORD_COLUMNS = List.of(
       "branch", "tag", "version", "partitioned", "properties", "comment", "data", "purge", "cascade", "tables",
-      "columns", "use", "string", "target");
+      "columns", "use", "string", "target", "year", "month", "day", "hour", "minute", "second", "value", "result");
 
   @TempDir Path dir;
   private RootAllocator allocator;
@@ -113,6 +113,15 @@ class GrammarQueryEngineTest {
   void stringIsVarchar() {
     assertThat(row("select cast(42 as string), cast('x' as string) || 'y'")).extracting(String::valueOf)
         .containsExactly("42", "xy");
+  }
+
+  @Test
+  void timeUnitsThatAreAlsoColumnNamesStillWorkAsUnits() {
+    String ts = "timestamp '2024-05-17 13:45:30'";
+    assertThat(row("select extract(day from " + ts + "), year(" + ts + "), month(" + ts + "), hour(" + ts + "), minute(" + ts
+            + "), second(" + ts + "), timestampadd(day, 1, date '2024-05-17'), timestampdiff(month, date '2024-01-31', date '2024-05-17'),"
+            + " date '2024-05-17' + interval '2' day, floor(" + ts + " to hour) = timestamp '2024-05-17 13:00:00'"))
+        .containsExactly(17L, 2024L, 5L, 13L, 45L, 30L, LocalDate.of(2024, 5, 18), 3, LocalDate.of(2024, 5, 19), true);
   }
 
   @Test

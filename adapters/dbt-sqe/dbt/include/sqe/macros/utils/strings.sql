@@ -1,0 +1,29 @@
+{# dbt's string and aggregate macros in SQE's SQL. #}
+
+{# 'true' / 'false', as PostgreSQL writes them (SQE's CAST writes TRUE / FALSE). #}
+{% macro sqe__cast_bool_to_text(field) -%}
+  lower(cast({{ field }} as varchar))
+{%- endmacro %}
+
+{% macro sqe__right(string_text, length_expression) -%}
+  case
+    when {{ length_expression }} <= 0 then ''
+    else substring({{ string_text }} from greatest(char_length({{ string_text }}) - ({{ length_expression }}) + 1, 1))
+  end
+{%- endmacro %}
+
+{% macro sqe__split_part(string_text, delimiter_text, part_number) -%}
+  {%- if part_number >= 0 -%}
+    split_part({{ string_text }}, {{ delimiter_text }}, {{ part_number }})
+  {%- else -%}
+    {{ dbt._split_part_negative(string_text, delimiter_text, part_number) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro sqe__listagg(measure, delimiter_text, order_by_clause, limit_num) -%}
+  {%- if limit_num -%}
+    {{ exceptions.raise_compiler_error("listagg with limit_num is not supported by dbt-sqe yet") }}
+  {%- endif -%}
+  listagg({{ measure }}, {{ delimiter_text }})
+  {%- if order_by_clause %} within group ({{ order_by_clause }}){% endif %}
+{%- endmacro %}

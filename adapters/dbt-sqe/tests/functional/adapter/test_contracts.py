@@ -1,0 +1,65 @@
+"""Model contracts (column names, types, NOT NULL) against SQE."""
+
+import pytest
+from dbt.tests.adapter.constraints.test_constraints import (
+    BaseConstraintsRollback,
+    BaseIncrementalConstraintsColumnsEqual,
+    BaseIncrementalConstraintsRollback,
+    BaseTableConstraintsColumnsEqual,
+    BaseViewConstraintsColumnsEqual,
+)
+
+
+class SqeTypes:
+    """The suite's values with SQE's type names: [value, declared type, type in the error]."""
+
+    @pytest.fixture
+    def string_type(self):
+        return "VARCHAR"
+
+    @pytest.fixture
+    def int_type(self):
+        return "INTEGER"
+
+    @pytest.fixture
+    def data_types(self, int_type, string_type):
+        return [
+            ["1", int_type, int_type],
+            ["'1'", string_type, string_type],
+            ["true", "boolean", "BOOLEAN"],
+            # SQE stores TIMESTAMP WITH LOCAL TIME ZONE (Iceberg's timestamptz), not Calcite's TIMESTAMP WITH TIME ZONE.
+            [
+                "cast(timestamp '2013-11-03 00:00:00' as timestamp with local time zone)",
+                "timestamp with local time zone",
+                "TIMESTAMP(6) WITH TIME ZONE",
+            ],
+            ["timestamp '2013-11-03 00:00:00'", "timestamp", "TIMESTAMP(6)"],
+            ["array['a','b','c']", "array(varchar)", "ARRAY(VARCHAR)"],
+            ["array[1,2,3]", "array(integer)", "ARRAY(INTEGER)"],
+            ["cast(1 as decimal(10, 2))", "decimal(10, 2)", "DECIMAL(10, 2)"],
+        ]
+
+
+class TestTableConstraintsColumnsEqual(SqeTypes, BaseTableConstraintsColumnsEqual):
+    pass
+
+
+class TestViewConstraintsColumnsEqual(SqeTypes, BaseViewConstraintsColumnsEqual):
+    pass
+
+
+class TestIncrementalConstraintsColumnsEqual(SqeTypes, BaseIncrementalConstraintsColumnsEqual):
+    pass
+
+
+# A NULL in a NOT NULL column fails the CREATE OR REPLACE TABLE, and the table keeps its rows.
+class TestConstraintsRollback(BaseConstraintsRollback):
+    @pytest.fixture(scope="class")
+    def expected_error_messages(self):
+        return ["NULL value for NOT NULL column id"]
+
+
+class TestIncrementalConstraintsRollback(BaseIncrementalConstraintsRollback):
+    @pytest.fixture(scope="class")
+    def expected_error_messages(self):
+        return ["NULL value for NOT NULL column id"]

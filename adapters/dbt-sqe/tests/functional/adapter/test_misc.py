@@ -1,0 +1,103 @@
+"""dbt's concurrency, query comment, test failure storage, show, unit test and hook suites against SQE."""
+
+import pytest
+from dbt.tests.adapter.concurrency.test_concurrency import BaseConcurrency
+from dbt.tests.adapter.dbt_show.test_dbt_show import BaseShowLimit, BaseShowSqlHeader
+from dbt.tests.adapter.hooks.test_model_hooks import BasePrePostModelHooksOnSeeds
+from dbt.tests.adapter.hooks.test_run_hooks import BaseAfterRunHooks
+from dbt.tests.adapter.query_comment.test_query_comment import (
+    BaseEmptyQueryComments,
+    BaseMacroArgsQueryComments,
+    BaseMacroInvalidQueryComments,
+    BaseMacroQueryComments,
+    BaseNullQueryComments,
+    BaseQueryComments,
+)
+from dbt.tests.adapter.store_test_failures_tests.test_store_test_failures import BaseStoreTestFailures
+from dbt.tests.adapter.unit_testing.test_case_insensitivity import BaseUnitTestCaseInsensivity
+from dbt.tests.adapter.unit_testing.test_invalid_input import BaseUnitTestInvalidInput
+from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes
+
+
+class TestConcurrency(BaseConcurrency):
+    pass
+
+
+class TestQueryComments(BaseQueryComments):
+    pass
+
+
+class TestMacroQueryComments(BaseMacroQueryComments):
+    pass
+
+
+class TestMacroArgsQueryComments(BaseMacroArgsQueryComments):
+    pass
+
+
+class TestMacroInvalidQueryComments(BaseMacroInvalidQueryComments):
+    pass
+
+
+class TestNullQueryComments(BaseNullQueryComments):
+    pass
+
+
+class TestEmptyQueryComments(BaseEmptyQueryComments):
+    pass
+
+
+class TestStoreTestFailures(BaseStoreTestFailures):
+    pass
+
+
+class TestShowLimit(BaseShowLimit):
+    pass
+
+
+class TestShowSqlHeader(BaseShowSqlHeader):
+    pass
+
+
+class TestUnitTestingTypes(BaseUnitTestingTypes):
+    @pytest.fixture
+    def data_types(self):
+        # sql value, the same value in a unit test's yaml
+        return [
+            ["1", "1"],
+            ["'1'", "1"],
+            ["true", "true"],
+            ["DATE '2020-01-02'", "2020-01-02"],
+            ["TIMESTAMP '2013-11-03 00:00:00'", "2013-11-03 00:00:00"],
+            ["cast(1 as decimal(10, 2))", "1"],
+        ]
+
+
+class TestUnitTestCaseInsensitivity(BaseUnitTestCaseInsensivity):
+    pass
+
+
+class TestUnitTestInvalidInput(BaseUnitTestInvalidInput):
+    pass
+
+
+class TestPrePostModelHooksOnSeeds(BasePrePostModelHooksOnSeeds):
+    # The suite's third hook casts with PostgreSQL's `null::int`.
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {
+            "seed-paths": ["seeds"],
+            "models": {},
+            "seeds": {
+                "post-hook": [
+                    "alter table {{ this }} add column new_col int",
+                    "update {{ this }} set new_col = 1",
+                    "select cast(null as {{ dbt.type_int() }}) as id",
+                ],
+                "quote_columns": False,
+            },
+        }
+
+
+class TestAfterRunHooks(BaseAfterRunHooks):
+    pass
