@@ -8,7 +8,6 @@ import io.sqe.flight.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -53,11 +52,8 @@ class ScaleOutTest {
   void setUp() throws Exception {
     allocator = new RootAllocator();
     s3 = S3Fixture.start(dir.resolve("s3"));
-    Map<String, String> backend = new HashMap<>(s3.fileIoProperties());
-    backend.put("warehouse", "s3://" + S3Fixture.BUCKET + "/lake");
-    rest = RestCatalogFixture.start(dir.resolve("rest"), backend);
-    Map<String, String> settings = new HashMap<>(rest.sqeSettings());
-    s3.fileIoProperties().forEach((key, value) -> settings.put("catalog.properties." + key, value));
+    rest = RestCatalogFixture.start(dir.resolve("rest"), s3.catalogBackend("lake"));
+    Map<String, String> settings = S3Fixture.sqeSettings(rest, s3.fileIoProperties());
     settings.put("catalog.cache-ttl", "1s");
     TestServer first = TestServer.start(dir.resolve("sqe-1"), settings);
     servers.add(first);

@@ -39,15 +39,11 @@ class StorageFailureTest {
   void setUp() throws Exception {
     allocator = new RootAllocator();
     s3 = S3Fixture.start(dir.resolve("s3"));
-    Map<String, String> backend = new HashMap<>(s3.fileIoProperties());
-    backend.put("warehouse", "s3://" + S3Fixture.BUCKET + "/rest");
-    rest = RestCatalogFixture.start(dir.resolve("rest"), backend);
+    rest = RestCatalogFixture.start(dir.resolve("rest"), s3.catalogBackend("rest"));
   }
 
   private void startServer(Map<String, String> s3Settings) {
-    Map<String, String> settings = new HashMap<>(rest.sqeSettings());
-    s3Settings.forEach((key, value) -> settings.put("catalog.properties." + key, value));
-    server = TestServer.start(dir.resolve("sqe-" + ++starts), settings);
+    server = TestServer.start(dir.resolve("sqe-" + ++starts), S3Fixture.sqeSettings(rest, s3Settings));
     client = server.client(allocator);
   }
 
@@ -98,11 +94,9 @@ class StorageFailureTest {
   @Test
   void credentialsVendedByTheCatalogAreUsedForEachTable() throws Exception {
     rest.close();
-    Map<String, String> backend = new HashMap<>(s3.fileIoProperties());
-    backend.put("warehouse", "s3://" + S3Fixture.BUCKET + "/vended");
     Map<String, String> keys =
         Map.of("s3.access-key-id", S3Fixture.ACCESS_KEY, "s3.secret-access-key", S3Fixture.SECRET_KEY);
-    rest = RestCatalogFixture.start(dir.resolve("rest-vending"), backend, keys);
+    rest = RestCatalogFixture.start(dir.resolve("rest-vending"), s3.catalogBackend("vended"), keys);
     // SQE knows where the storage is, but holds no keys: it asks the catalog for them.
     Map<String, String> noKeys = new HashMap<>(s3.fileIoProperties());
     noKeys.remove("s3.access-key-id");

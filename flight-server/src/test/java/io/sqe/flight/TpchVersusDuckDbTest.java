@@ -6,7 +6,6 @@ import io.sqe.flight.testing.TpchHarness;
 import io.sqe.flight.testing.TestServer;
 import io.sqe.sample.tpch.TpchQueries;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -80,12 +79,8 @@ class TpchVersusDuckDbTest {
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
       s3 = S3Fixture.start(dir.resolve("s3"));
-      Map<String, String> backend = new HashMap<>(s3.fileIoProperties());
-      backend.put("warehouse", "s3://" + S3Fixture.BUCKET + "/rest");
-      rest = RestCatalogFixture.start(dir.resolve("rest"), backend);
-      Map<String, String> settings = new HashMap<>(rest.sqeSettings());
-      s3.fileIoProperties().forEach((key, value) -> settings.put("catalog.properties." + key, value));
-      open(dir.resolve("sqe"), settings, location -> s3.localPath(location).toString());
+      rest = RestCatalogFixture.start(dir.resolve("rest"), s3.catalogBackend("rest"));
+      open(dir.resolve("sqe"), S3Fixture.sqeSettings(rest, s3.fileIoProperties()), location -> s3.localPath(location).toString());
     }
 
     @AfterAll

@@ -84,6 +84,20 @@ public final class S3Fixture implements AutoCloseable {
     return properties;
   }
 
+  /** Properties for a REST catalog's backend whose warehouse is {@code s3://warehouse/<path>}. */
+  public Map<String, String> catalogBackend(String path) {
+    Map<String, String> backend = new HashMap<>(fileIoProperties());
+    backend.put("warehouse", "s3://" + BUCKET + "/" + path);
+    return backend;
+  }
+
+  /** Server settings for SQE over {@code rest}, reading and writing this server with {@code fileIo}. */
+  public static Map<String, String> sqeSettings(RestCatalogFixture rest, Map<String, String> fileIo) {
+    Map<String, String> settings = new HashMap<>(rest.sqeSettings());
+    fileIo.forEach((key, value) -> settings.put("catalog.properties." + key, value));
+    return settings;
+  }
+
   @Override
   public void close() throws InterruptedException {
     process.destroy();

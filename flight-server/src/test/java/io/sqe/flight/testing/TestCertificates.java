@@ -53,10 +53,6 @@ public final class TestCertificates {
     return new TestCertificates(subject, keys, sign(subject, keys, subject, keys, true, null));
   }
 
-  public X509Certificate certificate() {
-    return ca;
-  }
-
   public Path writeCertificate(Path file) throws IOException {
     Files.writeString(file, pem("CERTIFICATE", encoded(ca)));
     return file;
