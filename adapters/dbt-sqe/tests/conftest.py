@@ -2,7 +2,8 @@
 
 The server is the build in flight-server/target (bin/sqe-server), on a free loopback port with a
 fresh data directory. SQE_TEST_URI (grpc://host:port) with SQE_TEST_USER and SQE_TEST_PASSWORD
-use a running server instead.
+use a running server instead, and SQE_TEST_DATA_DIR names its data directory (tests that read
+Iceberg metadata files skip without it).
 """
 
 import os
@@ -13,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 from urllib.parse import urlparse
 
 import pytest
@@ -28,6 +30,7 @@ class Server:
     port: int
     user: str
     password: str
+    data_dir: Optional[Path] = None
 
     @property
     def uri(self) -> str:
@@ -67,14 +70,15 @@ def _start(data: Path):
             process.kill()
             raise RuntimeError("SQE did not start:\n" + "".join(lines))
     password = next(m.group(1) for m in (re.search(r"password: (\S+)", line) for line in lines) if m)
-    return process, Server("127.0.0.1", port, "admin", password)
+    return process, Server("127.0.0.1", port, "admin", password, data)
 
 
 @pytest.fixture(scope="session")
 def sqe_server(tmp_path_factory):
     if os.environ.get("SQE_TEST_URI"):
         uri = urlparse(os.environ["SQE_TEST_URI"])
-        yield Server(uri.hostname, uri.port, os.environ["SQE_TEST_USER"], os.environ["SQE_TEST_PASSWORD"])
+        data_dir = Path(os.environ["SQE_TEST_DATA_DIR"]) if os.environ.get("SQE_TEST_DATA_DIR") else None
+        yield Server(uri.hostname, uri.port, os.environ["SQE_TEST_USER"], os.environ["SQE_TEST_PASSWORD"], data_dir)
         return
     process, server = _start(tmp_path_factory.mktemp("sqe-data"))
     yield server
