@@ -36,6 +36,12 @@ class Server:
     def uri(self) -> str:
         return f"grpc://{self.host}:{self.port}"
 
+    def connect(self):
+        """An ADBC connection as admin, outside dbt, each statement committing on its own."""
+        import adbc_driver_flightsql.dbapi as flightsql
+
+        return flightsql.connect(self.uri, db_kwargs={"username": self.user, "password": self.password}, autocommit=True)
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -104,11 +110,7 @@ def dbt_profile_target(sqe_server):
 
 @pytest.fixture(scope="session")
 def has_information_schema(sqe_server):
-    import adbc_driver_flightsql.dbapi as flightsql
-
-    with flightsql.connect(
-        sqe_server.uri, db_kwargs={"username": sqe_server.user, "password": sqe_server.password}, autocommit=True
-    ) as conn, conn.cursor() as cursor:
+    with sqe_server.connect() as conn, conn.cursor() as cursor:
         try:
             cursor.execute("select count(*) from iceberg.information_schema.schemata")
             cursor.fetchall()

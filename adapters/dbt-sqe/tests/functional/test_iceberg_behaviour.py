@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import adbc_driver_flightsql.dbapi as flightsql
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
@@ -81,7 +80,7 @@ def snapshot_count(server, schema: str, table: str) -> int:
 
 def all_table_names(server, schema: str) -> list:
     """Every table and view in a schema, including the ones dbt-sqe hides from dbt."""
-    with flightsql.connect(server.uri, db_kwargs={"username": server.user, "password": server.password}) as conn:
+    with server.connect() as conn:
         objects = conn.adbc_get_objects(depth="tables", db_schema_filter=schema).read_all().to_pylist()
     return [t["table_name"] for c in objects for s in c["catalog_db_schemas"] or [] for t in s["db_schema_tables"] or []]
 
