@@ -1,10 +1,11 @@
-"""dbt's relation, caching, alias, ephemeral and empty suites against SQE."""
+"""dbt's relation, caching, alias, concurrency, ephemeral and empty suites against SQE."""
 
 import re
 
 import pytest
 from dbt.tests.adapter.aliases import fixtures as alias_fixtures
 from dbt.tests.adapter.aliases.test_aliases import BaseAliasErrors, BaseAliases, BaseSameAliasDifferentSchemas
+from dbt.tests.adapter.concurrency.test_concurrency import BaseConcurrency
 from dbt.tests.adapter.caching.test_caching import (
     BaseCachingLowercaseModel,
     BaseCachingSelectedSchemaOnly,
@@ -44,6 +45,10 @@ def compiled_sql(path: str) -> str:
 
 
 class TestChangeRelationTypes(BaseChangeRelationTypeValidator):
+    pass
+
+
+class TestConcurrency(BaseConcurrency):
     pass
 
 
