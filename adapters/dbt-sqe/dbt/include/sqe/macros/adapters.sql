@@ -87,13 +87,3 @@
 {% macro sqe__get_columns_in_query(select_sql) -%}
   {{ return(adapter.get_column_schema_from_query(select_sql) | map(attribute='name') | list) }}
 {%- endmacro %}
-
-{# Runs statements as one SQL transaction: everything they write lands in one commit, or nothing
-   does. SQE takes DML, CREATE ... AS and bulk ingest inside a transaction, not other DDL. #}
-{% macro sqe_atomic(statements) -%}
-  begin;
-  {% for statement in statements %}
-  {{ statement }};
-  {% endfor %}
-  commit
-{%- endmacro %}
