@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from dbt.tests.adapter.aliases import fixtures as alias_fixtures
 from dbt.tests.adapter.aliases.test_aliases import BaseAliasErrors, BaseAliases, BaseSameAliasDifferentSchemas
 from dbt.tests.adapter.concurrency.test_concurrency import BaseConcurrency
 from dbt.tests.adapter.caching.test_caching import (
@@ -21,22 +20,6 @@ from dbt.tests.adapter.ephemeral.test_ephemeral import (
 from dbt.tests.adapter.relations.test_changing_relation_type import BaseChangeRelationTypeValidator
 from dbt.tests.adapter.relations.test_dropping_schema_named import BaseDropSchemaNamed
 from dbt.tests.util import check_relations_equal, run_dbt
-
-# The alias suite casts with PostgreSQL's `'x'::text` in a macro it dispatches; SQE's version.
-SQE_STRING_LITERAL = """
-{% macro sqe__string_literal(s) %}
-    cast('{{ s }}' as varchar)
-{% endmacro %}
-"""
-
-
-@pytest.fixture(scope="class")
-def alias_macros():
-    return {
-        "cast.sql": alias_fixtures.MACROS__CAST_SQL + SQE_STRING_LITERAL,
-        "expect_value.sql": alias_fixtures.MACROS__EXPECT_VALUE_SQL,
-    }
-
 
 def compiled_sql(path: str) -> str:
     """A compiled statement with digits and whitespace removed, as the ephemeral suite compares them."""
@@ -73,9 +56,7 @@ class TestNoPopulateCache(BaseNoPopulateCache):
 
 
 class TestAliases(BaseAliases):
-    @pytest.fixture(scope="class")
-    def macros(self, alias_macros):
-        return alias_macros
+    pass
 
 
 class TestAliasErrors(BaseAliasErrors):
@@ -83,9 +64,7 @@ class TestAliasErrors(BaseAliasErrors):
 
 
 class TestSameAliasDifferentSchemas(BaseSameAliasDifferentSchemas):
-    @pytest.fixture(scope="class")
-    def macros(self, alias_macros):
-        return alias_macros
+    pass
 
 
 # The ephemeral suite compares the compiled view with PostgreSQL's (a `__dbt_tmp` view renamed into
