@@ -170,6 +170,10 @@ class TestScratchRelations:
             assert "__dbt_tmp_" in f.read()  # the failed run did make its scratch table
         assert not [n for n in all_table_names(sqe_server, project.test_schema) if "__dbt_tmp" in n]
         assert project.run_sql(f"select count(*) from {project.test_schema}.scratched", fetch="one")[0] == 4
+        if sqe_server.data_dir is not None:
+            # Dropped with PURGE: no data or metadata file of a scratch table is left.
+            warehouse = sqe_server.data_dir / "warehouse" / project.test_schema
+            assert not [f for f in warehouse.glob("*__dbt_tmp*/**/*") if f.is_file()]
 
     def test_concurrent_runs_of_one_model_do_not_collide(self, project, sqe_server):
         run_dbt(["seed"])

@@ -233,7 +233,8 @@ class SqeHandle:
                 self.rollback_quietly()
             for kind, name in reversed(self._scratch):
                 try:
-                    self.run(f"drop {kind} if exists {name}")
+                    # A scratch table's files are of no use to anyone: PURGE deletes them too.
+                    self.run(f"drop {kind} if exists {name}{' purge' if kind == 'table' else ''}")
                 except adbc_driver_manager.Error as e:
                     logger.warning(f"Could not drop the scratch {kind} {name}: {e}")
             self._scratch = []

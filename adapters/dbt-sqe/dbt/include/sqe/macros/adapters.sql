@@ -12,8 +12,14 @@
   {%- endcall -%}
 {% endmacro %}
 
+{# Tables dbt-sqe made for one run are dropped with their files (PURGE); others keep them, as
+   SQE's DROP TABLE does. #}
 {% macro sqe__get_drop_sql(relation) -%}
-  drop {{ 'view' if relation.is_view else 'table' }} if exists {{ relation.render() }}
+  {%- if relation.is_view -%}
+  drop view if exists {{ relation.render() }}
+  {%- else -%}
+  drop table if exists {{ relation.render() }}{% if '__dbt_tmp' in (relation.identifier or '') %} purge{% endif %}
+  {%- endif -%}
 {%- endmacro %}
 
 {% macro sqe__drop_table(relation) -%}
