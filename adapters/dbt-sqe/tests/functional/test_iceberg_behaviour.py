@@ -231,3 +231,34 @@ class TestTokenProfile:
     def test_a_bearer_token_connects(self, project):
         run_dbt(["run"])
         assert project.run_sql(f"select id from {project.test_schema}.single", fetch="one")[0] == 1
+
+
+SOURCES_YML = """
+version: 2
+sources:
+  - name: lake
+    schema: "{{ target.schema }}"
+    freshness:
+      warn_after: {count: 1, period: day}
+    tables:
+      - name: source_rows
+"""
+
+
+@pytest.mark.information_schema
+class TestSourceFreshnessFromMetadata:
+    """Without a loaded_at_field, freshness is the time of the table's current snapshot."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"source_rows.csv": "id,v\n1,a\n"}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"sources.yml": SOURCES_YML}
+
+    def test_a_fresh_table_passes(self, project):
+        run_dbt(["seed"])
+        results = run_dbt(["source", "freshness"])
+        assert [r.status for r in results] == ["pass"]
+        assert results[0].age < 600
