@@ -51,16 +51,17 @@
   current_timestamp
 {%- endmacro %}
 
+{# SQE's current_timestamp is a TIMESTAMP(6) in UTC, what all of dbt's variants ask for. #}
 {% macro sqe__snapshot_get_time() -%}
-  current_timestamp
+  {{ sqe__current_timestamp() }}
 {%- endmacro %}
 
 {% macro sqe__current_timestamp_backcompat() -%}
-  current_timestamp
+  {{ sqe__current_timestamp() }}
 {%- endmacro %}
 
 {% macro sqe__current_timestamp_in_utc_backcompat() -%}
-  current_timestamp
+  {{ sqe__current_timestamp() }}
 {%- endmacro %}
 
 {% macro sqe__alter_column_type(relation, column_name, new_column_type) -%}
