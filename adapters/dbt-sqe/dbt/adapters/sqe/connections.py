@@ -26,7 +26,6 @@ logger = AdapterLogger("SQE")
 _DB = adbc_driver_flightsql.DatabaseOptions
 _TRANSACTION_START = re.compile(r"^(begin|start\s+transaction)\b", re.IGNORECASE)
 _TRANSACTION_END = re.compile(r"^(commit|rollback)\b", re.IGNORECASE)
-_FIRST_WORD = re.compile(r"^\s*(\w+)")
 
 
 @dataclass
@@ -111,9 +110,10 @@ def split_statements(sql: str) -> List[str]:
     return statements or [sql]
 
 
-def _first_keyword(statement: str) -> str:
-    text = sqlparse.format(statement, strip_comments=True).strip() if "/*" in statement or "--" in statement else statement.strip()
-    return text
+def _without_comments(statement: str) -> str:
+    if "/*" in statement or "--" in statement:
+        return sqlparse.format(statement, strip_comments=True).strip()
+    return statement.strip()
 
 
 class SqeCursor:
@@ -133,16 +133,17 @@ class SqeCursor:
     def _run(self, statement: str, bindings: Any) -> None:
         self._close_current()
         self._cursor = self._handle.adbc.cursor()
-        keyword = _first_keyword(statement)
+        text = _without_comments(statement)
         try:
             self._cursor.execute(statement, bindings)
         except Exception:
-            if self._handle.in_transaction and not _TRANSACTION_END.match(keyword):
+            # A failed statement ends the SQL transaction it was in: nothing of it lands.
+            if self._handle.in_transaction and not _TRANSACTION_END.match(text):
                 self._handle.rollback_quietly()
             raise
-        if _TRANSACTION_START.match(keyword):
+        if _TRANSACTION_START.match(text):
             self._handle.in_transaction = True
-        elif _TRANSACTION_END.match(keyword):
+        elif _TRANSACTION_END.match(text):
             self._handle.in_transaction = False
 
     def _close_current(self) -> None:
@@ -217,9 +218,6 @@ class SqeHandle:
         """A relation that only this connection uses, dropped when it closes, even after a failure."""
         self._scratch.append((kind, rendered_name))
 
-    def forget_scratch(self, rendered_name: str) -> None:
-        self._scratch = [(k, n) for k, n in self._scratch if n != rendered_name]
-
     def commit(self) -> None:
         """dbt's test helpers call this; each statement has already committed."""
 
@@ -235,7 +233,8 @@ class SqeHandle:
                 self.rollback_quietly()
             for kind, name in reversed(self._scratch):
                 try:
-                    self.run(f"drop {kind} if exists {name}")
+                    # A scratch table's files are of no use to anyone: PURGE deletes them too.
+                    self.run(f"drop {kind} if exists {name}{' purge' if kind == 'table' else ''}")
                 except adbc_driver_manager.Error as e:
                     logger.warning(f"Could not drop the scratch {kind} {name}: {e}")
             self._scratch = []
@@ -253,15 +252,17 @@ class SqeConnectionManager(SQLConnectionManager):
         credentials: SqeCredentials = connection.credentials
 
         def connect() -> SqeHandle:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-                future = pool.submit(_connect, credentials)
-                try:
-                    return future.result(timeout=credentials.connect_timeout)
-                except concurrent.futures.TimeoutError:
-                    future.add_done_callback(lambda f: f.exception() is None and f.result().close())
-                    raise FailedToConnectError(
-                        f"No answer from SQE at {credentials.uri} within {credentials.connect_timeout} s"
-                    )
+            # The driver has no connect timeout of its own; a late connection is closed when it comes.
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqe-connect")
+            future = pool.submit(_connect, credentials)
+            pool.shutdown(wait=False)
+            try:
+                return future.result(timeout=credentials.connect_timeout)
+            except concurrent.futures.TimeoutError:
+                future.add_done_callback(lambda f: f.exception() is None and f.result().close())
+                raise FailedToConnectError(
+                    f"No answer from SQE at {credentials.uri} within {credentials.connect_timeout} s"
+                )
 
         return cls.retry_connection(
             connection,
@@ -300,9 +301,9 @@ class SqeConnectionManager(SQLConnectionManager):
             raise DbtRuntimeError(str(e)) from e
 
     # dbt's implicit transactions are not SQL transactions: SQE refuses most DDL inside one, and
-    # every statement commits on its own. Materializations that need several statements to land
-    # together send BEGIN and COMMIT themselves (see the sqe_atomic macro), so dbt's begin and
-    # commit only keep dbt's bookkeeping.
+    # every statement commits on its own. Where several statements must land together (a seed's
+    # table and its rows) dbt-sqe sends BEGIN and COMMIT itself, so dbt's begin and commit only
+    # keep dbt's bookkeeping.
     def begin(self):
         connection = self.get_thread_connection()
         connection.transaction_open = True

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from dbt.adapters.base.relation import BaseRelation, EventTimeFilter
 
+# In the names of relations dbt-sqe makes for one run of one model.
 SCRATCH_MARKER = "__dbt_tmp"
 
 
@@ -14,11 +15,6 @@ SCRATCH_MARKER = "__dbt_tmp"
 class SqeRelation(BaseRelation):
     # Calcite needs no alias on a derived table, and a second alias would break `ref(...) as x`.
     require_alias: bool = False
-
-    @property
-    def is_scratch(self) -> bool:
-        """A relation dbt-sqe made for one run of one model."""
-        return SCRATCH_MARKER in (self.identifier or "")
 
     def _render_event_time_filtered(self, event_time_filter: EventTimeFilter) -> str:
         # dbt renders Python datetimes as '2020-01-01 00:00:00+00:00'; SQE compares timestamps with

@@ -1,10 +1,10 @@
-"""dbt's relation, caching, alias, ephemeral and empty suites against SQE."""
+"""dbt's relation, caching, alias, concurrency, ephemeral and empty suites against SQE."""
 
 import re
 
 import pytest
-from dbt.tests.adapter.aliases import fixtures as alias_fixtures
 from dbt.tests.adapter.aliases.test_aliases import BaseAliasErrors, BaseAliases, BaseSameAliasDifferentSchemas
+from dbt.tests.adapter.concurrency.test_concurrency import BaseConcurrency
 from dbt.tests.adapter.caching.test_caching import (
     BaseCachingLowercaseModel,
     BaseCachingSelectedSchemaOnly,
@@ -21,22 +21,6 @@ from dbt.tests.adapter.relations.test_changing_relation_type import BaseChangeRe
 from dbt.tests.adapter.relations.test_dropping_schema_named import BaseDropSchemaNamed
 from dbt.tests.util import check_relations_equal, run_dbt
 
-# The alias suite casts with PostgreSQL's `'x'::text` in a macro it dispatches; SQE's version.
-SQE_STRING_LITERAL = """
-{% macro sqe__string_literal(s) %}
-    cast('{{ s }}' as varchar)
-{% endmacro %}
-"""
-
-
-@pytest.fixture(scope="class")
-def alias_macros():
-    return {
-        "cast.sql": alias_fixtures.MACROS__CAST_SQL + SQE_STRING_LITERAL,
-        "expect_value.sql": alias_fixtures.MACROS__EXPECT_VALUE_SQL,
-    }
-
-
 def compiled_sql(path: str) -> str:
     """A compiled statement with digits and whitespace removed, as the ephemeral suite compares them."""
     with open(path) as f:
@@ -44,6 +28,10 @@ def compiled_sql(path: str) -> str:
 
 
 class TestChangeRelationTypes(BaseChangeRelationTypeValidator):
+    pass
+
+
+class TestConcurrency(BaseConcurrency):
     pass
 
 
@@ -68,9 +56,7 @@ class TestNoPopulateCache(BaseNoPopulateCache):
 
 
 class TestAliases(BaseAliases):
-    @pytest.fixture(scope="class")
-    def macros(self, alias_macros):
-        return alias_macros
+    pass
 
 
 class TestAliasErrors(BaseAliasErrors):
@@ -78,9 +64,7 @@ class TestAliasErrors(BaseAliasErrors):
 
 
 class TestSameAliasDifferentSchemas(BaseSameAliasDifferentSchemas):
-    @pytest.fixture(scope="class")
-    def macros(self, alias_macros):
-        return alias_macros
+    pass
 
 
 # The ephemeral suite compares the compiled view with PostgreSQL's (a `__dbt_tmp` view renamed into

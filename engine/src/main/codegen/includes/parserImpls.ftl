@@ -1002,3 +1002,18 @@ SqlNode SqeAnalyzeTable() :
         return new SqlAnalyzeTable(s.end(this), name);
     }
 }
+
+/** {@code expr::type}, PostgreSQL's cast: the same as CAST(expr AS type). */
+void SqeInfixCast(List<Object> list, ExprContext exprContext, Span s) :
+{
+    final SqlDataTypeSpec type;
+}
+{
+    <INFIX_CAST> {
+        checkNonQueryExpression(exprContext);
+    }
+    type = DataType() {
+        list.add(new SqlParserUtil.ToTreeListItem(SqlLibraryOperators.INFIX_CAST, s.pos()));
+        list.add(type);
+    }
+}

@@ -12,8 +12,14 @@
   {%- endcall -%}
 {% endmacro %}
 
+{# Tables dbt-sqe made for one run are dropped with their files (PURGE); others keep them, as
+   SQE's DROP TABLE does. #}
 {% macro sqe__get_drop_sql(relation) -%}
-  drop {{ 'view' if relation.is_view else 'table' }} if exists {{ relation.render() }}
+  {%- if relation.is_view -%}
+  drop view if exists {{ relation.render() }}
+  {%- else -%}
+  drop table if exists {{ relation.render() }}{% if '__dbt_tmp' in (relation.identifier or '') %} purge{% endif %}
+  {%- endif -%}
 {%- endmacro %}
 
 {% macro sqe__drop_table(relation) -%}
@@ -45,16 +51,17 @@
   current_timestamp
 {%- endmacro %}
 
+{# SQE's current_timestamp is a TIMESTAMP(6) in UTC, what all of dbt's variants ask for. #}
 {% macro sqe__snapshot_get_time() -%}
-  current_timestamp
+  {{ sqe__current_timestamp() }}
 {%- endmacro %}
 
 {% macro sqe__current_timestamp_backcompat() -%}
-  current_timestamp
+  {{ sqe__current_timestamp() }}
 {%- endmacro %}
 
 {% macro sqe__current_timestamp_in_utc_backcompat() -%}
-  current_timestamp
+  {{ sqe__current_timestamp() }}
 {%- endmacro %}
 
 {% macro sqe__alter_column_type(relation, column_name, new_column_type) -%}
@@ -86,14 +93,4 @@
 
 {% macro sqe__get_columns_in_query(select_sql) -%}
   {{ return(adapter.get_column_schema_from_query(select_sql) | map(attribute='name') | list) }}
-{%- endmacro %}
-
-{# Runs statements as one SQL transaction: everything they write lands in one commit, or nothing
-   does. SQE takes DML, CREATE ... AS and bulk ingest inside a transaction, not other DDL. #}
-{% macro sqe_atomic(statements) -%}
-  begin;
-  {% for statement in statements %}
-  {{ statement }};
-  {% endfor %}
-  commit
 {%- endmacro %}

@@ -125,6 +125,13 @@ class GrammarQueryEngineTest {
   }
 
   @Test
+  void postgresCastsAreCasts() {
+    assertThat(row("select '42'::integer + 1, 1.5::varchar || 'x', '2024-05-17'::date, ('7'::bigint)::text, -'3'::int"))
+        .isEqualTo(row("select cast('42' as integer) + 1, cast(1.5 as varchar) || 'x', cast('2024-05-17' as date),"
+            + " cast(cast('7' as bigint) as varchar), -cast('3' as int)"));
+  }
+
+  @Test
   void dateTruncStillWorks() {
     assertThat(row("select date_trunc('month', date '2024-05-17')")).containsExactly(LocalDate.of(2024, 5, 1));
   }

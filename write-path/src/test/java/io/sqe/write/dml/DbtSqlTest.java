@@ -14,8 +14,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The column list of CREATE TABLE ... AS: names with NOT NULL and COMMENT, as dbt's contracts and docs use them. */
-class CreateTableAsColumnListTest {
+/**
+ * SQL that dbt adapters and dbt projects write: the column list of CREATE TABLE ... AS with NOT NULL
+ * and COMMENT (contracts and docs), TEXT and STRING as types.
+ */
+class DbtSqlTest {
   @TempDir Path dir;
   private Lakehouse lake;
 
@@ -55,5 +58,18 @@ class CreateTableAsColumnListTest {
         .hasMessageContaining("NOT NULL column k");
     assertThat(lake.table("t").currentSnapshot().snapshotId()).isEqualTo(snapshot);
     assertThat(lake.query("select k from t")).containsExactly(List.of(1));
+  }
+
+  @Test
+  void textAndStringAreVarchar() {
+    lake.update("create table t (a text, b string not null, c row(d text), e array(string))");
+    Types.StructType schema = lake.table("t").schema().asStruct();
+    assertThat(schema.field("a").type()).isEqualTo(Types.StringType.get());
+    assertThat(schema.field("b").type()).isEqualTo(Types.StringType.get());
+    assertThat(schema.field("c").type().asStructType().field("d").type()).isEqualTo(Types.StringType.get());
+    assertThat(schema.field("e").type().asListType().elementType()).isEqualTo(Types.StringType.get());
+    lake.update("insert into t (a, b) values (cast(42 as text), cast(1.5 as string))");
+    assertThat(lake.query("select a, b, cast(a as TEXT) || 'x' from t"))
+        .isEqualTo(lake.query("select cast(42 as varchar), cast(1.5 as varchar), cast(42 as varchar) || 'x'"));
   }
 }

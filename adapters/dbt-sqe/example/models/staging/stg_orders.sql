@@ -1,0 +1,2 @@
+select order_id, customer_id, ordered_at, status
+from {{ ref('orders') }}

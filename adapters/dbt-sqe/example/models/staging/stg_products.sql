@@ -1,0 +1,2 @@
+select product_id, title, category, cast(price as decimal(10, 2)) as price
+from {{ ref('products') }}
