@@ -144,12 +144,13 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
         .itemIf("limit", limit, limit != null);
   }
 
+  /**
+   * The rows of the table, or at most the limit. A pushed filter does not change the estimate: the
+   * Filter above the scan, which stays in the plan, applies its selectivity once.
+   */
   @Override
   public double estimateRowCount(RelMetadataQuery mq) {
     double rows = icebergTable.rowCount();
-    if (hasFilter()) {
-      rows *= 0.25;
-    }
     if (limit != null) {
       rows = Math.min(rows, limit);
     }
@@ -159,6 +160,10 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   @Override
   public RelOptCost computeSelfCost(RelOptPlanner planner, RelMetadataQuery mq) {
     double rows = estimateRowCount(mq);
+    if (hasFilter()) {
+      // Cheaper with a filter, which may skip files, so that the plan that pushes it down wins.
+      rows *= 0.25;
+    }
     int total = Math.max(1, icebergTable.columns().size());
     // Cheaper with fewer columns, so that plans which read less win.
     double width = (projection.size() + 1.0) / (total + 1.0);

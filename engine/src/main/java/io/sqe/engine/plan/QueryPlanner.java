@@ -32,6 +32,7 @@ import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
 import org.apache.calcite.adapter.enumerable.EnumerableInterpretable;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
+import org.apache.calcite.adapter.enumerable.EnumerableRules;
 import org.apache.calcite.config.CalciteConnectionConfig;
 import org.apache.calcite.config.CalciteConnectionConfigImpl;
 import org.apache.calcite.config.CalciteConnectionProperty;
@@ -72,12 +73,19 @@ import org.apache.calcite.tools.Programs;
 
 /**
  * Validates a query and compiles it: Calcite's standard optimisation (sub-query removal,
- * decorrelation, field trimming, cost-based join planning with heuristic join order for large
- * joins) with SQE's rules that push work into Iceberg scans, then code generation.
+ * decorrelation, field trimming, cost-based planning with heuristic join order from two joins on,
+ * hash joins only for equi-joins, join row counts from Iceberg statistics) with SQE's rules that
+ * push work into Iceberg scans, then code generation.
  */
 public final class QueryPlanner {
-  /** Join counts from which the planner orders joins heuristically instead of exhaustively. */
-  private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 6;
+  /**
+   * Join counts from which the planner orders joins heuristically ({@code LoptOptimizeJoinRule},
+   * with the row counts of {@link JoinCardinality}) instead of exhaustively. From two joins on:
+   * Volcano's exhaustive search kept the FROM list's order when it started with a cartesian
+   * product (TPC-H Q9), and swapping a join's inputs there costs a projection that hides the
+   * cheaper build side.
+   */
+  private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 2;
 
   private final Catalogs catalogs;
   private final List<SystemSchema> systemSchemas;
@@ -155,11 +163,16 @@ public final class QueryPlanner {
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
     RelOptUtil.registerDefaultRules(planner, false, false);
+    // Hash joins that build on the smaller input; no merge joins, which sort both (unsorted) inputs.
+    planner.removeRule(EnumerableRules.ENUMERABLE_JOIN_RULE);
+    planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
+    planner.addRule(HashJoinRule.INSTANCE);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
     }
     planner.addRule(PolicyBoundary.ENUMERABLE_RULE);
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
+    cluster.setMetadataQuerySupplier(JoinCardinality::new);
     SqlToRelConverter converter =
         new SqlToRelConverter(
             new ViewExpansion(root, typeFactory, cluster),
