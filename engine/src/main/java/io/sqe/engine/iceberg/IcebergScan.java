@@ -44,11 +44,15 @@ import org.apache.iceberg.util.PartitionUtil;
 /**
  * The run-time half of {@link IcebergTableScan}: plans the files of the table's current snapshot
  * with the pushed-down filter (Iceberg prunes partitions and files by their column bounds), reads
- * them with Iceberg's generic readers (delete files applied), and yields Calcite rows.
+ * them with Iceberg's generic readers (delete files applied; see {@link PrefetchingTaskReader}),
+ * and yields Calcite rows.
  *
  * <p>Holds no per-execution state, so one compiled plan can run many times and concurrently.
  */
 public final class IcebergScan {
+  /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
+  private static final int READ_AHEAD_TASKS = 2;
+
   /** The metadata columns a write target's scan returns, by field id. */
   private static final Map<Integer, Types.NestedField> METADATA_COLUMNS =
       Map.of(
@@ -138,6 +142,10 @@ public final class IcebergScan {
     private final Table table;
     private final Schema projected;
     private final Iterator<FileScanTask> taskIterator;
+    /** Reads the tasks ahead on background threads; null when this scan reads them itself. */
+    private final PrefetchingTaskReader prefetch;
+    private Object[] batch;
+    private int batchIndex;
     private CloseableIterator<Record> records;
     private long remainingInFile;
     private long produced;
@@ -172,6 +180,13 @@ public final class IcebergScan {
       }
       context.stats().filesPlanned(planned.size());
       this.taskIterator = planned.iterator();
+      // A LIMIT reads no further than it needs, and count(*) answers from file metadata: both sequentially.
+      boolean readAhead = READ_AHEAD_TASKS > 0 && limit == null && fieldIds.length > 0 && !planned.isEmpty();
+      this.prefetch =
+          readAhead
+              ? new PrefetchingTaskReader(
+                  taskIterator, task -> CloseableIterator.transform(read(task), this::convert), context, READ_AHEAD_TASKS)
+              : null;
     }
 
     @Override
@@ -183,6 +198,16 @@ public final class IcebergScan {
     public boolean moveNext() {
       if (limit != null && produced >= limit) {
         return false;
+      }
+      if (prefetch != null) {
+        while (batch == null || batchIndex >= batch.length) {
+          batch = prefetch.nextBatch();
+          batchIndex = 0;
+          if (batch == null) {
+            return false;
+          }
+        }
+        return emit(batch[batchIndex++]);
       }
       while (true) {
         if (remainingInFile > 0) {
@@ -228,14 +253,20 @@ public final class IcebergScan {
     }
 
     private void open(FileScanTask task) {
-      context.stats().fileOpened(task.file().fileSizeInBytes());
       boolean trivial = task.deletes().isEmpty()
           && task.residual().op() == Expression.Operation.TRUE;
       if (fieldIds.length == 0 && trivial) {
+        context.stats().fileOpened(task.file().fileSizeInBytes());
         // Nothing to read: the file's row count answers, e.g. for count(*).
         remainingInFile = task.file().recordCount();
         return;
       }
+      records = read(task);
+    }
+
+    /** The rows of one task that match its residual filter, delete files applied. */
+    private CloseableIterator<Record> read(FileScanTask task) {
+      context.stats().fileOpened(task.file().fileSizeInBytes());
       GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projected);
       Schema readSchema = deletes.requiredSchema();
       if (withoutMetadataColumns(readSchema).columns().isEmpty()) {
@@ -259,7 +290,7 @@ public final class IcebergScan {
         Evaluator evaluator = new Evaluator(readSchema.asStruct(), task.residual(), true);
         iterable = CloseableIterable.filter(iterable, r -> evaluator.eval(wrapper.wrap(r)));
       }
-      records = iterable.iterator();
+      return iterable.iterator();
     }
 
     private void closeRecords() {
@@ -280,6 +311,9 @@ public final class IcebergScan {
 
     @Override
     public void close() {
+      if (prefetch != null) {
+        prefetch.close();
+      }
       closeRecords();
     }
   }
