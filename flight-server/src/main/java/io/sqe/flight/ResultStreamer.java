@@ -3,6 +3,7 @@ package io.sqe.flight;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.flight.audit.StatementAudit;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,20 +59,24 @@ final class ResultStreamer implements AutoCloseable {
   /**
    * Starts sending the results of the executions in order as one stream (several parameter sets
    * of one prepared statement give several executions) and returns at once. Closes every
-   * execution, and hands the stream's figures to {@code trailers} before the stream ends.
+   * execution, hands the stream's figures to {@code trailers} before the stream ends, and
+   * finishes {@code audit} with how it ended.
    */
   void start(
       Schema schema,
       Iterator<Supplier<QueryExecution>> executions,
       ServerStreamListener listener,
       String queryId,
-      QueryTrailers.Holder trailers) {
+      QueryTrailers.Holder trailers,
+      StatementAudit audit) {
     QueryBackpressure backpressure = new QueryBackpressure();
     backpressure.register(listener);
     try {
-      threads.execute(() -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure));
+      threads.execute(() -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure, audit));
     } catch (RejectedExecutionException e) {
-      listener.error(CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException());
+      RuntimeException error = CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
+      audit.failed(queryId, error, null);
+      listener.error(error);
     }
   }
 
@@ -90,8 +95,10 @@ final class ResultStreamer implements AutoCloseable {
       ServerStreamListener listener,
       QueryFigures.Builder figures,
       QueryTrailers.Holder trailers,
-      QueryBackpressure backpressure) {
+      QueryBackpressure backpressure,
+      StatementAudit audit) {
     running.add(backpressure);
+    long rows = 0;
     try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
       VectorLoader loader = new VectorLoader(out);
       listener.start(out);
@@ -105,11 +112,13 @@ final class ResultStreamer implements AutoCloseable {
           }
           while (execution.next()) {
             if (!awaitReady(backpressure, execution)) {
+              audit.failed(figures.queryId(), CallStatus.CANCELLED.withDescription(CANCELLED_BY_CLIENT).toRuntimeException(), rows);
               return;
             }
             VectorSchemaRoot batch = execution.root();
             try (ArrowRecordBatch recordBatch = new VectorUnloader(batch).getRecordBatch()) {
               figures.batchSent(batch.getRowCount(), recordBatch.computeBodyLength());
+              rows += batch.getRowCount();
               loader.load(recordBatch);
             }
             listener.putNext();
@@ -124,10 +133,13 @@ final class ResultStreamer implements AutoCloseable {
       }
       trailers.set(figures.build());
       listener.completed();
+      audit.succeeded(figures.queryId(), rows);
     } catch (RuntimeException e) {
       LOG.debug("Query {} failed while streaming", figures.queryId(), e);
       trailers.set(figures.build());
-      listener.error(FlightErrors.toFlight(e, figures.queryId()));
+      RuntimeException error = FlightErrors.toFlight(e, figures.queryId());
+      audit.failed(figures.queryId(), error, rows);
+      listener.error(error);
     } finally {
       running.remove(backpressure);
     }

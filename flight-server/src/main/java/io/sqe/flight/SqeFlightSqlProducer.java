@@ -46,6 +46,9 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.txn.Transaction;
+import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.auth.SqeAuthenticator;
 import io.sqe.write.dml.BulkIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
@@ -145,6 +148,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final Cache<String, ClientSession> transactionSessions =
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
   private final BulkIngest ingest;
+  private final AuditLog audit;
 
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -153,6 +157,19 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       PrincipalResolver principals,
       CatalogMetadata catalogMetadata,
       BufferAllocator allocator) {
+    this(engine, catalogs, sessions, principals, catalogMetadata, allocator, AuditLog.disabled());
+  }
+
+  /** As above, recording every statement in {@code audit}. */
+  public SqeFlightSqlProducer(
+      QueryEngine engine,
+      Catalogs catalogs,
+      SessionManager sessions,
+      PrincipalResolver principals,
+      CatalogMetadata catalogMetadata,
+      BufferAllocator allocator,
+      AuditLog audit) {
+    this.audit = requireNonNull(audit, "audit is null");
     this.engine = requireNonNull(engine, "engine is null");
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
@@ -207,6 +224,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     if (schema != null && !schema.isBlank() && session.session().schema() == null) {
       session.update(s -> s.withSchema(schema.trim()));
     }
+  }
+
+  /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
+  private StatementAudit audit(CallContext context, Session session, String sql) {
+    if (!audit.enabled()) {
+      return StatementAudit.NONE;
+    }
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    return audit.statement(session.principal().user(), client, session, sql);
   }
 
   private static String newQueryId() {
@@ -319,21 +346,34 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
     Session statementSession = statementSession(session, command.getTransactionId());
-    Prepared statement = prepare(statementSession, command.getQuery());
+    StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
-    if (statement instanceof Prepared.Command) {
-      // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-      long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
-      return commandResult(session, queryId, statement.sql(), rows, descriptor);
+    try {
+      Prepared statement = prepare(statementSession, command.getQuery());
+      if (statement instanceof Prepared.Command) {
+        // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
+        long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+        record.succeeded(queryId, rows);
+        return commandResult(session, queryId, statement.sql(), rows, descriptor);
+      }
+      return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
+    } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
+      throw e;
     }
-    return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor);
   }
 
   /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
   private FlightInfo queryResult(
-      String queryId, Session session, Prepared statement, List<List<Object>> parameterSets, FlightDescriptor descriptor) {
+      String queryId,
+      Session session,
+      Prepared statement,
+      List<List<Object>> parameterSets,
+      FlightDescriptor descriptor,
+      StatementAudit record) {
     engine.queries().track(queryId, session.principal(), statement.sql());
     PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    pending.audit(record);
     long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
     return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
   }
@@ -364,8 +404,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   /** Runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
-  private long runUpdate(ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets) {
-    String queryId = newQueryId();
+  private long runUpdate(
+      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
     long rows = runCommand(session, statementSession, command, parameterSets, queryId);
     engine.queries().forget(queryId);
     return rows;
@@ -423,7 +463,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(e);
       return;
     }
-    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener);
+    StatementAudit record = query.takeAudit();
+    if (record == null) {
+      // A later DoGet of the same ticket runs the statement again; a command's count is no run.
+      record = query.commandResult() ? StatementAudit.NONE
+          : audit(context, query.session(), query.statement().sql()).withParameters(query.parameterSets());
+    }
+    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener, record);
   }
 
   /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
@@ -447,7 +493,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       List<List<Object>> parameterSets,
       String queryId,
       CompletableFuture<QueryExecution> prefetched,
-      ServerStreamListener listener) {
+      ServerStreamListener listener,
+      StatementAudit record) {
     Iterator<List<Object>> sets = parameterSets.iterator();
     Iterator<Supplier<QueryExecution>> executions =
         new Iterator<>() {
@@ -469,7 +516,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             return () -> engine.execute(session, statement, parameters, queryId);
           }
         };
-    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current());
+    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record);
   }
 
   private static <T> T await(CompletableFuture<T> future) {
@@ -488,8 +535,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       ClientSession session = session(context);
       Session statementSession = statementSession(session, request.getTransactionId());
-      Prepared statement = prepare(statementSession, request.getQuery());
       String handle = newQueryId();
+      Prepared statement;
+      try {
+        statement = prepare(statementSession, request.getQuery());
+      } catch (RuntimeException e) {
+        // A statement that cannot be prepared never runs: this is its only record.
+        audit(context, statementSession, request.getQuery()).failed(handle, e, null);
+        throw e;
+      }
       prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
@@ -553,13 +607,20 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
     ClientSession session = session(context);
     Session statementSession = statement.executionSession(session);
-    Prepared current = statement.current(statementSession, this::prepare);
+    StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
-    if (current instanceof Prepared.Command) {
-      long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
-      return commandResult(session, queryId, current.sql(), rows, descriptor);
+    try {
+      Prepared current = statement.current(statementSession, this::prepare);
+      if (current instanceof Prepared.Command) {
+        long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+        record.succeeded(queryId, rows);
+        return commandResult(session, queryId, current.sql(), rows, descriptor);
+      }
+      return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
+    } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
+      throw e;
     }
-    return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor);
   }
 
   /** The bound parameter rows, or one empty row for a statement without parameters. */
@@ -597,15 +658,20 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     List<List<Object>> parameterSets;
     Session statementSession;
     Prepared current;
+    String queryId = newQueryId();
+    StatementAudit record = StatementAudit.NONE;
     try {
-      parameterSets = parameterSets(statement);
       statementSession = statement.executionSession(session(context));
+      record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
+      parameterSets = parameterSets(statement);
       current = statement.current(statementSession, this::prepare);
     } catch (RuntimeException e) {
-      listener.error(FlightErrors.toFlight(e, "prepare"));
+      RuntimeException error = FlightErrors.toFlight(e, "prepare");
+      record.failed(queryId, error, null);
+      listener.error(error);
       return;
     }
-    stream(statementSession, current, parameterSets, newQueryId(), null, listener);
+    stream(statementSession, current, parameterSets, queryId, null, listener, record);
   }
 
   @Override
@@ -644,8 +710,18 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         ClientSession session = session(context);
         Session statementSession = statement.executionSession(session);
-        Prepared current = statement.current(statementSession, this::prepare);
-        sendUpdateCount(ackStream, runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement)));
+        StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
+        String queryId = newQueryId();
+        long updated;
+        try {
+          Prepared current = statement.current(statementSession, this::prepare);
+          updated = runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+        } catch (RuntimeException e) {
+          record.failed(queryId, e, null);
+          throw e;
+        }
+        record.succeeded(queryId, updated);
+        sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -659,11 +735,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       try {
         ClientSession session = session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
-        Prepared statement = prepare(statementSession, command.getQuery());
-        if (!(statement instanceof Prepared.Command)) {
-          throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+        StatementAudit record = audit(context, statementSession, command.getQuery());
+        String queryId = newQueryId();
+        long updated;
+        try {
+          Prepared statement = prepare(statementSession, command.getQuery());
+          if (!(statement instanceof Prepared.Command)) {
+            throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+          }
+          updated = runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+        } catch (RuntimeException e) {
+          record.failed(queryId, e, null);
+          throw e;
         }
-        sendUpdateCount(ackStream, runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of())));
+        record.succeeded(queryId, updated);
+        sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -822,21 +908,30 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession;
     Prepared statement;
     List<List<Object>> parameterSets;
-    if (command.is(CommandStatementQuery.class)) {
-      CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
-      statementSession = statementSession(session, query.getTransactionId());
-      statement = prepare(statementSession, query.getQuery());
-      parameterSets = List.of(List.of());
-    } else if (command.is(CommandPreparedStatementQuery.class)) {
-      PreparedHandle handle =
-          preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
-      statementSession = handle.executionSession(session);
-      statement = handle.current(statementSession, this::prepare);
-      parameterSets = parameterSets(handle);
-    } else {
-      return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
-    }
     String queryId = newQueryId();
+    StatementAudit record = StatementAudit.NONE;
+    try {
+      if (command.is(CommandStatementQuery.class)) {
+        CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
+        statementSession = statementSession(session, query.getTransactionId());
+        record = audit(context, statementSession, query.getQuery());
+        statement = prepare(statementSession, query.getQuery());
+        parameterSets = List.of(List.of());
+      } else if (command.is(CommandPreparedStatementQuery.class)) {
+        PreparedHandle handle =
+            preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
+        statementSession = handle.executionSession(session);
+        record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
+        statement = handle.current(statementSession, this::prepare);
+        parameterSets = parameterSets(handle);
+      } else {
+        return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
+      }
+    } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
+      throw e;
+    }
+    StatementAudit audited = record;
     engine.queries().track(queryId, statementSession.principal(), statement.sql());
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
     PollState poll =
@@ -845,12 +940,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       if (statement instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) statement;
-        results.submit(() -> complete(result, () ->
-            commandResult(session, queryId, run.sql(), runCommand(session, statementSession, run, parameterSets, queryId), descriptor)));
+        results.submit(() -> complete(result, () -> {
+          long rows;
+          try {
+            rows = runCommand(session, statementSession, run, parameterSets, queryId);
+          } catch (RuntimeException e) {
+            audited.failed(queryId, e, null);
+            throw e;
+          }
+          audited.succeeded(queryId, rows);
+          return commandResult(session, queryId, run.sql(), rows, descriptor);
+        }));
       } else {
-        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result);
+        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
       }
     } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
       polls.invalidate(queryId);
       engine.queries().forget(queryId);
       throw e;
@@ -865,8 +970,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Prepared statement,
       List<List<Object>> parameterSets,
       FlightDescriptor descriptor,
-      CompletableFuture<FlightInfo> result) {
+      CompletableFuture<FlightInfo> result,
+      StatementAudit record) {
     PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    pending.audit(record);
     CompletableFuture<QueryExecution> first = new CompletableFuture<>();
     pending.prefetched(first);
     // However it is cancelled (CancelFlightInfo, CALL system.cancel_query), an unfetched execution closes.
@@ -883,6 +990,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         if (execution != null) {
           execution.close();
         }
+        // No DoGet will run it: the first one gets this failure from the poll.
+        pending.takeAudit();
+        record.failed(queryId, e, null);
         first.completeExceptionally(e);
         throw e;
       }

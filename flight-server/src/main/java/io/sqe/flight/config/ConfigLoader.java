@@ -76,7 +76,8 @@ public final class ConfigLoader {
           "tls.client-ca",
           "query.max-memory",
           "query.max-run-time",
-          "sample-data.tpch-scale");
+          "sample-data.tpch-scale",
+          "audit.file");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
 
   private ConfigLoader() {}
@@ -212,7 +213,10 @@ public final class ConfigLoader {
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
-    return new ServerConfig(host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values));
+    String audit = blankToNull(values.get("audit.file"));
+    return new ServerConfig(
+        host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
+        audit == null ? null : Path.of(audit).toAbsolutePath().normalize());
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {

@@ -23,6 +23,7 @@ import java.util.Set;
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
  * @param security the access policy
+ * @param auditFile where the audit log goes (JSON Lines); null for no audit log
  */
 public record ServerConfig(
     String host,
@@ -34,7 +35,8 @@ public record ServerConfig(
     Duration maxRunTime,
     double tpchScale,
     TlsSettings tls,
-    SecuritySettings security) {
+    SecuritySettings security,
+    Path auditFile) {
   public ServerConfig {
     requireNonNull(host, "host is null");
     requireNonNull(security, "security is null");
@@ -44,16 +46,30 @@ public record ServerConfig(
     requireNonNull(maxRunTime, "maxRunTime is null");
   }
 
+  public ServerConfig(
+      String host,
+      int port,
+      Path dataDir,
+      CatalogConfig catalog,
+      AuthSettings auth,
+      long maxQueryMemoryBytes,
+      Duration maxRunTime,
+      double tpchScale,
+      TlsSettings tls,
+      SecuritySettings security) {
+    this(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, null);
+  }
+
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile);
   }
 
   /** Which catalog to serve and how to reach it. */
