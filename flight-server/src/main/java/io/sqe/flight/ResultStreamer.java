@@ -2,6 +2,7 @@ package io.sqe.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.flight.audit.StatementAudit;
 import java.util.Iterator;
@@ -72,7 +73,8 @@ final class ResultStreamer implements AutoCloseable {
     QueryBackpressure backpressure = new QueryBackpressure();
     backpressure.register(listener);
     try {
-      threads.execute(() -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure, audit));
+      threads.execute(CatalogCredentials.carry(
+          () -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure, audit)));
     } catch (RejectedExecutionException e) {
       RuntimeException error = CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
       audit.failed(queryId, error, null);
@@ -83,7 +85,7 @@ final class ResultStreamer implements AutoCloseable {
   /** Runs {@code task} on a query thread, which {@link #close()} waits for. */
   void submit(Runnable task) {
     try {
-      threads.execute(task);
+      threads.execute(CatalogCredentials.carry(task));
     } catch (RejectedExecutionException e) {
       throw CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
     }

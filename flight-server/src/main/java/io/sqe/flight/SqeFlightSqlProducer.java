@@ -45,6 +45,7 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
@@ -310,16 +311,45 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   // ---- ad-hoc queries
 
+  /**
+   * Makes the catalog calls of a Flight call carry its user's identity-provider token, for a
+   * catalog that passes tokens through; tasks the call hands to other threads carry it too.
+   */
+  private CatalogCredentials.Scope catalogCaller(CallContext context) {
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    Optional<String> token = SqeAuthenticator.providerToken(context.peerIdentity(), call == null ? null : call.headers());
+    if (token.isEmpty()) {
+      return CatalogCredentials.Scope.NONE;
+    }
+    try {
+      return CatalogCredentials.use(principals.principal(context).user(), token.get());
+    } catch (RuntimeException e) {
+      // The call itself fails with the reason when it asks for its principal.
+      return CatalogCredentials.Scope.NONE;
+    }
+  }
+
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    return super.getFlightInfo(context, descriptor);
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return super.getFlightInfo(context, descriptor);
+    }
   }
 
   @Override
   public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    return super.getSchema(context, descriptor);
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return super.getSchema(context, descriptor);
+    }
+  }
+
+  @Override
+  public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
+    }
   }
 
   /** Refuses a ticket that is no protobuf as INVALID_ARGUMENT; Flight SQL's dispatch would say INTERNAL. */
@@ -331,7 +361,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.invalid("The ticket is not one this server issued: it is no protobuf message"));
       return;
     }
-    super.getStream(context, ticket, listener);
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      super.getStream(context, ticket, listener);
+    }
   }
 
   /** A descriptor's command; Flight SQL has no path descriptors. */
@@ -781,6 +813,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      doActionAsCaller(context, action, listener);
+    }
+  }
+
+  private void doActionAsCaller(CallContext context, Action action, StreamListener<Result> listener) {
     String type = action.getType();
     try {
       if (type.equals(FlightConstants.CANCEL_FLIGHT_INFO.getType())) {
@@ -892,6 +930,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return pollFlightInfoAsCaller(context, descriptor);
+    }
+  }
+
+  private PollInfo pollFlightInfoAsCaller(CallContext context, FlightDescriptor descriptor) {
     Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
     if (command.is(TicketStatementQuery.class)) {
       String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();

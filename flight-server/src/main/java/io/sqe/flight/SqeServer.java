@@ -191,7 +191,7 @@ public final class SqeServer implements AutoCloseable {
     ServerConfig.CatalogConfig catalog = config.catalog();
     switch (catalog.type()) {
       case REST:
-        return IcebergCatalogFactory.rest(catalog.name(), catalog.properties(), catalog.cacheTtl());
+        return IcebergCatalogFactory.rest(catalog.name(), catalog.properties(), catalog.cacheTtl(), catalog.passThroughToken());
       default:
         return IcebergCatalogFactory.embedded(catalog.name(), catalog.warehouse(), catalog.cacheTtl());
     }

@@ -201,6 +201,26 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
         .orElseThrow(() -> unauthenticated(AUTHENTICATION_REQUIRED, "user no longer exists"));
   }
 
+  /**
+   * The identity provider's token a call authenticated with, for passing it on to the catalog;
+   * empty for local users and SQE's own tokens.
+   *
+   * @param peerIdentity the identity this authenticator gave the call
+   * @param headers the call's headers
+   */
+  public static Optional<String> providerToken(String peerIdentity, CallHeaders headers) {
+    if (peerIdentity == null || headers == null || !peerIdentity.startsWith(OIDC_IDENTITY_PREFIX)) {
+      return Optional.empty();
+    }
+    String bearer = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BEARER_PREFIX);
+    if (bearer == null) {
+      return Optional.empty();
+    }
+    String token = bearer.trim();
+    // The token whose verification gave this identity, and no other.
+    return sha256(token).equals(peerIdentity.substring(OIDC_IDENTITY_PREFIX.length())) ? Optional.of(token) : Optional.empty();
+  }
+
   private AuthResult authenticateBearer(String token, LoginAttempt attempt) {
     if (oidc != null && !tokens.issuer().equals(unverifiedIssuer(token))) {
       attempt.is("oidc-token", null, false);

@@ -52,6 +52,7 @@ public final class ConfigLoader {
           "catalog.type",
           "catalog.warehouse",
           "catalog.cache-ttl",
+          "catalog.rest.pass-through-token",
           "auth.token-lifetime",
           "auth.issuer",
           "auth.password-hash-iterations",
@@ -189,8 +190,16 @@ public final class ConfigLoader {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new ConfigException("Setting catalog.name must be a simple identifier, not '" + name + "'");
     }
-    CatalogConfig catalog =
-        new CatalogConfig(name, type, warehouse, catalogProperties, duration(values, "catalog.cache-ttl", Duration.ofSeconds(10)));
+    boolean passThrough = bool(values, "catalog.rest.pass-through-token", false);
+    if (passThrough && type != CatalogType.REST) {
+      throw new ConfigException("Setting catalog.rest.pass-through-token needs catalog.type: rest");
+    }
+    if (passThrough && blankToNull(values.get("auth.oidc.issuer")) == null) {
+      throw new ConfigException(
+          "Setting catalog.rest.pass-through-token needs auth.oidc.issuer: only identity-provider tokens can be passed to the catalog");
+    }
+    CatalogConfig catalog = new CatalogConfig(
+        name, type, warehouse, catalogProperties, duration(values, "catalog.cache-ttl", Duration.ofSeconds(10)), passThrough);
     int iterations = integer(values, "auth.password-hash-iterations", 210_000);
     if (iterations < 10_000) {
       throw new ConfigException("Setting auth.password-hash-iterations must be at least 10000, not " + iterations);
@@ -353,6 +362,21 @@ public final class ConfigLoader {
       return Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
       throw new ConfigException("Setting " + key + " must be a whole number, not '" + value + "'");
+    }
+  }
+
+  private static boolean bool(Map<String, String> values, String key, boolean fallback) {
+    String value = values.get(key);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "true":
+        return true;
+      case "false":
+        return false;
+      default:
+        throw new ConfigException("Setting " + key + " must be true or false, not '" + value + "'");
     }
   }
 

@@ -86,9 +86,14 @@ public record ServerConfig(
    * @param warehouse the embedded catalog's directory
    * @param properties handed to Iceberg's catalog client unchanged (REST: uri, warehouse, credential, ...)
    * @param cacheTtl how long a loaded table is reused before the catalog is asked again
+   * @param passThroughToken whether REST catalog calls carry the user's own identity-provider token
    */
   public record CatalogConfig(
-      String name, CatalogType type, Path warehouse, Map<String, String> properties, Duration cacheTtl) {
+      String name, CatalogType type, Path warehouse, Map<String, String> properties, Duration cacheTtl, boolean passThroughToken) {
+    public CatalogConfig(String name, CatalogType type, Path warehouse, Map<String, String> properties, Duration cacheTtl) {
+      this(name, type, warehouse, properties, cacheTtl, false);
+    }
+
     public CatalogConfig {
       requireNonNull(name, "name is null");
       requireNonNull(type, "type is null");
