@@ -46,6 +46,7 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.catalog.CatalogCredentials;
+import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
@@ -1083,12 +1084,33 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       try {
         ClientSession session = session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
-        long rows = ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId);
+        StatementAudit record = ingestAudit(context, statementSession, command);
+        long rows;
+        try {
+          rows = ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId);
+        } catch (RuntimeException e) {
+          record.failed(queryId, e, null);
+          throw e;
+        }
+        record.succeeded(queryId, rows);
         sendUpdateCount(ackStream, rows);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, queryId));
       }
     };
+  }
+
+  /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
+  private StatementAudit ingestAudit(CallContext context, Session session, CommandStatementIngest command) {
+    if (!audit.enabled()) {
+      return StatementAudit.NONE;
+    }
+    String catalog = command.hasCatalog() ? command.getCatalog() : session.catalog();
+    String schema = command.hasSchema() ? command.getSchema() : session.schema();
+    String table = (schema == null ? catalog : catalog + "." + schema) + "." + command.getTable();
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    return audit.statement(session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)));
   }
 
   /** The write path's form of an ingest command; the protocol asks servers to refuse unspecified table options. */

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.session.Session;
 import java.io.IOException;
 import java.io.Writer;
@@ -131,7 +132,15 @@ public final class AuditLog implements AutoCloseable {
     if (!enabled()) {
       return StatementAudit.NONE;
     }
-    return new StatementAudit(this, user, client, session, sql, List.of());
+    return new StatementAudit(this, user, client, session, sql, null, List.of());
+  }
+
+  /** Starts the record of a statement that has no text, whose facts the caller knows (a bulk ingest). */
+  public StatementAudit statement(String user, String client, StatementFacts facts) {
+    if (!enabled()) {
+      return StatementAudit.NONE;
+    }
+    return new StatementAudit(this, user, client, null, null, requireNonNull(facts, "facts is null"), List.of());
   }
 
   static Map<String, Object> line(

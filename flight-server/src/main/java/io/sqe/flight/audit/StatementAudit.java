@@ -15,20 +15,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class StatementAudit {
   /** Records nothing: the audit log is off. */
-  public static final StatementAudit NONE = new StatementAudit(null, null, null, null, null, List.of());
+  public static final StatementAudit NONE = new StatementAudit(null, null, null, null, null, null, List.of());
 
   private final AuditLog log;
   private final String user;
   private final String client;
   private final Session session;
   private final String sql;
+  private final StatementFacts facts;
   private final List<List<Object>> parameterSets;
   private final Instant start = Instant.now();
   private final long startNanos = System.nanoTime();
   private final AtomicBoolean finished = new AtomicBoolean();
 
-  StatementAudit(AuditLog log, String user, String client, Session session, String sql, List<List<Object>> parameterSets) {
+  /**
+   * @param sql the statement's text, parsed for its facts when the line is written; null when
+   *     {@code facts} are known instead (a statement without text, such as a bulk ingest)
+   */
+  StatementAudit(
+      AuditLog log, String user, String client, Session session, String sql, StatementFacts facts, List<List<Object>> parameterSets) {
     this.log = log;
+    this.facts = facts;
     this.user = user;
     this.client = client;
     this.session = session;
@@ -38,7 +45,7 @@ public final class StatementAudit {
 
   /** The same statement run again from now, with the same parameters. */
   public StatementAudit again() {
-    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, parameterSets);
+    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, parameterSets);
   }
 
   /**
@@ -46,7 +53,7 @@ public final class StatementAudit {
    * quote: the log replaces them there. The values themselves are never logged.
    */
   public StatementAudit withParameters(List<List<Object>> sets) {
-    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, sets);
+    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, sets);
   }
 
   /** The statement ended well, having returned or written {@code rows} rows. */
@@ -71,7 +78,7 @@ public final class StatementAudit {
     String outcome = error == null ? "ok" : Outcomes.code(error);
     String message = error == null ? null : Outcomes.message(error);
     log.record(() -> {
-      StatementFacts facts = StatementFacts.of(session, sql);
+      StatementFacts facts = this.facts != null ? this.facts : StatementFacts.of(session, sql);
       Map<String, Object> tables = new LinkedHashMap<>();
       tables.put("read", facts.read());
       tables.put("written", facts.written());

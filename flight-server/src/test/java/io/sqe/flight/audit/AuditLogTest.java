@@ -164,6 +164,36 @@ class AuditLogTest {
   }
 
   @Test
+  void aBulkIngestRecordsTheTableItWrites() throws Exception {
+    org.apache.arrow.vector.types.pojo.Schema schema = new org.apache.arrow.vector.types.pojo.Schema(List.of(
+        org.apache.arrow.vector.types.pojo.Field.nullable("id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(32, true))));
+    try (VectorSchemaRoot data = VectorSchemaRoot.create(schema, allocator)) {
+      org.apache.arrow.vector.IntVector ids = (org.apache.arrow.vector.IntVector) data.getVector(0);
+      ids.allocateNew(4);
+      for (int i = 0; i < 4; i++) {
+        ids.set(i, i);
+      }
+      data.setRowCount(4);
+      FlightSqlClient.ExecuteIngestOptions options = new FlightSqlClient.ExecuteIngestOptions(
+          "ingested",
+          org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.newBuilder()
+              .setIfNotExist(org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions
+                  .TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE)
+              .setIfExists(org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions
+                  .TableExistsOption.TABLE_EXISTS_OPTION_APPEND)
+              .build(),
+          "iceberg",
+          "s",
+          Map.of());
+      assertThat(admin.sql().executeIngest(data, options, admin.auth())).isEqualTo(4);
+    }
+    JsonNode ingest = awaitLine(l -> "INGEST".equals(text(l, "kind")));
+    assertThat(strings(ingest.path("tables").path("written"))).containsExactly("iceberg.s.ingested");
+    assertThat(ingest.get("rows").asLong()).isEqualTo(4);
+    assertThat(ingest.get("outcome").asText()).isEqualTo("ok");
+  }
+
+  @Test
   void everyLineIsOneJsonObjectWithTheAgreedKeys() throws Exception {
     admin.rows(admin.sql().execute("SELECT 1", admin.auth()));
     awaitLine(l -> "SELECT".equals(text(l, "kind")) && l.path("tables").path("read").isEmpty() && "ok".equals(text(l, "outcome")));
