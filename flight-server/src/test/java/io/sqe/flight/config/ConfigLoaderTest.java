@@ -76,6 +76,27 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void auditFileAndCatalogTokenPassThrough() {
+    assertThat(ConfigLoader.load(null, Map.of()).auditFile()).isNull();
+    assertThat(ConfigLoader.load(null, Map.of("SQE_AUDIT_FILE", "logs/audit.jsonl")).auditFile())
+        .isEqualTo(Path.of("logs/audit.jsonl").toAbsolutePath().normalize());
+    Map<String, String> rest = Map.of("catalog.type", "rest", "catalog.properties.uri", "http://127.0.0.1:1",
+        "auth.oidc.issuer", "https://idp.example.com", "auth.oidc.audience", "sqe");
+    java.util.Map<String, String> on = new java.util.HashMap<>(rest);
+    on.put("catalog.rest.pass-through-token", "true");
+    assertThat(ConfigLoader.fromSettings(rest).catalog().passThroughToken()).isFalse();
+    assertThat(ConfigLoader.fromSettings(on).catalog().passThroughToken()).isTrue();
+    on.remove("auth.oidc.issuer");
+    on.remove("auth.oidc.audience");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(on))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("catalog.rest.pass-through-token needs auth.oidc.issuer");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("catalog.rest.pass-through-token", "true")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("needs catalog.type: rest");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("catalog.rest.pass-through-token", "yes")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("true or false");
+  }
+
+  @Test
   void badSettingsAreNamedInTheError() {
     assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("SQE_PORTT", "1")))
         .isInstanceOf(ConfigException.class)
