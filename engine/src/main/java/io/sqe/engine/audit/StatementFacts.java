@@ -14,6 +14,7 @@ import io.sqe.engine.sql.ddl.SqlDropView;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
 import io.sqe.engine.sql.ddl.SqlShowCreate;
 import io.sqe.engine.sql.ddl.SqlTableVersion;
+import io.sqe.engine.sql.ddl.SqlTransactionStatement;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,6 +33,7 @@ import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSetOption;
 import org.apache.calcite.sql.SqlUpdate;
 import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.SqlWithItem;
@@ -154,6 +156,10 @@ public record StatementFacts(String kind, List<String> read, List<String> writte
         table(((SqlCommentOn) node).objectName(), written);
       } else if (node instanceof SqlShowCreate) {
         table(((SqlShowCreate) node).name(), read);
+      } else if (node instanceof SqlTransactionStatement) {
+        return ((SqlTransactionStatement) node).action().name().replace('_', ' ');
+      } else if (node instanceof SqlSetOption) {
+        return ((SqlSetOption) node).getValue() == null ? "RESET" : "SET";
       }
       return name(node);
     }

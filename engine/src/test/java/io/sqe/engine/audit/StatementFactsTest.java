@@ -37,4 +37,17 @@ class StatementFactsTest {
     assertThat(facts("DROP TABLE t").written()).containsExactly("iceberg.sales.t");
     assertThat(facts("CREATE TABLE n (id INT)").kind()).isEqualTo("CREATE TABLE");
   }
+
+  @Test
+  void otherStatementsAreNamedByTheirKeywords() {
+    assertThat(facts("USE other").kind()).isEqualTo("USE");
+    assertThat(facts("SET statement_timeout = '1s'").kind()).isEqualTo("SET");
+    assertThat(facts("BEGIN").kind()).isEqualTo("BEGIN");
+    assertThat(facts("COMMIT").kind()).isEqualTo("COMMIT");
+    assertThat(facts("TRUNCATE TABLE t")).isEqualTo(new StatementFacts("TRUNCATE TABLE", List.of(), List.of("iceberg.sales.t")));
+    assertThat(facts("ALTER TABLE t ADD COLUMN c INT")).isEqualTo(new StatementFacts("ALTER TABLE", List.of(), List.of("iceberg.sales.t")));
+    assertThat(facts("CREATE VIEW v AS SELECT * FROM t")).isEqualTo(
+        new StatementFacts("CREATE VIEW", List.of("iceberg.sales.t"), List.of("iceberg.sales.v")));
+    assertThat(facts("EXPLAIN SELECT * FROM t")).isEqualTo(new StatementFacts("EXPLAIN", List.of("iceberg.sales.t"), List.of()));
+  }
 }
