@@ -133,6 +133,22 @@ class CatalogPassThroughTest {
   }
 
   @Test
+  void writesCommitWithTheWritersToken() throws Exception {
+    requests.clear();
+    try (FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
+        FlightSqlClient sql = new FlightSqlClient(flight)) {
+      CallOption auth = new CredentialCallOption(new BearerCredentialWriter(aliceToken));
+      sql.executeUpdate("CREATE TABLE shop.alices (id INT)", auth);
+      assertThat(sql.executeUpdate("INSERT INTO shop.alices VALUES (1), (2)", auth)).isEqualTo(2);
+    }
+    List<List<String>> writes = requests.stream().filter(r -> r.get(0).startsWith("POST ")).toList();
+    // The table's creation and the commit of the insert, and nothing without alice's token.
+    assertThat(writes).extracting(r -> r.get(0)).anyMatch(path -> path.endsWith("/namespaces/shop/tables"))
+        .anyMatch(path -> path.endsWith("/namespaces/shop/tables/alices"));
+    assertThat(requests).allMatch(r -> r.get(1).equals("Bearer " + aliceToken));
+  }
+
+  @Test
   void localUsersAndTheServerUseTheCatalogsOwnCredentials() throws Exception {
     requests.clear();
     try (TestServer.Client admin = server.client(allocator)) {
