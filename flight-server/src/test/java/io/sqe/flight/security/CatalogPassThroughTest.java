@@ -74,6 +74,7 @@ class CatalogPassThroughTest {
     settings.put("catalog.rest.pass-through-token", "true");
     // A long cache lifetime: a table alice loaded stays cached while bob asks for it.
     settings.put("catalog.cache-ttl", "10m");
+    settings.put("audit.file", dir.resolve("audit.jsonl").toString());
     server = TestServer.start(dir.resolve("sqe"), settings);
     allocator = new RootAllocator();
   }
@@ -130,6 +131,18 @@ class CatalogPassThroughTest {
 
     // Still fine for alice, and nobody's token reached a request of another.
     assertThat(count(aliceToken, "SELECT count(*) FROM shop.orders")).isZero();
+
+    // The audit log names both users, their provider logins and bob's refusal, and holds no token.
+    Path audit = dir.resolve("audit.jsonl");
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    String expected = "\"user\":\"bob\",\"client\":\"127.0.0.1\"";
+    while (!(java.nio.file.Files.exists(audit) && java.nio.file.Files.readString(audit).contains("\"outcome\":\"PERMISSION_DENIED\"")
+        && java.nio.file.Files.readString(audit).contains("\"method\":\"oidc-token\"")) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    String log = java.nio.file.Files.readString(audit);
+    assertThat(log).contains(expected).contains("\"user\":\"alice\"").contains("\"method\":\"oidc-token\"")
+        .contains("\"outcome\":\"PERMISSION_DENIED\"").doesNotContain(aliceToken).doesNotContain(bobToken);
   }
 
   @Test
