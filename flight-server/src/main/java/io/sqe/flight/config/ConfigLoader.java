@@ -76,6 +76,7 @@ public final class ConfigLoader {
           "tls.client-ca",
           "query.max-memory",
           "query.max-run-time",
+          "maintenance.min-retention",
           "sample-data.tpch-scale");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
 
@@ -212,7 +213,9 @@ public final class ConfigLoader {
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
-    return new ServerConfig(host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values));
+    Duration minRetention = duration(values, "maintenance.min-retention", Duration.ofDays(7));
+    return new ServerConfig(
+        host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values), minRetention);
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {

@@ -23,6 +23,8 @@ import java.util.Set;
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
  * @param security the access policy
+ * @param maintenanceMinRetention the shortest retention threshold expire_snapshots and
+ *     remove_orphan_files accept
  */
 public record ServerConfig(
     String host,
@@ -34,8 +36,10 @@ public record ServerConfig(
     Duration maxRunTime,
     double tpchScale,
     TlsSettings tls,
-    SecuritySettings security) {
+    SecuritySettings security,
+    Duration maintenanceMinRetention) {
   public ServerConfig {
+    requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
     requireNonNull(host, "host is null");
     requireNonNull(security, "security is null");
     requireNonNull(dataDir, "dataDir is null");
@@ -45,15 +49,15 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, maintenanceMinRetention);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, maintenanceMinRetention);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, maintenanceMinRetention);
   }
 
   /** Which catalog to serve and how to reach it. */
