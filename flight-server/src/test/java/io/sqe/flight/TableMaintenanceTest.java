@@ -427,6 +427,16 @@ class TableMaintenanceTest {
       update(client, "alter table app." + t + " drop branch audit");
       assertThat(table(server(mode), t).refs()).containsOnlyKeys("main");
       assertThat(rows(client, "select id from app." + t + " order by id")).containsExactly(List.of(1), List.of(2));
+
+      // A table without snapshots: a branch starts from an empty snapshot, a tag has nothing to name.
+      update(client, "create table app." + t + "_empty (id int)");
+      update(client, "alter table app." + t + "_empty create branch dev");
+      Table empty = table(server(mode), t + "_empty");
+      assertThat(empty.currentSnapshot()).isNull();
+      assertThat(empty.refs()).containsOnlyKeys("dev");
+      assertThat(empty.snapshot(empty.refs().get("dev").snapshotId()).addedDataFiles(empty.io())).isEmpty();
+      assertError(client, "alter table app." + t + "_empty create tag v0", FlightStatusCode.INVALID_ARGUMENT,
+          "has no snapshot yet, so there is nothing for tag 'v0' to name");
     }
   }
 
