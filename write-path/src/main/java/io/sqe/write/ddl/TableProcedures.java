@@ -110,7 +110,7 @@ final class TableProcedures {
             result.deletedDataFiles(),
             result.deletedManifests(),
             result.deletedManifestLists(),
-            result.deletedOtherFiles()});
+            result.deletedStatisticsFiles()});
         };
         break;
       }

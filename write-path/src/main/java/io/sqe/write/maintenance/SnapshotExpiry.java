@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * Expires a table's snapshots older than a point in time through Iceberg's {@link
  * ExpireSnapshots}, which keeps every snapshot a branch or tag still needs (and the table's
  * {@code history.expire.min-snapshots-to-keep} newest of each branch), and deletes the manifest
- * lists, manifests and data files that no kept snapshot reaches.
+ * lists, manifests and data files that no kept snapshot reaches. On a table with no ref but
+ * {@code main}, Iceberg cleans up incrementally: a data file goes when the snapshot that removed
+ * it expires.
  */
 public final class SnapshotExpiry {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiry.class);
@@ -29,10 +31,10 @@ public final class SnapshotExpiry {
    * @param deletedDataFiles data and delete files deleted
    * @param deletedManifests manifest files deleted
    * @param deletedManifestLists manifest lists deleted
-   * @param deletedOtherFiles other files deleted (statistics)
+   * @param deletedStatisticsFiles statistics files deleted
    */
   public record Result(
-      long expiredSnapshots, long deletedDataFiles, long deletedManifests, long deletedManifestLists, long deletedOtherFiles) {}
+      long expiredSnapshots, long deletedDataFiles, long deletedManifests, long deletedManifestLists, long deletedStatisticsFiles) {}
 
   private SnapshotExpiry() {}
 
@@ -52,11 +54,14 @@ public final class SnapshotExpiry {
         manifestLists.add(snapshot.manifestListLocation());
       }
     }
+    Set<String> statistics = new HashSet<>();
+    table.statisticsFiles().forEach(f -> statistics.add(f.path()));
+    table.partitionStatisticsFiles().forEach(f -> statistics.add(f.path()));
     Set<String> manifests = new HashSet<>();
     AtomicLong dataFiles = new AtomicLong();
     AtomicLong manifestFiles = new AtomicLong();
     AtomicLong manifestListFiles = new AtomicLong();
-    AtomicLong otherFiles = new AtomicLong();
+    AtomicLong statisticsFiles = new AtomicLong();
     ExpireSnapshots expire = table.expireSnapshots().expireOlderThan(olderThan.toEpochMilli()).cleanExpiredFiles(true);
     if (retainLast != null) {
       expire.retainLast(retainLast);
@@ -81,8 +86,8 @@ public final class SnapshotExpiry {
         manifestListFiles.incrementAndGet();
       } else if (manifests.contains(path)) {
         manifestFiles.incrementAndGet();
-      } else if (path.endsWith(".stats") || path.endsWith(".puffin")) {
-        otherFiles.incrementAndGet();
+      } else if (statistics.contains(path)) {
+        statisticsFiles.incrementAndGet();
       } else {
         dataFiles.incrementAndGet();
       }
@@ -91,7 +96,7 @@ public final class SnapshotExpiry {
     table.refresh();
     Set<Long> after = snapshotIds(table);
     before.removeAll(after);
-    return new Result(before.size(), dataFiles.get(), manifestFiles.get(), manifestListFiles.get(), otherFiles.get());
+    return new Result(before.size(), dataFiles.get(), manifestFiles.get(), manifestListFiles.get(), statisticsFiles.get());
   }
 
   private static Set<Long> snapshotIds(Table table) {
