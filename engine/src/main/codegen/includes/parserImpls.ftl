@@ -721,12 +721,19 @@ SqlNode SqeAlterTableCreateRef(Span s, boolean ifExists, SqlIdentifier name) :
 SqlNode SqeAlterTableExecute(Span s, boolean ifExists, SqlIdentifier name) :
 {
     final SqlIdentifier procedure;
-    final SqlNodeList arguments;
+    SqlNodeList arguments = null;
     SqlNode where = null;
 }
 {
-    <EXECUTE> procedure = SimpleIdentifier() arguments = SqeProcedureArguments()
+    <EXECUTE> procedure = SimpleIdentifier()
+    [ arguments = SqeProcedureArguments() ]
     [ where = Where() ]
+    {
+        // Trino's form without parentheses: ALTER TABLE t EXECUTE optimize
+        if (arguments == null) {
+            arguments = new SqlNodeList(procedure.getParserPosition());
+        }
+    }
     {
         return new SqlAlterTableExecute(s.end(this), ifExists, name, procedure, arguments, where);
     }

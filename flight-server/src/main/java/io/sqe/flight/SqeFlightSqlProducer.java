@@ -385,9 +385,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Prepared statement = prepare(statementSession, command.getQuery());
       if (statement instanceof Prepared.Command) {
         // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-        long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
-        record.succeeded(queryId, rows);
-        return commandResult(session, queryId, statement.sql(), rows, descriptor);
+        Prepared.Command run = (Prepared.Command) statement;
+        CommandOutcome outcome = runCommand(session, statementSession, run, List.of(List.of()), queryId);
+        record.succeeded(queryId, outcome.rows());
+        return commandResult(session, queryId, run, outcome, descriptor);
       }
       return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
     } catch (RuntimeException e) {
@@ -415,20 +416,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * Runs a command once per parameter set in {@code statementSession} and applies what it does to
    * the client's session. The query id stays known for its result's ticket.
    *
-   * @return the rows it changed, summed over the parameter sets
+   * @return the rows it changed, summed over the parameter sets, and the rows it reported
    */
-  private long runCommand(
+  private CommandOutcome runCommand(
       ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
     engine.queries().track(queryId, statementSession.principal(), command.sql());
     try {
       return whileTheCallLasts(queryId, () -> {
         long rows = 0;
+        List<Object[]> report = new ArrayList<>();
         for (List<Object> parameters : parameterSets) {
           CommandResult result = engine.run(statementSession, command, parameters, queryId);
           session.update(result.sessionChange());
           rows += result.rowCount();
+          report.addAll(result.report());
         }
-        return rows;
+        return new CommandOutcome(rows, report);
       });
     } catch (RuntimeException e) {
       engine.queries().forget(queryId);
@@ -439,10 +442,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** Runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
   private long runUpdate(
       ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    long rows = runCommand(session, statementSession, command, parameterSets, queryId);
+    long rows = runCommand(session, statementSession, command, parameterSets, queryId).rows();
     engine.queries().forget(queryId);
     return rows;
   }
+
+  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
+  private record CommandOutcome(long rows, List<Object[]> report) {}
 
   /**
    * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
@@ -462,11 +468,18 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
   }
 
-  /** A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's rowcount). */
-  private FlightInfo commandResult(ClientSession session, String queryId, String sql, long rows, FlightDescriptor descriptor) {
-    Prepared result = new Prepared.Rows(sql, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {rows}));
+  /**
+   * A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's
+   * rowcount). A command that reports what it did (table maintenance) returns its report instead.
+   */
+  private FlightInfo commandResult(
+      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor) {
+    Prepared result = command.reports()
+        ? new Prepared.Rows(command.sql(), command.resultSchema(), outcome.report())
+        : new Prepared.Rows(command.sql(), Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true);
-    return flightInfo(queryId, result.resultSchema(), descriptor, pending, rows);
+    long records = command.reports() ? outcome.report().size() : outcome.rows();
+    return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
   }
 
   /** Tells a DoPut client how many rows its update changed. */
@@ -581,9 +594,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
               .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
-              // An empty dataset schema tells the JDBC driver to run a command through DoPut.
+              // An empty dataset schema tells the JDBC driver to run a command through DoPut; one
+              // that reports what it did runs as a query, whose rows are the report.
               .setDatasetSchema(
-                  statement instanceof Prepared.Command
+                  statement instanceof Prepared.Command && !((Prepared.Command) statement).reports()
                       ? ByteString.EMPTY
                       : ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
               .setParameterSchema(ByteString.copyFrom(parameterSchema(statement).serializeAsMessage()))
@@ -645,9 +659,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       Prepared current = statement.current(statementSession, this::prepare);
       if (current instanceof Prepared.Command) {
-        long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
-        record.succeeded(queryId, rows);
-        return commandResult(session, queryId, current.sql(), rows, descriptor);
+        Prepared.Command run = (Prepared.Command) current;
+        CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
+        record.succeeded(queryId, outcome.rows());
+        return commandResult(session, queryId, run, outcome, descriptor);
       }
       return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
     } catch (RuntimeException e) {
@@ -986,15 +1001,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       if (statement instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) statement;
         results.submit(() -> complete(result, () -> {
-          long rows;
+          CommandOutcome outcome;
           try {
-            rows = runCommand(session, statementSession, run, parameterSets, queryId);
+            outcome = runCommand(session, statementSession, run, parameterSets, queryId);
           } catch (RuntimeException e) {
             audited.failed(queryId, e, null);
             throw e;
           }
-          audited.succeeded(queryId, rows);
-          return commandResult(session, queryId, run.sql(), rows, descriptor);
+          audited.succeeded(queryId, outcome.rows());
+          return commandResult(session, queryId, run, outcome, descriptor);
         }));
       } else {
         startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);

@@ -23,6 +23,7 @@ import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
+import io.sqe.write.maintenance.MaintenanceSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -112,7 +113,7 @@ public final class SqeServer implements AutoCloseable {
               EngineConfig.DEFAULT
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime()),
-              WritePath.executors(),
+              WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);

@@ -77,6 +77,7 @@ public final class ConfigLoader {
           "tls.client-ca",
           "query.max-memory",
           "query.max-run-time",
+          "maintenance.min-retention",
           "sample-data.tpch-scale",
           "audit.file");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
@@ -223,9 +224,11 @@ public final class ConfigLoader {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
     String audit = blankToNull(values.get("audit.file"));
+    Duration minRetention = duration(values, "maintenance.min-retention", Duration.ofDays(7));
     return new ServerConfig(
         host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
-        audit == null ? null : Path.of(audit).toAbsolutePath().normalize());
+        audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
+        minRetention);
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {

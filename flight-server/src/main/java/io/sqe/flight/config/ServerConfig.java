@@ -24,6 +24,8 @@ import java.util.Set;
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
  * @param security the access policy
  * @param auditFile where the audit log goes (JSON Lines); null for no audit log
+ * @param maintenanceMinRetention the shortest retention threshold expire_snapshots and
+ *     remove_orphan_files accept
  */
 public record ServerConfig(
     String host,
@@ -36,8 +38,10 @@ public record ServerConfig(
     double tpchScale,
     TlsSettings tls,
     SecuritySettings security,
-    Path auditFile) {
+    Path auditFile,
+    Duration maintenanceMinRetention) {
   public ServerConfig {
+    requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
     requireNonNull(host, "host is null");
     requireNonNull(security, "security is null");
     requireNonNull(dataDir, "dataDir is null");
@@ -46,30 +50,16 @@ public record ServerConfig(
     requireNonNull(maxRunTime, "maxRunTime is null");
   }
 
-  public ServerConfig(
-      String host,
-      int port,
-      Path dataDir,
-      CatalogConfig catalog,
-      AuthSettings auth,
-      long maxQueryMemoryBytes,
-      Duration maxRunTime,
-      double tpchScale,
-      TlsSettings tls,
-      SecuritySettings security) {
-    this(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, null);
-  }
-
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention);
   }
 
   /** Which catalog to serve and how to reach it. */

@@ -25,6 +25,17 @@ class ConfigLoaderTest {
     assertThat(config.auth().tokenLifetime()).isEqualTo(Duration.ofHours(1));
     assertThat(config.maxQueryMemoryBytes()).isEqualTo(1L << 30);
     assertThat(config.maxRunTime()).isEqualTo(Duration.ZERO);
+    assertThat(config.maintenanceMinRetention()).isEqualTo(Duration.ofDays(7));
+  }
+
+  @Test
+  void maintenanceMinRetentionTakesADuration() {
+    assertThat(ConfigLoader.load(null, Map.of("SQE_MAINTENANCE_MIN__RETENTION", "1h")).maintenanceMinRetention())
+        .isEqualTo(Duration.ofHours(1));
+    assertThat(ConfigLoader.fromSettings(Map.of("maintenance.min-retention", "0s")).maintenanceMinRetention()).isEqualTo(Duration.ZERO);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("maintenance.min-retention", "a week")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("maintenance.min-retention must be a duration");
   }
 
   @Test
