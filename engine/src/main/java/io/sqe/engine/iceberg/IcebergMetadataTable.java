@@ -2,7 +2,10 @@ package io.sqe.engine.iceberg;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -16,12 +19,25 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.calcite.DataContext;
+import org.apache.calcite.adapter.enumerable.EnumerableConvention;
+import org.apache.calcite.adapter.enumerable.EnumerableRel;
+import org.apache.calcite.adapter.enumerable.EnumerableRelImplementor;
+import org.apache.calcite.adapter.enumerable.JavaRowFormat;
+import org.apache.calcite.adapter.enumerable.PhysType;
+import org.apache.calcite.adapter.enumerable.PhysTypeImpl;
+import org.apache.calcite.linq4j.tree.Blocks;
+import org.apache.calcite.linq4j.tree.Expressions;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.avatica.util.ByteString;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
-import org.apache.calcite.schema.ScannableTable;
+import org.apache.calcite.schema.TranslatableTable;
 import org.apache.calcite.schema.Schema.TableType;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.iceberg.DataTask;
@@ -35,6 +51,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.transforms.Transforms;
 import org.apache.iceberg.types.Conversions;
@@ -47,7 +64,7 @@ import org.apache.iceberg.types.Types;
  * partitions or properties, with Trino's column names. Where Iceberg has the same metadata table
  * its rows are Iceberg's own; the rows are read from the table as it is when the statement runs.
  */
-public final class IcebergMetadataTable extends AbstractTable implements ScannableTable {
+public final class IcebergMetadataTable extends AbstractTable implements TranslatableTable {
   /** The metadata tables, by the suffix after {@code $}. */
   public enum Kind {
     SNAPSHOTS,
@@ -104,14 +121,17 @@ public final class IcebergMetadataTable extends AbstractTable implements Scannab
     }
   }
 
-  private final Table table;
+  private final LakehouseCatalog catalog;
+  private final TableIdentifier id;
   private final Kind kind;
   private final Schema schema;
 
-  public IcebergMetadataTable(Table table, Kind kind) {
-    this.table = requireNonNull(table, "table is null");
+  /** The metadata table of {@code table}, which is {@code id} in {@code catalog}. */
+  public IcebergMetadataTable(LakehouseCatalog catalog, TableIdentifier id, Table table, Kind kind) {
+    this.catalog = requireNonNull(catalog, "catalog is null");
+    this.id = requireNonNull(id, "id is null");
     this.kind = requireNonNull(kind, "kind is null");
-    this.schema = schema(table, kind);
+    this.schema = schema(requireNonNull(table, "table is null"), kind);
   }
 
   public Kind kind() {
@@ -129,17 +149,56 @@ public final class IcebergMetadataTable extends AbstractTable implements Scannab
   }
 
   @Override
-  public Enumerable<Object[]> scan(DataContext root) {
+  public RelNode toRel(RelOptTable.ToRelContext context, RelOptTable relOptTable) {
+    return new Scan(context.getCluster(), relOptTable, this);
+  }
+
+  /**
+   * The rows, read from the table as the catalog has it when the statement runs, in Calcite's
+   * shape for this many columns: a bare value for one, else an array. Called from generated code.
+   */
+  public Enumerable<Object> enumerate(DataContext root) {
+    Table table = catalog
+        .loadTable(id)
+        .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Table " + catalog.name() + "." + id + " no longer exists"));
     List<Object[]> rows = switch (kind) {
-      case SNAPSHOTS -> icebergRows(MetadataTableType.SNAPSHOTS);
-      case HISTORY -> icebergRows(MetadataTableType.HISTORY);
-      case REFS -> icebergRows(MetadataTableType.REFS);
-      case FILES -> files();
-      case PARTITIONS -> icebergRows(MetadataTableType.PARTITIONS);
-      case MANIFESTS -> manifests();
-      case PROPERTIES -> properties();
+      case SNAPSHOTS -> icebergRows(table, MetadataTableType.SNAPSHOTS);
+      case HISTORY -> icebergRows(table, MetadataTableType.HISTORY);
+      case REFS -> icebergRows(table, MetadataTableType.REFS);
+      case FILES -> files(table);
+      case PARTITIONS -> icebergRows(table, MetadataTableType.PARTITIONS);
+      case MANIFESTS -> manifests(table);
+      case PROPERTIES -> properties(table);
     };
-    return Linq4j.asEnumerable(rows);
+    List<Object> shaped = new ArrayList<>(rows.size());
+    for (Object[] row : rows) {
+      shaped.add(row.length == 1 ? row[0] : row);
+    }
+    return Linq4j.asEnumerable(shaped);
+  }
+
+  /** Reads a metadata table; its rows come from {@link #enumerate}. */
+  private static final class Scan extends TableScan implements EnumerableRel {
+    private final IcebergMetadataTable metadataTable;
+
+    Scan(RelOptCluster cluster, RelOptTable table, IcebergMetadataTable metadataTable) {
+      super(cluster, cluster.traitSetOf(EnumerableConvention.INSTANCE), List.of(), table);
+      this.metadataTable = metadataTable;
+    }
+
+    @Override
+    public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
+      return new Scan(getCluster(), table, metadataTable);
+    }
+
+    @Override
+    public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
+      PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
+      org.apache.calcite.linq4j.tree.Expression stashed = implementor.stash(metadataTable, IcebergMetadataTable.class);
+      return implementor.result(
+          physType,
+          Blocks.toBlock(Expressions.call(stashed, "enumerate", implementor.getRootExpression())));
+    }
   }
 
   /** The columns, as Iceberg types; field ids only need to be unique. */
@@ -234,7 +293,7 @@ public final class IcebergMetadataTable extends AbstractTable implements Scannab
   }
 
   /** Every row of Iceberg's metadata table of that type, as this table's columns (found by name). */
-  private List<Object[]> icebergRows(MetadataTableType type) {
+  private List<Object[]> icebergRows(Table table, MetadataTableType type) {
     Table metadata = MetadataTableUtils.createMetadataTableInstance(table, type);
     Schema source = metadata.schema();
     List<Types.NestedField> sourceColumns = source.columns();
@@ -279,12 +338,12 @@ public final class IcebergMetadataTable extends AbstractTable implements Scannab
   }
 
   /** Iceberg's files table with the column bounds in readable form, as Trino shows them. */
-  private List<Object[]> files() {
+  private List<Object[]> files(Table table) {
     Map<Integer, Type> types = new TreeMap<>();
     for (Types.NestedField field : table.schema().columns()) {
       collectTypes(field, types);
     }
-    List<Object[]> rows = icebergRows(MetadataTableType.FILES);
+    List<Object[]> rows = icebergRows(table, MetadataTableType.FILES);
     List<Types.NestedField> columns = schema.columns();
     for (int i = 0; i < columns.size(); i++) {
       String name = columns.get(i).name();
@@ -331,7 +390,7 @@ public final class IcebergMetadataTable extends AbstractTable implements Scannab
   }
 
   /** Every manifest of the current snapshot, with its partition summaries in readable form. */
-  private List<Object[]> manifests() {
+  private List<Object[]> manifests(Table table) {
     Snapshot snapshot = table.currentSnapshot();
     if (snapshot == null) {
       return List.of();
@@ -381,7 +440,7 @@ public final class IcebergMetadataTable extends AbstractTable implements Scannab
     return ((org.apache.iceberg.transforms.Transform<Object, Object>) field.transform()).toHumanString(type, value);
   }
 
-  private List<Object[]> properties() {
+  private List<Object[]> properties(Table table) {
     List<Object[]> rows = new ArrayList<>();
     for (Map.Entry<String, String> entry : new TreeMap<>(table.properties()).entrySet()) {
       rows.add(new Object[] {entry.getKey(), entry.getValue()});

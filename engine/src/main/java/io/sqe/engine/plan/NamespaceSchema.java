@@ -121,7 +121,8 @@ final class NamespaceSchema extends AbstractSchema {
     if (!tableAccess.visible()) {
       return null;
     }
-    Optional<org.apache.iceberg.Table> base = catalog.loadTable(TableIdentifier.of(Namespace.of(name), baseName));
+    TableIdentifier baseId = TableIdentifier.of(Namespace.of(name), baseName);
+    Optional<org.apache.iceberg.Table> base = catalog.loadTable(baseId);
     if (base.isEmpty()) {
       return null;
     }
@@ -140,7 +141,7 @@ final class NamespaceSchema extends AbstractSchema {
           "Access denied: user '" + principal.user() + "' cannot SELECT from " + qualified
               + ": it shows column values, and the user's access to " + baseName + " hides, masks or filters some");
     }
-    return new IcebergMetadataTable(base.get(), kind);
+    return new IcebergMetadataTable(catalog, baseId, base.get(), kind);
   }
 
   /** The view of that name, or null; views share the namespace of tables. */

@@ -343,6 +343,11 @@ public final class QueryPlanner {
       } finally {
         rows.close();
       }
+    } catch (SqeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new SqeException(
+          ErrorCode.INVALID_ARGUMENT, "Cannot compute the time of FOR TIMESTAMP AS OF " + expression + ": " + e.getMessage(), e);
     }
   }
 

@@ -13,6 +13,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.calcite.prepare.Prepare;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.schema.Table;
@@ -38,6 +40,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  * at that snapshot and the principal's access policy of today.
  */
 final class TableVersions extends SqlShuttle {
+  private static final Pattern TIMESTAMP_TEXT =
+      Pattern.compile("(\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?)\\s*(\\S*)");
   /** Where the statement's pinned tables go: they are registered under a name of their own. */
   interface Registry {
     /**
@@ -125,6 +129,11 @@ final class TableVersions extends SqlShuttle {
     }
     IcebergTable base = (IcebergTable) table;
     org.apache.iceberg.Table iceberg = base.table();
+    if (isMissing(version, iceberg)) {
+      // The server's table cache may predate the snapshot or ref: look once more in the catalog.
+      base.catalog().invalidate(base.id());
+      iceberg = base.catalog().loadTable(base.id()).orElse(iceberg);
+    }
     long snapshotId;
     Schema schema;
     SqlNode value = version.value();
@@ -169,6 +178,13 @@ final class TableVersions extends SqlShuttle {
     return registry.register(base, qualified.get(qualified.size() - 1) + " " + suffix, pinned, name.getParserPosition());
   }
 
+  private static boolean isMissing(SqlTableVersion version, org.apache.iceberg.Table table) {
+    if (version.kind() != SqlTableVersion.Kind.VERSION) {
+      return false;
+    }
+    return version.snapshotId() != null ? table.snapshot(version.snapshotId()) == null : version.ref() != null && table.refs().get(version.ref()) == null;
+  }
+
   private static Snapshot firstSnapshot(org.apache.iceberg.Table table) {
     Snapshot first = null;
     for (Snapshot snapshot : table.snapshots()) {
@@ -196,6 +212,9 @@ final class TableVersions extends SqlShuttle {
         Instant wallClock = micros(((Number) value.value()).longValue());
         return LocalDateTime.ofInstant(wallClock, ZoneOffset.UTC).atZone(timeZone).toInstant();
       }
+      case CHAR:
+      case VARCHAR:
+        return parse(value.value().toString(), expression);
       case DATE:
         return java.time.LocalDate.ofEpochDay(((Number) value.value()).longValue()).atStartOfDay(timeZone).toInstant();
       default:
@@ -203,6 +222,24 @@ final class TableVersions extends SqlShuttle {
             ErrorCode.INVALID_ARGUMENT,
             "FOR TIMESTAMP AS OF takes a timestamp, not a value of type " + value.type().getFullTypeString(),
             expression);
+    }
+  }
+
+  /** A timestamp in text, with an optional zone or offset after it: {@code 2026-11-29 10:00:00 Europe/Paris}. */
+  private Instant parse(String text, SqlNode expression) {
+    Matcher matcher = TIMESTAMP_TEXT.matcher(text.trim());
+    if (!matcher.matches()) {
+      throw error(
+          ErrorCode.INVALID_ARGUMENT,
+          "FOR TIMESTAMP AS OF takes a timestamp, not '" + text + "' (a timestamp in text is 'YYYY-MM-DD HH:MM:SS[.fff] [zone]')",
+          expression);
+    }
+    try {
+      LocalDateTime local = LocalDateTime.parse(matcher.group(1).replace(' ', 'T'));
+      String zone = matcher.group(2);
+      return local.atZone(zone.isEmpty() ? timeZone : ZoneId.of(zone)).toInstant();
+    } catch (java.time.DateTimeException e) {
+      throw error(ErrorCode.INVALID_ARGUMENT, "FOR TIMESTAMP AS OF cannot read '" + text + "': " + e.getMessage(), expression);
     }
   }
 
