@@ -242,6 +242,10 @@ class TimeTravelTest {
       s.executeUpdate("insert into app." + t + "_copy select id + 10, v from app." + t + " for version as of 'first'");
       assertThat(rows(s, "select count(*) from app." + t + "_copy")).isEqualTo(Set.of("5"));
 
+      // A view may read a fixed snapshot.
+      s.executeUpdate("create view app." + t + "_then as select id from app." + t + " for version as of " + ids.get(0));
+      assertThat(rows(s, "select * from app." + t + "_then")).isEqualTo(Set.of("1", "2"));
+
       // Errors name the table.
       assertThatThrownBy(() -> query(client, "select * from app." + t + " for version as of 42"))
           .satisfies(status(FlightStatusCode.NOT_FOUND, "iceberg.app." + t + " has no snapshot 42"));

@@ -295,8 +295,12 @@ public final class IcebergMetadataTable extends AbstractTable implements Transla
   /** Every row of Iceberg's metadata table of that type, as this table's columns (found by name). */
   private List<Object[]> icebergRows(Table table, MetadataTableType type) {
     Table metadata = MetadataTableUtils.createMetadataTableInstance(table, type);
-    Schema source = metadata.schema();
-    List<Types.NestedField> sourceColumns = source.columns();
+    org.apache.iceberg.TableScan scan = metadata.newScan();
+    if (type == MetadataTableType.FILES) {
+      // Only the columns shown, so that Iceberg does not compute readable_metrics for every file.
+      scan = scan.select(FILES_COLUMNS.stream().filter(name -> metadata.schema().findField(name) != null).toList());
+    }
+    List<Types.NestedField> sourceColumns = scan.schema().columns();
     List<Types.NestedField> columns = schema.columns();
     int[] positions = new int[columns.size()];
     List<Function<Object, Object>> converters = new ArrayList<>();
@@ -318,7 +322,7 @@ public final class IcebergMetadataTable extends AbstractTable implements Transla
       converters.add(converter(convertAs));
     }
     List<Object[]> rows = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = metadata.newScan().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
       for (FileScanTask task : tasks) {
         try (CloseableIterable<StructLike> taskRows = ((DataTask) task).rows()) {
           for (StructLike struct : taskRows) {

@@ -174,7 +174,7 @@ public final class QueryPlanner {
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     SqlToRelConverter converter =
         new SqlToRelConverter(
-            new ViewExpansion(root, typeFactory, cluster),
+            new ViewExpansion(root, typeFactory, cluster, session, namespaces),
             validator,
             reader,
             cluster,
@@ -230,12 +230,17 @@ public final class QueryPlanner {
     private final CalciteSchema root;
     private final SqeJavaTypeFactory typeFactory;
     private final RelOptCluster cluster;
+    private final Session session;
+    private final Map<List<String>, SchemaPlus> namespaces;
     private final Set<List<String>> expanding = new HashSet<>();
 
-    ViewExpansion(CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster) {
+    ViewExpansion(
+        CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster, Session session, Map<List<String>, SchemaPlus> namespaces) {
       this.root = root;
       this.typeFactory = typeFactory;
       this.cluster = cluster;
+      this.session = session;
+      this.namespaces = namespaces;
     }
 
     @Override
@@ -253,7 +258,13 @@ public final class QueryPlanner {
                 SqlOperatorTables.chain(SqlDialect.operatorTable(), reader), reader, typeFactory, SqlDialect.validatorConfig());
         SqlNode validated;
         try {
-          validated = validator.validate(DateTimeFunctions.standardize(unordered(SqeParser.parse(queryString))));
+          SqlNode resolved = TableVersions.resolve(
+              unordered(SqeParser.parse(queryString)),
+              reader,
+              (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
+              expression -> evaluate(session, expression),
+              session.timeZone());
+          validated = validator.validate(DateTimeFunctions.standardize(resolved));
         } catch (RuntimeException e) {
           throw SqlErrors.translate(e);
         }
