@@ -7,8 +7,8 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergMetadataTable;
 import io.sqe.engine.iceberg.IcebergTable;
-import io.sqe.engine.security.Privilege;
 import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.Privilege;
 import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import java.util.LinkedHashSet;
@@ -65,9 +65,16 @@ final class NamespaceSchema extends AbstractSchema {
     return new Lookup<Table>() {
       @Override
       public Table get(String tableName) {
+        // A metadata table's name is looked up as one first: asking the catalog for a table
+        // named "t$snapshots" (and then a view) would cost two requests each time.
+        boolean metadataName = IcebergMetadataTable.Name.parse(tableName).flatMap(IcebergMetadataTable.Name::kind).isPresent();
+        Table metadata = metadataName ? metadataTable(tableName) : null;
+        if (metadata != null) {
+          return metadata;
+        }
         TableIdentifier id = TableIdentifier.of(Namespace.of(name), tableName);
         Table table = catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id));
-        return table != null ? guarded(tableName, table) : metadataTable(tableName);
+        return table != null || metadataName ? guarded(tableName, table) : metadataTable(tableName);
       }
 
       @Override
