@@ -143,6 +143,17 @@ class TimeTravelTest {
       assertThat(query(client, "select count(*) from app." + t + " d, app.\"" + t + "$files\" f where f.record_count > 0"))
           .containsExactly(List.of(4L));
 
+      if (server == SERVERS.overRest()) {
+        // A metadata table costs the catalog no more requests than its table does.
+        query(client, "select count(*) from app." + t);
+        long before = SERVERS.rest().requests();
+        query(client, "select count(*) from app." + t);
+        long forTable = SERVERS.rest().requests() - before;
+        before = SERVERS.rest().requests();
+        query(client, "select count(*) from app.\"" + t + "$snapshots\"");
+        assertThat(SERVERS.rest().requests() - before).isLessThanOrEqualTo(forTable);
+      }
+
       // Errors.
       assertThatThrownBy(() -> query(client, "select * from app.\"nosuch$snapshots\""))
           .satisfies(status(FlightStatusCode.NOT_FOUND, "nosuch$snapshots"));
