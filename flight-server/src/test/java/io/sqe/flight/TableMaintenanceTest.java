@@ -138,8 +138,10 @@ class TableMaintenanceTest {
       assertThat(after.currentSnapshot().parentId()).isEqualTo(beforeSnapshot);
       assertThat(rows(client, "select * from app." + t + " order by id")).isEqualTo(sqlBefore);
       assertThat(icebergRows(after, null)).isEqualTo(icebergBefore);
-      // The snapshot before the rewrite still reads as it did.
+      // The snapshot before the rewrite still reads as it did, through Iceberg and through SQL time travel.
       assertThat(icebergRows(after, beforeSnapshot)).isEqualTo(icebergBefore);
+      assertThat(rows(client, "select * from app." + t + " for version as of " + beforeSnapshot + " order by id"))
+          .isEqualTo(sqlBefore);
 
       // Nothing left to compact: each partition has one file.
       assertThat(rows(client, "alter table app." + t + " execute optimize")).containsExactly(List.of(0L, 0L, 0L, 0L));
@@ -272,6 +274,8 @@ class TableMaintenanceTest {
       long second = inserts.get(1).snapshotId();
       List<String> atSecond = icebergRows(table, second);
       assertThat(atSecond).hasSize(2);
+      List<List<Object>> sqlAtSecond = rows(client, "select * from app." + t + " for version as of " + second + " order by id");
+      assertThat(sqlAtSecond).hasSize(2);
       update(client, "alter table app." + t + " create tag keep as of version " + second);
       rows(client, "alter table app." + t + " execute optimize");
       List<List<Object>> sqlBefore = rows(client, "select * from app." + t + " order by id");
@@ -299,6 +303,11 @@ class TableMaintenanceTest {
       assertThat(rows(client, "select * from app." + t + " order by id")).isEqualTo(sqlBefore);
       assertThat(icebergRows(after, null)).isEqualTo(icebergBefore);
       assertThat(icebergRows(after, second)).isEqualTo(atSecond);
+      // Time travel in SQL to the kept snapshot, by id and by its tag, reads what it read before expiry.
+      assertThat(rows(client, "select * from app." + t + " for version as of " + second + " order by id")).isEqualTo(sqlAtSecond);
+      assertThat(rows(client, "select * from app." + t + " for version as of 'keep' order by id")).isEqualTo(sqlAtSecond);
+      long expired = inserts.get(0).snapshotId();
+      assertError(client, "select * from app." + t + " for version as of " + expired, FlightStatusCode.NOT_FOUND, String.valueOf(expired));
 
       // retain_last keeps the newest snapshots whatever their age.
       update(client, "insert into app." + t + " values (6, 'v6')");
