@@ -3,6 +3,7 @@ package io.sqe.flight.metadata;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.infoschema.LikePattern;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -56,6 +57,19 @@ public final class ServerSqlInfo {
   /** "No limit or unknown", the spec's value for every maximum length. */
   private static final long NO_LIMIT = 0;
 
+  /**
+   * How long a prepared statement handle lives unused; each use starts the time again. This is
+   * what FLIGHT_SQL_SERVER_STATEMENT_TIMEOUT means (handles, not running statements).
+   */
+  public static final Duration PREPARED_STATEMENT_IDLE_TIMEOUT = Duration.ofHours(2);
+
+  /**
+   * How long a session lives without a call; its open transactions roll back when it ends, so
+   * this is also the FLIGHT_SQL_SERVER_TRANSACTION_TIMEOUT (every call in the transaction, which
+   * goes through its session, starts the time again).
+   */
+  public static final Duration SESSION_IDLE_TIMEOUT = Duration.ofHours(8);
+
   private ServerSqlInfo() {}
 
   /** Every value this server answers GetSqlInfo with. */
@@ -77,13 +91,14 @@ public final class ServerSqlInfo {
         .withFlightSqlServerReadOnly(false)
         .withFlightSqlServerSql(true)
         .withFlightSqlServerSubstrait(false)
-        // Begin/EndTransaction and Begin/EndSavepoint; CancelFlightInfo is not implemented yet.
+        // Begin/EndTransaction and Begin/EndSavepoint; CancelFlightInfo and the older CancelQuery.
         .withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_SAVEPOINT)
-        .withFlightSqlServerCancel(false)
+        .withFlightSqlServerCancel(true)
         .withFlightSqlServerBulkIngestion(true)
         .withFlightSqlServerBulkIngestionTransaction(true)
-        .withFlightSqlServerStatementTimeout(0)
-        .withFlightSqlServerTransactionTimeout(0)
+        // Both in milliseconds, idle times of handles (the proto's meaning), not query run times.
+        .withFlightSqlServerStatementTimeout(Math.toIntExact(PREPARED_STATEMENT_IDLE_TIMEOUT.toMillis()))
+        .withFlightSqlServerTransactionTimeout(Math.toIntExact(SESSION_IDLE_TIMEOUT.toMillis()))
         // Catalogs come from the server configuration; schemas and tables are Iceberg namespaces
         // and tables, which SQL creates.
         .withSqlDdlCatalog(false)

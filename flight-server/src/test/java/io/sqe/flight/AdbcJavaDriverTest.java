@@ -1,0 +1,356 @@
+package io.sqe.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.flight.testing.TestServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.adbc.core.AdbcConnection;
+import org.apache.arrow.adbc.core.AdbcConnection.GetObjectsDepth;
+import org.apache.arrow.adbc.core.AdbcDatabase;
+import org.apache.arrow.adbc.core.AdbcDriver;
+import org.apache.arrow.adbc.core.AdbcException;
+import org.apache.arrow.adbc.core.AdbcStatement;
+import org.apache.arrow.adbc.core.AdbcStatusCode;
+import org.apache.arrow.adbc.core.BulkIngestMode;
+import org.apache.arrow.adbc.driver.flightsql.FlightSqlConnectionProperties;
+import org.apache.arrow.adbc.driver.flightsql.FlightSqlDriver;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.CallInfo;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightClientMiddleware;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ADBC's Java Flight SQL driver ({@code org.apache.arrow.adbc:adbc-driver-flight-sql} 0.20.0)
+ * against a real server. Where the driver itself lacks a feature (transactions, cancel,
+ * getTableSchema, the REPLACE and CREATE_APPEND ingest modes) the test asserts what the driver
+ * does, so a driver upgrade that adds it shows here; docs/clients.md lists these.
+ */
+class AdbcJavaDriverTest {
+  @TempDir static Path dir;
+  private static TestServer server;
+  private static BufferAllocator allocator;
+
+  private AdbcDatabase database;
+  private AdbcConnection connection;
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.start(dir, Map.of());
+    allocator = new RootAllocator();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try (BufferAllocator a = allocator;
+        TestServer s = server) {
+      // Closed in reverse order; the allocator checks that the driver freed every buffer.
+    }
+  }
+
+  @BeforeEach
+  void connect() throws Exception {
+    database = open(Map.of(AdbcDriver.PARAM_USERNAME.getKey(), TestServer.ADMIN, AdbcDriver.PARAM_PASSWORD.getKey(), server.adminPassword()));
+    connection = database.connect();
+    update("CREATE SCHEMA IF NOT EXISTS adbc");
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    try (AdbcDatabase d = database;
+        AdbcConnection c = connection) {
+      // Closed in reverse order.
+    }
+  }
+
+  private static AdbcDatabase open(Map<String, Object> settings) throws AdbcException {
+    Map<String, Object> parameters = new HashMap<>(settings);
+    parameters.put(AdbcDriver.PARAM_URI.getKey(), "grpc+tcp://127.0.0.1:" + server.port());
+    return new FlightSqlDriver(allocator).open(parameters);
+  }
+
+  private long update(String sql) throws Exception {
+    return update(connection, sql);
+  }
+
+  private static long update(AdbcConnection connection, String sql) throws Exception {
+    try (AdbcStatement statement = connection.createStatement()) {
+      statement.setSqlQuery(sql);
+      return statement.executeUpdate().getAffectedRows();
+    }
+  }
+
+  private List<List<Object>> query(String sql) throws Exception {
+    return query(connection, sql);
+  }
+
+  private static List<List<Object>> query(AdbcConnection connection, String sql) throws Exception {
+    try (AdbcStatement statement = connection.createStatement()) {
+      statement.setSqlQuery(sql);
+      try (AdbcStatement.QueryResult result = statement.executeQuery()) {
+        return rows(result.getReader());
+      }
+    }
+  }
+
+  private static List<List<Object>> rows(ArrowReader reader) throws Exception {
+    List<List<Object>> rows = new ArrayList<>();
+    try (reader) {
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        for (int r = 0; r < root.getRowCount(); r++) {
+          List<Object> row = new ArrayList<>();
+          for (FieldVector v : root.getFieldVectors()) {
+            Object value = v.getObject(r);
+            row.add(value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
+          }
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** A root of (id BIGINT, name VARCHAR) rows; the caller closes it. */
+  private static VectorSchemaRoot people(long firstId, String... names) {
+    BigIntVector ids = new BigIntVector("id", allocator);
+    VarCharVector nameVector = new VarCharVector("name", allocator);
+    for (int i = 0; i < names.length; i++) {
+      ids.setSafe(i, firstId + i);
+      nameVector.setSafe(i, names[i].getBytes(StandardCharsets.UTF_8));
+    }
+    VectorSchemaRoot root = new VectorSchemaRoot(List.of(ids, nameVector));
+    root.setRowCount(names.length);
+    return root;
+  }
+
+  private long ingest(String table, BulkIngestMode mode, VectorSchemaRoot data) throws Exception {
+    try (data;
+        AdbcStatement statement = connection.bulkIngest(table, mode)) {
+      statement.bind(data);
+      return statement.executeUpdate().getAffectedRows();
+    }
+  }
+
+  private static AdbcStatusCode status(ThrowingRunnable action) {
+    try {
+      action.run();
+    } catch (AdbcException e) {
+      return e.getStatus();
+    } catch (Exception e) {
+      throw new AssertionError("Expected an AdbcException", e);
+    }
+    throw new AssertionError("Expected an AdbcException, nothing was thrown");
+  }
+
+  private interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  @Test
+  void userAndPasswordConnectAndQueriesReadArrow() throws Exception {
+    assertThat(query("SELECT current_user, 40 + 2, CAST('x' AS VARCHAR)")).containsExactly(List.of("admin", 42, "x"));
+    update("CREATE TABLE adbc.numbers (n BIGINT)");
+    assertThat(update("INSERT INTO adbc.numbers SELECT * FROM (VALUES (1), (2), (3)) AS t(n)")).isEqualTo(3);
+    assertThat(query("SELECT sum(n), count(*) FROM adbc.numbers")).containsExactly(List.of(6L, 3L));
+  }
+
+  @Test
+  void aTokenFromABasicLoginAuthorizesAConnection() throws Exception {
+    TokenCapture capture = new TokenCapture();
+    try (FlightClient client = FlightClient.builder(allocator, server.server().location()).intercept(capture).build()) {
+      client.authenticateBasicToken(TestServer.ADMIN, server.adminPassword()).orElseThrow();
+    }
+    String token = capture.authorization;
+    assertThat(token).startsWith("Bearer ");
+    try (AdbcDatabase byToken = open(Map.of(FlightSqlConnectionProperties.RPC_CALL_HEADER_PREFIX + "authorization", token));
+        AdbcConnection tokenConnection = byToken.connect()) {
+      assertThat(query(tokenConnection, "SELECT current_user")).containsExactly(List.of("admin"));
+    }
+  }
+
+  @Test
+  void aWrongPasswordOrTokenIsRefused() {
+    assertThat(status(() -> {
+          try (AdbcDatabase wrong = open(Map.of(AdbcDriver.PARAM_USERNAME.getKey(), TestServer.ADMIN, AdbcDriver.PARAM_PASSWORD.getKey(), "wrong"));
+              AdbcConnection c = wrong.connect()) {
+            query(c, "SELECT 1");
+          }
+        }))
+        .isEqualTo(AdbcStatusCode.UNAUTHENTICATED);
+    assertThat(status(() -> {
+          try (AdbcDatabase wrong = open(Map.of(FlightSqlConnectionProperties.RPC_CALL_HEADER_PREFIX + "authorization", "Bearer not-a-token"));
+              AdbcConnection c = wrong.connect()) {
+            query(c, "SELECT 1");
+          }
+        }))
+        .isEqualTo(AdbcStatusCode.UNAUTHENTICATED);
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void getObjectsAtEveryDepth() throws Exception {
+    update("CREATE TABLE IF NOT EXISTS adbc.objects (id BIGINT NOT NULL, label VARCHAR)");
+
+    List<List<Object>> catalogs = rows(connection.getObjects(GetObjectsDepth.CATALOGS, null, null, null, null, null));
+    assertThat(catalogs).extracting(r -> r.get(0).toString()).containsExactly("iceberg");
+    assertThat(catalogs.get(0).get(1)).isNull();
+
+    List<Object> schemas = (List<Object>) rows(connection.getObjects(GetObjectsDepth.DB_SCHEMAS, "iceberg", "adb%", null, null, null)).get(0).get(1);
+    assertThat(schemas).hasSize(1);
+    Map<String, Object> schema = (Map<String, Object>) schemas.get(0);
+    assertThat(schema.get("db_schema_name").toString()).isEqualTo("adbc");
+    assertThat(schema.get("db_schema_tables")).isNull();
+
+    List<Object> tableSchemas = (List<Object>) rows(connection.getObjects(GetObjectsDepth.TABLES, "iceberg", "adbc", "obj%", null, null)).get(0).get(1);
+    List<Object> tables = (List<Object>) ((Map<String, Object>) tableSchemas.get(0)).get("db_schema_tables");
+    assertThat(tables).hasSize(1);
+    Map<String, Object> table = (Map<String, Object>) tables.get(0);
+    assertThat(table.get("table_name").toString()).isEqualTo("objects");
+    assertThat(table.get("table_type").toString()).isEqualTo("TABLE");
+    assertThat(table.get("table_columns")).isNull();
+
+    List<Object> allSchemas = (List<Object>) rows(connection.getObjects(GetObjectsDepth.ALL, "iceberg", "adbc", "objects", null, "%")).get(0).get(1);
+    List<Object> allTables = (List<Object>) ((Map<String, Object>) allSchemas.get(0)).get("db_schema_tables");
+    List<Object> columns = (List<Object>) ((Map<String, Object>) allTables.get(0)).get("table_columns");
+    assertThat(columns).extracting(c -> ((Map<String, Object>) c).get("column_name").toString()).containsExactly("id", "label");
+    assertThat(columns).extracting(c -> ((Map<String, Object>) c).get("ordinal_position")).containsExactly(1, 2);
+  }
+
+  @Test
+  void theSchemaOfATableComesThroughAQueryNotGetTableSchema() throws Exception {
+    update("CREATE TABLE IF NOT EXISTS adbc.shaped (id BIGINT NOT NULL, amount DECIMAL(10, 2), label VARCHAR)");
+    // The driver does not implement getTableSchema (nor getTableTypes).
+    assertThat(status(() -> connection.getTableSchema("iceberg", "adbc", "shaped"))).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+    assertThat(status(() -> connection.getTableTypes())).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+    // executeSchema asks the server for the schema of a query (GetSchema) without running it.
+    try (AdbcStatement statement = connection.createStatement()) {
+      statement.setSqlQuery("SELECT * FROM adbc.shaped");
+      Schema schema = statement.executeSchema();
+      assertThat(schema.getFields()).extracting(f -> f.getName()).containsExactly("id", "amount", "label");
+      assertThat(schema.getFields().get(0).isNullable()).isFalse();
+      assertThat(schema.getFields().get(1).getType()).isEqualTo(new org.apache.arrow.vector.types.pojo.ArrowType.Decimal(10, 2, 128));
+    }
+  }
+
+  @Test
+  void bulkIngestInEveryMode() throws Exception {
+    // CREATE: the driver sends CREATE TABLE with its own type names, then a prepared INSERT.
+    assertThat(ingest("adbc.people", BulkIngestMode.CREATE, people(1, "ann", "bob"))).isEqualTo(2);
+    assertThat(query("SELECT id, name FROM adbc.people ORDER BY id")).containsExactly(List.of(1L, "ann"), List.of(2L, "bob"));
+    assertThat(status(() -> ingest("adbc.people", BulkIngestMode.CREATE, people(9, "zed")))).isEqualTo(AdbcStatusCode.ALREADY_EXISTS);
+
+    assertThat(ingest("adbc.people", BulkIngestMode.APPEND, people(3, "cy"))).isEqualTo(1);
+    assertThat(query("SELECT count(*) FROM adbc.people")).containsExactly(List.of(3L));
+    assertThat(status(() -> ingest("adbc.nobody", BulkIngestMode.APPEND, people(1, "x")))).isEqualTo(AdbcStatusCode.NOT_FOUND);
+
+    // REPLACE and CREATE_APPEND: driver 0.20.0 treats both as APPEND (an INSERT into a table that
+    // must exist); it never uses Flight SQL's CommandStatementIngest, which the server supports.
+    assertThat(ingest("adbc.people", BulkIngestMode.REPLACE, people(4, "di"))).isEqualTo(1);
+    assertThat(query("SELECT count(*) FROM adbc.people")).containsExactly(List.of(4L));
+    assertThat(ingest("adbc.people", BulkIngestMode.CREATE_APPEND, people(5, "ed"))).isEqualTo(1);
+    assertThat(query("SELECT count(*) FROM adbc.people")).containsExactly(List.of(5L));
+    assertThat(status(() -> ingest("adbc.new_people", BulkIngestMode.CREATE_APPEND, people(1, "x")))).isEqualTo(AdbcStatusCode.NOT_FOUND);
+  }
+
+  @Test
+  void parametersBindToQueriesAndUpdates() throws Exception {
+    update("CREATE TABLE IF NOT EXISTS adbc.bound (id BIGINT, name VARCHAR)");
+    try (AdbcStatement insert = connection.createStatement();
+        VectorSchemaRoot rows = people(10, "x", "y", "z")) {
+      insert.setSqlQuery("INSERT INTO adbc.bound VALUES (?, ?)");
+      insert.prepare();
+      assertThat(insert.getParameterSchema().getFields()).hasSize(2);
+      insert.bind(rows);
+      // Every bound row is one execution of the INSERT.
+      assertThat(insert.executeUpdate().getAffectedRows()).isEqualTo(3);
+    }
+    assertThat(query("SELECT id, name FROM adbc.bound ORDER BY id"))
+        .containsExactly(List.of(10L, "x"), List.of(11L, "y"), List.of(12L, "z"));
+    try (AdbcStatement select = connection.createStatement();
+        VectorSchemaRoot parameter = people(11, "y")) {
+      select.setSqlQuery("SELECT name FROM adbc.bound WHERE id = ? AND name = ?");
+      select.prepare();
+      select.bind(parameter);
+      try (AdbcStatement.QueryResult result = select.executeQuery()) {
+        assertThat(rows(result.getReader())).containsExactly(List.of("y"));
+      }
+    }
+  }
+
+  @Test
+  void transactionsNeedSqlStatementsAsTheDriverHasNoTransactionMethods() throws Exception {
+    assertThat(connection.getAutoCommit()).isTrue();
+    assertThat(status(() -> connection.setAutoCommit(false))).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+    assertThat(status(() -> connection.commit())).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+    assertThat(status(() -> connection.rollback())).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+
+    // SQL's BEGIN / COMMIT / ROLLBACK work: every call carries the same token, so the same session.
+    update("CREATE TABLE IF NOT EXISTS adbc.ledger (n BIGINT)");
+    update("BEGIN");
+    update("INSERT INTO adbc.ledger VALUES (1)");
+    update("ROLLBACK");
+    assertThat(query("SELECT count(*) FROM adbc.ledger")).containsExactly(List.of(0L));
+    update("BEGIN");
+    update("INSERT INTO adbc.ledger VALUES (2)");
+    try (AdbcDatabase other = open(Map.of(AdbcDriver.PARAM_USERNAME.getKey(), TestServer.ADMIN, AdbcDriver.PARAM_PASSWORD.getKey(), server.adminPassword()));
+        AdbcConnection otherConnection = other.connect()) {
+      assertThat(query(otherConnection, "SELECT count(*) FROM adbc.ledger")).containsExactly(List.of(0L));
+    }
+    update("COMMIT");
+    assertThat(query("SELECT sum(n) FROM adbc.ledger")).containsExactly(List.of(2L));
+  }
+
+  @Test
+  void cancelIsNotImplementedByTheDriver() throws Exception {
+    try (AdbcStatement statement = connection.createStatement()) {
+      statement.setSqlQuery("SELECT 1");
+      assertThat(status(statement::cancel)).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+    }
+    assertThat(status(connection::cancel)).isEqualTo(AdbcStatusCode.NOT_IMPLEMENTED);
+  }
+
+  /** Keeps the bearer token the server answers a Basic login with. */
+  private static final class TokenCapture implements FlightClientMiddleware.Factory {
+    private volatile String authorization;
+
+    @Override
+    public FlightClientMiddleware onCallStarted(CallInfo info) {
+      return new FlightClientMiddleware() {
+        @Override
+        public void onBeforeSendingHeaders(CallHeaders outgoingHeaders) {}
+
+        @Override
+        public void onHeadersReceived(CallHeaders incomingHeaders) {
+          String value = incomingHeaders.get("authorization");
+          if (value != null) {
+            authorization = value;
+          }
+        }
+
+        @Override
+        public void onCallCompleted(CallStatus status) {}
+      };
+    }
+  }
+}
