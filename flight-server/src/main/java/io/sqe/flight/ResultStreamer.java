@@ -125,12 +125,21 @@ final class ResultStreamer implements AutoCloseable {
       trailers.set(figures.build());
       listener.completed();
     } catch (RuntimeException e) {
-      LOG.debug("Query {} failed while streaming", figures.queryId(), e);
-      trailers.set(figures.build());
-      listener.error(FlightErrors.toFlight(e, figures.queryId()));
+      fail(listener, figures, trailers, e);
+    } catch (ExceptionInInitializerError e) {
+      // Calcite computes a query's constant expressions in a static initializer of its generated
+      // code, so an error there (ATANH(1), say) arrives as an Error; uncaught, it ended this
+      // thread and the client's DoGet never ended.
+      fail(listener, figures, trailers, e.getCause() == null ? e : e.getCause());
     } finally {
       running.remove(backpressure);
     }
+  }
+
+  private static void fail(ServerStreamListener listener, QueryFigures.Builder figures, QueryTrailers.Holder trailers, Throwable e) {
+    LOG.debug("Query {} failed while streaming", figures.queryId(), e);
+    trailers.set(figures.build());
+    listener.error(FlightErrors.toFlight(e, figures.queryId()));
   }
 
   /** Stops every running query and waits for their streams to end, so that no buffer outlives this. */
