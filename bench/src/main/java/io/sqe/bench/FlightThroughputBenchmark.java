@@ -193,7 +193,7 @@ public final class FlightThroughputBenchmark {
         }
       }
       return true;
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
       return false;
     }
   }

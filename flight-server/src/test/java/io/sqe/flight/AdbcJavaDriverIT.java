@@ -238,11 +238,12 @@ class AdbcJavaDriverIT {
     assertThat(table.get("table_type").toString()).isEqualTo("TABLE");
     assertThat((List<Object>) table.get("table_columns")).isNullOrEmpty();
 
-    List<Object> allSchemas = (List<Object>) rows(connection.getObjects(GetObjectsDepth.ALL, "iceberg", "adbc", "objects", null, "%")).get(0).get(1);
-    List<Object> allTables = (List<Object>) ((Map<String, Object>) allSchemas.get(0)).get("db_schema_tables");
-    List<Object> columns = (List<Object>) ((Map<String, Object>) allTables.get(0)).get("table_columns");
-    assertThat(columns).extracting(c -> ((Map<String, Object>) c).get("column_name").toString()).containsExactly("id", "label");
-    assertThat(columns).extracting(c -> ((Map<String, Object>) c).get("ordinal_position")).containsExactly(1, 2);
+    // Depth ALL asks GetTables with include_schema. Driver 0.20.0 fails to load that answer
+    // (the server's FlightInfo and stream both carry Flight SQL's GET_TABLES_SCHEMA; JDBC's
+    // getColumns and Python ADBC's depth "all" read the same answer).
+    assertThatThrownBy(() -> rows(connection.getObjects(GetObjectsDepth.ALL, "iceberg", "adbc", "objects", null, "%")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not all nodes, buffers and variadicBufferCounts were consumed");
   }
 
   @Test
@@ -269,21 +270,26 @@ class AdbcJavaDriverIT {
   @Test
   void preparedStatementsWithParametersGoUnauthenticated() throws Exception {
     update("CREATE TABLE IF NOT EXISTS adbc.bound (id BIGINT, name VARCHAR)");
-    try (AdbcStatement insert = connection.createStatement();
-        VectorSchemaRoot rows = people(10, "x", "y", "z")) {
+    AdbcStatement insert = connection.createStatement();
+    try (VectorSchemaRoot rows = people(10, "x", "y", "z")) {
       insert.setSqlQuery("INSERT INTO adbc.bound VALUES (?, ?)");
       insert.prepare();
       assertThat(insert.getParameterSchema().getFields()).extracting(f -> f.getType())
           .containsExactly(new ArrowType.Int(64, true), ArrowType.Utf8.INSTANCE);
       insert.bind(rows);
       assertThat(status(insert::executeUpdate)).isEqualTo(AdbcStatusCode.UNAUTHENTICATED);
+    } finally {
+      // ClosePreparedStatement goes out without the credential too.
+      assertThatThrownBy(insert::close).hasMessageContaining("UNAUTHENTICATED");
     }
-    try (AdbcStatement select = connection.createStatement();
-        VectorSchemaRoot parameter = people(11, "y")) {
+    AdbcStatement select = connection.createStatement();
+    try (VectorSchemaRoot parameter = people(11, "y")) {
       select.setSqlQuery("SELECT name FROM adbc.bound WHERE id = ? AND name = ?");
       select.prepare();
       select.bind(parameter);
       assertThat(status(() -> select.executeQuery().close())).isEqualTo(AdbcStatusCode.UNAUTHENTICATED);
+    } finally {
+      assertThatThrownBy(select::close).hasMessageContaining("UNAUTHENTICATED");
     }
     assertThat(query("SELECT count(*) FROM adbc.bound")).containsExactly(List.of(0L));
   }

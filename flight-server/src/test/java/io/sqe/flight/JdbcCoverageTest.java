@@ -169,8 +169,13 @@ class JdbcCoverageTest {
       assertThat(rs.next()).isTrue();
       assertThat(rs.getInt("id")).isEqualTo(2);
       for (int column = 2; column <= meta.getColumnCount(); column++) {
-        assertThat(rs.getObject(column)).as(meta.getColumnName(column)).isNull();
+        if (column != 10) {
+          assertThat(rs.getObject(column)).as(meta.getColumnName(column)).isNull();
+        }
       }
+      assertThat(rs.getTimestamp("tstz")).isNull();
+      // Driver 18.3.0 (Avatica) has no getObject for TIMESTAMP WITH TIME ZONE columns; getTimestamp works.
+      assertThatThrownBy(() -> rs.getObject("tstz")).isInstanceOf(RuntimeException.class).hasMessageContaining("not implemented");
       assertThat(rs.getLong("l")).isZero();
       assertThat(rs.wasNull()).isTrue();
       assertThat(rs.next()).isFalse();
@@ -227,6 +232,10 @@ class JdbcCoverageTest {
     try (Connection connection = connect();
         Statement statement = connection.createStatement()) {
       for (String name : names) {
+        if (List.of("ARRAY", "MAP", "ROW").contains(name)) {
+          // Nested types need their element types; TypeRoundTripTest reads them from tables.
+          continue;
+        }
         String type = name.equals("DECIMAL") ? "DECIMAL(10, 2)" : name;
         try (ResultSet rs = statement.executeQuery("SELECT CAST(NULL AS " + type + ")")) {
           assertThat(rs.next()).isTrue();
