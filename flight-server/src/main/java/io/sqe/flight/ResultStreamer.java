@@ -137,14 +137,29 @@ final class ResultStreamer implements AutoCloseable {
       listener.completed();
       audit.succeeded(figures.queryId(), rows);
     } catch (RuntimeException e) {
-      LOG.debug("Query {} failed while streaming", figures.queryId(), e);
-      trailers.set(figures.build());
-      RuntimeException error = FlightErrors.toFlight(e, figures.queryId());
-      audit.failed(figures.queryId(), error, rows);
-      listener.error(error);
+      fail(listener, figures, trailers, audit, rows, e);
+    } catch (ExceptionInInitializerError e) {
+      // Calcite computes a query's constant expressions in a static initializer of its generated
+      // code, so an error there (ATANH(1), say) arrives as an Error; uncaught, it ended this
+      // thread and the client's DoGet never ended.
+      fail(listener, figures, trailers, audit, rows, e.getCause() == null ? e : e.getCause());
     } finally {
       running.remove(backpressure);
     }
+  }
+
+  private static void fail(
+      ServerStreamListener listener,
+      QueryFigures.Builder figures,
+      QueryTrailers.Holder trailers,
+      StatementAudit audit,
+      long rows,
+      Throwable e) {
+    LOG.debug("Query {} failed while streaming", figures.queryId(), e);
+    trailers.set(figures.build());
+    RuntimeException error = FlightErrors.toFlight(e, figures.queryId());
+    audit.failed(figures.queryId(), error, rows);
+    listener.error(error);
   }
 
   /** Stops every running query and waits for their streams to end, so that no buffer outlives this. */

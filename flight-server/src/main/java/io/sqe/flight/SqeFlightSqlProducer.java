@@ -61,6 +61,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.metadata.FlightSqlMetadata;
+import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.flight.session.SessionManager;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -130,7 +131,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
   /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
   private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
-  private static final Duration PREPARED_IDLE_LIFETIME = Duration.ofHours(2);
   private static final char SAVEPOINT_SEPARATOR = '/';
 
   private final QueryEngine engine;
@@ -145,7 +145,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
-      Caffeine.newBuilder().expireAfterAccess(PREPARED_IDLE_LIFETIME).maximumSize(100_000).build();
+      Caffeine.newBuilder().expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT).maximumSize(100_000).build();
   /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
   private final Cache<String, ClientSession> transactionSessions =
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();

@@ -18,6 +18,7 @@ import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
@@ -27,7 +28,6 @@ import io.sqe.write.maintenance.MaintenanceSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -117,7 +117,7 @@ public final class SqeServer implements AutoCloseable {
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
-      SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
+      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
