@@ -12,12 +12,10 @@
   end
 {%- endmacro %}
 
+{# SQE's split_part reads the delimiter as text and counts a negative part from the end, as
+   PostgreSQL 14 does. #}
 {% macro sqe__split_part(string_text, delimiter_text, part_number) -%}
-  {%- if part_number >= 0 -%}
-    split_part({{ string_text }}, {{ delimiter_text }}, {{ part_number }})
-  {%- else -%}
-    {{ dbt._split_part_negative(string_text, delimiter_text, part_number) }}
-  {%- endif -%}
+  split_part({{ string_text }}, {{ delimiter_text }}, {{ part_number }})
 {%- endmacro %}
 
 {% macro sqe__listagg(measure, delimiter_text, order_by_clause, limit_num) -%}

@@ -17,6 +17,7 @@ import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
 import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.functions.SessionFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -145,7 +146,8 @@ public final class QueryPlanner {
 
     SqlNode validated;
     try {
-      validated = validator.validate(DateTimeFunctions.standardize(query));
+      validated = validator.validate(
+          DateTimeFunctions.standardize(SessionFunctions.bind(query, session.catalog(), session.schema())));
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
     }
@@ -155,6 +157,7 @@ public final class QueryPlanner {
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
     RelOptUtil.registerDefaultRules(planner, false, false);
+    SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
     }
@@ -162,7 +165,7 @@ public final class QueryPlanner {
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     SqlToRelConverter converter =
         new SqlToRelConverter(
-            new ViewExpansion(root, typeFactory, cluster),
+            new ViewExpansion(root, typeFactory, cluster, session),
             validator,
             reader,
             cluster,
@@ -218,12 +221,14 @@ public final class QueryPlanner {
     private final CalciteSchema root;
     private final SqeJavaTypeFactory typeFactory;
     private final RelOptCluster cluster;
+    private final Session session;
     private final Set<List<String>> expanding = new HashSet<>();
 
-    ViewExpansion(CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster) {
+    ViewExpansion(CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster, Session session) {
       this.root = root;
       this.typeFactory = typeFactory;
       this.cluster = cluster;
+      this.session = session;
     }
 
     @Override
@@ -241,7 +246,8 @@ public final class QueryPlanner {
                 SqlOperatorTables.chain(SqlDialect.operatorTable(), reader), reader, typeFactory, SqlDialect.validatorConfig());
         SqlNode validated;
         try {
-          validated = validator.validate(DateTimeFunctions.standardize(unordered(SqeParser.parse(queryString))));
+          SqlNode query = SessionFunctions.bind(unordered(SqeParser.parse(queryString)), session.catalog(), session.schema());
+          validated = validator.validate(DateTimeFunctions.standardize(query));
         } catch (RuntimeException e) {
           throw SqlErrors.translate(e);
         }
