@@ -128,7 +128,6 @@ class TestHash(BaseHash):
     pass
 
 
-@pytest.mark.xfail(reason="the suite's INTERSECT check fails to plan in SQE: Unable to implement EnumerableCalc over EnumerableMinus (engine)")
 class TestIntersect(BaseIntersect):
     pass
 

@@ -185,6 +185,10 @@ final class MicrosecondTimestamps {
       if (call.getKind() == SqlKind.SEARCH && isTimestamp(call.getOperands().get(0).getType())) {
         return RexUtil.expandSearch(rexBuilder, null, call).accept(this);
       }
+      if (TimestampMicros.takesUserOperands(call.getOperator())) {
+        // SQE's own functions over the statement's timestamps: those must be microseconds too.
+        return call.clone(call.getType(), visitList(call.getOperands(), new boolean[1]));
+      }
       if (TimestampMicros.isOurs(call.getOperator())) {
         return call;
       }

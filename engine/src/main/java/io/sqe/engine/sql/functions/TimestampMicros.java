@@ -159,6 +159,15 @@ public final class TimestampMicros {
         || operator == TRUNC_MILLIS;
   }
 
+  /**
+   * Whether {@code operator} is one of SQE's functions that a statement calls (through the rewrites
+   * of TIMESTAMPDIFF and date_trunc) on its own timestamp values, rather than one the planner wraps
+   * around them.
+   */
+  public static boolean takesUserOperands(SqlOperator operator) {
+    return operator == DIFF_MICROS || operator == TRUNC_MILLIS;
+  }
+
   /** The microseconds a constant timestamp expression of a planned query stands for, if it is one. */
   public static Optional<Long> constantMicros(RexNode node) {
     if (!(node instanceof RexCall)) {
