@@ -5,11 +5,9 @@
   lower(cast({{ field }} as varchar))
 {%- endmacro %}
 
+{# SQE's right takes any integer count, from a column too (a BIGINT seed column included). #}
 {% macro sqe__right(string_text, length_expression) -%}
-  case
-    when {{ length_expression }} <= 0 then ''
-    else substring({{ string_text }} from greatest(char_length({{ string_text }}) - ({{ length_expression }}) + 1, 1))
-  end
+  right({{ string_text }}, {{ length_expression }})
 {%- endmacro %}
 
 {# SQE's split_part reads the delimiter as text and counts a negative part from the end, as

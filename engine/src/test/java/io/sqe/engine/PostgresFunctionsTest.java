@@ -116,6 +116,14 @@ class PostgresFunctionsTest {
   }
 
   @Test
+  void leftAndRightTakeAnyIntegerCount() {
+    assertThat(row("select right('abcdef', 2), right('abcdef', cast(2 as bigint)), right('ab', 5), right('abcdef', 0), right('abcdef', -2),"
+            + " left('abcdef', cast(2 as bigint)), left('abcdef', -2), left('ab', 5)"))
+        .containsExactly("ef", "ef", "ab", "", "cdef", "ab", "abcd", "ab");
+    assertThat(row("select right(s, n), left(s, n) from (values ('abcdef', cast(3 as bigint))) t(s, n)")).containsExactly("def", "abc");
+  }
+
+  @Test
   void splitPartRefusesFieldZero() {
     assertThatThrownBy(() -> row("select split_part('a|b', '|', 0)")).hasMessageContaining("zero");
   }

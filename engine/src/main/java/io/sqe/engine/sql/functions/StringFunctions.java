@@ -17,7 +17,9 @@ import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 
 /**
- * String functions whose Calcite versions differ from PostgreSQL and Trino, which SQE follows.
+ * String functions whose Calcite versions differ from PostgreSQL and Trino, which SQE follows:
+ * {@code split_part} (below) and {@code left} / {@code right}, whose Calcite versions take only an
+ * INTEGER count.
  *
  * <p>{@code split_part(string, delimiter, n)}: Calcite's splits on the delimiter read as a regular
  * expression, so {@code split_part('a|b|c', '|', 3)} is {@code 'b'} there; here, as in PostgreSQL
@@ -40,14 +42,34 @@ public final class StringFunctions {
               i -> false),
           ScalarFunctionImpl.create(method("splitPart", String.class, String.class, long.class)));
 
+  /** {@code left(string, n)}: Calcite's takes only an INTEGER count, so a BIGINT column fails to compile. */
+  public static final SqlOperator LEFT = substringFunction("LEFT", "left");
+
+  /** {@code right(string, n)}, as {@link #LEFT}. */
+  public static final SqlOperator RIGHT = substringFunction("RIGHT", "right");
+
   /** The functions that replace Calcite's of the same name. */
-  public static final List<SqlOperator> ALL = List.of(SPLIT_PART);
+  public static final List<SqlOperator> ALL = List.of(SPLIT_PART, LEFT, RIGHT);
 
   private StringFunctions() {}
 
   /** Whether {@code operator} is a library function that one of {@link #ALL} replaces. */
   public static boolean isReplaced(SqlOperator operator) {
     return ALL.stream().anyMatch(o -> o.getName().equalsIgnoreCase(operator.getName()) && o != operator);
+  }
+
+  private static SqlOperator substringFunction(String name, String method) {
+    return new SqlUserDefinedFunction(
+        new SqlIdentifier(name, SqlParserPos.ZERO),
+        SqlKind.OTHER_FUNCTION,
+        ReturnTypes.VARCHAR_NULLABLE,
+        InferTypes.FIRST_KNOWN,
+        OperandTypes.operandMetadata(
+            List.of(SqlTypeFamily.CHARACTER, SqlTypeFamily.INTEGER),
+            types -> List.of(types.createSqlType(SqlTypeName.VARCHAR), types.createSqlType(SqlTypeName.BIGINT)),
+            i -> List.of("string", "n").get(i),
+            i -> false),
+        ScalarFunctionImpl.create(method(method, String.class, long.class)));
   }
 
   private static Method method(String name, Class<?>... parameters) {
@@ -73,6 +95,20 @@ public final class StringFunctions {
     List<String> fields = delimiter.isEmpty() ? List.of(s) : fields(s, delimiter);
     long index = n > 0 ? n - 1 : fields.size() + n;
     return index < 0 || index >= fields.size() ? "" : fields.get((int) index);
+  }
+
+  /** The first {@code n} characters of {@code s}; a negative {@code n} drops that many from the end (PostgreSQL). */
+  @Strict
+  public static String left(String s, long n) {
+    long length = n >= 0 ? Math.min(n, s.length()) : Math.max(0, s.length() + n);
+    return s.substring(0, (int) length);
+  }
+
+  /** The last {@code n} characters of {@code s}; a negative {@code n} drops that many from the start (PostgreSQL). */
+  @Strict
+  public static String right(String s, long n) {
+    long length = n >= 0 ? Math.min(n, s.length()) : Math.max(0, s.length() + n);
+    return s.substring(s.length() - (int) length);
   }
 
   private static List<String> fields(String s, String delimiter) {
