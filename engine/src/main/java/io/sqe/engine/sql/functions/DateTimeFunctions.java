@@ -41,6 +41,12 @@ import org.apache.calcite.util.TimestampString;
  * rewritten by {@link #standardize} before validation; the others by the validator's call
  * rewriting. SQE's grammar switches off Calcite's BigQuery {@code DATE_DIFF(a, b, unit)}, so {@code
  * date_diff} arrives here as an ordinary call.
+ *
+ * <p>{@link #standardize} also keeps microseconds where Calcite works in milliseconds: it turns
+ * {@code CAST('text' AS TIMESTAMP)} into a timestamp literal, {@code TIMESTAMPDIFF} in microseconds
+ * or milliseconds and {@code date_trunc('millisecond', ts)} into SQE's own functions over
+ * microsecond values, and puts the template patterns of {@code to_date} / {@code to_timestamp}
+ * formats in the upper case Calcite reads.
  */
 public final class DateTimeFunctions {
   /** Units by name; "week" is the ISO week, starting on Monday, as in Trino and PostgreSQL. */
@@ -84,10 +90,7 @@ public final class DateTimeFunctions {
 
   private DateTimeFunctions() {}
 
-  /**
-   * Rewrites {@code DATE_TRUNC('unit', x)} calls anywhere in a parsed statement, and the format of
-   * {@code to_date} and {@code to_timestamp} to the case Calcite reads.
-   */
+  /** Applies the rewrites described above anywhere in a parsed statement. */
   public static SqlNode standardize(SqlNode node) {
     SqlNode result = node.accept(
         new SqlShuttle() {
