@@ -20,6 +20,7 @@ import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
 import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.functions.SessionFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -152,7 +153,7 @@ public final class QueryPlanner {
     SqlNode validated;
     try {
       SqlNode resolved = TableVersions.resolve(
-          query,
+          SessionFunctions.bind(query, session.catalog(), session.schema()),
           reader,
           (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
           expression -> evaluate(session, expression),
@@ -167,6 +168,7 @@ public final class QueryPlanner {
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
     RelOptUtil.registerDefaultRules(planner, false, false);
+    SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
     }
@@ -259,7 +261,7 @@ public final class QueryPlanner {
         SqlNode validated;
         try {
           SqlNode resolved = TableVersions.resolve(
-              unordered(SqeParser.parse(queryString)),
+              SessionFunctions.bind(unordered(SqeParser.parse(queryString)), session.catalog(), session.schema()),
               reader,
               (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
               expression -> evaluate(session, expression),

@@ -9,6 +9,7 @@ import io.sqe.engine.sql.ddl.SqlAlterTable;
 import io.sqe.engine.sql.ddl.SqlAlterTableCreateRef;
 import io.sqe.engine.sql.ddl.SqlAlterTableDropRef;
 import io.sqe.engine.sql.ddl.SqlAlterTableExecute;
+import io.sqe.engine.sql.ddl.SqlAlterViewRename;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
 import io.sqe.engine.sql.ddl.SqlCreateSchema;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
@@ -74,13 +75,19 @@ public final class DdlExecutor implements CommandExecutor {
     if (statement instanceof SqlDropView) {
       return Optional.of(ViewStatements.drop(context, (SqlDropView) statement));
     }
+    if (statement instanceof SqlAlterViewRename) {
+      return Optional.of(ViewStatements.rename(context, (SqlAlterViewRename) statement));
+    }
     if (statement instanceof SqlCommentOn) {
       SqlCommentOn comment = (SqlCommentOn) statement;
       switch (comment.target()) {
         case TABLE:
           return Optional.of(TableStatements.commentOnTable(context, comment));
         case COLUMN:
-          return Optional.of(TableStatements.commentOnColumn(context, comment));
+          return Optional.of(
+              ViewStatements.commentsOnViewColumn(context, comment)
+                  ? ViewStatements.commentOnColumn(context, comment)
+                  : TableStatements.commentOnColumn(context, comment));
         default:
           return Optional.of(ViewStatements.comment(context, comment));
       }
