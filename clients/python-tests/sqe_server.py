@@ -21,10 +21,11 @@ class Server:
     user: str
     password: str
     data_dir: Optional[Path] = None
+    scheme: str = "grpc"
 
     @property
     def uri(self) -> str:
-        return f"grpc://{self.host}:{self.port}"
+        return f"{self.scheme}://{self.host}:{self.port}"
 
     def connect(self):
         """An ADBC Flight SQL connection as this user, each statement committing on its own."""
@@ -40,8 +41,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_server(data: Path, executable: Optional[str] = None) -> Iterator[Server]:
-    """A server over a fresh data directory, as the generated admin; stopped on exit."""
+def running_server(
+    data: Path, executable: Optional[str] = None, settings: Optional[dict] = None, admin_password: Optional[str] = None
+) -> Iterator[Server]:
+    """A server over a fresh data directory, as the generated admin; stopped on exit.
+
+    settings are more SQE_* variables; admin_password is admin's when the data directory already
+    has users (the server then generates none).
+    """
     port = _free_port()
     env = dict(os.environ)
     env.update(
@@ -50,6 +57,7 @@ def running_server(data: Path, executable: Optional[str] = None) -> Iterator[Ser
         SQE_AUTH_PASSWORD__HASH__ITERATIONS="10000",
         SQE_JAVA_OPTS=os.environ.get("SQE_JAVA_OPTS", "-Xmx1g"),
     )
+    env.update(settings or {})
     process = subprocess.Popen(
         [executable or str(REPO / "bin" / "sqe-server")],
         stdout=subprocess.PIPE,
@@ -72,9 +80,10 @@ def running_server(data: Path, executable: Optional[str] = None) -> Iterator[Ser
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             raise RuntimeError("SQE did not start:\n" + "".join(lines))
-    password = next(m.group(1) for m in (re.search(r"password: (\S+)", line) for line in lines) if m)
+    password = next((m.group(1) for m in (re.search(r"password: (\S+)", line) for line in lines) if m), admin_password)
+    scheme = "grpc+tls" if "SQE_TLS_CERTIFICATE__CHAIN" in env else "grpc"
     try:
-        yield Server("127.0.0.1", port, "admin", password, data)
+        yield Server("127.0.0.1", port, "admin", password, data, scheme)
     finally:
         process.terminate()
         try:

@@ -9,6 +9,7 @@ import adbc_driver_flightsql.dbapi as flightsql
 from adbc_driver_flightsql import StatementOptions as FlightSqlStatementOptions
 import adbc_driver_manager
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.flight as flight
 import pytest
 
@@ -308,3 +309,50 @@ def test_incremental_execution_polls_until_the_result_can_stream(sqe, big):
         # The statement is complete: the next call says so with no partitions.
         partitions, _ = cur.adbc_execute_partitions("SELECT count(*) FROM py.big a, py.big b WHERE a.x < b.x")
         assert partitions == []
+
+
+# ---- large results
+
+TEN_MILLION = 10_000_000
+# The server's record batches hold at most 65,536 rows or about 2 MiB (EngineConfig.DEFAULT).
+BATCH_MAX_BYTES = 2 << 20
+
+
+@pytest.fixture(scope="module")
+def ten_million(sqe, schema):
+    """py.ten_million: n = 0 .. 9,999,999 as BIGINT, 80 MB of Arrow data."""
+    with connect(sqe) as conn, conn.cursor() as cur:
+        # In batches of a million rows: the driver sends each batch as one gRPC message (16 MiB at most).
+        data = pa.Table.from_batches(pa.table({"n": pa.array(range(TEN_MILLION), pa.int64())}).to_batches(max_chunksize=1_000_000))
+        cur.adbc_ingest("ten_million", data, mode="replace", db_schema_name="py")
+    return "py.ten_million"
+
+
+def test_ten_million_rows_stream_while_server_memory_stays_bounded(sqe, ten_million):
+    sql = f"SELECT n, n % 1000 AS r FROM {ten_million}"
+    rows = total = residues = batches = 0
+    with connect(sqe) as conn, conn.cursor() as cur:
+        cur.execute(sql)
+        for batch in cur.fetch_record_batch():
+            batches += 1
+            rows += batch.num_rows
+            total += pc.sum(batch.column(0)).as_py() or 0
+            residues += pc.sum(batch.column(1)).as_py() or 0
+    assert rows == TEN_MILLION
+    assert total == TEN_MILLION * (TEN_MILLION - 1) // 2
+    assert residues == (TEN_MILLION // 1000) * (999 * 1000 // 2)
+    assert batches >= TEN_MILLION // 65_536
+
+    # The ADBC driver does not surface gRPC trailers; the same statement read through
+    # pyarrow.flight gets the server's figures for it, peak Arrow memory among them.
+    trailers = TrailerMiddleware()
+    client, options = flight_client(sqe, trailers)
+    info = client.get_flight_info(statement_descriptor(sql), options)
+    assert read_rows(client.do_get(info.endpoints[0].ticket, options)) == TEN_MILLION
+    client.close()
+    assert int(trailers.values["x-sqe-rows"]) == TEN_MILLION
+    result_bytes = int(trailers.values["x-sqe-bytes"])
+    peak = int(trailers.values["x-sqe-peak-memory-bytes"])
+    assert result_bytes > 120_000_000  # ten million BIGINT n and INTEGER r
+    # A few batches' worth at most: the result never sits in server memory whole.
+    assert 0 < peak <= 8 * BATCH_MAX_BYTES, (peak, result_bytes)

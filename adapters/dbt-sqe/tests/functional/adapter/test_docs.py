@@ -31,7 +31,6 @@ class TestDocsGenReferences(BaseDocsGenReferences):
         )
 
 
-@pytest.mark.xfail(reason="SQE has no comments on view columns yet: COMMENT ON COLUMN of a view is NOT_FOUND (engine)")
 class TestPersistDocs(BasePersistDocs):
     pass
 

@@ -16,6 +16,7 @@ from dbt.tests.adapter.utils.test_equals import BaseEquals
 from dbt.tests.adapter.utils.test_escape_single_quotes import BaseEscapeSingleQuotesQuote
 from dbt.tests.adapter.utils.test_except import BaseExcept
 from dbt.tests.adapter.utils.test_generate_series import BaseGenerateSeries
+from dbt.tests.adapter.utils import fixture_get_intervals_between
 from dbt.tests.adapter.utils.test_get_intervals_between import BaseGetIntervalsBetween
 from dbt.tests.adapter.utils.test_get_powers_of_two import BaseGetPowersOfTwo
 from dbt.tests.adapter.utils.test_hash import BaseHash
@@ -84,7 +85,6 @@ class TestDateAdd(BaseDateAdd):
     pass
 
 
-@pytest.mark.xfail(reason="SQE casts '1999-12-31 23:59:59.999999' to 2000-01-01 00:00:00 and TIMESTAMPDIFF counts milliseconds, so the microsecond rows differ (engine)")
 class TestDateDiff(BaseDateDiff):
     pass
 
@@ -105,9 +105,19 @@ class TestGenerateSeries(BaseGenerateSeries):
     pass
 
 
-@pytest.mark.xfail(reason="SQE's to_date reads the fixture's lower-case format 'mm/dd/yyyy' as 0001-01-01 (engine)")
 class TestGetIntervalsBetween(BaseGetIntervalsBetween):
-    pass
+    # The suite's dates are '09/01/2023'::date for PostgreSQL and bare US-style text for the rest;
+    # SQE, as Trino, casts only ISO text to a date, so here they are read with a format.
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "test_get_intervals_between.yml": fixture_get_intervals_between.models__test_get_intervals_between_yml,
+            "test_get_intervals_between.sql": """
+select
+  {{ get_intervals_between("to_date('09/01/2023', 'mm/dd/yyyy')", "to_date('09/12/2023', 'mm/dd/yyyy')", "day") }} as intervals,
+  11 as expected
+""",
+        }
 
 
 class TestGetPowersOfTwo(BaseGetPowersOfTwo):
@@ -118,7 +128,6 @@ class TestHash(BaseHash):
     pass
 
 
-@pytest.mark.xfail(reason="the suite's INTERSECT check fails to plan in SQE: Unable to implement EnumerableCalc over EnumerableMinus (engine)")
 class TestIntersect(BaseIntersect):
     pass
 
@@ -136,12 +145,10 @@ class TestListagg(BaseListagg):
     pass
 
 
-@pytest.mark.xfail(reason='SQE cannot store a view column of type NULL (select null as x) (engine)')
 class TestMixedNullCompare(BaseMixedNullCompare):
     pass
 
 
-@pytest.mark.xfail(reason='SQE cannot store a view column of type NULL (select null as x) (engine)')
 class TestNullCompare(BaseNullCompare):
     pass
 
@@ -162,7 +169,6 @@ class TestSafeCast(BaseSafeCast):
     pass
 
 
-@pytest.mark.xfail(reason="SQE's split_part reads the delimiter as a regular expression: split_part('a|b|c', '|', 3) is 'b' (engine)")
 class TestSplitPart(BaseSplitPart):
     pass
 

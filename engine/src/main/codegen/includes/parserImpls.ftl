@@ -489,6 +489,20 @@ SqlDrop SqeDropView(Span s, boolean replace) :
     }
 }
 
+SqlNode SqeAlterView() :
+{
+    final Span s;
+    final boolean ifExists;
+    final SqlIdentifier name;
+    final SqlIdentifier newName;
+}
+{
+    <ALTER> { s = span(); } <VIEW> ifExists = SqeIfExists() name = CompoundTableIdentifier()
+    <RENAME> <TO> newName = CompoundTableIdentifier() {
+        return new SqlAlterViewRename(s.end(this), ifExists, name, newName);
+    }
+}
+
 SqlTruncate SqeTruncateTable(Span s) :
 {
     final SqlIdentifier name;
@@ -721,12 +735,19 @@ SqlNode SqeAlterTableCreateRef(Span s, boolean ifExists, SqlIdentifier name) :
 SqlNode SqeAlterTableExecute(Span s, boolean ifExists, SqlIdentifier name) :
 {
     final SqlIdentifier procedure;
-    final SqlNodeList arguments;
+    SqlNodeList arguments = null;
     SqlNode where = null;
 }
 {
-    <EXECUTE> procedure = SimpleIdentifier() arguments = SqeProcedureArguments()
+    <EXECUTE> procedure = SimpleIdentifier()
+    [ arguments = SqeProcedureArguments() ]
     [ where = Where() ]
+    {
+        // Trino's form without parentheses: ALTER TABLE t EXECUTE optimize
+        if (arguments == null) {
+            arguments = new SqlNodeList(procedure.getParserPosition());
+        }
+    }
     {
         return new SqlAlterTableExecute(s.end(this), ifExists, name, procedure, arguments, where);
     }
@@ -1015,5 +1036,16 @@ void SqeInfixCast(List<Object> list, ExprContext exprContext, Span s) :
     type = DataType() {
         list.add(new SqlParserUtil.ToTreeListItem(SqlLibraryOperators.INFIX_CAST, s.pos()));
         list.add(type);
+    }
+}
+
+/** {@code current_schema()}: PostgreSQL's spelling of the niladic {@code current_schema}. */
+SqlNode SqeCurrentSchemaCall() :
+{
+    final Span s;
+}
+{
+    <CURRENT_SCHEMA> { s = span(); } <LPAREN> <RPAREN> {
+        return SqlStdOperatorTable.CURRENT_SCHEMA.createCall(s.end(this));
     }
 }

@@ -31,11 +31,8 @@
 {%- endmacro %}
 
 {% macro sqe__rename_relation(from_relation, to_relation) -%}
-  {% if from_relation.is_view %}
-    {{ exceptions.raise_compiler_error("SQE cannot rename the view " ~ from_relation.render() ~ "; create it again under the new name") }}
-  {% endif %}
   {% call statement('rename_relation') -%}
-    alter table {{ from_relation.render() }} rename to {{ adapter.quote_as_configured(to_relation.identifier, 'identifier') }}
+    alter {{ 'view' if from_relation.is_view else 'table' }} {{ from_relation.render() }} rename to {{ adapter.quote_as_configured(to_relation.identifier, 'identifier') }}
   {%- endcall %}
 {% endmacro %}
 

@@ -12,12 +12,13 @@
   {{ statements | join(";\n") }}
 {%- endmacro %}
 
-{# The table or view comment is written by CREATE itself; column comments follow it. #}
+{# The table or view comment is written by CREATE itself; column comments follow it (on a view,
+   each COMMENT ON COLUMN is a new view version with the same SQL). #}
 {% macro sqe__persist_docs(relation, model, for_relation, for_columns) -%}
   {% if for_relation and config.persist_relation_docs() and model.description %}
     {% do run_query(alter_relation_comment(relation, model.description)) %}
   {% endif %}
-  {% if for_columns and config.persist_column_docs() and model.columns and not relation.is_view %}
+  {% if for_columns and config.persist_column_docs() and model.columns %}
     {% set existing_columns = adapter.get_columns_in_relation(relation) | map(attribute="name") | map("lower") | list %}
     {% set documented_columns = {} %}
     {% for name in model.columns if name | lower in existing_columns %}

@@ -10,12 +10,13 @@
 {%- endmacro %}
 
 {# The number of unit boundaries between two times (as dbt defines datediff): both are truncated
-   to the unit first, so 23:59 to 00:01 is one day. #}
+   to the unit first, so 23:59 to 00:01 is one day. Microseconds, SQE's precision, need no
+   truncation. #}
 {% macro sqe__datediff(first_date, second_date, datepart) -%}
   {%- set unit = sqe_time_unit(datepart) -%}
   {%- set first = "cast(" ~ first_date ~ " as timestamp)" -%}
   {%- set second = "cast(" ~ second_date ~ " as timestamp)" -%}
-  {%- if unit in ['microsecond', 'millisecond', 'nanosecond'] -%}
+  {%- if unit in ['microsecond', 'nanosecond'] -%}
   timestampdiff({{ unit }}, {{ first }}, {{ second }})
   {%- else -%}
   timestampdiff({{ unit }}, date_trunc('{{ unit }}', {{ first }}), date_trunc('{{ unit }}', {{ second }}))

@@ -5,19 +5,15 @@
   lower(cast({{ field }} as varchar))
 {%- endmacro %}
 
+{# SQE's right takes any integer count, from a column too (a BIGINT seed column included). #}
 {% macro sqe__right(string_text, length_expression) -%}
-  case
-    when {{ length_expression }} <= 0 then ''
-    else substring({{ string_text }} from greatest(char_length({{ string_text }}) - ({{ length_expression }}) + 1, 1))
-  end
+  right({{ string_text }}, {{ length_expression }})
 {%- endmacro %}
 
+{# SQE's split_part reads the delimiter as text and counts a negative part from the end, as
+   PostgreSQL 14 does. #}
 {% macro sqe__split_part(string_text, delimiter_text, part_number) -%}
-  {%- if part_number >= 0 -%}
-    split_part({{ string_text }}, {{ delimiter_text }}, {{ part_number }})
-  {%- else -%}
-    {{ dbt._split_part_negative(string_text, delimiter_text, part_number) }}
-  {%- endif -%}
+  split_part({{ string_text }}, {{ delimiter_text }}, {{ part_number }})
 {%- endmacro %}
 
 {% macro sqe__listagg(measure, delimiter_text, order_by_clause, limit_num) -%}

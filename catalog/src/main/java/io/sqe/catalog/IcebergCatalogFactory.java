@@ -12,6 +12,9 @@ import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.rest.RESTSessionCatalog;
+import org.apache.iceberg.rest.auth.AuthProperties;
+import org.apache.iceberg.rest.auth.OAuth2Properties;
 
 /** Creates the Iceberg catalogs SQE can serve: the embedded default and REST catalogs. */
 public final class IcebergCatalogFactory {
@@ -49,8 +52,29 @@ public final class IcebergCatalogFactory {
    * {@code oauth2-server-uri}, {@code scope}, {@code io-impl}, {@code s3.*} and so on.
    */
   public static LakehouseCatalog rest(String name, Map<String, String> properties, Duration cacheTtl) {
+    return rest(name, properties, cacheTtl, false);
+  }
+
+  /**
+   * As above; with {@code passThroughToken}, each call carries the token of the {@linkplain
+   * CatalogCredentials current caller} (Iceberg's session context), so the catalog's own access
+   * control applies to that user, and loaded tables are cached per caller. Iceberg then sends the
+   * token as it is ({@code rest.auth.type=oauth2}) and does not try to refresh it at the catalog
+   * (SQE's client refreshes its own token at the identity provider), unless the properties say
+   * otherwise.
+   */
+  public static LakehouseCatalog rest(String name, Map<String, String> properties, Duration cacheTtl, boolean passThroughToken) {
     if (!properties.containsKey(CatalogProperties.URI)) {
       throw new IllegalArgumentException("REST catalog " + name + " needs the property 'uri'");
+    }
+    if (passThroughToken) {
+      Map<String, String> sessionProperties = new HashMap<>(properties);
+      sessionProperties.putIfAbsent(AuthProperties.AUTH_TYPE, AuthProperties.AUTH_TYPE_OAUTH2);
+      sessionProperties.putIfAbsent(OAuth2Properties.TOKEN_REFRESH_ENABLED, "false");
+      RESTSessionCatalog sessions = new RESTSessionCatalog();
+      sessions.setConf(new Configuration());
+      sessions.initialize(name, sessionProperties);
+      return new LakehouseCatalog(name, PassThroughRestCatalog.create(sessions), cacheTtl, true);
     }
     RESTCatalog catalog = new RESTCatalog();
     catalog.setConf(new Configuration());

@@ -24,15 +24,27 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  * <p>Loaded tables are cached for a short time because planning a query loads every table it
  * names, often several times. Writes made through this server invalidate the cache entry so a
  * session reads its own writes; changes made by other engines appear within the cache lifetime.
+ * A catalog that passes each user's token through caches tables per caller, so a table one user
+ * loaded never spares another user the catalog's check.
  */
 public final class LakehouseCatalog implements Closeable {
   private final String name;
   private final Catalog catalog;
   private final SupportsNamespaces namespaces;
   private final ViewCatalog views;
-  private final Cache<TableIdentifier, Table> tables;
+  private final Cache<CacheKey, Table> tables;
+  private final boolean perCaller;
 
   public LakehouseCatalog(String name, Catalog catalog, Duration tableCacheTtl) {
+    this(name, catalog, tableCacheTtl, false);
+  }
+
+  /**
+   * @param perCaller whether loaded tables are cached per {@linkplain CatalogCredentials caller}
+   *     rather than shared
+   */
+  public LakehouseCatalog(String name, Catalog catalog, Duration tableCacheTtl, boolean perCaller) {
+    this.perCaller = perCaller;
     this.name = requireNonNull(name, "name is null");
     this.catalog = requireNonNull(catalog, "catalog is null");
     if (!(catalog instanceof SupportsNamespaces)) {
@@ -78,15 +90,16 @@ public final class LakehouseCatalog implements Closeable {
     return views == null ? List.of() : views.listViews(Namespace.of(schema));
   }
 
-  /** Loads a table, from the cache when it was loaded recently. */
+  /** Loads a table, from the cache when it was loaded recently (by the same caller, for a per-caller catalog). */
   public Optional<Table> loadTable(TableIdentifier id) {
-    Table cached = tables.getIfPresent(id);
+    CacheKey key = new CacheKey(caller(), id);
+    Table cached = tables.getIfPresent(key);
     if (cached != null) {
       return Optional.of(cached);
     }
     try {
       Table table = catalog.loadTable(id);
-      tables.put(id, table);
+      tables.put(key, table);
       return Optional.of(table);
     } catch (NoSuchTableException e) {
       return Optional.empty();
@@ -95,8 +108,27 @@ public final class LakehouseCatalog implements Closeable {
 
   /** Forgets a cached table, after this server changed it. */
   public void invalidate(TableIdentifier id) {
-    tables.invalidate(id);
+    if (perCaller) {
+      tables.asMap().keySet().removeIf(key -> key.id().equals(id));
+    } else {
+      tables.invalidate(new CacheKey("", id));
+    }
   }
+
+  /** Whether each call carries its caller's own credentials. */
+  public boolean passesCallerCredentials() {
+    return perCaller;
+  }
+
+  private String caller() {
+    if (!perCaller) {
+      return "";
+    }
+    var context = CatalogCredentials.current();
+    return context == null ? "" : context.sessionId();
+  }
+
+  private record CacheKey(String caller, TableIdentifier id) {}
 
   public void invalidateAll() {
     tables.invalidateAll();

@@ -40,7 +40,10 @@ public sealed interface Prepared {
     }
   }
 
-  /** A statement that is not a query; running it returns the rows it changed. */
+  /**
+   * A statement that is not a query; running it returns the rows it changed, or the rows of its
+   * report (table maintenance).
+   */
   record Command(String sql, PreparedCommand command) implements Prepared {
     /** What running a command returns: one row, the number of rows changed. */
     public static final Schema RESULT_SCHEMA =
@@ -48,7 +51,12 @@ public sealed interface Prepared {
 
     @Override
     public Schema resultSchema() {
-      return RESULT_SCHEMA;
+      return command.reportSchema().orElse(RESULT_SCHEMA);
+    }
+
+    /** Whether running it returns rows of a report rather than a count. */
+    public boolean reports() {
+      return command.reportSchema().isPresent();
     }
 
     @Override

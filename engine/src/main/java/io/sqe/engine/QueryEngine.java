@@ -358,7 +358,7 @@ public final class QueryEngine {
   }
 
   /** The variables Calcite's generated code reads: the clock, the time zone, the user. */
-  private static Map<String, Object> variables(Session session) {
+  public static Map<String, Object> variables(Session session) {
     Map<String, Object> values = new HashMap<>();
     long now = System.currentTimeMillis();
     TimeZone zone = TimeZone.getTimeZone(session.timeZone());

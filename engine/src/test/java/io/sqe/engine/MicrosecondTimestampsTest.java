@@ -162,4 +162,17 @@ class MicrosecondTimestampsTest {
       assertThat(exec.context().stats().filesScanned()).isEqualTo(1);
     }
   }
+
+  @Test
+  void castsBetweenTimestampsWithAndWithoutTimeZoneKeepMicroseconds() {
+    assertThat(run("select cast(ts as timestamp with local time zone) = tz, cast(tz as timestamp) = ts, cast(cast(ts as timestamptz) as timestamp) from t where id = 2").get(0))
+        .containsExactly(true, true, at(999));
+    assertThat(single(run("select count(*) from t where tz = cast('2024-03-01 10:00:00.000999' as timestamp with local time zone)"))).isEqualTo(1L);
+    assertThat(single(run("select count(*) from t where tz < ts or tz > ts"))).isEqualTo(0L);
+    // Text and TIMESTAMP values are times in the session's zone; timestamptz values are instants.
+    session = new Session(Principal.of("t"), "lake", "s", ZoneOffset.ofHours(2));
+    assertThat(single(run("select count(*) from t where tz = cast('2024-03-01 12:00:00.000999' as timestamptz)"))).isEqualTo(1L);
+    assertThat(single(run("select cast(tz as timestamp) from t where id = 2"))).isEqualTo(at(999).plusHours(2));
+    assertThat(single(run("select count(*) from t where cast(cast(ts as timestamptz) as timestamp) = ts"))).isEqualTo(4L);
+  }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Session;
+import io.sqe.flight.audit.StatementAudit;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +22,7 @@ final class PendingQuery {
   private final boolean commandResult;
   private final AtomicReference<CompletableFuture<QueryExecution>> prefetched = new AtomicReference<>();
   private volatile Instant expiresAt;
+  private final AtomicReference<StatementAudit> audit = new AtomicReference<>();
 
   /**
    * @param parameterSets the parameter rows it runs with, one execution each
@@ -56,6 +58,16 @@ final class PendingQuery {
 
   void expiresAt(Instant instant) {
     expiresAt = requireNonNull(instant, "instant is null");
+  }
+
+  /** The audit record the first DoGet finishes: it began when the statement arrived. */
+  void audit(StatementAudit record) {
+    audit.set(record);
+  }
+
+  /** The audit record begun with the statement, for the first DoGet, which takes it; null if taken. */
+  StatementAudit takeAudit() {
+    return audit.getAndSet(null);
   }
 
   /** Hands the first DoGet an execution PollFlightInfo started (with its first batch ready). */

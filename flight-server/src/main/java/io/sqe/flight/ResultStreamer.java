@@ -2,7 +2,9 @@ package io.sqe.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.flight.audit.StatementAudit;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,27 +60,32 @@ final class ResultStreamer implements AutoCloseable {
   /**
    * Starts sending the results of the executions in order as one stream (several parameter sets
    * of one prepared statement give several executions) and returns at once. Closes every
-   * execution, and hands the stream's figures to {@code trailers} before the stream ends.
+   * execution, hands the stream's figures to {@code trailers} before the stream ends, and
+   * finishes {@code audit} with how it ended.
    */
   void start(
       Schema schema,
       Iterator<Supplier<QueryExecution>> executions,
       ServerStreamListener listener,
       String queryId,
-      QueryTrailers.Holder trailers) {
+      QueryTrailers.Holder trailers,
+      StatementAudit audit) {
     QueryBackpressure backpressure = new QueryBackpressure();
     backpressure.register(listener);
     try {
-      threads.execute(() -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure));
+      threads.execute(CatalogCredentials.carry(
+          () -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure, audit)));
     } catch (RejectedExecutionException e) {
-      listener.error(CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException());
+      RuntimeException error = CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
+      audit.failed(queryId, error, null);
+      listener.error(error);
     }
   }
 
   /** Runs {@code task} on a query thread, which {@link #close()} waits for. */
   void submit(Runnable task) {
     try {
-      threads.execute(task);
+      threads.execute(CatalogCredentials.carry(task));
     } catch (RejectedExecutionException e) {
       throw CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
     }
@@ -90,8 +97,10 @@ final class ResultStreamer implements AutoCloseable {
       ServerStreamListener listener,
       QueryFigures.Builder figures,
       QueryTrailers.Holder trailers,
-      QueryBackpressure backpressure) {
+      QueryBackpressure backpressure,
+      StatementAudit audit) {
     running.add(backpressure);
+    long rows = 0;
     try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
       VectorLoader loader = new VectorLoader(out);
       listener.start(out);
@@ -105,11 +114,13 @@ final class ResultStreamer implements AutoCloseable {
           }
           while (execution.next()) {
             if (!awaitReady(backpressure, execution)) {
+              audit.failed(figures.queryId(), CallStatus.CANCELLED.withDescription(CANCELLED_BY_CLIENT).toRuntimeException(), rows);
               return;
             }
             VectorSchemaRoot batch = execution.root();
             try (ArrowRecordBatch recordBatch = new VectorUnloader(batch).getRecordBatch()) {
               figures.batchSent(batch.getRowCount(), recordBatch.computeBodyLength());
+              rows += batch.getRowCount();
               loader.load(recordBatch);
             }
             listener.putNext();
@@ -124,13 +135,31 @@ final class ResultStreamer implements AutoCloseable {
       }
       trailers.set(figures.build());
       listener.completed();
+      audit.succeeded(figures.queryId(), rows);
     } catch (RuntimeException e) {
-      LOG.debug("Query {} failed while streaming", figures.queryId(), e);
-      trailers.set(figures.build());
-      listener.error(FlightErrors.toFlight(e, figures.queryId()));
+      fail(listener, figures, trailers, audit, rows, e);
+    } catch (ExceptionInInitializerError e) {
+      // Calcite computes a query's constant expressions in a static initializer of its generated
+      // code, so an error there (ATANH(1), say) arrives as an Error; uncaught, it ended this
+      // thread and the client's DoGet never ended.
+      fail(listener, figures, trailers, audit, rows, e.getCause() == null ? e : e.getCause());
     } finally {
       running.remove(backpressure);
     }
+  }
+
+  private static void fail(
+      ServerStreamListener listener,
+      QueryFigures.Builder figures,
+      QueryTrailers.Holder trailers,
+      StatementAudit audit,
+      long rows,
+      Throwable e) {
+    LOG.debug("Query {} failed while streaming", figures.queryId(), e);
+    trailers.set(figures.build());
+    RuntimeException error = FlightErrors.toFlight(e, figures.queryId());
+    audit.failed(figures.queryId(), error, rows);
+    listener.error(error);
   }
 
   /** Stops every running query and waits for their streams to end, so that no buffer outlives this. */

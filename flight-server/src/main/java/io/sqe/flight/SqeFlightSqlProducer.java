@@ -45,7 +45,12 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.catalog.CatalogCredentials;
+import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.txn.Transaction;
+import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.auth.SqeAuthenticator;
 import io.sqe.write.dml.BulkIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
@@ -56,6 +61,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.metadata.FlightSqlMetadata;
+import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.flight.session.SessionManager;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -125,7 +131,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
   /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
   private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
-  private static final Duration PREPARED_IDLE_LIFETIME = Duration.ofHours(2);
   private static final char SAVEPOINT_SEPARATOR = '/';
 
   private final QueryEngine engine;
@@ -140,11 +145,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
-      Caffeine.newBuilder().expireAfterAccess(PREPARED_IDLE_LIFETIME).maximumSize(100_000).build();
+      Caffeine.newBuilder().expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT).maximumSize(100_000).build();
   /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
   private final Cache<String, ClientSession> transactionSessions =
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
   private final BulkIngest ingest;
+  private final AuditLog audit;
 
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -153,6 +159,19 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       PrincipalResolver principals,
       CatalogMetadata catalogMetadata,
       BufferAllocator allocator) {
+    this(engine, catalogs, sessions, principals, catalogMetadata, allocator, AuditLog.disabled());
+  }
+
+  /** As above, recording every statement in {@code audit}. */
+  public SqeFlightSqlProducer(
+      QueryEngine engine,
+      Catalogs catalogs,
+      SessionManager sessions,
+      PrincipalResolver principals,
+      CatalogMetadata catalogMetadata,
+      BufferAllocator allocator,
+      AuditLog audit) {
+    this.audit = requireNonNull(audit, "audit is null");
     this.engine = requireNonNull(engine, "engine is null");
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
@@ -207,6 +226,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     if (schema != null && !schema.isBlank() && session.session().schema() == null) {
       session.update(s -> s.withSchema(schema.trim()));
     }
+  }
+
+  /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
+  private StatementAudit audit(CallContext context, Session session, String sql) {
+    if (!audit.enabled()) {
+      return StatementAudit.NONE;
+    }
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    return audit.statement(session.principal().user(), client, session, sql);
   }
 
   private static String newQueryId() {
@@ -283,16 +312,45 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   // ---- ad-hoc queries
 
+  /**
+   * Makes the catalog calls of a Flight call carry its user's identity-provider token, for a
+   * catalog that passes tokens through; tasks the call hands to other threads carry it too.
+   */
+  private CatalogCredentials.Scope catalogCaller(CallContext context) {
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    Optional<String> token = SqeAuthenticator.providerToken(context.peerIdentity(), call == null ? null : call.headers());
+    if (token.isEmpty()) {
+      return CatalogCredentials.Scope.NONE;
+    }
+    try {
+      return CatalogCredentials.use(principals.principal(context).user(), token.get());
+    } catch (RuntimeException e) {
+      // The call itself fails with the reason when it asks for its principal.
+      return CatalogCredentials.Scope.NONE;
+    }
+  }
+
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    return super.getFlightInfo(context, descriptor);
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return super.getFlightInfo(context, descriptor);
+    }
   }
 
   @Override
   public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    return super.getSchema(context, descriptor);
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return super.getSchema(context, descriptor);
+    }
+  }
+
+  @Override
+  public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
+    }
   }
 
   /** Refuses a ticket that is no protobuf as INVALID_ARGUMENT; Flight SQL's dispatch would say INTERNAL. */
@@ -304,7 +362,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.invalid("The ticket is not one this server issued: it is no protobuf message"));
       return;
     }
-    super.getStream(context, ticket, listener);
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      super.getStream(context, ticket, listener);
+    }
   }
 
   /** A descriptor's command; Flight SQL has no path descriptors. */
@@ -319,21 +379,35 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
     Session statementSession = statementSession(session, command.getTransactionId());
-    Prepared statement = prepare(statementSession, command.getQuery());
+    StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
-    if (statement instanceof Prepared.Command) {
-      // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-      long rows = runCommand(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
-      return commandResult(session, queryId, statement.sql(), rows, descriptor);
+    try {
+      Prepared statement = prepare(statementSession, command.getQuery());
+      if (statement instanceof Prepared.Command) {
+        // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
+        Prepared.Command run = (Prepared.Command) statement;
+        CommandOutcome outcome = runCommand(session, statementSession, run, List.of(List.of()), queryId);
+        record.succeeded(queryId, outcome.rows());
+        return commandResult(session, queryId, run, outcome, descriptor);
+      }
+      return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
+    } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
+      throw e;
     }
-    return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor);
   }
 
   /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
   private FlightInfo queryResult(
-      String queryId, Session session, Prepared statement, List<List<Object>> parameterSets, FlightDescriptor descriptor) {
+      String queryId,
+      Session session,
+      Prepared statement,
+      List<List<Object>> parameterSets,
+      FlightDescriptor descriptor,
+      StatementAudit record) {
     engine.queries().track(queryId, session.principal(), statement.sql());
     PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    pending.audit(record);
     long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
     return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
   }
@@ -342,20 +416,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * Runs a command once per parameter set in {@code statementSession} and applies what it does to
    * the client's session. The query id stays known for its result's ticket.
    *
-   * @return the rows it changed, summed over the parameter sets
+   * @return the rows it changed, summed over the parameter sets, and the rows it reported
    */
-  private long runCommand(
+  private CommandOutcome runCommand(
       ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
     engine.queries().track(queryId, statementSession.principal(), command.sql());
     try {
       return whileTheCallLasts(queryId, () -> {
         long rows = 0;
+        List<Object[]> report = new ArrayList<>();
         for (List<Object> parameters : parameterSets) {
           CommandResult result = engine.run(statementSession, command, parameters, queryId);
           session.update(result.sessionChange());
           rows += result.rowCount();
+          report.addAll(result.report());
         }
-        return rows;
+        return new CommandOutcome(rows, report);
       });
     } catch (RuntimeException e) {
       engine.queries().forget(queryId);
@@ -364,12 +440,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   /** Runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
-  private long runUpdate(ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets) {
-    String queryId = newQueryId();
-    long rows = runCommand(session, statementSession, command, parameterSets, queryId);
+  private long runUpdate(
+      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
+    long rows = runCommand(session, statementSession, command, parameterSets, queryId).rows();
     engine.queries().forget(queryId);
     return rows;
   }
+
+  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
+  private record CommandOutcome(long rows, List<Object[]> report) {}
 
   /**
    * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
@@ -389,11 +468,18 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
   }
 
-  /** A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's rowcount). */
-  private FlightInfo commandResult(ClientSession session, String queryId, String sql, long rows, FlightDescriptor descriptor) {
-    Prepared result = new Prepared.Rows(sql, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {rows}));
+  /**
+   * A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's
+   * rowcount). A command that reports what it did (table maintenance) returns its report instead.
+   */
+  private FlightInfo commandResult(
+      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor) {
+    Prepared result = command.reports()
+        ? new Prepared.Rows(command.sql(), command.resultSchema(), outcome.report())
+        : new Prepared.Rows(command.sql(), Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true);
-    return flightInfo(queryId, result.resultSchema(), descriptor, pending, rows);
+    long records = command.reports() ? outcome.report().size() : outcome.rows();
+    return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
   }
 
   /** Tells a DoPut client how many rows its update changed. */
@@ -423,7 +509,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(e);
       return;
     }
-    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener);
+    StatementAudit record = query.takeAudit();
+    if (record == null) {
+      // A later DoGet of the same ticket runs the statement again; a command's count is no run.
+      record = query.commandResult() ? StatementAudit.NONE
+          : audit(context, query.session(), query.statement().sql()).withParameters(query.parameterSets());
+    }
+    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener, record);
   }
 
   /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
@@ -447,7 +539,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       List<List<Object>> parameterSets,
       String queryId,
       CompletableFuture<QueryExecution> prefetched,
-      ServerStreamListener listener) {
+      ServerStreamListener listener,
+      StatementAudit record) {
     Iterator<List<Object>> sets = parameterSets.iterator();
     Iterator<Supplier<QueryExecution>> executions =
         new Iterator<>() {
@@ -469,7 +562,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             return () -> engine.execute(session, statement, parameters, queryId);
           }
         };
-    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current());
+    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record);
   }
 
   private static <T> T await(CompletableFuture<T> future) {
@@ -488,15 +581,23 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       ClientSession session = session(context);
       Session statementSession = statementSession(session, request.getTransactionId());
-      Prepared statement = prepare(statementSession, request.getQuery());
       String handle = newQueryId();
+      Prepared statement;
+      try {
+        statement = prepare(statementSession, request.getQuery());
+      } catch (RuntimeException e) {
+        // A statement that cannot be prepared never runs: this is its only record.
+        audit(context, statementSession, request.getQuery()).failed(handle, e, null);
+        throw e;
+      }
       prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
               .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
-              // An empty dataset schema tells the JDBC driver to run a command through DoPut.
+              // An empty dataset schema tells the JDBC driver to run a command through DoPut; one
+              // that reports what it did runs as a query, whose rows are the report.
               .setDatasetSchema(
-                  statement instanceof Prepared.Command
+                  statement instanceof Prepared.Command && !((Prepared.Command) statement).reports()
                       ? ByteString.EMPTY
                       : ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
               .setParameterSchema(ByteString.copyFrom(parameterSchema(statement).serializeAsMessage()))
@@ -553,13 +654,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
     ClientSession session = session(context);
     Session statementSession = statement.executionSession(session);
-    Prepared current = statement.current(statementSession, this::prepare);
+    StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
-    if (current instanceof Prepared.Command) {
-      long rows = runCommand(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
-      return commandResult(session, queryId, current.sql(), rows, descriptor);
+    try {
+      Prepared current = statement.current(statementSession, this::prepare);
+      if (current instanceof Prepared.Command) {
+        Prepared.Command run = (Prepared.Command) current;
+        CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
+        record.succeeded(queryId, outcome.rows());
+        return commandResult(session, queryId, run, outcome, descriptor);
+      }
+      return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
+    } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
+      throw e;
     }
-    return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor);
   }
 
   /** The bound parameter rows, or one empty row for a statement without parameters. */
@@ -597,15 +706,20 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     List<List<Object>> parameterSets;
     Session statementSession;
     Prepared current;
+    String queryId = newQueryId();
+    StatementAudit record = StatementAudit.NONE;
     try {
-      parameterSets = parameterSets(statement);
       statementSession = statement.executionSession(session(context));
+      record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
+      parameterSets = parameterSets(statement);
       current = statement.current(statementSession, this::prepare);
     } catch (RuntimeException e) {
-      listener.error(FlightErrors.toFlight(e, "prepare"));
+      RuntimeException error = FlightErrors.toFlight(e, "prepare");
+      record.failed(queryId, error, null);
+      listener.error(error);
       return;
     }
-    stream(statementSession, current, parameterSets, newQueryId(), null, listener);
+    stream(statementSession, current, parameterSets, queryId, null, listener, record);
   }
 
   @Override
@@ -644,8 +758,18 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         ClientSession session = session(context);
         Session statementSession = statement.executionSession(session);
-        Prepared current = statement.current(statementSession, this::prepare);
-        sendUpdateCount(ackStream, runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement)));
+        StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
+        String queryId = newQueryId();
+        long updated;
+        try {
+          Prepared current = statement.current(statementSession, this::prepare);
+          updated = runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+        } catch (RuntimeException e) {
+          record.failed(queryId, e, null);
+          throw e;
+        }
+        record.succeeded(queryId, updated);
+        sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -659,11 +783,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       try {
         ClientSession session = session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
-        Prepared statement = prepare(statementSession, command.getQuery());
-        if (!(statement instanceof Prepared.Command)) {
-          throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+        StatementAudit record = audit(context, statementSession, command.getQuery());
+        String queryId = newQueryId();
+        long updated;
+        try {
+          Prepared statement = prepare(statementSession, command.getQuery());
+          if (!(statement instanceof Prepared.Command)) {
+            throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+          }
+          updated = runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+        } catch (RuntimeException e) {
+          record.failed(queryId, e, null);
+          throw e;
         }
-        sendUpdateCount(ackStream, runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of())));
+        record.succeeded(queryId, updated);
+        sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -695,6 +829,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      doActionAsCaller(context, action, listener);
+    }
+  }
+
+  private void doActionAsCaller(CallContext context, Action action, StreamListener<Result> listener) {
     String type = action.getType();
     try {
       if (type.equals(FlightConstants.CANCEL_FLIGHT_INFO.getType())) {
@@ -806,6 +946,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
+    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+      return pollFlightInfoAsCaller(context, descriptor);
+    }
+  }
+
+  private PollInfo pollFlightInfoAsCaller(CallContext context, FlightDescriptor descriptor) {
     Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
     if (command.is(TicketStatementQuery.class)) {
       String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();
@@ -822,21 +968,30 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession;
     Prepared statement;
     List<List<Object>> parameterSets;
-    if (command.is(CommandStatementQuery.class)) {
-      CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
-      statementSession = statementSession(session, query.getTransactionId());
-      statement = prepare(statementSession, query.getQuery());
-      parameterSets = List.of(List.of());
-    } else if (command.is(CommandPreparedStatementQuery.class)) {
-      PreparedHandle handle =
-          preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
-      statementSession = handle.executionSession(session);
-      statement = handle.current(statementSession, this::prepare);
-      parameterSets = parameterSets(handle);
-    } else {
-      return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
-    }
     String queryId = newQueryId();
+    StatementAudit record = StatementAudit.NONE;
+    try {
+      if (command.is(CommandStatementQuery.class)) {
+        CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
+        statementSession = statementSession(session, query.getTransactionId());
+        record = audit(context, statementSession, query.getQuery());
+        statement = prepare(statementSession, query.getQuery());
+        parameterSets = List.of(List.of());
+      } else if (command.is(CommandPreparedStatementQuery.class)) {
+        PreparedHandle handle =
+            preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
+        statementSession = handle.executionSession(session);
+        record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
+        statement = handle.current(statementSession, this::prepare);
+        parameterSets = parameterSets(handle);
+      } else {
+        return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
+      }
+    } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
+      throw e;
+    }
+    StatementAudit audited = record;
     engine.queries().track(queryId, statementSession.principal(), statement.sql());
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
     PollState poll =
@@ -845,12 +1000,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       if (statement instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) statement;
-        results.submit(() -> complete(result, () ->
-            commandResult(session, queryId, run.sql(), runCommand(session, statementSession, run, parameterSets, queryId), descriptor)));
+        results.submit(() -> complete(result, () -> {
+          CommandOutcome outcome;
+          try {
+            outcome = runCommand(session, statementSession, run, parameterSets, queryId);
+          } catch (RuntimeException e) {
+            audited.failed(queryId, e, null);
+            throw e;
+          }
+          audited.succeeded(queryId, outcome.rows());
+          return commandResult(session, queryId, run, outcome, descriptor);
+        }));
       } else {
-        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result);
+        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
       }
     } catch (RuntimeException e) {
+      record.failed(queryId, e, null);
       polls.invalidate(queryId);
       engine.queries().forget(queryId);
       throw e;
@@ -865,8 +1030,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Prepared statement,
       List<List<Object>> parameterSets,
       FlightDescriptor descriptor,
-      CompletableFuture<FlightInfo> result) {
+      CompletableFuture<FlightInfo> result,
+      StatementAudit record) {
     PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    pending.audit(record);
     CompletableFuture<QueryExecution> first = new CompletableFuture<>();
     pending.prefetched(first);
     // However it is cancelled (CancelFlightInfo, CALL system.cancel_query), an unfetched execution closes.
@@ -883,6 +1050,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         if (execution != null) {
           execution.close();
         }
+        // No DoGet will run it: the first one gets this failure from the poll.
+        pending.takeAudit();
+        record.failed(queryId, e, null);
         first.completeExceptionally(e);
         throw e;
       }
@@ -929,12 +1099,33 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       try {
         ClientSession session = session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
-        long rows = ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId);
+        StatementAudit record = ingestAudit(context, statementSession, command);
+        long rows;
+        try {
+          rows = ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId);
+        } catch (RuntimeException e) {
+          record.failed(queryId, e, null);
+          throw e;
+        }
+        record.succeeded(queryId, rows);
         sendUpdateCount(ackStream, rows);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, queryId));
       }
     };
+  }
+
+  /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
+  private StatementAudit ingestAudit(CallContext context, Session session, CommandStatementIngest command) {
+    if (!audit.enabled()) {
+      return StatementAudit.NONE;
+    }
+    String catalog = command.hasCatalog() ? command.getCatalog() : session.catalog();
+    String schema = command.hasSchema() ? command.getSchema() : session.schema();
+    String table = (schema == null ? catalog : catalog + "." + schema) + "." + command.getTable();
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    return audit.statement(session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)));
   }
 
   /** The write path's form of an ingest command; the protocol asks servers to refuse unspecified table options. */

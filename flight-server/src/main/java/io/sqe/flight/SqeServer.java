@@ -11,21 +11,23 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.PolicyFile;
 import io.sqe.flight.config.ConfigException;
+import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
+import io.sqe.write.maintenance.MaintenanceSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +52,7 @@ public final class SqeServer implements AutoCloseable {
   private final LocalAuthentication authentication;
   private final SqeFlightSqlProducer producer;
   private final FlightServer server;
+  private final AuditLog audit;
 
   private SqeServer(
       ServerConfig config,
@@ -57,7 +60,9 @@ public final class SqeServer implements AutoCloseable {
       Catalogs catalogs,
       LocalAuthentication authentication,
       SqeFlightSqlProducer producer,
-      FlightServer server) {
+      FlightServer server,
+      AuditLog audit) {
+    this.audit = audit;
     this.config = config;
     this.allocator = allocator;
     this.catalogs = catalogs;
@@ -71,7 +76,12 @@ public final class SqeServer implements AutoCloseable {
     requireNonNull(config, "config is null");
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
+    AuditLog audit = AuditLog.disabled();
     try {
+      if (config.auditFile() != null) {
+        audit = AuditLog.open(config.auditFile());
+        LOG.info("Audit log: {}", config.auditFile());
+      }
       catalogs = new Catalogs(List.of(openCatalog(config)), config.catalog().name());
       OidcProvider oidc = null;
       if (config.auth().oidc() != null) {
@@ -86,7 +96,8 @@ public final class SqeServer implements AutoCloseable {
                   config.auth().issuer(),
                   config.auth().passwordHashIterations()),
               oidc,
-              new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()));
+              new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
+              audit);
       if (config.tpchScale() > 0) {
         LakehouseCatalog catalog = catalogs.find(config.catalog().name()).orElseThrow();
         LOG.info("Loading TPC-H at scale {} into {}.tpch", config.tpchScale(), catalog.name());
@@ -102,11 +113,11 @@ public final class SqeServer implements AutoCloseable {
               EngineConfig.DEFAULT
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime()),
-              WritePath.executors(),
+              WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
-      SessionManager sessions = new SessionManager(config.catalog().name(), Duration.ofHours(8));
+      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
@@ -115,7 +126,8 @@ public final class SqeServer implements AutoCloseable {
               sessions,
               context -> authenticator.principal(context.peerIdentity()),
               metadata,
-              allocator);
+              allocator,
+              audit);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .headerAuthenticator(authenticator)
@@ -134,11 +146,13 @@ public final class SqeServer implements AutoCloseable {
                               .permitKeepAliveWithoutCalls(true));
       FlightServer server = tls(builder, config.tls()).build();
       server.start();
-      return new SqeServer(config, allocator, catalogs, authentication, producer, server);
+      return new SqeServer(config, allocator, catalogs, authentication, producer, server, audit);
     } catch (IOException e) {
+      audit.close();
       closeQuietly(catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
+      audit.close();
       closeQuietly(catalogs, allocator);
       throw e;
     }
@@ -178,7 +192,7 @@ public final class SqeServer implements AutoCloseable {
     ServerConfig.CatalogConfig catalog = config.catalog();
     switch (catalog.type()) {
       case REST:
-        return IcebergCatalogFactory.rest(catalog.name(), catalog.properties(), catalog.cacheTtl());
+        return IcebergCatalogFactory.rest(catalog.name(), catalog.properties(), catalog.cacheTtl(), catalog.passThroughToken());
       default:
         return IcebergCatalogFactory.embedded(catalog.name(), catalog.warehouse(), catalog.cacheTtl());
     }
@@ -236,6 +250,8 @@ public final class SqeServer implements AutoCloseable {
       server.close();
     }
     producer.close();
+    // After the producer: the statements it stopped have recorded their lines.
+    audit.close();
     catalogs.close();
     allocator.close();
   }

@@ -65,6 +65,10 @@ class SqlFeaturesVersusDuckDbTest extends TpchHarness {
         q("union all", "select count(*) from (select n_regionkey from nation union all select r_regionkey from region) x"),
         q("intersect", "select n_regionkey from nation intersect select r_regionkey from region where r_regionkey < 3 order by 1"),
         q("except", "select n_nationkey from nation except select n_nationkey from nation where n_regionkey = 1 order by 1"),
+        q("intersect all", "select n_regionkey from nation intersect all select n_regionkey from nation where n_nationkey < 12 order by 1"),
+        q("except all", "select n_regionkey from nation except all select n_regionkey from nation where n_nationkey < 12 order by 1"),
+        // dbt's check that two relations hold the same rows
+        q("set operations in a sub-query", "select count(*) from ((select n_regionkey from nation except select r_regionkey from region where r_regionkey < 2) union all (select r_regionkey from region intersect select n_regionkey from nation where n_nationkey > 20)) as a"),
         // ordering and paging
         q("nulls first", "select c_custkey, o_orderkey from customer left join orders on c_custkey = o_custkey where c_custkey < 10 order by o_orderkey desc nulls first, c_custkey"),
         q("nulls last", "select c_custkey, o_orderkey from customer left join orders on c_custkey = o_custkey where c_custkey < 10 order by o_orderkey asc nulls last, c_custkey"),
@@ -83,6 +87,8 @@ class SqlFeaturesVersusDuckDbTest extends TpchHarness {
         q("upper lower length", "select upper(n_name), lower(n_name), char_length(n_name), length(n_name) from nation order by n_nationkey"),
         q("substring position", "select substring(n_name from 2 for 3), substring(n_name, 1, 2), position('A' in n_name), strpos(n_name, 'N') from nation order by n_nationkey"),
         q("trim replace concat", "select trim('  x  '), ltrim('  y'), rtrim('z  '), replace(n_name, 'A', 'a'), n_name || '-' || cast(n_nationkey as varchar), concat(n_name, '/', r_name) from nation join region on n_regionkey = r_regionkey order by n_nationkey"),
+        q("split_part with a literal delimiter", "select split_part(n_comment, '.', 1), split_part(n_name || '|x|y', '|', 3), split_part(n_name || '*' || r_name, '*', 2), split_part(n_comment, ' ', -1), split_part(n_name, 'A', 9) from nation join region on n_regionkey = r_regionkey order by n_nationkey"),
+        q("right over columns", "select right(n_name, n_regionkey), right(n_name, 0) from nation order by n_nationkey"),
         q("pad left right split", "select lpad(n_name, 12, '*'), rpad(n_name, 12, '.'), left(n_name, 3), right(n_name, 2), split_part(n_comment, ' ', 2) from nation order by n_nationkey"),
         // (DuckDB's SIMILAR TO is a plain regular expression, not the SQL standard's, so it is not compared.)
         q("regexp", "select regexp_replace(n_name, '[AEIOU]', '_'), n_name like '%IA' from nation order by n_nationkey"),
@@ -101,6 +107,7 @@ class SqlFeaturesVersusDuckDbTest extends TpchHarness {
         q("timestamps", "select cast(o_orderdate as timestamp), cast(o_orderdate as timestamp) + interval '90' minute, cast('2024-03-01 10:15:30' as timestamp) from orders order by o_orderkey limit 5"),
         q("date trunc", "select date_trunc('month', o_orderdate), date_trunc('year', o_orderdate), count(*) from orders group by 1, 2 order by 1 limit 12"),
         q("date trunc week", "select date_trunc('week', o_orderdate), count(*) from orders group by 1 order by 1 limit 12"),
+        q("timestamp microseconds", "select cast('1999-12-31 23:59:59.999999' as timestamp), datediff('microsecond', cast('1999-12-31 23:59:59.999999' as timestamp), cast('2000-01-01 00:00:00' as timestamp)), datediff('microsecond', cast(o_orderdate as timestamp), cast(o_orderdate as timestamp) + interval '90' minute) from orders order by o_orderkey limit 5"),
         q("date diff", "select datediff('day', l_shipdate, l_receiptdate), count(*) from lineitem group by 1 order by 1"));
   }
 

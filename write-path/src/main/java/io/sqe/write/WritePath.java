@@ -4,6 +4,7 @@ import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.txn.Transactions;
 import io.sqe.write.ddl.DdlExecutor;
 import io.sqe.write.dml.DmlExecutor;
+import io.sqe.write.maintenance.MaintenanceSettings;
 import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
 
@@ -12,7 +13,12 @@ public final class WritePath {
   private WritePath() {}
 
   public static List<CommandExecutor> executors() {
-    return List.of(new DdlExecutor(), new DmlExecutor());
+    return executors(MaintenanceSettings.DEFAULT);
+  }
+
+  /** The executors, with table maintenance limited by {@code maintenance}. */
+  public static List<CommandExecutor> executors(MaintenanceSettings maintenance) {
+    return List.of(new DdlExecutor(maintenance), new DmlExecutor());
   }
 
   /** Transactions over Iceberg tables, in which the DML of {@link #executors()} is staged. */

@@ -1,6 +1,8 @@
 package io.sqe.engine.command;
 
 import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.type.RelDataType;
 
 /** A validated statement that is not a query, ready to run. */
@@ -8,6 +10,14 @@ public interface PreparedCommand {
   /** The types of the statement's {@code ?} parameters, in order. */
   default List<RelDataType> parameterTypes() {
     return List.of();
+  }
+
+  /**
+   * The schema of the rows the command reports ({@link CommandResult#report()}), for commands that
+   * tell more than a count of changed rows (table maintenance); empty for the others.
+   */
+  default Optional<Schema> reportSchema() {
+    return Optional.empty();
   }
 
   /**

@@ -64,6 +64,8 @@ public final class IcebergScan {
   /** The table a write target reads, with the snapshot it is pinned to; null to load the current one. */
   private final Table pinnedTable;
   private final Long pinnedSnapshotId;
+  /** The columns of the pinned table (a time-travel read's are its snapshot's); null with no pin. */
+  private final Schema pinnedSchema;
   private final int[] fieldIds;
   private final List<Function<Object, Object>> converters;
   private final Expression filter;
@@ -74,6 +76,7 @@ public final class IcebergScan {
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
     this.pinnedSnapshotId = table.pinned() ? table.pinnedSnapshotId() : null;
+    this.pinnedSchema = table.pinned() ? table.schema() : null;
     List<Types.NestedField> columns = table.columns();
     this.fieldIds = new int[projection.size()];
     this.converters = new ArrayList<>();
@@ -140,6 +143,7 @@ public final class IcebergScan {
   private final class RowEnumerator implements Enumerator<Object> {
     private final QueryContext context;
     private final Table table;
+    private final Schema tableSchema;
     private final Schema projected;
     private final Iterator<FileScanTask> taskIterator;
     /** Reads the tasks ahead on background threads; null when this scan reads them itself. */
@@ -154,7 +158,8 @@ public final class IcebergScan {
     RowEnumerator(QueryContext context) {
       this.context = context;
       this.table = loadTable();
-      this.projected = readSchema(table.schema());
+      this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
+      this.projected = readSchema(tableSchema);
       Long snapshotId;
       if (pinnedTable != null) {
         snapshotId = pinnedSnapshotId;
@@ -267,12 +272,12 @@ public final class IcebergScan {
     /** The rows of one task that match its residual filter, delete files applied. */
     private CloseableIterator<Record> read(FileScanTask task) {
       context.stats().fileOpened(task.file().fileSizeInBytes());
-      GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projected);
+      GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, tableSchema, projected);
       Schema readSchema = deletes.requiredSchema();
       if (withoutMetadataColumns(readSchema).columns().isEmpty()) {
         // Readers need a column of the file to count rows; any will do.
         List<Types.NestedField> fields = new ArrayList<>(readSchema.columns());
-        fields.add(table.schema().columns().get(0));
+        fields.add(tableSchema.columns().get(0));
         readSchema = new Schema(fields);
       }
       Map<Integer, ?> constants =

@@ -50,18 +50,30 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
   private final RowLevelWrite write;
   /** Whether scans read {@link #table} as it is, rather than the table loaded again when they run. */
   private final boolean pinned;
+  /** The snapshot a time-travel read is pinned to; null otherwise. */
+  private final Long version;
 
   public IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table) {
-    this(catalog, id, table, null, false);
+    this(catalog, id, table, table.schema(), null, false, null);
   }
 
-  private IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table, RowLevelWrite write, boolean pinned) {
+  private IcebergTable(
+      LakehouseCatalog catalog, TableIdentifier id, Table table, Schema schema, RowLevelWrite write, boolean pinned, Long version) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
-    this.schema = table.schema();
+    this.schema = requireNonNull(schema, "schema is null");
     this.write = write;
     this.pinned = pinned;
+    this.version = version;
+  }
+
+  /**
+   * The table as it was at one snapshot (time travel): scans read that snapshot of {@code table},
+   * and its columns are {@code schema}, the table's schema at that snapshot.
+   */
+  public static IcebergTable atSnapshot(LakehouseCatalog catalog, TableIdentifier id, Table table, long snapshotId, Schema schema) {
+    return new IcebergTable(catalog, id, table, schema, null, true, snapshotId);
   }
 
   /**
@@ -69,7 +81,7 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
    * how statements in a transaction read the state it staged, which the catalog does not have.
    */
   public static IcebergTable pinnedTo(LakehouseCatalog catalog, TableIdentifier id, Table table) {
-    return new IcebergTable(catalog, id, table, null, true);
+    return new IcebergTable(catalog, id, table, table.schema(), null, true, null);
   }
 
   /**
@@ -84,11 +96,13 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
         catalog,
         id,
         table,
+        schema,
         new RowLevelWrite(
             snapshot == null ? null : snapshot.snapshotId(),
             unique(schema, FILE_COLUMN),
             unique(schema, POSITION_COLUMN)),
-        true);
+        true,
+        null);
   }
 
   private static String unique(Schema schema, String name) {
@@ -184,6 +198,9 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     if (write != null) {
       return write.snapshotId;
     }
+    if (version != null) {
+      return version;
+    }
     Snapshot snapshot = table.currentSnapshot();
     return snapshot == null ? null : snapshot.snapshotId();
   }
@@ -221,9 +238,10 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
 
   /** Rows in the snapshot scans read, from its summary; 0 for a table that has no snapshot. */
   public double rowCount() {
-    Snapshot snapshot = write == null
+    Long pinnedId = write != null ? write.snapshotId : version;
+    Snapshot snapshot = write == null && version == null
         ? table.currentSnapshot()
-        : write.snapshotId == null ? null : table.snapshot(write.snapshotId);
+        : pinnedId == null ? null : table.snapshot(pinnedId);
     if (snapshot == null) {
       return 0;
     }

@@ -185,6 +185,10 @@ final class MicrosecondTimestamps {
       if (call.getKind() == SqlKind.SEARCH && isTimestamp(call.getOperands().get(0).getType())) {
         return RexUtil.expandSearch(rexBuilder, null, call).accept(this);
       }
+      if (TimestampMicros.takesUserOperands(call.getOperator())) {
+        // SQE's own functions over the statement's timestamps: those must be microseconds too.
+        return call.clone(call.getType(), visitList(call.getOperands(), new boolean[1]));
+      }
       if (TimestampMicros.isOurs(call.getOperator())) {
         return call;
       }
@@ -227,12 +231,32 @@ final class MicrosecondTimestamps {
       return call(TimestampMicros.FROM_MILLIS, call.getType(), computed);
     }
 
+    /**
+     * A cast of microseconds {@code operand} between TIMESTAMP and TIMESTAMP WITH LOCAL TIME ZONE,
+     * which Calcite computes in whole seconds for the session's zone; the fraction is kept.
+     */
+    private RexNode zoneShift(RelDataType to, RexNode operand) {
+      RexNode millis = call(TimestampMicros.TO_MILLIS, operand.getType(), operand);
+      RexNode shifted = rexBuilder.makeCast(to, millis, false, false);
+      return call(TimestampMicros.FROM_MILLIS_KEEP_FRACTION, to, shifted, operand);
+    }
+
     /** Exact casts between text and timestamps; null for casts handled the general way. */
     private RexNode cast(RexCall call) {
       RexNode operand = call.getOperands().get(0);
       RelDataType to = call.getType();
       RelDataType from = operand.getType();
       boolean fromText = SqlTypeFamily.CHARACTER.contains(from);
+      if (isTimestamp(to) && isTimestamp(from) && to.getSqlTypeName() != from.getSqlTypeName()) {
+        return zoneShift(to, operand.accept(this));
+      }
+      if (to.getSqlTypeName() == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE && fromText) {
+        // Text is a time in the session's zone: read it as a TIMESTAMP, then shift it.
+        RelDataType local = typeFactory.createTypeWithNullability(
+            typeFactory.createSqlType(SqlTypeName.TIMESTAMP, to.getPrecision()), to.isNullable());
+        RexNode asLocal = rexBuilder.makeCast(local, operand, false, false);
+        return zoneShift(to, asLocal instanceof RexCall ? cast((RexCall) asLocal) : asLocal.accept(this));
+      }
       if (to.getSqlTypeName() == SqlTypeName.TIMESTAMP && fromText) {
         if (operand instanceof RexLiteral && !((RexLiteral) operand).isNull()) {
           long micros = TimestampMicros.micros(((RexLiteral) operand).getValueAs(String.class));

@@ -3,12 +3,17 @@ package io.sqe.engine.plan;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.iceberg.IcebergMetadataTable;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.Privilege;
 import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.schema.Schema;
 import org.apache.calcite.schema.Table;
@@ -60,8 +65,16 @@ final class NamespaceSchema extends AbstractSchema {
     return new Lookup<Table>() {
       @Override
       public Table get(String tableName) {
+        // A metadata table's name is looked up as one first: asking the catalog for a table
+        // named "t$snapshots" (and then a view) would cost two requests each time.
+        boolean metadataName = IcebergMetadataTable.Name.parse(tableName).flatMap(IcebergMetadataTable.Name::kind).isPresent();
+        Table metadata = metadataName ? metadataTable(tableName) : null;
+        if (metadata != null) {
+          return metadata;
+        }
         TableIdentifier id = TableIdentifier.of(Namespace.of(name), tableName);
-        return guarded(tableName, catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id)));
+        Table table = catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id));
+        return table != null || metadataName ? guarded(tableName, table) : metadataTable(tableName);
       }
 
       @Override
@@ -97,6 +110,45 @@ final class NamespaceSchema extends AbstractSchema {
         return result;
       }
     };
+  }
+
+  /**
+   * The metadata table that {@code tableName} names ({@code orders$snapshots}), or null when it
+   * names none. Reading it needs SELECT on the base table; the tables that show column values
+   * ($files, $manifests, $partitions) are denied to a principal whose policy hides, masks or
+   * filters anything in the base table, since those values would get around it.
+   */
+  private Table metadataTable(String tableName) {
+    Optional<IcebergMetadataTable.Name> parsed = IcebergMetadataTable.Name.parse(tableName);
+    if (parsed.isEmpty()) {
+      return null;
+    }
+    String baseName = parsed.get().table();
+    TableAccess tableAccess = access.tableAccess(principal, catalog.name(), name, baseName);
+    if (!tableAccess.visible()) {
+      return null;
+    }
+    TableIdentifier baseId = TableIdentifier.of(Namespace.of(name), baseName);
+    Optional<org.apache.iceberg.Table> base = catalog.loadTable(baseId);
+    if (base.isEmpty()) {
+      return null;
+    }
+    String qualified = catalog.name() + "." + name + "." + tableName;
+    IcebergMetadataTable.Kind kind = parsed.get().kind().orElseThrow(() -> new SqeException(
+        ErrorCode.NOT_FOUND,
+        "Table '" + qualified + "' does not exist: table " + baseName + " has no metadata table $"
+            + parsed.get().suffix() + " (there are " + IcebergMetadataTable.Name.known() + ")"));
+    if (!tableAccess.has(Privilege.SELECT)) {
+      throw new SqeException(
+          ErrorCode.PERMISSION_DENIED, "Access denied: user '" + principal.user() + "' cannot SELECT from " + qualified);
+    }
+    if (tableAccess.restricts() && kind.showsValues()) {
+      throw new SqeException(
+          ErrorCode.PERMISSION_DENIED,
+          "Access denied: user '" + principal.user() + "' cannot SELECT from " + qualified
+              + ": it shows column values, and the user's access to " + baseName + " hides, masks or filters some");
+    }
+    return new IcebergMetadataTable(catalog, baseId, base.get(), kind);
   }
 
   /** The view of that name, or null; views share the namespace of tables. */

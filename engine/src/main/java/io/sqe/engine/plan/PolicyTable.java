@@ -61,6 +61,11 @@ final class PolicyTable extends AbstractTable implements TranslatableTable {
     this.user = requireNonNull(user, "user is null");
   }
 
+  /** The table or view under the policy. */
+  Table table() {
+    return table;
+  }
+
   @Override
   public RelDataType getRowType(RelDataTypeFactory typeFactory) {
     RelDataType stored = table.getRowType(typeFactory);

@@ -6,6 +6,9 @@ import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.QueryEngine;
+import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
@@ -17,6 +20,7 @@ import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.SqlErrors;
 import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.functions.SessionFunctions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -57,7 +61,10 @@ import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.runtime.Bindable;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.Table;
+import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.util.SqlShuttle;
 import org.apache.calcite.sql.SqlOperatorTable;
@@ -153,7 +160,13 @@ public final class QueryPlanner {
 
     SqlNode validated;
     try {
-      validated = validator.validate(DateTimeFunctions.standardize(query));
+      SqlNode resolved = TableVersions.resolve(
+          SessionFunctions.bind(query, session.catalog(), session.schema()),
+          reader,
+          (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
+          expression -> evaluate(session, expression),
+          session.timeZone());
+      validated = validator.validate(DateTimeFunctions.standardize(resolved));
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
     }
@@ -167,6 +180,7 @@ public final class QueryPlanner {
     planner.removeRule(EnumerableRules.ENUMERABLE_JOIN_RULE);
     planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
     planner.addRule(HashJoinRule.INSTANCE);
+    SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
     }
@@ -175,7 +189,7 @@ public final class QueryPlanner {
     cluster.setMetadataQuerySupplier(JoinCardinality::new);
     SqlToRelConverter converter =
         new SqlToRelConverter(
-            new ViewExpansion(root, typeFactory, cluster),
+            new ViewExpansion(root, typeFactory, cluster, session, namespaces),
             validator,
             reader,
             cluster,
@@ -231,12 +245,17 @@ public final class QueryPlanner {
     private final CalciteSchema root;
     private final SqeJavaTypeFactory typeFactory;
     private final RelOptCluster cluster;
+    private final Session session;
+    private final Map<List<String>, SchemaPlus> namespaces;
     private final Set<List<String>> expanding = new HashSet<>();
 
-    ViewExpansion(CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster) {
+    ViewExpansion(
+        CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster, Session session, Map<List<String>, SchemaPlus> namespaces) {
       this.root = root;
       this.typeFactory = typeFactory;
       this.cluster = cluster;
+      this.session = session;
+      this.namespaces = namespaces;
     }
 
     @Override
@@ -254,7 +273,13 @@ public final class QueryPlanner {
                 SqlOperatorTables.chain(SqlDialect.operatorTable(), reader), reader, typeFactory, SqlDialect.validatorConfig());
         SqlNode validated;
         try {
-          validated = validator.validate(DateTimeFunctions.standardize(unordered(SqeParser.parse(queryString))));
+          SqlNode resolved = TableVersions.resolve(
+              SessionFunctions.bind(unordered(SqeParser.parse(queryString)), session.catalog(), session.schema()),
+              reader,
+              (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
+              expression -> evaluate(session, expression),
+              session.timeZone());
+          validated = validator.validate(DateTimeFunctions.standardize(resolved));
         } catch (RuntimeException e) {
           throw SqlErrors.translate(e);
         }
@@ -292,7 +317,13 @@ public final class QueryPlanner {
     if (guarded == null) {
       return;
     }
-    SchemaPlus schema = namespaces.computeIfAbsent(List.of(table.catalog().name(), namespace), key -> {
+    namespaceSchema(root, namespaces, table, guard).add(table.id().name(), guarded);
+  }
+
+  private static SchemaPlus namespaceSchema(
+      CalciteSchema root, Map<List<String>, SchemaPlus> namespaces, IcebergTable table, NamespaceSchema guard) {
+    String namespace = String.join(".", table.id().namespace().levels());
+    return namespaces.computeIfAbsent(List.of(table.catalog().name(), namespace), key -> {
       SchemaPlus catalog = root.plus().getSubSchema(table.catalog().name());
       if (catalog == null) {
         throw new IllegalArgumentException("Unknown catalog " + table.catalog().name());
@@ -300,7 +331,50 @@ public final class QueryPlanner {
       // An explicit sub-schema: the namespaces a catalog schema looks up are made afresh each time.
       return catalog.add(namespace, guard);
     });
-    schema.add(table.id().name(), guarded);
+  }
+
+  /**
+   * Registers a time-travel read of {@code base} as {@code name} in the base table's namespace,
+   * under the access policy of the base table, and returns the identifier that names it.
+   */
+  private SqlIdentifier register(
+      CalciteSchema root,
+      Map<List<String>, SchemaPlus> namespaces,
+      IcebergTable base,
+      String name,
+      IcebergTable pinned,
+      Session session,
+      SqlParserPos pos) {
+    String namespace = String.join(".", base.id().namespace().levels());
+    NamespaceSchema guard = new NamespaceSchema(base.catalog(), namespace, access, session.principal());
+    Table guarded = guard.guarded(base.id().name(), pinned);
+    if (guarded == null) {
+      throw new SqeException(ErrorCode.NOT_FOUND, "Table '" + base.catalog().name() + "." + base.id() + "' does not exist");
+    }
+    namespaceSchema(root, namespaces, base, guard).add(name, guarded);
+    return new SqlIdentifier(List.of(base.catalog().name(), namespace, name), pos);
+  }
+
+  /** The value of a FOR TIMESTAMP AS OF expression, computed as {@code SELECT expression} would. */
+  private TableVersions.Value evaluate(Session session, SqlNode expression) {
+    PlannedQuery planned = plan(session, TableVersions.select(expression), expression.toString());
+    Map<String, Object> values = QueryEngine.variables(session);
+    values.putAll(planned.internalParameters());
+    try (QueryRun run = QueryRun.untracked("time-travel")) {
+      QueryContext context = new QueryContext(run.queryId(), planned.rootSchema(), new SqeJavaTypeFactory(), values, run);
+      Enumerator<Object> rows = planned.bindable().bind(context).enumerator();
+      try {
+        Object value = rows.moveNext() ? rows.current() : null;
+        return new TableVersions.Value(planned.resultType().getFieldList().get(0).getType(), value);
+      } finally {
+        rows.close();
+      }
+    } catch (SqeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new SqeException(
+          ErrorCode.INVALID_ARGUMENT, "Cannot compute the time of FOR TIMESTAMP AS OF " + expression + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.ddl.SqlAlterTable;
+import io.sqe.engine.sql.ddl.SqlAlterViewRename;
 import io.sqe.engine.sql.ddl.SqlAnalyzeTable;
 import io.sqe.engine.sql.ddl.SqlCallProcedure;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
@@ -78,6 +79,10 @@ public final class StatementPrivileges {
       existing(session, ((SqlTruncateTable) statement).name(), EnumSet.of(Privilege.DELETE));
     } else if (statement instanceof SqlAlterTable) {
       existing(session, ((SqlAlterTable) statement).name(), EnumSet.of(Privilege.ALTER));
+    } else if (statement instanceof SqlAlterViewRename) {
+      SqlAlterViewRename rename = (SqlAlterViewRename) statement;
+      existing(session, rename.name(), EnumSet.of(Privilege.ALTER));
+      created(session, rename.newName(), "view");
     } else if (statement instanceof SqlAnalyzeTable) {
       existing(session, ((SqlAnalyzeTable) statement).name(), EnumSet.of(Privilege.ALTER));
     } else if (statement instanceof SqlCommentOn) {

@@ -1,16 +1,22 @@
 package io.sqe.engine.sql;
 
 import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.functions.StringFunctions;
 import io.sqe.engine.sql.parser.SqeSqlParserImpl;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.config.NullCollation;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.dialect.CalciteSqlDialect;
 import org.apache.calcite.sql.fun.SqlLibrary;
@@ -19,6 +25,7 @@ import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformance;
+import org.apache.calcite.sql.validate.SqlNameMatcher;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
 
@@ -34,9 +41,10 @@ public final class SqlDialect {
 
   private static final SqlOperatorTable OPERATORS =
       SqlOperatorTables.chain(
-          SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
-              EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL)),
+          new WithoutReplaced(
+              SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL))),
           SqlOperatorTables.of(DateTimeFunctions.ALL.toArray(new SqlOperator[0])),
+          SqlOperatorTables.of(StringFunctions.ALL),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   /** How {@link #toSql} writes SQL. */
@@ -57,6 +65,29 @@ public final class SqlDialect {
       };
 
   private SqlDialect() {}
+
+  /** Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}). */
+  private static final class WithoutReplaced implements SqlOperatorTable {
+    private final SqlOperatorTable library;
+
+    WithoutReplaced(SqlOperatorTable library) {
+      this.library = library;
+    }
+
+    @Override
+    public void lookupOperatorOverloads(
+        SqlIdentifier name, SqlFunctionCategory category, SqlSyntax syntax, List<SqlOperator> operators, SqlNameMatcher matcher) {
+      List<SqlOperator> found = new ArrayList<>();
+      library.lookupOperatorOverloads(name, category, syntax, found, matcher);
+      found.removeIf(StringFunctions::isReplaced);
+      operators.addAll(found);
+    }
+
+    @Override
+    public List<SqlOperator> getOperatorList() {
+      return library.getOperatorList().stream().filter(o -> !StringFunctions.isReplaced(o)).toList();
+    }
+  }
 
   public static SqlParser.Config parserConfig() {
     return SqlParser.config()

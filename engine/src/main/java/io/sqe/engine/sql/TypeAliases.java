@@ -6,9 +6,16 @@ import java.util.Optional;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.sql.type.SqlTypeName;
 
-/** Type names SQE reads as its own types: TEXT (PostgreSQL) and STRING (Spark, Trino's Hive) for VARCHAR. */
+/**
+ * Type names SQE reads as its own types: TEXT (PostgreSQL) and STRING (Spark, Trino's Hive) for
+ * VARCHAR, and TIMESTAMPTZ (PostgreSQL, DuckDB) for TIMESTAMP WITH LOCAL TIME ZONE, Iceberg's
+ * timestamptz.
+ */
 public final class TypeAliases {
-  private static final Map<String, SqlTypeName> ALIASES = Map.of("text", SqlTypeName.VARCHAR, "string", SqlTypeName.VARCHAR);
+  private static final Map<String, SqlTypeName> ALIASES = Map.of(
+      "text", SqlTypeName.VARCHAR,
+      "string", SqlTypeName.VARCHAR,
+      "timestamptz", SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
 
   private TypeAliases() {}
 

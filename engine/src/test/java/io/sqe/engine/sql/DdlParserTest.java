@@ -336,6 +336,9 @@ class DdlParserTest {
     SqlAlterTableExecute expire = parse("alter table t execute expire_snapshots(retention_threshold => '7d')", SqlAlterTableExecute.class);
     assertThat(expire.where()).isNull();
     assertThat(parse("alter table t execute remove_orphan_files()", SqlAlterTableExecute.class).arguments()).isEmpty();
+    SqlAlterTableExecute bare = parse("alter table t execute optimize", SqlAlterTableExecute.class);
+    assertThat(bare.procedure()).isEqualTo("optimize");
+    assertThat(bare.arguments()).isEmpty();
     assertThat(parse("alter table t execute rollback_to_snapshot(123)", SqlAlterTableExecute.class).arguments())
         .extracting(ParsedStatements::sql).containsExactly("123");
   }

@@ -2,6 +2,7 @@ package io.sqe.flight.auth;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.flight.audit.AuditLog;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,12 +41,18 @@ public final class LocalAuthentication {
    */
   public static LocalAuthentication create(AuthConfig config, OidcProvider oidc, LoginThrottle throttle)
       throws IOException {
+    return create(config, oidc, throttle, AuditLog.disabled());
+  }
+
+  /** As above, recording login attempts in {@code audit}. */
+  public static LocalAuthentication create(AuthConfig config, OidcProvider oidc, LoginThrottle throttle, AuditLog audit)
+      throws IOException {
     requireNonNull(config, "config is null");
     PrivateFiles.createDirectories(config.stateDirectory());
     UserStore users = UserStore.open(config.usersFile(), config.passwordIterations());
     TokenService tokens =
         TokenService.open(config.signingKeysFile(), config.issuer(), config.tokenLifetime());
-    SqeAuthenticator authenticator = new SqeAuthenticator(users, tokens, oidc, throttle, Clock.systemUTC());
+    SqeAuthenticator authenticator = new SqeAuthenticator(users, tokens, oidc, throttle, Clock.systemUTC(), audit);
     return new LocalAuthentication(users, tokens, authenticator, users.bootstrapAdmin().orElse(null));
   }
 

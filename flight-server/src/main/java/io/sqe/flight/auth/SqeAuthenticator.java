@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.nimbusds.jwt.SignedJWT;
 import io.sqe.engine.session.Principal;
+import io.sqe.flight.audit.AuditLog;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -16,6 +17,7 @@ import java.security.NoSuchAlgorithmException;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Iterator;
@@ -44,6 +46,8 @@ import org.slf4j.LoggerFactory;
  *       the {@link OidcProvider} when one is configured; no new token is sent. A verified provider
  *       token is remembered (by its SHA-256) until it expires, so later calls skip the signature.
  *   <li>Failed logins are counted per user name and per client address by a {@link LoginThrottle}.
+ *   <li>Every Basic login, every provider token seen for the first time, and every refused token
+ *       is recorded in the {@link AuditLog}, with the user name given but never a password or token.
  *   <li>Anything else fails with {@code UNAUTHENTICATED}. Messages do not say whether a user exists
  *       and never contain a password or token.
  * </ul>
@@ -69,7 +73,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
   static final String PROVIDER_UNAVAILABLE = "The identity provider cannot be reached; try again later";
 
   /** The header {@link ClientAddressHeader} sets to the client's address. */
-  static final String CLIENT_ADDRESS_HEADER = "x-sqe-client-address";
+  public static final String CLIENT_ADDRESS_HEADER = "x-sqe-client-address";
 
   private static final String OIDC_IDENTITY_PREFIX = "oidc:";
 
@@ -78,6 +82,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
   private final OidcProvider oidc;
   private final LoginThrottle throttle;
   private final Clock clock;
+  private final AuditLog audit;
   private final Cache<String, OidcProvider.Identity> verified =
       Caffeine.newBuilder().maximumSize(100_000).expireAfterWrite(Duration.ofMinutes(10)).build();
 
@@ -89,6 +94,16 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
    * @param oidc the identity provider whose tokens are accepted too; null for local users only
    */
   public SqeAuthenticator(UserStore users, TokenService tokens, OidcProvider oidc, LoginThrottle throttle, Clock clock) {
+    this(users, tokens, oidc, throttle, clock, AuditLog.disabled());
+  }
+
+  /**
+   * @param oidc the identity provider whose tokens are accepted too; null for local users only
+   * @param audit where login attempts are recorded
+   */
+  public SqeAuthenticator(
+      UserStore users, TokenService tokens, OidcProvider oidc, LoginThrottle throttle, Clock clock, AuditLog audit) {
+    this.audit = requireNonNull(audit, "audit is null");
     this.users = requireNonNull(users, "users is null");
     this.tokens = requireNonNull(tokens, "tokens is null");
     this.oidc = oidc;
@@ -98,15 +113,27 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
 
   @Override
   public AuthResult authenticate(CallHeaders headers) {
+    LoginAttempt attempt = new LoginAttempt(clientAddress(headers));
+    try {
+      AuthResult result = authenticate(headers, attempt);
+      attempt.succeeded();
+      return result;
+    } catch (FlightRuntimeException e) {
+      attempt.failed(e);
+      throw e;
+    }
+  }
+
+  private AuthResult authenticate(CallHeaders headers, LoginAttempt attempt) {
     try {
       String header = singleAuthorizationHeader(headers);
       String bearer = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BEARER_PREFIX);
       if (bearer != null) {
-        return authenticateBearer(bearer.trim());
+        return authenticateBearer(bearer.trim(), attempt);
       }
       String basic = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BASIC_PREFIX);
       if (basic != null) {
-        return authenticateBasic(basic.trim(), clientAddress(headers));
+        return authenticateBasic(basic.trim(), attempt);
       }
       throw unauthenticated(
           AUTHENTICATION_REQUIRED, header == null ? "no credentials" : "unsupported scheme");
@@ -116,6 +143,43 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       // Never let an unexpected failure become UNKNOWN with a message built from the input.
       log.warn("Authentication failed unexpectedly: {}", e.getClass().getName());
       throw unauthenticated(AUTHENTICATION_REQUIRED, "internal error");
+    }
+  }
+
+  /**
+   * One call's authentication, recorded as a login when it is one: a Basic login, a provider token
+   * verified for the first time, or any refused credentials. Calls with a token already accepted
+   * are not logins.
+   */
+  private final class LoginAttempt {
+    private final String client;
+    private final Instant start = Instant.now();
+    private final long startNanos = System.nanoTime();
+    private String user;
+    private String method;
+    private boolean login;
+
+    LoginAttempt(String client) {
+      this.client = client;
+    }
+
+    /** What the call tries: {@code login} for a Basic login or a first provider token. */
+    void is(String method, String user, boolean login) {
+      this.method = method;
+      this.user = user;
+      this.login = login;
+    }
+
+    void succeeded() {
+      if (login) {
+        audit.login(user, client, method, null, start, System.nanoTime() - startNanos);
+      }
+    }
+
+    void failed(FlightRuntimeException e) {
+      if (method != null) {
+        audit.login(user, client, method, e, start, System.nanoTime() - startNanos);
+      }
     }
   }
 
@@ -137,10 +201,32 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
         .orElseThrow(() -> unauthenticated(AUTHENTICATION_REQUIRED, "user no longer exists"));
   }
 
-  private AuthResult authenticateBearer(String token) {
-    if (oidc != null && !tokens.issuer().equals(unverifiedIssuer(token))) {
-      return authenticateProviderToken(token, null);
+  /**
+   * The identity provider's token a call authenticated with, for passing it on to the catalog;
+   * empty for local users and SQE's own tokens.
+   *
+   * @param peerIdentity the identity this authenticator gave the call
+   * @param headers the call's headers
+   */
+  public static Optional<String> providerToken(String peerIdentity, CallHeaders headers) {
+    if (peerIdentity == null || headers == null || !peerIdentity.startsWith(OIDC_IDENTITY_PREFIX)) {
+      return Optional.empty();
     }
+    String bearer = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BEARER_PREFIX);
+    if (bearer == null) {
+      return Optional.empty();
+    }
+    String token = bearer.trim();
+    // The token whose verification gave this identity, and no other.
+    return sha256(token).equals(peerIdentity.substring(OIDC_IDENTITY_PREFIX.length())) ? Optional.of(token) : Optional.empty();
+  }
+
+  private AuthResult authenticateBearer(String token, LoginAttempt attempt) {
+    if (oidc != null && !tokens.issuer().equals(unverifiedIssuer(token))) {
+      attempt.is("oidc-token", null, false);
+      return authenticateProviderToken(token, null, attempt);
+    }
+    attempt.is("token", null, false);
     Principal principal;
     try {
       principal = tokens.verify(token);
@@ -158,10 +244,13 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
    *
    * @param issued the token to send back to the client (after a password grant); null for none
    */
-  private AuthResult authenticateProviderToken(String token, String issued) {
+  private AuthResult authenticateProviderToken(String token, String issued, LoginAttempt attempt) {
     String key = sha256(token);
     OidcProvider.Identity identity = verified.getIfPresent(key);
     if (identity == null || !current(identity)) {
+      if (issued == null) {
+        attempt.is("oidc-token", null, true);
+      }
       try {
         identity = oidc.verify(token);
       } catch (OidcProvider.RejectedException e) {
@@ -171,6 +260,9 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
         throw CallStatus.UNAVAILABLE.withDescription(PROVIDER_UNAVAILABLE).toRuntimeException();
       }
       verified.put(key, identity);
+      if (issued == null) {
+        attempt.is("oidc-token", identity.principal().user(), true);
+      }
     }
     return new Authenticated(OIDC_IDENTITY_PREFIX + key, issued);
   }
@@ -179,7 +271,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
     return identity.expiresAt().plus(oidc.settings().clockSkew()).isAfter(clock.instant());
   }
 
-  private AuthResult passwordGrant(String user, char[] password, String address) {
+  private AuthResult passwordGrant(String user, char[] password, String address, LoginAttempt attempt) {
     String token;
     try {
       token = oidc.passwordGrant(user, password);
@@ -191,10 +283,12 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       throw CallStatus.UNAVAILABLE.withDescription(PROVIDER_UNAVAILABLE).toRuntimeException();
     }
     throttle.succeeded(user);
-    return authenticateProviderToken(token, token);
+    return authenticateProviderToken(token, token, attempt);
   }
 
-  private AuthResult authenticateBasic(String encoded, String address) {
+  private AuthResult authenticateBasic(String encoded, LoginAttempt attempt) {
+    String address = attempt.client;
+    attempt.is(oidc != null && oidc.settings().passwordGrant() ? "oidc-password" : "password", null, true);
     if (encoded.length() > MAX_BASIC_CREDENTIALS_LENGTH) {
       throw unauthenticated(INVALID_CREDENTIALS, "credentials too long");
     }
@@ -213,12 +307,13 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
         throw unauthenticated(INVALID_CREDENTIALS, "no user name");
       }
       String user = new String(chars, 0, colon);
+      attempt.is(attempt.method, user, true);
       password = Arrays.copyOfRange(chars, colon + 1, chars.length);
       if (!throttle.allows(user, address)) {
         throw unauthenticated(TOO_MANY_FAILURES, "throttled");
       }
       if (oidc != null && oidc.settings().passwordGrant()) {
-        return passwordGrant(user, password, address);
+        return passwordGrant(user, password, address, attempt);
       }
       Optional<Principal> principal = users.authenticate(user, password);
       if (principal.isEmpty()) {

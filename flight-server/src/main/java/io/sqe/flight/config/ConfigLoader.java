@@ -52,6 +52,7 @@ public final class ConfigLoader {
           "catalog.type",
           "catalog.warehouse",
           "catalog.cache-ttl",
+          "catalog.rest.pass-through-token",
           "auth.token-lifetime",
           "auth.issuer",
           "auth.password-hash-iterations",
@@ -76,7 +77,9 @@ public final class ConfigLoader {
           "tls.client-ca",
           "query.max-memory",
           "query.max-run-time",
-          "sample-data.tpch-scale");
+          "maintenance.min-retention",
+          "sample-data.tpch-scale",
+          "audit.file");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
 
   private ConfigLoader() {}
@@ -188,8 +191,16 @@ public final class ConfigLoader {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new ConfigException("Setting catalog.name must be a simple identifier, not '" + name + "'");
     }
-    CatalogConfig catalog =
-        new CatalogConfig(name, type, warehouse, catalogProperties, duration(values, "catalog.cache-ttl", Duration.ofSeconds(10)));
+    boolean passThrough = bool(values, "catalog.rest.pass-through-token", false);
+    if (passThrough && type != CatalogType.REST) {
+      throw new ConfigException("Setting catalog.rest.pass-through-token needs catalog.type: rest");
+    }
+    if (passThrough && blankToNull(values.get("auth.oidc.issuer")) == null) {
+      throw new ConfigException(
+          "Setting catalog.rest.pass-through-token needs auth.oidc.issuer: only identity-provider tokens can be passed to the catalog");
+    }
+    CatalogConfig catalog = new CatalogConfig(
+        name, type, warehouse, catalogProperties, duration(values, "catalog.cache-ttl", Duration.ofSeconds(10)), passThrough);
     int iterations = integer(values, "auth.password-hash-iterations", 210_000);
     if (iterations < 10_000) {
       throw new ConfigException("Setting auth.password-hash-iterations must be at least 10000, not " + iterations);
@@ -212,7 +223,12 @@ public final class ConfigLoader {
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
     }
-    return new ServerConfig(host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values));
+    String audit = blankToNull(values.get("audit.file"));
+    Duration minRetention = duration(values, "maintenance.min-retention", Duration.ofDays(7));
+    return new ServerConfig(
+        host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
+        audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
+        minRetention);
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {
@@ -349,6 +365,21 @@ public final class ConfigLoader {
       return Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
       throw new ConfigException("Setting " + key + " must be a whole number, not '" + value + "'");
+    }
+  }
+
+  private static boolean bool(Map<String, String> values, String key, boolean fallback) {
+    String value = values.get(key);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "true":
+        return true;
+      case "false":
+        return false;
+      default:
+        throw new ConfigException("Setting " + key + " must be true or false, not '" + value + "'");
     }
   }
 

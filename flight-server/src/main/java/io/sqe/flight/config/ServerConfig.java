@@ -23,6 +23,9 @@ import java.util.Set;
  * @param tpchScale TPC-H scale factor to load into the {@code tpch} schema at start (0 = none)
  * @param tls TLS for the Flight endpoint; null serves plain gRPC
  * @param security the access policy
+ * @param auditFile where the audit log goes (JSON Lines); null for no audit log
+ * @param maintenanceMinRetention the shortest retention threshold expire_snapshots and
+ *     remove_orphan_files accept
  */
 public record ServerConfig(
     String host,
@@ -34,8 +37,11 @@ public record ServerConfig(
     Duration maxRunTime,
     double tpchScale,
     TlsSettings tls,
-    SecuritySettings security) {
+    SecuritySettings security,
+    Path auditFile,
+    Duration maintenanceMinRetention) {
   public ServerConfig {
+    requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
     requireNonNull(host, "host is null");
     requireNonNull(security, "security is null");
     requireNonNull(dataDir, "dataDir is null");
@@ -45,15 +51,15 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention);
   }
 
   /** Which catalog to serve and how to reach it. */
@@ -70,9 +76,14 @@ public record ServerConfig(
    * @param warehouse the embedded catalog's directory
    * @param properties handed to Iceberg's catalog client unchanged (REST: uri, warehouse, credential, ...)
    * @param cacheTtl how long a loaded table is reused before the catalog is asked again
+   * @param passThroughToken whether REST catalog calls carry the user's own identity-provider token
    */
   public record CatalogConfig(
-      String name, CatalogType type, Path warehouse, Map<String, String> properties, Duration cacheTtl) {
+      String name, CatalogType type, Path warehouse, Map<String, String> properties, Duration cacheTtl, boolean passThroughToken) {
+    public CatalogConfig(String name, CatalogType type, Path warehouse, Map<String, String> properties, Duration cacheTtl) {
+      this(name, type, warehouse, properties, cacheTtl, false);
+    }
+
     public CatalogConfig {
       requireNonNull(name, "name is null");
       requireNonNull(type, "type is null");

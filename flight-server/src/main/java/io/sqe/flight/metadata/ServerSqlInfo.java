@@ -3,6 +3,7 @@ package io.sqe.flight.metadata;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.infoschema.LikePattern;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -28,6 +29,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.SqlSupportsConvert;
 import org.apache.arrow.flight.sql.impl.FlightSql.SqlTransactionIsolationLevel;
 import org.apache.arrow.flight.sql.impl.FlightSql.SupportedAnsi92SqlGrammarLevel;
 import org.apache.arrow.flight.sql.impl.FlightSql.SupportedSqlGrammar;
+import org.apache.calcite.adapter.enumerable.RexImpTable;
 import org.apache.calcite.avatica.util.TimeUnit;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -38,6 +40,7 @@ import org.apache.calcite.sql.SqlGroupedWindowFunction;
 import org.apache.calcite.sql.SqlIntervalQualifier;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.SqlTableFunction;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.SqlTypeCoercionRule;
@@ -55,6 +58,19 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
 public final class ServerSqlInfo {
   /** "No limit or unknown", the spec's value for every maximum length. */
   private static final long NO_LIMIT = 0;
+
+  /**
+   * How long a prepared statement handle lives unused; each use starts the time again. This is
+   * what FLIGHT_SQL_SERVER_STATEMENT_TIMEOUT means (handles, not running statements).
+   */
+  public static final Duration PREPARED_STATEMENT_IDLE_TIMEOUT = Duration.ofHours(2);
+
+  /**
+   * How long a session lives without a call; its open transactions roll back when it ends, so
+   * this is also the FLIGHT_SQL_SERVER_TRANSACTION_TIMEOUT (every call in the transaction, which
+   * goes through its session, starts the time again).
+   */
+  public static final Duration SESSION_IDLE_TIMEOUT = Duration.ofHours(8);
 
   private ServerSqlInfo() {}
 
@@ -77,13 +93,14 @@ public final class ServerSqlInfo {
         .withFlightSqlServerReadOnly(false)
         .withFlightSqlServerSql(true)
         .withFlightSqlServerSubstrait(false)
-        // Begin/EndTransaction and Begin/EndSavepoint; CancelFlightInfo is not implemented yet.
+        // Begin/EndTransaction and Begin/EndSavepoint; CancelFlightInfo and the older CancelQuery.
         .withFlightSqlServerTransaction(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_SAVEPOINT)
-        .withFlightSqlServerCancel(false)
+        .withFlightSqlServerCancel(true)
         .withFlightSqlServerBulkIngestion(true)
         .withFlightSqlServerBulkIngestionTransaction(true)
-        .withFlightSqlServerStatementTimeout(0)
-        .withFlightSqlServerTransactionTimeout(0)
+        // Both in milliseconds, idle times of handles (the proto's meaning), not query run times.
+        .withFlightSqlServerStatementTimeout(Math.toIntExact(PREPARED_STATEMENT_IDLE_TIMEOUT.toMillis()))
+        .withFlightSqlServerTransactionTimeout(Math.toIntExact(SESSION_IDLE_TIMEOUT.toMillis()))
         // Catalogs come from the server configuration; schemas and tables are Iceberg namespaces
         // and tables, which SQL creates.
         .withSqlDdlCatalog(false)
@@ -213,7 +230,8 @@ public final class ServerSqlInfo {
 
   /**
    * Names of the scalar functions the engine's operator table resolves, in Calcite's category
-   * (which puts a few where JDBC would not, e.g. CHAR_LENGTH under SYSTEM).
+   * (which puts a few where JDBC would not, e.g. CHAR_LENGTH under SYSTEM). SqlInfoThroughClientsTest
+   * runs each one in a SELECT.
    */
   static String[] functions(SqlFunctionCategory category) {
     TreeSet<String> names = new TreeSet<>();
@@ -221,6 +239,9 @@ public final class ServerSqlInfo {
       if (operator instanceof SqlFunction function
           && !(operator instanceof SqlAggFunction)
           && !(operator instanceof SqlGroupedWindowFunction)
+          // TUMBLE, HOP, SESSION: table functions, called in FROM TABLE(...), not in expressions.
+          && !(operator instanceof SqlTableFunction)
+          && isImplemented(function)
           && function.getFunctionType() == category
           && isCalledByName(function.getSyntax())
           && function.getName().chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_')) {
@@ -228,6 +249,16 @@ public final class ServerSqlInfo {
       }
     }
     return names.toArray(String[]::new);
+  }
+
+  /**
+   * A function called without arguments (a context variable such as CURRENT_SCHEMA) is not
+   * rewritten into other calls before code generation, so it runs only if Calcite's code
+   * generator implements it. Functions with arguments may be rewritten (SQRT into POWER, YEAR
+   * into EXTRACT), so the generator's table does not decide for them.
+   */
+  private static boolean isImplemented(SqlFunction function) {
+    return function.getSyntax() != SqlSyntax.FUNCTION_ID || RexImpTable.INSTANCE.get(function) != null;
   }
 
   private static boolean isCalledByName(SqlSyntax syntax) {

@@ -25,6 +25,17 @@ class ConfigLoaderTest {
     assertThat(config.auth().tokenLifetime()).isEqualTo(Duration.ofHours(1));
     assertThat(config.maxQueryMemoryBytes()).isEqualTo(1L << 30);
     assertThat(config.maxRunTime()).isEqualTo(Duration.ZERO);
+    assertThat(config.maintenanceMinRetention()).isEqualTo(Duration.ofDays(7));
+  }
+
+  @Test
+  void maintenanceMinRetentionTakesADuration() {
+    assertThat(ConfigLoader.load(null, Map.of("SQE_MAINTENANCE_MIN__RETENTION", "1h")).maintenanceMinRetention())
+        .isEqualTo(Duration.ofHours(1));
+    assertThat(ConfigLoader.fromSettings(Map.of("maintenance.min-retention", "0s")).maintenanceMinRetention()).isEqualTo(Duration.ZERO);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("maintenance.min-retention", "a week")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("maintenance.min-retention must be a duration");
   }
 
   @Test
@@ -73,6 +84,27 @@ class ConfigLoaderTest {
         .containsEntry("oauth2-server-uri", "http://127.0.0.1:8080/token");
     assertThat(config.auth().tokenLifetime()).isEqualTo(Duration.ofMinutes(15));
     assertThat(config.maxQueryMemoryBytes()).isEqualTo(512L << 20);
+  }
+
+  @Test
+  void auditFileAndCatalogTokenPassThrough() {
+    assertThat(ConfigLoader.load(null, Map.of()).auditFile()).isNull();
+    assertThat(ConfigLoader.load(null, Map.of("SQE_AUDIT_FILE", "logs/audit.jsonl")).auditFile())
+        .isEqualTo(Path.of("logs/audit.jsonl").toAbsolutePath().normalize());
+    Map<String, String> rest = Map.of("catalog.type", "rest", "catalog.properties.uri", "http://127.0.0.1:1",
+        "auth.oidc.issuer", "https://idp.example.com", "auth.oidc.audience", "sqe");
+    java.util.Map<String, String> on = new java.util.HashMap<>(rest);
+    on.put("catalog.rest.pass-through-token", "true");
+    assertThat(ConfigLoader.fromSettings(rest).catalog().passThroughToken()).isFalse();
+    assertThat(ConfigLoader.fromSettings(on).catalog().passThroughToken()).isTrue();
+    on.remove("auth.oidc.issuer");
+    on.remove("auth.oidc.audience");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(on))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("catalog.rest.pass-through-token needs auth.oidc.issuer");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("catalog.rest.pass-through-token", "true")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("needs catalog.type: rest");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("catalog.rest.pass-through-token", "yes")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("true or false");
   }
 
   @Test

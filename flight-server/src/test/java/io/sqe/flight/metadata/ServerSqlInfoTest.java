@@ -74,11 +74,12 @@ class ServerSqlInfoTest {
     assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_READ_ONLY)).isEqualTo(false);
     assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION))
         .isEqualTo(SqlSupportedTransaction.SQL_SUPPORTED_TRANSACTION_SAVEPOINT_VALUE);
-    assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_CANCEL)).isEqualTo(false);
+    assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_CANCEL)).isEqualTo(true);
     assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION)).isEqualTo(true);
     assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED)).isEqualTo(true);
     assertThat(value(SqlInfo.SQL_TRANSACTIONS_SUPPORTED)).isEqualTo(true);
-    assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_STATEMENT_TIMEOUT)).isEqualTo(0);
+    assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_STATEMENT_TIMEOUT)).isEqualTo(2 * 3600 * 1000);
+    assertThat(value(SqlInfo.FLIGHT_SQL_SERVER_TRANSACTION_TIMEOUT)).isEqualTo(8 * 3600 * 1000);
     assertThat(value(SqlInfo.SQL_IDENTIFIER_QUOTE_CHAR)).isEqualTo("\"");
     assertThat(value(SqlInfo.SQL_SEARCH_STRING_ESCAPE)).isEqualTo("\\");
     assertThat(value(SqlInfo.SQL_EXTRA_NAME_CHARACTERS)).isEqualTo("");

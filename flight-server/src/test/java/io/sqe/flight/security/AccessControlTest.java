@@ -109,6 +109,19 @@ class AccessControlTest {
   }
 
   @Test
+  void tableMaintenanceNeedsAlter() throws Exception {
+    // hr may read and write its tables, but not alter them.
+    for (String sql : List.of(
+        "ALTER TABLE hr.employees EXECUTE optimize",
+        "ALTER TABLE hr.employees EXECUTE expire_snapshots(retention_threshold => '30d')",
+        "ALTER TABLE hr.employees CREATE TAG audit")) {
+      assertThatThrownBy(() -> alice(sql)).as(sql).hasMessageContaining("Access denied").hasMessageContaining("ALTER on iceberg.hr.employees");
+    }
+    // The owner of pub may: one row that reports what optimize did (nothing to do for one file).
+    assertThat(bob("ALTER TABLE pub.ids EXECUTE optimize")).containsExactly(List.of(0L, 0L, 0L, 0L));
+  }
+
+  @Test
   void twoRolesSeeDifferentRowsAndValuesFromTheSameQuery() throws Exception {
     String sql = "SELECT * FROM hr.employees ORDER BY id";
     assertThat(alice(sql)).containsExactly(

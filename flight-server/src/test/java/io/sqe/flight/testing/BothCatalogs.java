@@ -52,6 +52,11 @@ public final class BothCatalogs implements BeforeAllCallback, AfterAllCallback {
     return overRest;
   }
 
+  /** The REST catalog behind {@link #overRest()}, which counts the requests it serves. */
+  public RestCatalogFixture rest() {
+    return rest;
+  }
+
   /** Both servers, as arguments of a parameterized test (which must not close them). */
   public Stream<TestServer> both() {
     return Stream.of(embedded, overRest);

@@ -25,6 +25,7 @@ public final class RestCatalogFixture implements AutoCloseable {
   private final AtomicLong requests = new AtomicLong();
   private volatile CommitGate gate;
   private volatile LostAnswers lostAnswers;
+  private volatile java.util.function.ToIntFunction<jakarta.servlet.http.HttpServletRequest> guard;
 
   private RestCatalogFixture(Server server, JdbcCatalog backend) {
     this.server = server;
@@ -130,6 +131,15 @@ public final class RestCatalogFixture implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code check} on every request before the catalog answers it, as a catalog's own access
+   * control would: a result other than 0 refuses the request with that HTTP status (and the REST
+   * protocol's error body). Null removes the check.
+   */
+  public void guard(java.util.function.ToIntFunction<jakarta.servlet.http.HttpServletRequest> check) {
+    guard = check;
+  }
+
   /** Server settings that point SQE at this catalog. */
   public Map<String, String> sqeSettings() {
     return Map.of("catalog.type", "rest", "catalog.properties.uri", uri());
@@ -195,6 +205,15 @@ public final class RestCatalogFixture implements AutoCloseable {
     protected void service(jakarta.servlet.http.HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response)
         throws jakarta.servlet.ServletException, java.io.IOException {
       fixture.requests.incrementAndGet();
+      var check = fixture.guard;
+      int refusal = check == null ? 0 : check.applyAsInt(request);
+      if (refusal != 0) {
+        response.setStatus(refusal);
+        response.setContentType("application/json");
+        response.getWriter().write(
+            "{\"error\":{\"message\":\"Refused by the catalog's access control\",\"type\":\"ForbiddenException\",\"code\":" + refusal + "}}");
+        return;
+      }
       CommitGate gate = fixture.gate;
       if (gate != null) {
         gate.pass(request);

@@ -3,9 +3,11 @@ package io.sqe.write.ddl;
 import static io.sqe.write.ddl.DdlErrors.error;
 
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.iceberg.IcebergMetadataTable;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
@@ -32,8 +34,19 @@ final class TableCommits {
   }
 
   static io.sqe.engine.SqeException notFound(ObjectName name) {
+    if (isMetadataTable(name)) {
+      return error(ErrorCode.INVALID_ARGUMENT, "'" + name.qualified() + "' is a metadata table; metadata tables are read-only", name.node());
+    }
     String hint = isView(name) ? "; it is a view" : "";
     return error(ErrorCode.NOT_FOUND, "Table '" + name.qualified() + "' does not exist" + hint, name.node());
+  }
+
+  /** Whether the name is one of an existing table's metadata tables ({@code t$snapshots}). */
+  static boolean isMetadataTable(ObjectName name) {
+    return IcebergMetadataTable.Name.parse(name.id().name())
+        .filter(parsed -> parsed.kind().isPresent())
+        .map(parsed -> name.catalog().iceberg().tableExists(TableIdentifier.of(name.id().namespace(), parsed.table())))
+        .orElse(false);
   }
 
   static boolean isView(ObjectName name) {

@@ -13,6 +13,7 @@ import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
+import io.sqe.engine.sql.ddl.SqlAlterViewRename;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
 import io.sqe.engine.sql.ddl.SqlCreateView;
 import io.sqe.engine.sql.ddl.SqlDropView;
@@ -26,19 +27,26 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.catalog.ViewCatalog;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.view.SQLViewRepresentation;
 import org.apache.iceberg.view.View;
+import org.apache.iceberg.view.ReplaceViewVersion;
 import org.apache.iceberg.view.ViewBuilder;
 import org.apache.iceberg.view.ViewProperties;
 import org.apache.iceberg.view.ViewRepresentation;
+import org.apache.iceberg.view.ViewVersion;
 
 /**
- * CREATE VIEW, DROP VIEW and COMMENT ON VIEW, as Iceberg views in the catalog. A view keeps its
+ * CREATE VIEW, DROP VIEW, ALTER VIEW ... RENAME TO, COMMENT ON VIEW and COMMENT ON COLUMN of a
+ * view, as Iceberg views in the catalog. A view keeps its
  * query as SQE SQL (dialect {@value #DIALECT}) with the session's catalog and schema as its
  * defaults for unqualified names, and the query's columns as its schema.
  */
@@ -175,11 +183,16 @@ final class ViewStatements {
         names.add(column);
       }
     }
+    SqeJavaTypeFactory typeFactory = new SqeJavaTypeFactory();
     List<RelDataType> types = new ArrayList<>();
     for (RelDataTypeField field : fields) {
-      types.add(field.getType());
+      // A column that is only ever NULL (select null as x) has no type Iceberg can store; it is a
+      // nullable VARCHAR, which every engine reading the view understands.
+      types.add(field.getType().getSqlTypeName() == SqlTypeName.NULL
+          ? typeFactory.createTypeWithNullability(typeFactory.createSqlType(SqlTypeName.VARCHAR), true)
+          : field.getType());
     }
-    RelDataType rowType = new SqeJavaTypeFactory().createStructType(types, names);
+    RelDataType rowType = typeFactory.createStructType(types, names);
     try {
       return CalciteTypeMapping.toIcebergSchema(rowType);
     } catch (UnsupportedTypeException e) {
@@ -227,6 +240,129 @@ final class ViewStatements {
       }
       return CommandResult.rows(0);
     };
+  }
+
+  /** Whether the table or view a COMMENT ON COLUMN names is a view (and not a table). */
+  static boolean commentsOnViewColumn(CommandContext context, SqlCommentOn comment) {
+    ObjectName name = Names.object(context, comment.objectName());
+    return !name.catalog().iceberg().tableExists(name.id()) && TableCommits.isView(name);
+  }
+
+  /**
+   * COMMENT ON COLUMN of a view: a new version of the view whose schema has the column's new doc,
+   * with every SQL representation, default catalog and namespace of the current one kept.
+   */
+  static PreparedCommand commentOnColumn(CommandContext context, SqlCommentOn comment) {
+    ObjectName name = Names.object(context, comment.objectName());
+    ViewCatalog views = views(name);
+    String column = comment.column();
+    if (!views.viewExists(name.id())) {
+      throw notFound(name);
+    }
+    viewColumn(views.loadView(name.id()).schema(), name, column, comment.name());
+    return (ctx, parameters) -> {
+      try {
+        View view = views.loadView(name.id());
+        Schema schema = view.schema();
+        Types.NestedField field = viewColumn(schema, name, column, comment.name());
+        List<Types.NestedField> columns = new ArrayList<>();
+        for (Types.NestedField f : schema.columns()) {
+          columns.add(f.fieldId() == field.fieldId() ? Types.NestedField.from(f).withDoc(comment.comment()).build() : f);
+        }
+        ViewVersion current = view.currentVersion();
+        ReplaceViewVersion replace =
+            view.replaceVersion()
+                .withSchema(new Schema(columns, schema.identifierFieldIds()))
+                .withDefaultCatalog(current.defaultCatalog())
+                .withDefaultNamespace(current.defaultNamespace());
+        for (ViewRepresentation representation : current.representations()) {
+          if (representation instanceof SQLViewRepresentation) {
+            SQLViewRepresentation sql = (SQLViewRepresentation) representation;
+            replace = replace.withQuery(sql.dialect(), sql.sql());
+          }
+        }
+        replace.commit();
+      } catch (NoSuchViewException e) {
+        throw notFound(name);
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, comment.name());
+      } finally {
+        name.catalog().invalidate(name.id());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  private static Types.NestedField viewColumn(Schema schema, ObjectName view, String column, SqlNode at) {
+    Types.NestedField field = schema.findField(column);
+    if (field == null) {
+      field = schema.caseInsensitiveFindField(column);
+    }
+    if (field == null) {
+      throw error(ErrorCode.NOT_FOUND, "Column '" + column + "' does not exist in view '" + view.qualified() + "'", at);
+    }
+    return field;
+  }
+
+  /**
+   * ALTER VIEW ... RENAME TO: a bare new name keeps the view in its schema, a qualified one may
+   * move it to another schema of the same catalog.
+   */
+  static PreparedCommand rename(CommandContext context, SqlAlterViewRename rename) {
+    ObjectName name = Names.object(context, rename.name());
+    ViewCatalog views = views(name);
+    ObjectName target = rename.newName().isSimple()
+        ? new ObjectName(name.catalog(), TableIdentifier.of(name.namespace(), rename.newName().getSimple()), rename.newName())
+        : Names.object(context, rename.newName());
+    if (target.catalog() != name.catalog()) {
+      throw error(
+          ErrorCode.NOT_SUPPORTED,
+          "Cannot rename view '" + name.qualified() + "' into another catalog, '" + target.catalog().name() + "'",
+          rename.newName());
+    }
+    if (!rename.ifExists && !views.viewExists(name.id())) {
+      throw notFound(name);
+    }
+    checkRenameTarget(views, target);
+    return (ctx, parameters) -> {
+      try {
+        if (!views.viewExists(name.id())) {
+          if (rename.ifExists) {
+            return CommandResult.rows(0);
+          }
+          throw notFound(name);
+        }
+        checkRenameTarget(views, target);
+        views.renameView(name.id(), target.id());
+      } catch (NoSuchViewException e) {
+        if (rename.ifExists) {
+          return CommandResult.rows(0);
+        }
+        throw notFound(name);
+      } catch (NoSuchNamespaceException e) {
+        throw TableStatements.schemaNotFound(target);
+      } catch (AlreadyExistsException e) {
+        throw error(ErrorCode.ALREADY_EXISTS, "View '" + target.qualified() + "' already exists", target.node());
+      } catch (RuntimeException e) {
+        throw DdlErrors.translate(e, rename.newName());
+      } finally {
+        name.catalog().invalidate(name.id());
+        name.catalog().invalidate(target.id());
+      }
+      return CommandResult.rows(0);
+    };
+  }
+
+  private static void checkRenameTarget(ViewCatalog views, ObjectName target) {
+    if (!target.catalog().schemaExists(target.schema())) {
+      throw TableStatements.schemaNotFound(target);
+    }
+    if (views.viewExists(target.id())) {
+      throw error(ErrorCode.ALREADY_EXISTS, "View '" + target.qualified() + "' already exists", target.node());
+    }
+    if (target.catalog().iceberg().tableExists(target.id())) {
+      throw error(ErrorCode.ALREADY_EXISTS, "A table named '" + target.qualified() + "' already exists", target.node());
+    }
   }
 
   private static ViewCatalog views(ObjectName name) {

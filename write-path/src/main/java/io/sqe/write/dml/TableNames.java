@@ -6,6 +6,7 @@ import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.iceberg.IcebergMetadataTable;
 import io.sqe.engine.session.Session;
 import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
@@ -52,9 +53,20 @@ final class TableNames {
           if (ref.catalog().views().map(v -> v.viewExists(ref.id())).orElse(false)) {
             return error(ErrorCode.INVALID_ARGUMENT, ref.displayName() + " is a view; only tables can be written", name);
           }
+          if (isMetadataTable(ref)) {
+            return error(ErrorCode.INVALID_ARGUMENT, ref.displayName() + " is a metadata table; metadata tables are read-only", name);
+          }
           return error(ErrorCode.NOT_FOUND, "Table " + ref.displayName() + " does not exist", name);
         });
     return new TableRef(ref.catalog(), TableIdentifier.of(ref.id().namespace(), table));
+  }
+
+  /** Whether the name is one of an existing table's metadata tables ({@code t$snapshots}). */
+  static boolean isMetadataTable(TableRef ref) {
+    return IcebergMetadataTable.Name.parse(ref.id().name())
+        .filter(parsed -> parsed.kind().isPresent())
+        .map(parsed -> ref.catalog().iceberg().tableExists(TableIdentifier.of(ref.id().namespace(), parsed.table())))
+        .orElse(false);
   }
 
   /**

@@ -204,4 +204,53 @@ class ViewStatementsTest {
     DdlTesting.append(orders, List.of(GenericRecord.create(orders.schema())));
     assertThat(sql.query("select count(*), count(id) from ids")).containsExactly(List.of(7L, 6L));
   }
+
+  @Test
+  void aColumnThatIsOnlyNullIsANullableVarchar() {
+    sql.run("create view nulls as select null as x, 1 as y, null as z");
+    assertThat(describe(view("nulls").schema().asStruct())).isEqualTo("struct<x: optional string, y: required int, z: optional string>");
+    assertThat(sql.query("select x, y, z from nulls")).containsExactly(java.util.Arrays.asList(null, 1, null));
+    assertThat(sql.query("select count(*) from nulls where x is null and z is not distinct from x")).containsExactly(List.of(1L));
+  }
+
+  @Test
+  void commentOnAViewColumnMakesAVersionThatKeepsTheSql() {
+    sql.run("create view v comment 'the view' as select id, customer from orders where id > 2");
+    View before = view("v");
+    sql.run("comment on column v.customer is 'who ordered'");
+    View after = view("v");
+    assertThat(after.schema().findField("customer").doc()).isEqualTo("who ordered");
+    assertThat(after.schema().findField("id").doc()).isNull();
+    assertThat(after.currentVersion().representations()).isEqualTo(before.currentVersion().representations());
+    assertThat(after.currentVersion().defaultNamespace()).isEqualTo(before.currentVersion().defaultNamespace());
+    assertThat(after.currentVersion().defaultCatalog()).isEqualTo(before.currentVersion().defaultCatalog());
+    assertThat(after.properties()).containsEntry("comment", "the view");
+    assertThat(sql.query("select count(*) from v")).containsExactly(List.of(4L));
+
+    sql.run("comment on column lake.s.v.\"customer\" is null");
+    assertThat(view("v").schema().findField("customer").doc()).isNull();
+    sql.fails("comment on column v.nope is 'x'", ErrorCode.NOT_FOUND, "Column 'nope' does not exist in view 'lake.s.v'", 1, 19);
+    // A table's columns are still commented as before.
+    sql.run("comment on column orders.customer is 'buyer'");
+    assertThat(catalog.iceberg().loadTable(TableIdentifier.of("s", "orders")).schema().findField("customer").doc()).isEqualTo("buyer");
+  }
+
+  @Test
+  void alterViewRenameTo() {
+    sql.run("create view v as select id from orders where id < 3");
+    sql.run("alter view v rename to w");
+    assertThat(views.viewExists(TableIdentifier.of("s", "v"))).isFalse();
+    assertThat(sql.query("select count(*) from w")).containsExactly(List.of(2L));
+    sql.run("alter view w rename to other.moved");
+    assertThat(views.viewExists(TableIdentifier.of("other", "moved"))).isTrue();
+    // It still reads orders from its default schema.
+    assertThat(sql.query("select count(*) from other.moved")).containsExactly(List.of(2L));
+
+    sql.fails("alter view v rename to x", ErrorCode.NOT_FOUND, "View 'lake.s.v' does not exist", 1, 12);
+    sql.run("alter view if exists v rename to x");
+    sql.run("create view taken as select 1 as x");
+    sql.fails("alter view other.moved rename to s.taken", ErrorCode.ALREADY_EXISTS, "View 'lake.s.taken' already exists", 1, 34);
+    sql.fails("alter view other.moved rename to s.orders", ErrorCode.ALREADY_EXISTS, "A table named 'lake.s.orders' already exists", 1, 34);
+    sql.fails("alter view orders rename to x", ErrorCode.NOT_FOUND, "it is a table", 1, 12);
+  }
 }

@@ -8,6 +8,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.apache.calcite.linq4j.function.Strict;
@@ -20,7 +21,10 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.InferTypes;
+import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
+import org.apache.calcite.sql.type.SqlTypeFamily;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 import org.apache.calcite.util.TimestampString;
 
@@ -50,10 +54,51 @@ public final class TimestampMicros {
    */
   public static final SqlOperator FROM_MILLIS_KEEP =
       function("SQE_FROM_MILLIS_KEEP", "fromMillisKeep", true, long.class, long.class);
+  /**
+   * {@code FROM_MILLIS_KEEP_FRACTION(millis, micros)}: a timestamp Calcite converted between
+   * TIMESTAMP and TIMESTAMP WITH LOCAL TIME ZONE (whole seconds: zone offsets are), with the
+   * fraction of a second of {@code micros}, which Calcite's conversion drops, put back.
+   */
+  public static final SqlOperator FROM_MILLIS_KEEP_FRACTION =
+      function("SQE_FROM_MILLIS_KEEP_FRACTION", "fromMillisKeepFraction", true, long.class, long.class);
   /** {@code TO_STRING(timestamp)}: ISO text with as many fractional digits as the value has. */
   public static final SqlOperator TO_STRING = function("SQE_TIMESTAMP_TO_STRING", "toText", false, long.class);
   /** {@code FROM_STRING(varchar)}: parses a timestamp with up to microsecond digits. */
   public static final SqlOperator FROM_STRING = function("SQE_TIMESTAMP_FROM_STRING", "fromText", true, String.class);
+
+  /**
+   * {@code DIFF_MICROS(a, b)}: the microseconds from timestamp {@code a} to {@code b}. SQE writes
+   * {@code TIMESTAMPDIFF(MICROSECOND | MILLISECOND, a, b)} with it: Calcite's counts whole seconds.
+   */
+  public static final SqlOperator DIFF_MICROS =
+      new SqlUserDefinedFunction(
+          new SqlIdentifier("SQE_DIFF_MICROS", SqlParserPos.ZERO),
+          SqlKind.OTHER_FUNCTION,
+          ReturnTypes.BIGINT_NULLABLE,
+          InferTypes.FIRST_KNOWN,
+          OperandTypes.operandMetadata(
+              List.of(SqlTypeFamily.TIMESTAMP, SqlTypeFamily.TIMESTAMP),
+              types -> List.of(types.createSqlType(SqlTypeName.TIMESTAMP), types.createSqlType(SqlTypeName.TIMESTAMP)),
+              i -> i == 0 ? "start" : "end",
+              i -> false),
+          ScalarFunctionImpl.create(method("diffMicros", long.class, long.class)));
+
+  /**
+   * {@code TRUNC_MILLIS(ts)}: a timestamp with its sub-millisecond digits cleared, which is {@code
+   * date_trunc('millisecond', ts)}; Calcite's FLOOR to MILLISECOND is a no-op on its millisecond values.
+   */
+  public static final SqlOperator TRUNC_MILLIS =
+      new SqlUserDefinedFunction(
+          new SqlIdentifier("SQE_TRUNC_MILLIS", SqlParserPos.ZERO),
+          SqlKind.OTHER_FUNCTION,
+          ReturnTypes.ARG0_NULLABLE,
+          InferTypes.FIRST_KNOWN,
+          OperandTypes.operandMetadata(
+              List.of(SqlTypeFamily.TIMESTAMP),
+              types -> List.of(types.createSqlType(SqlTypeName.TIMESTAMP)),
+              i -> "timestamp",
+              i -> false),
+          ScalarFunctionImpl.create(method("truncMillis", long.class)));
 
   private static final DateTimeFormatter PARSER =
       new DateTimeFormatterBuilder()
@@ -78,13 +123,16 @@ public final class TimestampMicros {
 
   private TimestampMicros() {}
 
-  private static SqlOperator function(String name, String method, boolean dynamic, Class<?>... parameters) {
-    Method m;
+  private static Method method(String name, Class<?>... parameters) {
     try {
-      m = TimestampMicros.class.getMethod(method, parameters);
+      return TimestampMicros.class.getMethod(name, parameters);
     } catch (NoSuchMethodException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  private static SqlOperator function(String name, String method, boolean dynamic, Class<?>... parameters) {
+    Method m = method(method, parameters);
     return new SqlUserDefinedFunction(
         new SqlIdentifier(name, SqlParserPos.ZERO),
         SqlKind.OTHER_FUNCTION,
@@ -104,8 +152,20 @@ public final class TimestampMicros {
         || operator == TO_MILLIS
         || operator == FROM_MILLIS
         || operator == FROM_MILLIS_KEEP
+        || operator == FROM_MILLIS_KEEP_FRACTION
         || operator == TO_STRING
-        || operator == FROM_STRING;
+        || operator == FROM_STRING
+        || operator == DIFF_MICROS
+        || operator == TRUNC_MILLIS;
+  }
+
+  /**
+   * Whether {@code operator} is one of SQE's functions that a statement calls (through the rewrites
+   * of TIMESTAMPDIFF and date_trunc) on its own timestamp values, rather than one the planner wraps
+   * around them.
+   */
+  public static boolean takesUserOperands(SqlOperator operator) {
+    return operator == DIFF_MICROS || operator == TRUNC_MILLIS;
   }
 
   /** The microseconds a constant timestamp expression of a planned query stands for, if it is one. */
@@ -163,6 +223,21 @@ public final class TimestampMicros {
   @Strict
   public static long fromMillisKeep(long millis, long originalMicros) {
     return Math.addExact(Math.multiplyExact(millis, 1000L), Math.floorMod(originalMicros, 1000L));
+  }
+
+  @Strict
+  public static long truncMillis(long micros) {
+    return Math.multiplyExact(Math.floorDiv(micros, 1000L), 1000L);
+  }
+
+  @Strict
+  public static long diffMicros(long start, long end) {
+    return Math.subtractExact(end, start);
+  }
+
+  @Strict
+  public static long fromMillisKeepFraction(long millis, long originalMicros) {
+    return Math.addExact(Math.multiplyExact(Math.floorDiv(millis, 1000L), 1_000_000L), Math.floorMod(originalMicros, 1_000_000L));
   }
 
   @Strict

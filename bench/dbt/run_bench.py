@@ -1,0 +1,155 @@
+"""Times `dbt build` of a generated project against a fresh SQE server: a full build, then an
+incremental one after new orders arrive, and SQE's share of each.
+
+Node time is the sum of dbt's per-node execution times (threads run nodes in parallel, so it
+exceeds the wall time). SQE's share of it is the time dbt spent waiting for SQE's answers: the
+`elapsed` of every SQLQueryStatus event in dbt's JSON log (one per statement dbt sends, timed by
+dbt around the call; loopback, so server time plus a round trip), plus the seed nodes, which load
+through ADBC bulk ingest that dbt does not log per statement. The rest of the node time is dbt's
+own (Jinja, relation cache, connections). dbt start-up is parsing and everything before the
+first node. When the server writes an audit log (the `audit.file` setting: JSON lines, one per
+statement, with `elapsed_ms`), its sum is reported as well: that is the time measured inside the
+server. The script asks for the audit log and falls back to the dbt log alone when the server
+does not know the setting.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "clients" / "python-tests"))
+sys.path.insert(0, str(HERE))
+from generate_project import generate, grow_orders  # noqa: E402
+from sqe_server import running_server  # noqa: E402
+
+
+@contextmanager
+def sqe(data: Path, audit: Path):
+    """A fresh server, writing its audit log to `audit` when it knows the setting."""
+    with ExitStack() as stack:
+        os.environ["SQE_AUDIT_FILE"] = str(audit)
+        try:
+            server, audited = stack.enter_context(running_server(data)), True
+        except RuntimeError as e:
+            # Until the audit log lands the server refuses the setting: run without it.
+            if "Unknown settings" not in str(e):
+                raise
+            shutil.rmtree(data, ignore_errors=True)
+            data.mkdir(parents=True)
+            os.environ.pop("SQE_AUDIT_FILE", None)
+            server, audited = stack.enter_context(running_server(data)), False
+        finally:
+            os.environ.pop("SQE_AUDIT_FILE", None)
+        yield server, audited
+
+
+def dbt_build(dbt: str, project: Path, logs: Path, server, threads: int) -> dict:
+    env = dict(os.environ, SQE_HOST=server.host, SQE_PORT=str(server.port), SQE_USER=server.user,
+               SQE_PASSWORD=server.password, SQE_BENCH_THREADS=str(threads), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    shutil.rmtree(logs, ignore_errors=True)
+    start = time.perf_counter()
+    result = subprocess.run(
+        [dbt, "build", "--project-dir", str(project), "--profiles-dir", str(project), "--log-path", str(logs),
+         "--log-format-file", "json", "--log-level-file", "debug", "--target-path", str(project / "target")],
+        env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-4000:])
+        raise SystemExit(f"dbt build failed ({result.returncode}); log in {logs}")
+    return read_logs(logs, wall)
+
+
+def read_logs(logs: Path, wall: float) -> dict:
+    """The numbers of one `dbt build` from its JSON log."""
+    statements, waited, node_time, seed_time = 0, 0.0, 0.0, 0.0
+    status: dict[str, int] = {}
+    first_event = first_node = None
+    with open(logs / "dbt.log") as f:
+        for line in f:
+            event = json.loads(line)
+            name = event["info"]["name"]
+            first_event = first_event or event["info"]["ts"]
+            if name == "NodeStart" and first_node is None:
+                first_node = event["info"]["ts"]
+            if name == "SQLQueryStatus":
+                statements += 1
+                waited += float(event["data"]["elapsed"])
+            elif name == "NodeFinished":
+                result = event["data"]["run_result"]
+                node_time += float(result.get("execution_time", 0))
+                status[result["status"]] = status.get(result["status"], 0) + 1
+                if event["data"]["node_info"]["unique_id"].startswith("seed."):
+                    seed_time += float(result.get("execution_time", 0))
+    ts = lambda t: datetime.fromisoformat(t.replace("Z", "+00:00"))  # noqa: E731
+    return {
+        "wall_s": wall,
+        "before_first_node_s": (ts(first_node) - ts(first_event)).total_seconds() if first_node else None,
+        "nodes": sum(status.values()),
+        "status": status,
+        "node_s": node_time,
+        "statements": statements,
+        "sqe_wait_s": waited,
+        "seed_node_s": seed_time,
+    }
+
+
+def audit_seconds(audit: Path, since_line: int) -> tuple[float, int, int]:
+    """Seconds of `elapsed_ms` in the audit log after line `since_line`, the statements, and the new line count."""
+    if not audit.exists():
+        return 0.0, 0, since_line
+    lines = audit.read_text().splitlines()
+    total = sum(float(json.loads(line).get("elapsed_ms", 0)) for line in lines[since_line:] if line.strip())
+    return total / 1000, len(lines) - since_line, len(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--new-orders", type=int, default=500)
+    parser.add_argument("--dbt", default=str(REPO / ".venv-dbt-test" / "bin" / "dbt"))
+    parser.add_argument("--work-dir", type=Path, default=None, help="kept after the run (default: a temporary directory)")
+    args = parser.parse_args()
+
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="sqe-bench-dbt-"))
+    shutil.rmtree(work, ignore_errors=True)
+    project, data, audit = work / "project", work / "data", work / "audit.jsonl"
+    data.mkdir(parents=True)
+    generate(project, args.models, args.seed)
+    print(f"project: {args.models} models ({(project / 'shape.txt').read_text().strip()}), 3 seeds, in {project}")
+    rows = []
+    with sqe(data, audit) as (server, audited):
+        seen = 0
+        for run in ("full", "incremental"):
+            if run == "incremental":
+                grow_orders(project, args.new_orders)
+            r = dbt_build(args.dbt, project, work / f"logs-{run}", server, args.threads)
+            r["run"] = run
+            r["audit_s"], r["audit_statements"], seen = audit_seconds(audit, seen) if audited else (None, None, seen)
+            rows.append(r)
+            print(json.dumps(r))
+    print()
+    print("| run | nodes | wall (s) | dbt start-up (s) | node time (s) | statements | SQE statement time (s) | seed loads (s) | SQE share of node time | SQE audit (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        audit_text = "n/a" if r["audit_s"] is None else f"{r['audit_s']:.1f} ({r['audit_statements']} statements)"
+        share = (r["sqe_wait_s"] + r["seed_node_s"]) / r["node_s"] if r["node_s"] else 0
+        print(f"| {r['run']} | {r['nodes']} | {r['wall_s']:.0f} | {r['before_first_node_s']:.0f} | {r['node_s']:.0f} | {r['statements']} | "
+              f"{r['sqe_wait_s']:.0f} | {r['seed_node_s']:.0f} | {share:.0%} | {audit_text} |")
+    if not args.work_dir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+package io.sqe.flight.audit;
+
+import io.sqe.engine.audit.StatementFacts;
+import io.sqe.engine.session.Session;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The audit record of one run of a statement, begun when the statement arrives and finished once,
+ * when it succeeds or fails; later calls are ignored, so every path may finish it.
+ */
+public final class StatementAudit {
+  /** Records nothing: the audit log is off. */
+  public static final StatementAudit NONE = new StatementAudit(null, null, null, null, null, null, List.of());
+
+  private final AuditLog log;
+  private final String user;
+  private final String client;
+  private final Session session;
+  private final String sql;
+  private final StatementFacts facts;
+  private final List<List<Object>> parameterSets;
+  private final Instant start = Instant.now();
+  private final long startNanos = System.nanoTime();
+  private final AtomicBoolean finished = new AtomicBoolean();
+
+  /**
+   * @param sql the statement's text, parsed for its facts when the line is written; null when
+   *     {@code facts} are known instead (a statement without text, such as a bulk ingest)
+   */
+  StatementAudit(
+      AuditLog log, String user, String client, Session session, String sql, StatementFacts facts, List<List<Object>> parameterSets) {
+    this.log = log;
+    this.facts = facts;
+    this.user = user;
+    this.client = client;
+    this.session = session;
+    this.sql = sql;
+    this.parameterSets = parameterSets;
+  }
+
+  /** The same statement run again from now, with the same parameters. */
+  public StatementAudit again() {
+    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, parameterSets);
+  }
+
+  /**
+   * This record with the parameter values the statement runs with, which an error message might
+   * quote: the log replaces them there. The values themselves are never logged.
+   */
+  public StatementAudit withParameters(List<List<Object>> sets) {
+    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, sets);
+  }
+
+  /** The statement ended well, having returned or written {@code rows} rows. */
+  public void succeeded(String queryId, long rows) {
+    finish(queryId, null, rows);
+  }
+
+  /**
+   * The statement failed.
+   *
+   * @param rows rows returned before it failed; null when it failed before running
+   */
+  public void failed(String queryId, Throwable error, Long rows) {
+    finish(queryId, error, rows);
+  }
+
+  private void finish(String queryId, Throwable error, Long rows) {
+    if (log == null || !finished.compareAndSet(false, true)) {
+      return;
+    }
+    long elapsed = System.nanoTime() - startNanos;
+    String outcome = error == null ? "ok" : Outcomes.code(error);
+    String message = error == null ? null : Outcomes.message(error);
+    log.record(() -> {
+      StatementFacts facts = this.facts != null ? this.facts : StatementFacts.of(session, sql);
+      Map<String, Object> tables = new LinkedHashMap<>();
+      tables.put("read", facts.read());
+      tables.put("written", facts.written());
+      Map<String, Object> line =
+          AuditLog.line(start, "statement", user, client, queryId, facts.kind(), tables, outcome, rows, elapsed);
+      if (message != null) {
+        line.put("error", Redaction.redact(message, sql, values()));
+      }
+      return line;
+    });
+  }
+
+  private List<Object> values() {
+    List<Object> values = new ArrayList<>();
+    for (List<Object> set : parameterSets) {
+      values.addAll(set);
+    }
+    return values;
+  }
+}
