@@ -17,13 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,21 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  * first (the shape of TPC-H Q9). The results are checked against values computed here.
  */
 class JoinPlanningTest {
-  private static final Schema FACT =
-      new Schema(
-          Types.NestedField.required(1, "f_id", Types.LongType.get()),
-          Types.NestedField.required(2, "f_big", Types.LongType.get()),
-          Types.NestedField.required(3, "f_small", Types.IntegerType.get()),
-          Types.NestedField.required(4, "f_value", Types.LongType.get()));
-  private static final Schema BIG =
-      new Schema(
-          Types.NestedField.required(1, "b_key", Types.LongType.get()),
-          Types.NestedField.required(2, "b_name", Types.StringType.get()));
-  private static final Schema SMALL =
-      new Schema(
-          Types.NestedField.required(1, "s_key", Types.IntegerType.get()),
-          Types.NestedField.required(2, "s_name", Types.StringType.get()));
-
   @TempDir Path dir;
   private RootAllocator allocator;
   private LakehouseCatalog catalog;
@@ -62,39 +40,7 @@ class JoinPlanningTest {
   void setUp() {
     allocator = new RootAllocator();
     catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    catalog.namespaces().createNamespace(Namespace.of("s"));
-    Table fact = catalog.iceberg().createTable(TableIdentifier.of("s", "fact"), FACT);
-    for (int file = 0; file < 2; file++) {
-      List<Record> rows = new ArrayList<>();
-      for (int i = 0; i < 3000; i++) {
-        long id = file * 3000L + i;
-        Record r = GenericRecord.create(FACT);
-        r.setField("f_id", id);
-        r.setField("f_big", id % 200);
-        r.setField("f_small", (int) (id % 10));
-        r.setField("f_value", id);
-        rows.add(r);
-      }
-      TestTables.appendFile(fact, rows);
-    }
-    Table big = catalog.iceberg().createTable(TableIdentifier.of("s", "big"), BIG);
-    List<Record> bigRows = new ArrayList<>();
-    for (long k = 0; k < 200; k++) {
-      Record r = GenericRecord.create(BIG);
-      r.setField("b_key", k);
-      r.setField("b_name", k % 4 == 0 ? "green " + k : "red " + k);
-      bigRows.add(r);
-    }
-    TestTables.appendFile(big, bigRows);
-    Table small = catalog.iceberg().createTable(TableIdentifier.of("s", "small"), SMALL);
-    List<Record> smallRows = new ArrayList<>();
-    for (int k = 0; k < 10; k++) {
-      Record r = GenericRecord.create(SMALL);
-      r.setField("s_key", k);
-      r.setField("s_name", "n" + k);
-      smallRows.add(r);
-    }
-    TestTables.appendFile(small, smallRows);
+    StarSchemaTables.write(catalog);
     engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
     session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
   }
