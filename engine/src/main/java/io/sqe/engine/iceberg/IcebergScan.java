@@ -30,10 +30,8 @@ import org.apache.iceberg.TableScan;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Binder;
-import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
@@ -52,6 +50,8 @@ import org.apache.iceberg.util.PartitionUtil;
 public final class IcebergScan {
   /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
   private static final int READ_AHEAD_TASKS = 2;
+  /** Whether Parquet tasks are read column by column where the types allow (see {@link VectorizedTaskReader}). */
+  private static final boolean VECTORIZED = Boolean.parseBoolean(System.getProperty("sqe.scan.vectorized", "true"));
 
   /** The metadata columns a write target's scan returns, by field id. */
   private static final Map<Integer, Types.NestedField> METADATA_COLUMNS =
@@ -150,7 +150,7 @@ public final class IcebergScan {
     private final PrefetchingTaskReader prefetch;
     private Object[] batch;
     private int batchIndex;
-    private CloseableIterator<Record> records;
+    private CloseableIterator<Object> rows;
     private long remainingInFile;
     private long produced;
     private Object current;
@@ -190,7 +190,7 @@ public final class IcebergScan {
       this.prefetch =
           readAhead
               ? new PrefetchingTaskReader(
-                  taskIterator, task -> CloseableIterator.transform(read(task), this::convert), context, READ_AHEAD_TASKS)
+                  taskIterator, this::read, context, READ_AHEAD_TASKS)
               : null;
     }
 
@@ -219,10 +219,10 @@ public final class IcebergScan {
           remainingInFile--;
           return emit(FlatLists.COMPARABLE_EMPTY_LIST);
         }
-        if (records != null && records.hasNext()) {
-          return emit(convert(records.next()));
+        if (rows != null && rows.hasNext()) {
+          return emit(rows.next());
         }
-        closeRecords();
+        closeRows();
         if (!taskIterator.hasNext()) {
           return false;
         }
@@ -266,12 +266,26 @@ public final class IcebergScan {
         remainingInFile = task.file().recordCount();
         return;
       }
-      records = read(task);
+      rows = read(task);
     }
 
-    /** The rows of one task that match its residual filter, delete files applied. */
-    private CloseableIterator<Record> read(FileScanTask task) {
+    /**
+     * The rows of one task in Calcite's shape, delete files applied. The task's residual filter
+     * only skips row groups (by their statistics, dictionaries and bloom filters): it is not
+     * evaluated per row, because the Filter it was taken from stays in the plan above the scan
+     * (see {@link FilterIntoScanRule}) and evaluates the whole condition on every row anyway.
+     */
+    private CloseableIterator<Object> read(FileScanTask task) {
       context.stats().fileOpened(task.file().fileSizeInBytes());
+      Map<Integer, ?> constants =
+          PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+      if (VECTORIZED && task.deletes().isEmpty()) {
+        CloseableIterator<Object> vectorized =
+            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants);
+        if (vectorized != null) {
+          return vectorized;
+        }
+      }
       GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, tableSchema, projected);
       Schema readSchema = deletes.requiredSchema();
       if (withoutMetadataColumns(readSchema).columns().isEmpty()) {
@@ -280,8 +294,6 @@ public final class IcebergScan {
         fields.add(tableSchema.columns().get(0));
         readSchema = new Schema(fields);
       }
-      Map<Integer, ?> constants =
-          PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
       CloseableIterable<Record> iterable =
           FormatModelRegistry.readBuilder(task.file().format(), Record.class, table.io().newInputFile(task.file()))
               .project(readSchema)
@@ -289,23 +301,17 @@ public final class IcebergScan {
               .split(task.start(), task.length())
               .filter(task.residual())
               .build();
-      iterable = deletes.filter(iterable);
-      if (task.residual().op() != Expression.Operation.TRUE) {
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(readSchema.asStruct());
-        Evaluator evaluator = new Evaluator(readSchema.asStruct(), task.residual(), true);
-        iterable = CloseableIterable.filter(iterable, r -> evaluator.eval(wrapper.wrap(r)));
-      }
-      return iterable.iterator();
+      return CloseableIterator.transform(deletes.filter(iterable).iterator(), this::convert);
     }
 
-    private void closeRecords() {
-      if (records != null) {
+    private void closeRows() {
+      if (rows != null) {
         try {
-          records.close();
+          rows.close();
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
-        records = null;
+        rows = null;
       }
     }
 
@@ -319,7 +325,7 @@ public final class IcebergScan {
       if (prefetch != null) {
         prefetch.close();
       }
-      closeRecords();
+      closeRows();
     }
   }
 }

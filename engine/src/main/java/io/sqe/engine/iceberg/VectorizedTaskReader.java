@@ -1,0 +1,446 @@
+package io.sqe.engine.iceberg;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.calcite.avatica.util.ByteString;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.arrow.vectorized.BaseBatchReader;
+import org.apache.iceberg.arrow.vectorized.NullabilityHolder;
+import org.apache.iceberg.arrow.vectorized.VectorHolder;
+import org.apache.iceberg.arrow.vectorized.VectorizedReaderBuilder;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.TypeWithSchemaVisitor;
+import org.apache.iceberg.parquet.VectorizedReader;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Reads a Parquet file scan task column by column with Iceberg's vectorized Arrow reader and turns
+ * each batch into Calcite rows with one typed loop per column: no {@code Record} per row, and a
+ * dictionary-encoded column's values are converted once per dictionary and shared by its rows.
+ *
+ * <p>Handles the flat types whose Parquet representation it reads directly; a task with delete
+ * files, a metadata column, another file format, a nested type, a TIME, UUID or nanosecond column,
+ * or a file whose physical type differs from the table's (type promotion, legacy timestamp
+ * encodings) is left to the row reader ({@link #open} returns null).
+ */
+final class VectorizedTaskReader {
+  /** Rows per Arrow batch: enough to amortise per-batch work, small enough to stay in cache. */
+  static final int BATCH_ROWS = 4096;
+
+  private static final Set<Type.TypeID> SUPPORTED_TYPES =
+      Set.of(
+          Type.TypeID.BOOLEAN,
+          Type.TypeID.INTEGER,
+          Type.TypeID.LONG,
+          Type.TypeID.FLOAT,
+          Type.TypeID.DOUBLE,
+          Type.TypeID.STRING,
+          Type.TypeID.DATE,
+          Type.TypeID.TIMESTAMP,
+          Type.TypeID.DECIMAL,
+          Type.TypeID.BINARY,
+          Type.TypeID.FIXED);
+
+  private VectorizedTaskReader() {}
+
+  /** Whether every column of {@code readSchema} has a type this reader converts. */
+  static boolean supports(Schema readSchema) {
+    for (Types.NestedField field : readSchema.columns()) {
+      if (MetadataColumns.isMetadataColumn(field.fieldId()) || !SUPPORTED_TYPES.contains(field.type().typeId())) {
+        return false;
+      }
+    }
+    return !readSchema.columns().isEmpty();
+  }
+
+  /**
+   * The rows of {@code task} in Calcite's shape for the first {@code outputColumns} columns of
+   * {@code readSchema} (a bare value for one column, else an {@code Object[]}), or null when this
+   * reader does not handle the task. The task's residual only prunes row groups: the rows are not
+   * filtered.
+   */
+  static CloseableIterator<Object> open(
+      FileIO io, FileScanTask task, Schema readSchema, int outputColumns, Map<Integer, ?> constants) {
+    if (outputColumns == 0
+        || task.file().format() != FileFormat.PARQUET
+        || !task.deletes().isEmpty()
+        || !supports(readSchema)) {
+      return null;
+    }
+    CloseableIterable<VectorHolder[]> batches =
+        Parquet.read(io.newInputFile(task.file()))
+            .project(readSchema)
+            .split(task.start(), task.length())
+            .filter(task.residual())
+            .caseSensitive(true)
+            .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants))
+            .recordsPerBatch(BATCH_ROWS)
+            .reuseContainers()
+            .build();
+    CloseableIterator<VectorHolder[]> iterator;
+    try {
+      // The file's schema is checked here, when the reader is built for it.
+      iterator = batches.iterator();
+    } catch (UnsupportedFileException e) {
+      return null;
+    }
+    return new Rows(iterator, readSchema, outputColumns, constants);
+  }
+
+  private static VectorizedReader<?> buildReader(Schema readSchema, MessageType fileSchema, Map<Integer, ?> constants) {
+    for (Types.NestedField field : readSchema.columns()) {
+      if (constants.containsKey(field.fieldId())) {
+        continue;
+      }
+      PrimitiveType primitive = fileColumn(fileSchema, field.fieldId());
+      if (primitive != null && !readsDirectly(field.type(), primitive)) {
+        throw new UnsupportedFileException();
+      }
+    }
+    return (VectorizedReader<?>)
+        TypeWithSchemaVisitor.visit(
+            readSchema.asStruct(),
+            fileSchema,
+            new VectorizedReaderBuilder(readSchema, fileSchema, true, constants, HolderBatchReader::new));
+  }
+
+  private static PrimitiveType fileColumn(MessageType fileSchema, int fieldId) {
+    for (org.apache.parquet.schema.Type field : fileSchema.getFields()) {
+      if (field.getId() != null && field.getId().intValue() == fieldId) {
+        if (!field.isPrimitive() || field.isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED)) {
+          throw new UnsupportedFileException();
+        }
+        return field.asPrimitiveType();
+      }
+    }
+    return null;
+  }
+
+  /** Whether the file stores the column the way Iceberg writes this type, which is what the loops below read. */
+  private static boolean readsDirectly(Type type, PrimitiveType primitive) {
+    PrimitiveTypeName physical = primitive.getPrimitiveTypeName();
+    LogicalTypeAnnotation annotation = primitive.getLogicalTypeAnnotation();
+    switch (type.typeId()) {
+      case BOOLEAN:
+        return physical == PrimitiveTypeName.BOOLEAN;
+      case INTEGER:
+      case DATE:
+        return physical == PrimitiveTypeName.INT32;
+      case LONG:
+        return physical == PrimitiveTypeName.INT64;
+      case TIMESTAMP:
+        return physical == PrimitiveTypeName.INT64
+            && annotation instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation
+            && ((LogicalTypeAnnotation.TimestampLogicalTypeAnnotation) annotation).getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS;
+      case FLOAT:
+        return physical == PrimitiveTypeName.FLOAT;
+      case DOUBLE:
+        return physical == PrimitiveTypeName.DOUBLE;
+      case DECIMAL:
+        return annotation instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
+            && ((LogicalTypeAnnotation.DecimalLogicalTypeAnnotation) annotation).getScale() == ((Types.DecimalType) type).scale()
+            && physical != PrimitiveTypeName.INT96;
+      case STRING:
+      case BINARY:
+        return physical == PrimitiveTypeName.BINARY;
+      case FIXED:
+        return physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+      default:
+        return false;
+    }
+  }
+
+  /** Thrown while the reader is built for a file this class leaves to the row reader. */
+  private static final class UnsupportedFileException extends UnsupportedOperationException {
+    UnsupportedFileException() {
+      super("Not read by the vectorized reader", null);
+    }
+  }
+
+  /** One batch of a file: a vector holder per column, the vectors reused from batch to batch. */
+  private static final class HolderBatchReader extends BaseBatchReader<VectorHolder[]> {
+    HolderBatchReader(List<VectorizedReader<?>> readers) {
+      super(readers);
+    }
+
+    @Override
+    public VectorHolder[] read(VectorHolder[] reuse, int numRowsToRead) {
+      if (reuse == null) {
+        closeVectors();
+      }
+      VectorHolder[] batch = new VectorHolder[readers.length];
+      for (int i = 0; i < readers.length; i++) {
+        vectorHolders[i] = readers[i].read(vectorHolders[i], numRowsToRead);
+        batch[i] = vectorHolders[i];
+      }
+      return batch;
+    }
+  }
+
+  /** The rows of one task's batches; each batch is converted whole before the next is read. */
+  private static final class Rows implements CloseableIterator<Object> {
+    private final CloseableIterator<VectorHolder[]> batches;
+    private final Type[] types;
+    private final Object[] constants;
+    private final int outputColumns;
+    /** Per column, the dictionary last converted and its values in the engine's representation. */
+    private final Dictionary[] dictionaries;
+    private final Object[][] dictionaryValues;
+    private Object[] rows = new Object[0];
+    /** Per output column, the converted values of the current batch. */
+    private Object[][] columns;
+    private int size;
+    private int index;
+
+    Rows(CloseableIterator<VectorHolder[]> batches, Schema readSchema, int outputColumns, Map<Integer, ?> constants) {
+      this.batches = batches;
+      this.outputColumns = outputColumns;
+      this.types = new Type[outputColumns];
+      this.constants = new Object[outputColumns];
+      for (int i = 0; i < outputColumns; i++) {
+        Types.NestedField field = readSchema.columns().get(i);
+        types[i] = field.type();
+        Object constant = constants.get(field.fieldId());
+        this.constants[i] = constant == null ? null : IcebergValueConverters.forType(field.type()).apply(constant);
+      }
+      this.dictionaries = new Dictionary[outputColumns];
+      this.dictionaryValues = new Object[outputColumns][];
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (index >= size) {
+        if (!batches.hasNext()) {
+          return false;
+        }
+        convert(batches.next());
+      }
+      return true;
+    }
+
+    @Override
+    public Object next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      Object row = rows[index];
+      rows[index++] = null;
+      return row;
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      batches.close();
+    }
+
+    private void convert(VectorHolder[] batch) {
+      int count = batch.length == 0 ? 0 : batch[0].numValues();
+      if (rows.length < count) {
+        rows = new Object[count];
+        columns = new Object[outputColumns][count];
+      }
+      size = count;
+      index = 0;
+      if (outputColumns == 1) {
+        fill(batch[0], 0, rows, count);
+        return;
+      }
+      for (int c = 0; c < outputColumns; c++) {
+        fill(batch[c], c, columns[c], count);
+      }
+      for (int r = 0; r < count; r++) {
+        Object[] row = new Object[outputColumns];
+        for (int c = 0; c < outputColumns; c++) {
+          row[c] = columns[c][r];
+        }
+        rows[r] = row;
+      }
+    }
+
+    /** Writes column {@code column}'s {@code count} values into {@code out}. */
+    private void fill(VectorHolder holder, int column, Object[] out, int count) {
+      if (holder instanceof VectorHolder.ConstantVectorHolder || holder.vector() == null) {
+        Object constant = constants[column];
+        for (int r = 0; r < count; r++) {
+          out[r] = constant;
+        }
+        return;
+      }
+      NullabilityHolder nulls = holder.nullabilityHolder();
+      boolean hasNulls = nulls != null && nulls.hasNulls();
+      FieldVector vector = holder.vector();
+      Type type = types[column];
+      if (holder.isDictionaryEncoded()) {
+        Object[] decoded = dictionaryValues(column, holder);
+        ArrowBuf ids = vector.getDataBuffer();
+        for (int r = 0; r < count; r++) {
+          out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : decoded[ids.getInt((long) r * 4)];
+        }
+        return;
+      }
+      switch (type.typeId()) {
+        case BOOLEAN: {
+          BitVector bits = (BitVector) vector;
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : bits.get(r) != 0;
+          }
+          return;
+        }
+        case INTEGER:
+        case DATE: {
+          ArrowBuf data = ((BaseFixedWidthVector) vector).getDataBuffer();
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : Integer.valueOf(data.getInt((long) r * 4));
+          }
+          return;
+        }
+        case LONG:
+        case TIMESTAMP: {
+          ArrowBuf data = ((BaseFixedWidthVector) vector).getDataBuffer();
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : Long.valueOf(data.getLong((long) r * 8));
+          }
+          return;
+        }
+        case FLOAT: {
+          Float4Vector floats = (Float4Vector) vector;
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : floats.get(r);
+          }
+          return;
+        }
+        case DOUBLE: {
+          Float8Vector doubles = (Float8Vector) vector;
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : doubles.get(r);
+          }
+          return;
+        }
+        case DECIMAL: {
+          int scale = ((Types.DecimalType) type).scale();
+          if (vector instanceof FixedSizeBinaryVector) {
+            FixedSizeBinaryVector bytes = (FixedSizeBinaryVector) vector;
+            for (int r = 0; r < count; r++) {
+              out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new BigDecimal(new BigInteger(bytes.get(r)), scale);
+            }
+            return;
+          }
+          BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+          ArrowBuf data = fixed.getDataBuffer();
+          boolean wide = fixed.getTypeWidth() == 8;
+          for (int r = 0; r < count; r++) {
+            if (hasNulls && nulls.isNullAt(r) == 1) {
+              out[r] = null;
+            } else {
+              long unscaled = wide ? data.getLong((long) r * 8) : data.getInt((long) r * 4);
+              out[r] = BigDecimal.valueOf(unscaled, scale);
+            }
+          }
+          return;
+        }
+        case STRING: {
+          BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new String(strings.get(r), StandardCharsets.UTF_8);
+          }
+          return;
+        }
+        case BINARY: {
+          BaseVariableWidthVector bytes = (BaseVariableWidthVector) vector;
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new ByteString(bytes.get(r));
+          }
+          return;
+        }
+        case FIXED: {
+          FixedSizeBinaryVector bytes = (FixedSizeBinaryVector) vector;
+          for (int r = 0; r < count; r++) {
+            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new ByteString(bytes.get(r));
+          }
+          return;
+        }
+        default:
+          throw new IllegalStateException("No vectorized conversion for " + type);
+      }
+    }
+
+    /** The values of the column's current dictionary, converted once for all the rows that use it. */
+    private Object[] dictionaryValues(int column, VectorHolder holder) {
+      Dictionary dictionary = holder.dictionary();
+      if (dictionaries[column] == dictionary) {
+        return dictionaryValues[column];
+      }
+      ColumnDescriptor descriptor = holder.descriptor();
+      PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
+      Type type = types[column];
+      Object[] values = new Object[dictionary.getMaxId() + 1];
+      for (int id = 0; id < values.length; id++) {
+        values[id] = decode(dictionary, id, type, physical);
+      }
+      dictionaries[column] = dictionary;
+      dictionaryValues[column] = values;
+      return values;
+    }
+
+    private static Object decode(Dictionary dictionary, int id, Type type, PrimitiveTypeName physical) {
+      switch (type.typeId()) {
+        case BOOLEAN:
+          return dictionary.decodeToBoolean(id);
+        case INTEGER:
+        case DATE:
+          return dictionary.decodeToInt(id);
+        case LONG:
+        case TIMESTAMP:
+          return dictionary.decodeToLong(id);
+        case FLOAT:
+          return dictionary.decodeToFloat(id);
+        case DOUBLE:
+          return dictionary.decodeToDouble(id);
+        case DECIMAL: {
+          int scale = ((Types.DecimalType) type).scale();
+          switch (physical) {
+            case INT32:
+              return BigDecimal.valueOf(dictionary.decodeToInt(id), scale);
+            case INT64:
+              return BigDecimal.valueOf(dictionary.decodeToLong(id), scale);
+            default:
+              return new BigDecimal(new BigInteger(dictionary.decodeToBinary(id).getBytes()), scale);
+          }
+        }
+        case STRING:
+          return dictionary.decodeToBinary(id).toStringUsingUTF8();
+        case BINARY:
+        case FIXED:
+          return new ByteString(dictionary.decodeToBinary(id).getBytes());
+        default:
+          throw new IllegalStateException("No vectorized conversion for " + type);
+      }
+    }
+  }
+}
