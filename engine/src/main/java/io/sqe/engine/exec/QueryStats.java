@@ -7,6 +7,7 @@ public final class QueryStats {
   private final AtomicLong filesPlanned = new AtomicLong();
   private final AtomicLong filesScanned = new AtomicLong();
   private final AtomicLong bytesScanned = new AtomicLong();
+  private final AtomicLong filesReadByColumns = new AtomicLong();
   private final AtomicLong rowsReturned = new AtomicLong();
   private final AtomicLong batchesReturned = new AtomicLong();
   private volatile long planningNanos;
@@ -21,6 +22,11 @@ public final class QueryStats {
   public void fileOpened(long bytes) {
     filesScanned.incrementAndGet();
     bytesScanned.addAndGet(bytes);
+  }
+
+  /** A scan read an opened file column by column (vectorized) rather than row by row. */
+  public void fileReadByColumns() {
+    filesReadByColumns.incrementAndGet();
   }
 
   void batchReturned(int rows) {
@@ -46,6 +52,11 @@ public final class QueryStats {
 
   public long filesScanned() {
     return filesScanned.get();
+  }
+
+  /** Of the files opened, how many were read column by column. */
+  public long filesReadByColumns() {
+    return filesReadByColumns.get();
   }
 
   public long bytesScanned() {

@@ -283,6 +283,7 @@ public final class IcebergScan {
         CloseableIterator<Object> vectorized =
             VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants);
         if (vectorized != null) {
+          context.stats().fileReadByColumns();
           return vectorized;
         }
       }
