@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -173,6 +174,54 @@ class VectorizedScanTest {
     assertThat(result.rows)
         .isEqualTo(List.of(java.util.Arrays.asList("eu", 3, null), List.of("eu", 50, "late"), java.util.Arrays.asList("us", 103, null)));
     assertThat(result.stats.filesReadByColumns()).isEqualTo(result.stats.filesScanned()).isPositive();
+  }
+
+  @Test
+  void filesWithDeleteFilesAreReadRowByRowWithTheirDeletesApplied() {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "name", Types.StringType.get()));
+    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "deleted"), schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    List<DataFile> files = new ArrayList<>();
+    for (int file = 0; file < 3; file++) {
+      List<Record> records = new ArrayList<>();
+      for (long id = file * 100L; id < file * 100L + 100; id++) {
+        GenericRecord r = GenericRecord.create(schema);
+        r.setField("id", id);
+        r.setField("name", "n" + id);
+        records.add(r);
+      }
+      files.add(TestTables.appendFile(table, records));
+    }
+    // Positions 0-9 of the first file, then ids 150 and 151 by equality: both apply to the files written before them.
+    TestTables.deletePositions(table, files.get(0), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    TestTables.deleteWhereEquals(table, "id", List.of(150L, 151L));
+    // A file written after the deletes has none to apply, and is read column by column.
+    List<Record> late = new ArrayList<>();
+    for (long id = 1000; id < 1010; id++) {
+      GenericRecord r = GenericRecord.create(schema);
+      r.setField("id", id);
+      r.setField("name", "n" + id);
+      late.add(r);
+    }
+    TestTables.appendFile(table, late);
+
+    long expectedSum = 0;
+    for (long id = 10; id < 300; id++) {
+      expectedSum += id == 150 || id == 151 ? 0 : id;
+    }
+    for (long id = 1000; id < 1010; id++) {
+      expectedSum += id;
+    }
+    Result all = run("select count(*), sum(id) from deleted");
+    assertThat(all.rows).isEqualTo(List.of(List.of(298L, expectedSum)));
+    Result some = run("select id, name from deleted where id < 12 or id between 149 and 152 or id = 1005 order by id");
+    assertThat(some.rows)
+        .isEqualTo(List.of(List.of(10L, "n10"), List.of(11L, "n11"), List.of(149L, "n149"), List.of(152L, "n152"), List.of(1005L, "n1005")));
+    // The third file (ids 200-299) is pruned by its column bounds; the first two carry deletes.
+    assertThat(some.stats.filesScanned()).isEqualTo(3);
+    assertThat(some.stats.filesReadByColumns()).isEqualTo(1);
   }
 
   private record Result(List<List<Object>> rows, QueryStats stats) {}
