@@ -39,7 +39,8 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
     if (pushed.isEmpty()) {
       return;
     }
-    // The filter stays: Iceberg uses the expression to prune files, not to drop rows.
+    // The filter stays, and is where the condition is evaluated per row: the scan uses the
+    // expression to skip files and row groups, and does not drop rows (IcebergScan relies on this).
     call.transformTo(filter.copy(filter.getTraitSet(), scan.withFilter(pushed.get()), filter.getCondition()));
   }
 

@@ -42,8 +42,11 @@ import org.apache.iceberg.util.PartitionUtil;
 /**
  * The run-time half of {@link IcebergTableScan}: plans the files of the table's current snapshot
  * with the pushed-down filter (Iceberg prunes partitions and files by their column bounds), reads
- * them with Iceberg's generic readers (delete files applied; see {@link PrefetchingTaskReader}),
- * and yields Calcite rows.
+ * Parquet files column by column with Iceberg's vectorized Arrow reader ({@link
+ * VectorizedTaskReader}) and other files, files with delete files and columns of other types with
+ * Iceberg's generic row readers (delete files applied), two files ahead on background threads
+ * ({@link PrefetchingTaskReader}), and yields Calcite rows. The pushed filter skips files and row
+ * groups only: the Filter it came from stays above the scan and drops the rows.
  *
  * <p>Holds no per-execution state, so one compiled plan can run many times and concurrently.
  */

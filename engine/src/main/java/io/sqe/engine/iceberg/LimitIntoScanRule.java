@@ -31,7 +31,9 @@ public final class LimitIntoScanRule extends RelRule<LimitIntoScanRule.Config> {
   public void onMatch(RelOptRuleCall call) {
     Sort sort = call.rel(0);
     IcebergTableScan scan = call.rel(1);
-    if (sort.fetch == null || !sort.getCollation().getFieldCollations().isEmpty() || scan.limit() != null) {
+    // A filtered scan returns rows its filter does not match (the Filter above drops them), so a
+    // limit inside it would count rows that never reach the Sort.
+    if (sort.fetch == null || !sort.getCollation().getFieldCollations().isEmpty() || scan.limit() != null || scan.hasFilter()) {
       return;
     }
     if (!(sort.fetch instanceof RexLiteral) || (sort.offset != null && !(sort.offset instanceof RexLiteral))) {
