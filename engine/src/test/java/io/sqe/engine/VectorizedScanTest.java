@@ -145,7 +145,7 @@ class VectorizedScanTest {
   }
 
   @Test
-  void partitionConstantsAndColumnsAddedLater() {
+  void partitionConstantsColumnsAddedLaterAndPromotedTypes() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "region", Types.StringType.get()),
@@ -162,18 +162,20 @@ class VectorizedScanTest {
       }
       TestTables.appendPartitionFile(table, records, region);
     }
-    table.updateSchema().addColumn("note", Types.StringType.get()).commit();
+    // v becomes a long: the files written before hold it as a Parquet INT32, which the row reader widens.
+    table.updateSchema().addColumn("note", Types.StringType.get()).updateColumn("v", Types.LongType.get()).commit();
     Schema evolved = table.schema();
     GenericRecord late = GenericRecord.create(evolved);
     late.setField("region", "eu");
-    late.setField("v", 50);
+    late.setField("v", 50L);
     late.setField("note", "late");
     TestTables.appendPartitionFile(table, List.of(late), "eu");
 
     Result result = run("select region, v, note from parts where v in (3, 50, 103) order by v");
     assertThat(result.rows)
-        .isEqualTo(List.of(java.util.Arrays.asList("eu", 3, null), List.of("eu", 50, "late"), java.util.Arrays.asList("us", 103, null)));
-    assertThat(result.stats.filesReadByColumns()).isEqualTo(result.stats.filesScanned()).isPositive();
+        .isEqualTo(List.of(java.util.Arrays.asList("eu", 3L, null), List.of("eu", 50L, "late"), java.util.Arrays.asList("us", 103L, null)));
+    assertThat(result.stats.filesScanned()).isEqualTo(3);
+    assertThat(result.stats.filesReadByColumns()).isEqualTo(1);
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.sqe.engine.iceberg;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +10,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -20,6 +23,7 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.arrow.ArrowAllocation;
 import org.apache.iceberg.arrow.vectorized.BaseBatchReader;
 import org.apache.iceberg.arrow.vectorized.NullabilityHolder;
 import org.apache.iceberg.arrow.vectorized.VectorHolder;
@@ -38,6 +42,8 @@ import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a Parquet file scan task column by column with Iceberg's vectorized Arrow reader and turns
@@ -50,6 +56,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * encodings) is left to the row reader ({@link #open} returns null).
  */
 final class VectorizedTaskReader {
+  private static final Logger LOG = LoggerFactory.getLogger(VectorizedTaskReader.class);
   /** Rows per Arrow batch: enough to amortise per-batch work, small enough to stay in cache. */
   static final int BATCH_ROWS = 4096;
 
@@ -93,50 +100,79 @@ final class VectorizedTaskReader {
         || !supports(readSchema)) {
       return null;
     }
+    // The reader builder takes a child allocator of the one it is given and never closes it; given
+    // Iceberg's static root, every file read would leave one behind in that root's list of children.
+    BufferAllocator allocator = ArrowAllocation.rootAllocator().newChildAllocator("sqe-scan-task", 0, Long.MAX_VALUE);
+    boolean[] unsupported = new boolean[1];
     CloseableIterable<VectorHolder[]> batches =
         Parquet.read(io.newInputFile(task.file()))
             .project(readSchema)
             .split(task.start(), task.length())
             .filter(task.residual())
             .caseSensitive(true)
-            .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants))
+            .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported))
             .recordsPerBatch(BATCH_ROWS)
             .reuseContainers()
             .build();
     CloseableIterator<VectorHolder[]> iterator;
     try {
-      // The file's schema is checked here, when the reader is built for it.
+      // Opens the file and builds the reader for its schema.
       iterator = batches.iterator();
-    } catch (UnsupportedFileException e) {
-      return null;
+    } catch (RuntimeException | Error e) {
+      closeAllocator(allocator);
+      throw e;
     }
-    return new Rows(iterator, readSchema, outputColumns, constants);
+    if (unsupported[0]) {
+      try (Rows rows = new Rows(iterator, readSchema, 0, constants, allocator)) {
+        return null;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return new Rows(iterator, readSchema, outputColumns, constants, allocator);
   }
 
-  private static VectorizedReader<?> buildReader(Schema readSchema, MessageType fileSchema, Map<Integer, ?> constants) {
+  /** Closes a task's allocator and the builder's child of it, once the task's vectors are released. */
+  private static void closeAllocator(BufferAllocator allocator) {
+    try {
+      for (BufferAllocator child : List.copyOf(allocator.getChildAllocators())) {
+        child.close();
+      }
+      allocator.close();
+    } catch (IllegalStateException e) {
+      // A vector the reader did not release: not worth failing the query over.
+      LOG.warn("Arrow memory left by a vectorized Parquet read: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * The batch reader for one file, or, when the file stores a column differently from how the
+   * loops below read it, an empty one with {@code unsupported[0]} set (the caller then closes the
+   * file and reads it row by row).
+   */
+  private static VectorizedReader<?> buildReader(
+      Schema readSchema, MessageType fileSchema, Map<Integer, ?> constants, BufferAllocator allocator, boolean[] unsupported) {
     for (Types.NestedField field : readSchema.columns()) {
       if (constants.containsKey(field.fieldId())) {
         continue;
       }
-      PrimitiveType primitive = fileColumn(fileSchema, field.fieldId());
-      if (primitive != null && !readsDirectly(field.type(), primitive)) {
-        throw new UnsupportedFileException();
+      org.apache.parquet.schema.Type column = fileColumn(fileSchema, field.fieldId());
+      if (column != null && (!column.isPrimitive() || column.isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED) || !readsDirectly(field.type(), column.asPrimitiveType()))) {
+        unsupported[0] = true;
+        return new HolderBatchReader(List.of());
       }
     }
     return (VectorizedReader<?>)
         TypeWithSchemaVisitor.visit(
             readSchema.asStruct(),
             fileSchema,
-            new VectorizedReaderBuilder(readSchema, fileSchema, true, constants, HolderBatchReader::new));
+            new TaskReaderBuilder(readSchema, fileSchema, constants, allocator));
   }
 
-  private static PrimitiveType fileColumn(MessageType fileSchema, int fieldId) {
+  private static org.apache.parquet.schema.Type fileColumn(MessageType fileSchema, int fieldId) {
     for (org.apache.parquet.schema.Type field : fileSchema.getFields()) {
       if (field.getId() != null && field.getId().intValue() == fieldId) {
-        if (!field.isPrimitive() || field.isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED)) {
-          throw new UnsupportedFileException();
-        }
-        return field.asPrimitiveType();
+        return field;
       }
     }
     return null;
@@ -176,10 +212,10 @@ final class VectorizedTaskReader {
     }
   }
 
-  /** Thrown while the reader is built for a file this class leaves to the row reader. */
-  private static final class UnsupportedFileException extends UnsupportedOperationException {
-    UnsupportedFileException() {
-      super("Not read by the vectorized reader", null);
+  /** Iceberg's reader builder, with the vectors allocated from the task's allocator. */
+  private static final class TaskReaderBuilder extends VectorizedReaderBuilder {
+    TaskReaderBuilder(Schema readSchema, MessageType fileSchema, Map<Integer, ?> constants, BufferAllocator allocator) {
+      super(readSchema, fileSchema, true, constants, HolderBatchReader::new, (type, value) -> value, allocator);
     }
   }
 
@@ -206,6 +242,7 @@ final class VectorizedTaskReader {
   /** The rows of one task's batches; each batch is converted whole before the next is read. */
   private static final class Rows implements CloseableIterator<Object> {
     private final CloseableIterator<VectorHolder[]> batches;
+    private final BufferAllocator allocator;
     private final Type[] types;
     private final Object[] constants;
     private final int outputColumns;
@@ -218,8 +255,14 @@ final class VectorizedTaskReader {
     private int size;
     private int index;
 
-    Rows(CloseableIterator<VectorHolder[]> batches, Schema readSchema, int outputColumns, Map<Integer, ?> constants) {
+    Rows(
+        CloseableIterator<VectorHolder[]> batches,
+        Schema readSchema,
+        int outputColumns,
+        Map<Integer, ?> constants,
+        BufferAllocator allocator) {
       this.batches = batches;
+      this.allocator = allocator;
       this.outputColumns = outputColumns;
       this.types = new Type[outputColumns];
       this.constants = new Object[outputColumns];
@@ -255,8 +298,12 @@ final class VectorizedTaskReader {
     }
 
     @Override
-    public void close() throws java.io.IOException {
-      batches.close();
+    public void close() throws IOException {
+      try {
+        batches.close();
+      } finally {
+        closeAllocator(allocator);
+      }
     }
 
     private void convert(VectorHolder[] batch) {
