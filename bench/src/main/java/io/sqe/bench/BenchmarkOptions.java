@@ -173,6 +173,14 @@ public record BenchmarkOptions(
     if (explain) {
       s.append(" --explain");
     }
+    String planCache = serverSettings.get("query.plan-cache.max-entries");
+    if (planCache != null) {
+      s.append(" --plan-cache-entries ").append(planCache);
+    }
+    String resultCache = serverSettings.get("query.result-cache.max-bytes");
+    if (resultCache != null && !resultCache.equals(DEFAULT_SERVER_SETTINGS.get("query.result-cache.max-bytes"))) {
+      s.append(" --result-cache-bytes ").append(resultCache);
+    }
     return s.toString();
   }
 
