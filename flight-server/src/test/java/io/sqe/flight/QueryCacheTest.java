@@ -133,6 +133,24 @@ class QueryCacheTest {
   }
 
   @Test
+  void replacingAViewReplansItsReaders() throws Exception {
+    Login admin = login(TestServer.ADMIN);
+    admin.update("CREATE SCHEMA IF NOT EXISTS c");
+    admin.update("CREATE TABLE c.base (id BIGINT)");
+    admin.update("INSERT INTO c.base VALUES (1), (2)");
+    admin.update("CREATE VIEW c.pick AS SELECT id FROM c.base WHERE id = 1");
+    String sql = "SELECT * FROM c.pick";
+    assertThat(admin.run(sql).rows()).containsExactly(List.of(1L));
+    assertThat(admin.run(sql).resultCached()).isTrue();
+
+    admin.update("CREATE OR REPLACE VIEW c.pick AS SELECT id FROM c.base WHERE id = 2");
+    Run replaced = admin.run(sql);
+    assertThat(replaced.planCached()).isFalse();
+    assertThat(replaced.resultCached()).isFalse();
+    assertThat(replaced.rows()).containsExactly(List.of(2L));
+  }
+
+  @Test
   void writesThroughThisServerAndThroughTheCatalogInvalidateResults() throws Exception {
     Login admin = login(TestServer.ADMIN);
     admin.update("CREATE SCHEMA IF NOT EXISTS c");
