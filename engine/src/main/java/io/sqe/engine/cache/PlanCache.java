@@ -34,23 +34,26 @@ public final class PlanCache {
   public Optional<PlannedQuery> find(Session session, String sql) {
     long start = System.nanoTime();
     Key key = new Key(sql, PlanReads.PlanContext.of(session));
-    // Looked up quietly: a stale plan is a miss, not a hit.
+    // Looked up quietly: a stale plan is no hit, and a statement that is not a query (known only
+    // once it is parsed) is no miss. Misses are counted when a query is planned instead.
     PlannedQuery plan = plans.policy().getIfPresentQuietly(key);
     if (plan == null) {
-      stats.recordMisses(1);
       return Optional.empty();
     }
     if (!versions.current(plan.reads(), session.principal())) {
       plans.asMap().remove(key, plan);
-      stats.recordMisses(1);
       return Optional.empty();
     }
     stats.recordHits(1);
     return Optional.of(plan.reused(System.nanoTime() - start));
   }
 
-  /** Keeps {@code plan}, made for {@code sql} in {@code session}, when it may be reused. */
+  /**
+   * Keeps {@code plan}, made for {@code sql} in {@code session} after {@link #find} found none,
+   * when it may be reused; counts the miss.
+   */
   public void offer(Session session, String sql, PlannedQuery plan) {
+    stats.recordMisses(1);
     if (plan.reads().planCacheable()) {
       plans.put(new Key(sql, PlanReads.PlanContext.of(session)), plan);
     }
