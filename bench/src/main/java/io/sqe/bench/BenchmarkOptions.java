@@ -25,6 +25,8 @@ import java.util.Set;
  * @param timeout longest one execution of a query may take before it is cancelled
  * @param output file for the report: CSV when it ends with {@code .csv}, else Markdown
  * @param explain print SQE's plan of each query instead of timing it
+ * @param serverSettings settings for the SQE server on top of the benchmark's own: by default the
+ *     result cache is off, so that repeated runs of a query execute it
  */
 public record BenchmarkOptions(
     double scale,
@@ -34,7 +36,10 @@ public record BenchmarkOptions(
     List<Integer> queries,
     Duration timeout,
     Optional<Path> output,
-    boolean explain) {
+    boolean explain,
+    Map<String, String> serverSettings) {
+  /** The server settings of a run that names none: no result cache. */
+  public static final Map<String, String> DEFAULT_SERVER_SETTINGS = Map.of("query.result-cache.max-bytes", "0");
   public static final Path DEFAULT_WORK_DIR = Path.of("bench", "target", "work");
 
   public static final String USAGE =
@@ -46,7 +51,9 @@ public record BenchmarkOptions(
           + "  --queries LIST       e.g. 1,6,19 or 1-5,7 (default all 22)\n"
           + "  --timeout-seconds N  cancel an execution after this long and report TIMEOUT (default 600)\n"
           + "  --output FILE        also write the report: CSV if FILE ends with .csv, else Markdown\n"
-          + "  --explain            print SQE's plan for each query instead of timing\n";
+          + "  --explain            print SQE's plan for each query instead of timing\n"
+          + "  --plan-cache-entries N  SQE's plan cache size, 0 for off (default: the server's default)\n"
+          + "  --result-cache-bytes S  SQE's result cache size, e.g. 64m (default 0: off, so each run executes)\n";
 
   public BenchmarkOptions {
     requireNonNull(workDir, "workDir is null");
@@ -74,6 +81,12 @@ public record BenchmarkOptions(
       throw new IllegalArgumentException("Invalid timeout: " + timeout + " (must be positive)");
     }
     queries = List.copyOf(queries);
+    serverSettings = Map.copyOf(serverSettings);
+  }
+
+  public BenchmarkOptions(
+      double scale, Path workDir, int runs, int warmups, List<Integer> queries, Duration timeout, Optional<Path> output, boolean explain) {
+    this(scale, workDir, runs, warmups, queries, timeout, output, explain, DEFAULT_SERVER_SETTINGS);
   }
 
   /** The defaults: scale 1, 3 runs after 1 warm-up, all 22 queries, 600 s timeout. */
@@ -93,6 +106,7 @@ public record BenchmarkOptions(
     Duration timeout = o.timeout;
     Optional<Path> output = o.output;
     boolean explain = o.explain;
+    Map<String, String> serverSettings = new java.util.HashMap<>(o.serverSettings);
     for (Map.Entry<String, String> argument : CommandLineArguments.parse(Set.of("--explain"), args).entrySet()) {
       String name = argument.getKey();
       String value = argument.getValue();
@@ -121,11 +135,17 @@ public record BenchmarkOptions(
         case "--output":
           output = Optional.of(Path.of(value));
           break;
+        case "--plan-cache-entries":
+          serverSettings.put("query.plan-cache.max-entries", Integer.toString(CommandLineArguments.integer(name, value)));
+          break;
+        case "--result-cache-bytes":
+          serverSettings.put("query.result-cache.max-bytes", value);
+          break;
         default:
           throw new IllegalArgumentException("Unknown argument: " + name);
       }
     }
-    return new BenchmarkOptions(scale, workDir, runs, warmups, queries, timeout, output, explain);
+    return new BenchmarkOptions(scale, workDir, runs, warmups, queries, timeout, output, explain, serverSettings);
   }
 
   /** The scale as written in directory names and reports: 1, 0.1, 0.01. */
@@ -152,6 +172,14 @@ public record BenchmarkOptions(
     output.ifPresent(file -> s.append(" --output ").append(file));
     if (explain) {
       s.append(" --explain");
+    }
+    String planCache = serverSettings.get("query.plan-cache.max-entries");
+    if (planCache != null) {
+      s.append(" --plan-cache-entries ").append(planCache);
+    }
+    String resultCache = serverSettings.get("query.result-cache.max-bytes");
+    if (resultCache != null && !resultCache.equals(DEFAULT_SERVER_SETTINGS.get("query.result-cache.max-bytes"))) {
+      s.append(" --result-cache-bytes ").append(resultCache);
     }
     return s.toString();
   }

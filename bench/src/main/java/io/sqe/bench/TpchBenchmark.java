@@ -268,6 +268,7 @@ public final class TpchBenchmark {
       settings.put("sample-data.tpch-scale", options.scaleLabel());
       // The client logs in once; its token must outlast the longest run.
       settings.put("auth.token-lifetime", "7d");
+      settings.putAll(options.serverSettings());
       long start = System.nanoTime();
       SqeServer server = SqeServer.start(ConfigLoader.fromSettings(settings));
       BufferAllocator allocator = null;

@@ -33,6 +33,16 @@ class BenchmarkOptionsTest {
   }
 
   @Test
+  void cacheOptionsBecomeServerSettingsAndTheResultCacheIsOffByDefault() {
+    assertThat(BenchmarkOptions.parse().serverSettings()).containsExactly(java.util.Map.entry("query.result-cache.max-bytes", "0"));
+    BenchmarkOptions options = BenchmarkOptions.parse("--plan-cache-entries", "0", "--result-cache-bytes", "64m");
+    assertThat(options.serverSettings())
+        .containsEntry("query.plan-cache.max-entries", "0")
+        .containsEntry("query.result-cache.max-bytes", "64m");
+    assertThat(options.commandLine()).endsWith(" --plan-cache-entries 0 --result-cache-bytes 64m");
+  }
+
+  @Test
   void rejectsBadValuesByName() {
     assertThatThrownBy(() -> BenchmarkOptions.parse("--queries", "23")).hasMessage("Invalid TPC-H query number: 23 (must be 1 to 22)");
     assertThatThrownBy(() -> BenchmarkOptions.parse("--runs", "0")).hasMessageContaining("Invalid number of runs: 0");

@@ -12,8 +12,19 @@ import java.time.Duration;
  * @param batchMaxBytes approximate largest record batch, kept under gRPC's usual 4 MiB message limit
  * @param statementTimeout how long a statement may run when its session sets no limit of its own;
  *     zero for no limit
+ * @param planCacheMaxEntries how many compiled plans the plan cache keeps; zero turns it off
+ * @param resultCacheMaxBytes how many bytes of Arrow results the result cache keeps; zero turns it
+ *     off. One result may take at most a quarter of it.
  */
-public record EngineConfig(long maxQueryMemoryBytes, int batchMaxRows, long batchMaxBytes, Duration statementTimeout) {
+public record EngineConfig(
+    long maxQueryMemoryBytes,
+    int batchMaxRows,
+    long batchMaxBytes,
+    Duration statementTimeout,
+    int planCacheMaxEntries,
+    long resultCacheMaxBytes) {
+  public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
+  public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
   public static final EngineConfig DEFAULT = new EngineConfig(1L << 30, 65_536, 2L << 20, Duration.ZERO);
 
   public EngineConfig {
@@ -24,18 +35,43 @@ public record EngineConfig(long maxQueryMemoryBytes, int batchMaxRows, long batc
     if (statementTimeout.isNegative()) {
       throw new IllegalArgumentException("statementTimeout is negative: " + statementTimeout);
     }
+    if (planCacheMaxEntries < 0) {
+      throw new IllegalArgumentException("planCacheMaxEntries is negative: " + planCacheMaxEntries);
+    }
+    if (resultCacheMaxBytes < 0) {
+      throw new IllegalArgumentException("resultCacheMaxBytes is negative: " + resultCacheMaxBytes);
+    }
   }
 
-  /** Limits without a default statement timeout. */
+  /** Limits with the default caches. */
+  public EngineConfig(long maxQueryMemoryBytes, int batchMaxRows, long batchMaxBytes, Duration statementTimeout) {
+    this(
+        maxQueryMemoryBytes,
+        batchMaxRows,
+        batchMaxBytes,
+        statementTimeout,
+        DEFAULT_PLAN_CACHE_MAX_ENTRIES,
+        DEFAULT_RESULT_CACHE_MAX_BYTES);
+  }
+
+  /** Limits without a default statement timeout, with the default caches. */
   public EngineConfig(long maxQueryMemoryBytes, int batchMaxRows, long batchMaxBytes) {
     this(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, Duration.ZERO);
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes);
+  }
+
+  public EngineConfig withPlanCacheMaxEntries(int entries) {
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes);
+  }
+
+  public EngineConfig withResultCacheMaxBytes(long bytes) {
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes);
   }
 }

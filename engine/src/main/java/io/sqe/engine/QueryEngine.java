@@ -2,7 +2,10 @@ package io.sqe.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Cache;
 import io.sqe.catalog.Catalogs;
+import io.sqe.engine.cache.QueryCaches;
+import io.sqe.engine.cache.ResultCache;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.CommandResult;
@@ -16,6 +19,7 @@ import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryExecutions;
 import io.sqe.engine.exec.QueryRun;
+import io.sqe.engine.exec.ResultSink;
 import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.exec.QueryTracker;
@@ -89,6 +93,7 @@ public final class QueryEngine {
   private final QueryServices services = new Services(null);
   private final QueryTracker queries = new QueryTracker();
   private final StatementPrivileges privileges;
+  private final QueryCaches caches;
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
     this(catalogs, allocator, config, List.of());
@@ -147,6 +152,15 @@ public final class QueryEngine {
     all.addAll(executors);
     this.executors = List.copyOf(all);
     this.transactions = transactions;
+    this.caches = new QueryCaches(catalogs, access, config);
+  }
+
+  /**
+   * The engine's caches by name ({@link QueryCaches#PLAN_CACHE}, {@link QueryCaches#RESULT_CACHE}),
+   * those that are on, each recording hit, miss and eviction statistics.
+   */
+  public Map<String, Cache<?, ?>> caches() {
+    return caches.byName();
   }
 
   /** Begins a transaction for {@code session}'s user; statements join it through {@link Session#withTransaction}. */
@@ -173,6 +187,14 @@ public final class QueryEngine {
 
   /** Parses, validates and plans a statement; every error in the SQL surfaces here. */
   public Prepared prepare(Session session, String sql) {
+    // A transaction's statements read what it staged, which no cached plan knows of.
+    boolean cacheable = session.openTransaction().isEmpty();
+    if (cacheable && caches.plans().isPresent()) {
+      Optional<PlannedQuery> cached = caches.plans().get().find(session, sql);
+      if (cached.isPresent()) {
+        return new Prepared.Query(cached.get());
+      }
+    }
     SqlNode node = SqeParser.parse(sql);
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
@@ -188,7 +210,11 @@ public final class QueryEngine {
       return showQueries(sql, session.principal(), (SqlShow) node);
     }
     if (node.isA(SqlKind.QUERY)) {
-      return new Prepared.Query(planner.plan(session, node, sql, readTables(session, List.of())));
+      PlannedQuery plan = planner.plan(session, node, sql, readTables(session, List.of()));
+      if (cacheable) {
+        caches.plans().ifPresent(plans -> plans.offer(session, sql, plan));
+      }
+      return new Prepared.Query(plan);
     }
     privileges.check(session, node);
     CommandContext context = new CommandContext(session, catalogs, services, "prepare");
@@ -280,10 +306,22 @@ public final class QueryEngine {
     try {
       Supplier<Enumerator<Object>> rows;
       QueryContext context;
+      ResultSink sink = null;
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
+        Optional<ResultCache.Key> key = session.openTransaction().isPresent()
+            ? Optional.empty()
+            : caches.results().flatMap(results -> results.key(session, plan, values));
+        if (key.isPresent()) {
+          Optional<List<byte[]>> cached = caches.results().get().find(key.get());
+          if (cached.isPresent()) {
+            run.stats().resultCached(true);
+            return QueryExecutions.replay(queryAllocator, context, prepared.resultSchema(), cached.get(), config);
+          }
+          sink = caches.results().get().capture(key.get());
+        }
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
@@ -294,7 +332,7 @@ public final class QueryEngine {
         }
         rows = () -> Linq4j.enumerator(list);
       }
-      return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config);
+      return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config, sink);
     } catch (RuntimeException e) {
       queryAllocator.close();
       run.close();
@@ -354,6 +392,7 @@ public final class QueryEngine {
     }
     values.putAll(plan.internalParameters());
     run.stats().planningNanos(plan.planningNanos());
+    run.stats().planCached(plan.cached());
     return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
   }
 

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
  * @param filesScanned data files opened
  * @param bytesScanned size of the data files opened
  * @param peakMemoryBytes the most Arrow memory one execution held at once
+ * @param planCached whether the plan came from the plan cache
+ * @param resultCached whether every execution handed out a cached result instead of running
  */
 record QueryFigures(
     String queryId,
@@ -28,7 +30,9 @@ record QueryFigures(
     long bytes,
     long filesScanned,
     long bytesScanned,
-    long peakMemoryBytes) {
+    long peakMemoryBytes,
+    boolean planCached,
+    boolean resultCached) {
   static final String PREFIX = "x-sqe-";
 
   QueryFigures {
@@ -46,6 +50,8 @@ record QueryFigures(
     values.put(PREFIX + "files-scanned", Long.toString(filesScanned));
     values.put(PREFIX + "bytes-scanned", Long.toString(bytesScanned));
     values.put(PREFIX + "peak-memory-bytes", Long.toString(peakMemoryBytes));
+    values.put(PREFIX + "plan-cached", Boolean.toString(planCached));
+    values.put(PREFIX + "result-cached", Boolean.toString(resultCached));
     return values;
   }
 
@@ -59,6 +65,9 @@ record QueryFigures(
     private long filesScanned;
     private long bytesScanned;
     private long peakMemoryBytes;
+    private boolean planCached;
+    private int executions;
+    private int resultsCached;
 
     Builder(String queryId) {
       this.queryId = requireNonNull(queryId, "queryId is null");
@@ -80,6 +89,11 @@ record QueryFigures(
       filesScanned += stats.filesScanned();
       bytesScanned += stats.bytesScanned();
       peakMemoryBytes = Math.max(peakMemoryBytes, stats.peakMemoryBytes());
+      planCached = stats.planCached();
+      executions++;
+      if (stats.resultCached()) {
+        resultsCached++;
+      }
     }
 
     QueryFigures build() {
@@ -91,7 +105,9 @@ record QueryFigures(
           bytes,
           filesScanned,
           bytesScanned,
-          peakMemoryBytes);
+          peakMemoryBytes,
+          planCached,
+          executions > 0 && resultsCached == executions);
     }
   }
 }

@@ -133,9 +133,14 @@ final class ResultStreamer implements AutoCloseable {
           }
         }
       }
-      trailers.set(figures.build());
+      QueryFigures done = figures.build();
+      trailers.set(done);
       listener.completed();
-      audit.succeeded(figures.queryId(), rows);
+      if (done.resultCached()) {
+        audit.succeededFromCache(figures.queryId(), rows);
+      } else {
+        audit.succeeded(figures.queryId(), rows);
+      }
     } catch (RuntimeException e) {
       fail(listener, figures, trailers, audit, rows, e);
     } catch (ExceptionInInitializerError e) {

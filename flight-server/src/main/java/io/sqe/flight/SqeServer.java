@@ -112,7 +112,9 @@ public final class SqeServer implements AutoCloseable {
               allocator,
               EngineConfig.DEFAULT
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
-                  .withStatementTimeout(config.maxRunTime()),
+                  .withStatementTimeout(config.maxRunTime())
+                  .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
+                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
               WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),

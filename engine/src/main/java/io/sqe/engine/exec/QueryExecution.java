@@ -22,6 +22,11 @@ public final class QueryExecution implements AutoCloseable {
   private final BufferAllocator allocator;
   private final QueryContext context;
   private final Supplier<Enumerator<Object>> plan;
+  /** The batches of a cached result this execution hands out instead of running a plan; null to run one. */
+  private final List<byte[]> cached;
+  private int nextCached;
+  /** Where the batches of a run go as well; null for nowhere. */
+  private final ResultSink sink;
   private Enumerator<Object> rows;
   private final VectorSchemaRoot root;
   private final ColumnWriter[] writers;
@@ -38,10 +43,29 @@ public final class QueryExecution implements AutoCloseable {
       QueryContext context,
       Schema schema,
       Supplier<Enumerator<Object>> plan,
-      BatchLimits limits) {
+      BatchLimits limits,
+      ResultSink sink) {
+    this(allocator, context, schema, requireNonNull(plan, "plan is null"), null, limits, sink);
+  }
+
+  /** An execution that hands out {@code cached}, record batches of an earlier run ({@link ArrowBatches}). */
+  QueryExecution(BufferAllocator allocator, QueryContext context, Schema schema, List<byte[]> cached, BatchLimits limits) {
+    this(allocator, context, schema, null, List.copyOf(cached), limits, null);
+  }
+
+  private QueryExecution(
+      BufferAllocator allocator,
+      QueryContext context,
+      Schema schema,
+      Supplier<Enumerator<Object>> plan,
+      List<byte[]> cached,
+      BatchLimits limits,
+      ResultSink sink) {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.context = requireNonNull(context, "context is null");
-    this.plan = requireNonNull(plan, "plan is null");
+    this.plan = plan;
+    this.cached = cached;
+    this.sink = sink;
     this.limits = requireNonNull(limits, "limits is null");
     this.root = VectorSchemaRoot.create(schema, allocator);
     List<FieldVector> vectors = root.getFieldVectors();
@@ -112,6 +136,9 @@ public final class QueryExecution implements AutoCloseable {
       root.setRowCount(0);
       return false;
     }
+    if (cached != null) {
+      return nextCached();
+    }
     try {
       root.clear();
       root.allocateNew();
@@ -137,6 +164,38 @@ public final class QueryExecution implements AutoCloseable {
         vector.setValueCount(count);
       }
       root.setRowCount(count);
+      context.stats().batchReturned(count);
+      if (sink != null && count > 0) {
+        sink.batch(root);
+      }
+      if (exhausted) {
+        if (sink != null) {
+          sink.completed();
+        }
+        context.stats().executionNanos(System.nanoTime() - started);
+        context.run().succeeded();
+      }
+      return count > 0;
+    } catch (RuntimeException e) {
+      throw ExecutionErrors.translate(e, context.queryId());
+    }
+  }
+
+  private boolean nextCached() {
+    try {
+      context.checkCancelled();
+      root.clear();
+      int count = 0;
+      if (nextCached < cached.size()) {
+        ArrowBatches.load(cached.get(nextCached++), root, allocator);
+        count = root.getRowCount();
+      }
+      if (nextCached >= cached.size()) {
+        exhausted = true;
+      }
+      if (count == 0) {
+        root.setRowCount(0);
+      }
       context.stats().batchReturned(count);
       if (exhausted) {
         context.stats().executionNanos(System.nanoTime() - started);

@@ -3,6 +3,7 @@ package io.sqe.engine.exec;
 import io.sqe.engine.EngineConfig;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
+import java.util.List;
 import java.util.function.Supplier;
 import org.apache.calcite.linq4j.Enumerator;
 
@@ -12,8 +13,28 @@ public final class QueryExecutions {
 
   public static QueryExecution start(
       BufferAllocator allocator, QueryContext context, Schema schema, Supplier<Enumerator<Object>> plan, EngineConfig config) {
-    return new QueryExecution(
-        allocator, context, schema, plan, new QueryExecution.BatchLimits(config.batchMaxRows(), config.batchMaxBytes()));
+    return start(allocator, context, schema, plan, config, null);
+  }
+
+  /** As above, and hands every batch to {@code sink} (null: none) as it is produced. */
+  public static QueryExecution start(
+      BufferAllocator allocator,
+      QueryContext context,
+      Schema schema,
+      Supplier<Enumerator<Object>> plan,
+      EngineConfig config,
+      ResultSink sink) {
+    return new QueryExecution(allocator, context, schema, plan, limits(config), sink);
+  }
+
+  /** An execution that hands out the record batches of a cached result ({@link ArrowBatches#serialize}). */
+  public static QueryExecution replay(
+      BufferAllocator allocator, QueryContext context, Schema schema, List<byte[]> batches, EngineConfig config) {
+    return new QueryExecution(allocator, context, schema, batches, limits(config));
+  }
+
+  private static QueryExecution.BatchLimits limits(EngineConfig config) {
+    return new QueryExecution.BatchLimits(config.batchMaxRows(), config.batchMaxBytes());
   }
 
   public static RowStream rows(Enumerator<Object> rows, QueryContext context, int columns) {

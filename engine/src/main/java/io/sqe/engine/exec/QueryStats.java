@@ -13,6 +13,8 @@ public final class QueryStats {
   private volatile long planningNanos;
   private volatile long executionNanos;
   private volatile long peakMemoryBytes;
+  private volatile boolean planCached;
+  private volatile boolean resultCached;
 
   /** A scan planned this many data files to read. */
   public void filesPlanned(long files) {
@@ -36,6 +38,24 @@ public final class QueryStats {
 
   public void planningNanos(long nanos) {
     planningNanos = nanos;
+  }
+
+  /** The run's plan came from the plan cache. */
+  public void planCached(boolean cached) {
+    planCached = cached;
+  }
+
+  /** The run handed out a cached result instead of running its plan. */
+  public void resultCached(boolean cached) {
+    resultCached = cached;
+  }
+
+  public boolean planCached() {
+    return planCached;
+  }
+
+  public boolean resultCached() {
+    return resultCached;
   }
 
   void executionNanos(long nanos) {

@@ -26,19 +26,23 @@ final class CatalogSchema extends AbstractSchema {
   private final List<SystemSchema> systemSchemas;
   private final Session session;
   private final AccessControl access;
+  private final PlanReads reads;
 
-  CatalogSchema(LakehouseCatalog catalog, List<SystemSchema> systemSchemas, Session session, AccessControl access) {
+  CatalogSchema(LakehouseCatalog catalog, List<SystemSchema> systemSchemas, Session session, AccessControl access, PlanReads reads) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.systemSchemas = List.copyOf(systemSchemas);
     this.session = requireNonNull(session, "session is null");
     this.access = requireNonNull(access, "access is null");
+    this.reads = requireNonNull(reads, "reads is null");
   }
 
   /** The namespace as the session's principal sees it; null when it may not see it. */
   NamespaceSchema namespace(String name) {
-    return access.canSeeSchema(session.principal(), catalog.name(), name)
-        ? new NamespaceSchema(catalog, name, access, session.principal())
-        : null;
+    if (!access.canSeeSchema(session.principal(), catalog.name(), name)) {
+      return null;
+    }
+    reads.schema(catalog.name(), name);
+    return new NamespaceSchema(catalog, name, access, session.principal(), reads);
   }
 
   @Override
@@ -53,6 +57,7 @@ final class CatalogSchema extends AbstractSchema {
       public Schema get(String name) {
         for (SystemSchema system : systemSchemas) {
           if (system.name().equals(name)) {
+            reads.unversioned("a system table");
             return system.schema(catalog, session);
           }
         }
@@ -63,6 +68,7 @@ final class CatalogSchema extends AbstractSchema {
       public Named<Schema> getIgnoreCase(String name) {
         for (SystemSchema system : systemSchemas) {
           if (system.name().equalsIgnoreCase(name)) {
+            reads.unversioned("a system table");
             return new Named<>(system.name(), system.schema(catalog, session));
           }
         }

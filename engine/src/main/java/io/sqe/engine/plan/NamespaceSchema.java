@@ -32,12 +32,14 @@ final class NamespaceSchema extends AbstractSchema {
   private final String name;
   private final AccessControl access;
   private final Principal principal;
+  private final PlanReads reads;
 
-  NamespaceSchema(LakehouseCatalog catalog, String name, AccessControl access, Principal principal) {
+  NamespaceSchema(LakehouseCatalog catalog, String name, AccessControl access, Principal principal, PlanReads reads) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.name = requireNonNull(name, "name is null");
     this.access = requireNonNull(access, "access is null");
     this.principal = requireNonNull(principal, "principal is null");
+    this.reads = requireNonNull(reads, "reads is null");
   }
 
   /**
@@ -49,6 +51,7 @@ final class NamespaceSchema extends AbstractSchema {
       return null;
     }
     TableAccess tableAccess = access.tableAccess(principal, catalog.name(), name, tableName);
+    reads.access(catalog.name(), name, tableName, tableAccess);
     if (!tableAccess.visible()) {
       return null;
     }
@@ -73,7 +76,10 @@ final class NamespaceSchema extends AbstractSchema {
           return metadata;
         }
         TableIdentifier id = TableIdentifier.of(Namespace.of(name), tableName);
-        Table table = catalog.loadTable(id).map(t -> (Table) new IcebergTable(catalog, id, t)).orElseGet(() -> view(id));
+        Table table = catalog.loadTable(id).map(t -> {
+          reads.table(catalog.name(), id, t);
+          return (Table) new IcebergTable(catalog, id, t);
+        }).orElseGet(() -> view(id));
         return table != null || metadataName ? guarded(tableName, table) : metadataTable(tableName);
       }
 
@@ -133,6 +139,7 @@ final class NamespaceSchema extends AbstractSchema {
     if (base.isEmpty()) {
       return null;
     }
+    reads.unversioned("a metadata table");
     String qualified = catalog.name() + "." + name + "." + tableName;
     IcebergMetadataTable.Kind kind = parsed.get().kind().orElseThrow(() -> new SqeException(
         ErrorCode.NOT_FOUND,
@@ -158,6 +165,7 @@ final class NamespaceSchema extends AbstractSchema {
     }
     try {
       View view = catalog.views().get().loadView(id);
+      reads.view(catalog.name(), id, view);
       return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view);
     } catch (NoSuchViewException e) {
       return null;

@@ -20,7 +20,11 @@ import org.apache.calcite.schema.SchemaPlus;
  * @param internalParameters objects the compiled code reads from its data context
  * @param rootSchema the schema tree the plan was compiled against
  * @param explain the optimised plan, for EXPLAIN and logs
- * @param planningNanos how long validation, optimisation and compilation took
+ * @param planningNanos how long validation, optimisation and compilation took; for a plan from
+ *     the plan cache, how long finding it took
+ * @param reads what planning read, which decides whether and how long the plan and its results
+ *     may be cached
+ * @param cached whether the plan came from the plan cache
  */
 public record PlannedQuery(
     String sql,
@@ -31,7 +35,9 @@ public record PlannedQuery(
     Map<String, Object> internalParameters,
     SchemaPlus rootSchema,
     String explain,
-    long planningNanos) {
+    long planningNanos,
+    PlanReads reads,
+    boolean cached) {
   public PlannedQuery {
     requireNonNull(sql, "sql is null");
     requireNonNull(resultType, "resultType is null");
@@ -41,5 +47,12 @@ public record PlannedQuery(
     internalParameters = Map.copyOf(internalParameters);
     requireNonNull(rootSchema, "rootSchema is null");
     requireNonNull(explain, "explain is null");
+    requireNonNull(reads, "reads is null");
+  }
+
+  /** This plan as the plan cache hands it out again, found in {@code lookupNanos}. */
+  public PlannedQuery reused(long lookupNanos) {
+    return new PlannedQuery(
+        sql, resultType, resultSchema, parameterTypes, bindable, internalParameters, rootSchema, explain, lookupNanos, reads, true);
   }
 }

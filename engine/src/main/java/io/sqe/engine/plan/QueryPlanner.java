@@ -123,10 +123,14 @@ public final class QueryPlanner {
    * statement names them.
    */
   public CalciteSchema rootSchema(Session session) {
+    return rootSchema(session, new PlanReads());
+  }
+
+  private CalciteSchema rootSchema(Session session, PlanReads reads) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
     TypeAliases.addTo(root);
     for (LakehouseCatalog catalog : catalogs.all()) {
-      root.add(catalog.name(), new CatalogSchema(catalog, systemSchemas, session, access));
+      root.add(catalog.name(), new CatalogSchema(catalog, systemSchemas, session, access, reads));
     }
     return root;
   }
@@ -147,10 +151,15 @@ public final class QueryPlanner {
       throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
     }
     SqeJavaTypeFactory typeFactory = new SqeJavaTypeFactory();
-    CalciteSchema root = rootSchema(session);
+    PlanReads reads = new PlanReads();
+    reads.context(session);
+    CalciteSchema root = rootSchema(session, reads);
     Map<List<String>, SchemaPlus> namespaces = new HashMap<>();
+    if (!tables.isEmpty()) {
+      reads.unversioned("tables staged by a transaction or pinned by a write");
+    }
     for (IcebergTable table : tables) {
-      override(root, namespaces, table, session);
+      override(root, namespaces, table, session, reads);
     }
     SessionCatalogReader reader =
         new SessionCatalogReader(root, session.catalog(), session.schema(), typeFactory, connectionConfig);
@@ -163,7 +172,7 @@ public final class QueryPlanner {
       SqlNode resolved = TableVersions.resolve(
           SessionFunctions.bind(query, session.catalog(), session.schema()),
           reader,
-          (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
+          (base, name, table, snapshotId, pos) -> register(root, namespaces, base, name, table, snapshotId, session, reads, pos),
           expression -> evaluate(session, expression),
           session.timeZone());
       validated = validator.validate(DateTimeFunctions.standardize(resolved));
@@ -189,7 +198,7 @@ public final class QueryPlanner {
     cluster.setMetadataQuerySupplier(JoinCardinality::new);
     SqlToRelConverter converter =
         new SqlToRelConverter(
-            new ViewExpansion(root, typeFactory, cluster, session, namespaces),
+            new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads),
             validator,
             reader,
             cluster,
@@ -205,6 +214,7 @@ public final class QueryPlanner {
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
       RelNode best = program(planner.getRules()).run(planner, relRoot.rel, desired, List.of(), List.of());
       enumerable = project((EnumerableRel) best, relRoot);
+      PlanInspection.inspect(enumerable, reads);
     } catch (SqeException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -226,7 +236,9 @@ public final class QueryPlanner {
         internalParameters,
         root.plus(),
         RelOptUtil.toString(enumerable),
-        System.nanoTime() - start);
+        System.nanoTime() - start,
+        reads,
+        false);
   }
 
   private static SqlToRelConverter.Config converterConfig() {
@@ -247,15 +259,22 @@ public final class QueryPlanner {
     private final RelOptCluster cluster;
     private final Session session;
     private final Map<List<String>, SchemaPlus> namespaces;
+    private final PlanReads reads;
     private final Set<List<String>> expanding = new HashSet<>();
 
     ViewExpansion(
-        CalciteSchema root, SqeJavaTypeFactory typeFactory, RelOptCluster cluster, Session session, Map<List<String>, SchemaPlus> namespaces) {
+        CalciteSchema root,
+        SqeJavaTypeFactory typeFactory,
+        RelOptCluster cluster,
+        Session session,
+        Map<List<String>, SchemaPlus> namespaces,
+        PlanReads reads) {
       this.root = root;
       this.typeFactory = typeFactory;
       this.cluster = cluster;
       this.session = session;
       this.namespaces = namespaces;
+      this.reads = reads;
     }
 
     @Override
@@ -276,7 +295,7 @@ public final class QueryPlanner {
           SqlNode resolved = TableVersions.resolve(
               SessionFunctions.bind(unordered(SqeParser.parse(queryString)), session.catalog(), session.schema()),
               reader,
-              (base, name, table, pos) -> register(root, namespaces, base, name, table, session, pos),
+              (base, name, table, snapshotId, pos) -> register(root, namespaces, base, name, table, snapshotId, session, reads, pos),
               expression -> evaluate(session, expression),
               session.timeZone());
           validated = validator.validate(DateTimeFunctions.standardize(resolved));
@@ -310,9 +329,10 @@ public final class QueryPlanner {
    * Puts {@code table} in its namespace of the schema tree, where it shadows the table of the same
    * name that the namespace would load from the catalog.
    */
-  private void override(CalciteSchema root, Map<List<String>, SchemaPlus> namespaces, IcebergTable table, Session session) {
+  private void override(
+      CalciteSchema root, Map<List<String>, SchemaPlus> namespaces, IcebergTable table, Session session, PlanReads reads) {
     String namespace = String.join(".", table.id().namespace().levels());
-    NamespaceSchema guard = new NamespaceSchema(table.catalog(), namespace, access, session.principal());
+    NamespaceSchema guard = new NamespaceSchema(table.catalog(), namespace, access, session.principal(), reads);
     Table guarded = guard.guarded(table.id().name(), table);
     if (guarded == null) {
       return;
@@ -343,10 +363,13 @@ public final class QueryPlanner {
       IcebergTable base,
       String name,
       IcebergTable pinned,
+      long snapshotId,
       Session session,
+      PlanReads reads,
       SqlParserPos pos) {
+    reads.timeTravel(pinned, snapshotId);
     String namespace = String.join(".", base.id().namespace().levels());
-    NamespaceSchema guard = new NamespaceSchema(base.catalog(), namespace, access, session.principal());
+    NamespaceSchema guard = new NamespaceSchema(base.catalog(), namespace, access, session.principal(), reads);
     Table guarded = guard.guarded(base.id().name(), pinned);
     if (guarded == null) {
       throw new SqeException(ErrorCode.NOT_FOUND, "Table '" + base.catalog().name() + "." + base.id() + "' does not exist");

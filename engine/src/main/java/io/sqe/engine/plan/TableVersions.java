@@ -45,10 +45,10 @@ final class TableVersions extends SqlShuttle {
   /** Where the statement's pinned tables go: they are registered under a name of their own. */
   interface Registry {
     /**
-     * Makes {@code table} resolvable as {@code name} in the namespace of {@code base} and returns
-     * the identifier that names it.
+     * Makes {@code table}, pinned to {@code snapshotId}, resolvable as {@code name} in the namespace
+     * of {@code base} and returns the identifier that names it.
      */
-    SqlIdentifier register(IcebergTable base, String name, IcebergTable table, SqlParserPos pos);
+    SqlIdentifier register(IcebergTable base, String name, IcebergTable table, long snapshotId, SqlParserPos pos);
   }
 
   /** Evaluates a FOR TIMESTAMP AS OF expression: its type and value as the engine holds it. */
@@ -175,7 +175,7 @@ final class TableVersions extends SqlShuttle {
     }
     IcebergTable pinned = IcebergTable.atSnapshot(base.catalog(), base.id(), iceberg, snapshotId, schema);
     List<String> qualified = found.getQualifiedName();
-    return registry.register(base, qualified.get(qualified.size() - 1) + " " + suffix, pinned, name.getParserPosition());
+    return registry.register(base, qualified.get(qualified.size() - 1) + " " + suffix, pinned, snapshotId, name.getParserPosition());
   }
 
   private static boolean isMissing(SqlTableVersion version, org.apache.iceberg.Table table) {

@@ -58,7 +58,12 @@ public final class StatementAudit {
 
   /** The statement ended well, having returned or written {@code rows} rows. */
   public void succeeded(String queryId, long rows) {
-    finish(queryId, null, rows);
+    finish(queryId, null, rows, false);
+  }
+
+  /** The query ended well, having returned {@code rows} rows from the result cache: the line says {@code "cached": true}. */
+  public void succeededFromCache(String queryId, long rows) {
+    finish(queryId, null, rows, true);
   }
 
   /**
@@ -67,10 +72,10 @@ public final class StatementAudit {
    * @param rows rows returned before it failed; null when it failed before running
    */
   public void failed(String queryId, Throwable error, Long rows) {
-    finish(queryId, error, rows);
+    finish(queryId, error, rows, false);
   }
 
-  private void finish(String queryId, Throwable error, Long rows) {
+  private void finish(String queryId, Throwable error, Long rows, boolean cached) {
     if (log == null || !finished.compareAndSet(false, true)) {
       return;
     }
@@ -86,6 +91,9 @@ public final class StatementAudit {
           AuditLog.line(start, "statement", user, client, queryId, facts.kind(), tables, outcome, rows, elapsed);
       if (message != null) {
         line.put("error", Redaction.redact(message, sql, values()));
+      }
+      if (cached) {
+        line.put("cached", true);
       }
       return line;
     });

@@ -3,6 +3,7 @@ package io.sqe.flight.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.sqe.engine.EngineConfig;
 import io.sqe.engine.session.DurationText;
 import io.sqe.flight.config.ServerConfig.AuthSettings;
 import io.sqe.flight.config.ServerConfig.CatalogConfig;
@@ -77,6 +78,8 @@ public final class ConfigLoader {
           "tls.client-ca",
           "query.max-memory",
           "query.max-run-time",
+          "query.plan-cache.max-entries",
+          "query.result-cache.max-bytes",
           "maintenance.min-retention",
           "sample-data.tpch-scale",
           "audit.file");
@@ -219,6 +222,14 @@ public final class ConfigLoader {
             oidc(values));
     long memory = size(values, "query.max-memory", 1L << 30);
     Duration maxRunTime = duration(values, "query.max-run-time", Duration.ZERO);
+    int planCacheEntries = integer(values, "query.plan-cache.max-entries", EngineConfig.DEFAULT_PLAN_CACHE_MAX_ENTRIES);
+    if (planCacheEntries < 0) {
+      throw new ConfigException("Setting query.plan-cache.max-entries must be 0 (off) or more, not " + planCacheEntries);
+    }
+    String resultCacheSize = values.get("query.result-cache.max-bytes");
+    long resultCacheBytes = resultCacheSize != null && resultCacheSize.trim().equals("0")
+        ? 0
+        : size(values, "query.result-cache.max-bytes", EngineConfig.DEFAULT_RESULT_CACHE_MAX_BYTES);
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -228,7 +239,8 @@ public final class ConfigLoader {
     return new ServerConfig(
         host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
         audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
-        minRetention);
+        minRetention,
+        new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes));
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {

@@ -26,6 +26,7 @@ import java.util.Set;
  * @param auditFile where the audit log goes (JSON Lines); null for no audit log
  * @param maintenanceMinRetention the shortest retention threshold expire_snapshots and
  *     remove_orphan_files accept
+ * @param caches the sizes of the engine's plan and result caches
  */
 public record ServerConfig(
     String host,
@@ -39,8 +40,10 @@ public record ServerConfig(
     TlsSettings tls,
     SecuritySettings security,
     Path auditFile,
-    Duration maintenanceMinRetention) {
+    Duration maintenanceMinRetention,
+    CacheSettings caches) {
   public ServerConfig {
+    requireNonNull(caches, "caches is null");
     requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
     requireNonNull(host, "host is null");
     requireNonNull(security, "security is null");
@@ -51,16 +54,24 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches);
   }
+
+  /**
+   * The engine's caches.
+   *
+   * @param planCacheMaxEntries compiled plans kept; zero turns the plan cache off
+   * @param resultCacheMaxBytes bytes of query results kept; zero turns the result cache off
+   */
+  public record CacheSettings(int planCacheMaxEntries, long resultCacheMaxBytes) {}
 
   /** Which catalog to serve and how to reach it. */
   public enum CatalogType {

@@ -107,6 +107,22 @@ class AuditLogTest {
   }
 
   @Test
+  void aQueryAnsweredFromTheResultCacheIsRecordedAsCached() throws Exception {
+    String sql = "SELECT count(*) AS cache_probe FROM s.pub";
+    admin.rows(admin.sql().execute(sql, admin.auth()));
+    JsonNode first = awaitLine(l -> "SELECT".equals(text(l, "kind")) && "ok".equals(text(l, "outcome"))
+        && strings(l.path("tables").path("read")).equals(List.of("iceberg.s.pub")));
+    assertThat(first.has("cached")).isFalse();
+    String firstId = first.get("query_id").asText();
+    admin.rows(admin.sql().execute(sql, admin.auth()));
+    JsonNode second = awaitLine(l -> "SELECT".equals(text(l, "kind")) && l.path("cached").asBoolean()
+        && !firstId.equals(text(l, "query_id")));
+    assertThat(second.get("outcome").asText()).isEqualTo("ok");
+    assertThat(second.get("rows").asLong()).isEqualTo(1);
+    assertThat(strings(second.path("tables").path("read"))).containsExactly("iceberg.s.pub");
+  }
+
+  @Test
   void syntaxErrorsAndDeniedStatementsRecordTheirCodeButNoLiteral() throws Exception {
     assertThatThrownBy(() -> admin.sql().execute("SELEC '" + SECRET_LITERAL + "'", admin.auth()))
         .isInstanceOf(FlightRuntimeException.class);

@@ -48,6 +48,25 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void cacheSizesDefaultToOnAndZeroTurnsThemOff() {
+    ServerConfig.CacheSettings defaults = ConfigLoader.load(null, Map.of()).caches();
+    assertThat(defaults.planCacheMaxEntries()).isEqualTo(1_000);
+    assertThat(defaults.resultCacheMaxBytes()).isEqualTo(64L << 20);
+    ServerConfig.CacheSettings off =
+        ConfigLoader.load(null, Map.of("SQE_QUERY_PLAN__CACHE_MAX__ENTRIES", "0", "SQE_QUERY_RESULT__CACHE_MAX__BYTES", "0")).caches();
+    assertThat(off.planCacheMaxEntries()).isZero();
+    assertThat(off.resultCacheMaxBytes()).isZero();
+    assertThat(ConfigLoader.fromSettings(Map.of("query.result-cache.max-bytes", "256m")).caches().resultCacheMaxBytes())
+        .isEqualTo(256L << 20);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.plan-cache.max-entries", "-1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.plan-cache.max-entries");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.result-cache.max-bytes", "lots")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.result-cache.max-bytes");
+  }
+
+  @Test
   void yamlFileThenEnvironmentOverrides() throws Exception {
     Path file = dir.resolve("sqe.yaml");
     Files.writeString(file, String.join("\n",

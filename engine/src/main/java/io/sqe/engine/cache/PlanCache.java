@@ -1,0 +1,66 @@
+package io.sqe.engine.cache;
+
+import static java.util.Objects.requireNonNull;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
+import com.github.benmanes.caffeine.cache.stats.StatsCounter;
+import io.sqe.engine.plan.PlanReads;
+import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.session.Session;
+import java.util.Optional;
+
+/**
+ * Compiled plans of queries by their SQL text and the session facts planning used (catalog,
+ * schema, time zone, principal). A plan is handed out again only while the tables and views it
+ * read keep their identity, schema and version and the policy gives the principal the same access;
+ * otherwise the statement is planned again. A plan never holds a snapshot: each run reads the
+ * tables' current ones.
+ */
+public final class PlanCache {
+  private record Key(String sql, PlanReads.PlanContext context) {}
+
+  private final StatsCounter stats = new ConcurrentStatsCounter();
+  private final Cache<Key, PlannedQuery> plans;
+  private final CatalogVersions versions;
+
+  PlanCache(int maxEntries, CatalogVersions versions) {
+    this.versions = requireNonNull(versions, "versions is null");
+    this.plans = Caffeine.newBuilder().maximumSize(maxEntries).recordStats(() -> stats).build();
+  }
+
+  /** The cached plan of {@code sql} for {@code session}, if it is still valid. */
+  public Optional<PlannedQuery> find(Session session, String sql) {
+    long start = System.nanoTime();
+    Key key = new Key(sql, PlanReads.PlanContext.of(session));
+    // Looked up quietly: a stale plan is no hit, and a statement that is not a query (known only
+    // once it is parsed) is no miss. Misses are counted when a query is planned instead.
+    PlannedQuery plan = plans.policy().getIfPresentQuietly(key);
+    if (plan == null) {
+      return Optional.empty();
+    }
+    if (!versions.current(plan.reads(), session.principal())) {
+      plans.asMap().remove(key, plan);
+      return Optional.empty();
+    }
+    stats.recordHits(1);
+    return Optional.of(plan.reused(System.nanoTime() - start));
+  }
+
+  /**
+   * Keeps {@code plan}, made for {@code sql} in {@code session} after {@link #find} found none,
+   * when it may be reused; counts the miss.
+   */
+  public void offer(Session session, String sql, PlannedQuery plan) {
+    stats.recordMisses(1);
+    if (plan.reads().planCacheable()) {
+      plans.put(new Key(sql, PlanReads.PlanContext.of(session)), plan);
+    }
+  }
+
+  /** The Caffeine cache, for its statistics. */
+  public Cache<?, ?> cache() {
+    return plans;
+  }
+}

@@ -1,0 +1,184 @@
+package io.sqe.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.IcebergCatalogFactory;
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.cache.QueryCaches;
+import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.Privilege;
+import io.sqe.engine.security.TableAccess;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The engine's plan and result caches: what they count, what they never keep (metadata tables,
+ * results over the size limit), and that a changed access policy is never served a plan or result
+ * made under the old one.
+ */
+class QueryCachesTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.required(2, "region", Types.StringType.get()),
+          Types.NestedField.required(3, "text", Types.StringType.get()));
+
+  @TempDir Path dir;
+  private RootAllocator allocator;
+  private LakehouseCatalog catalog;
+  private Session session;
+  private volatile String filter;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
+    catalog.namespaces().createNamespace(Namespace.of("s"));
+    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
+    List<Record> rows = new ArrayList<>();
+    for (long id = 0; id < 100; id++) {
+      Record r = GenericRecord.create(SCHEMA);
+      r.setField("id", id);
+      r.setField("region", id % 2 == 0 ? "EU" : "US");
+      r.setField("text", "x".repeat(200));
+      rows.add(r);
+    }
+    TestTables.appendFile(table, rows);
+    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    catalog.close();
+    allocator.close();
+  }
+
+  private QueryEngine engine(EngineConfig config, AccessControl access) {
+    return new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, config, List.of(), null, List.of(), access);
+  }
+
+  /** Runs {@code sql} once: its rows as lists of values, and its figures. */
+  private record Result(List<List<Object>> rows, QueryStats stats) {}
+
+  private Result run(QueryEngine engine, String sql) {
+    Prepared prepared = engine.prepare(session, sql);
+    List<List<Object>> rows = new ArrayList<>();
+    try (QueryExecution execution = engine.execute(session, prepared, List.of(), "q")) {
+      while (execution.next()) {
+        VectorSchemaRoot root = execution.root();
+        for (int i = 0; i < root.getRowCount(); i++) {
+          List<Object> row = new ArrayList<>();
+          for (var vector : root.getFieldVectors()) {
+            Object value = vector.getObject(i);
+            row.add(value == null ? null : value.toString());
+          }
+          rows.add(row);
+        }
+      }
+      return new Result(rows, execution.context().stats());
+    }
+  }
+
+  @Test
+  void cachesCountHitsAndMissesForMetrics() {
+    QueryEngine engine = engine(EngineConfig.DEFAULT, AccessControl.ALLOW_ALL);
+    assertThat(engine.caches()).containsOnlyKeys(QueryCaches.PLAN_CACHE, QueryCaches.RESULT_CACHE);
+    String sql = "select count(*), min(id) from t where region = 'EU'";
+    Result first = run(engine, sql);
+    Result second = run(engine, sql);
+    assertThat(second.rows()).isEqualTo(first.rows()).containsExactly(List.of("50", "0"));
+    assertThat(second.stats().planCached()).isTrue();
+    assertThat(second.stats().resultCached()).isTrue();
+    assertThat(engine.caches().get(QueryCaches.PLAN_CACHE).stats().hitCount()).isEqualTo(1);
+    assertThat(engine.caches().get(QueryCaches.PLAN_CACHE).stats().missCount()).isEqualTo(1);
+    assertThat(engine.caches().get(QueryCaches.RESULT_CACHE).stats().hitCount()).isEqualTo(1);
+    assertThat(engine.caches().get(QueryCaches.RESULT_CACHE).stats().missCount()).isEqualTo(1);
+  }
+
+  @Test
+  void sizeZeroTurnsTheCachesOff() {
+    QueryEngine engine = engine(EngineConfig.DEFAULT.withPlanCacheMaxEntries(0).withResultCacheMaxBytes(0), AccessControl.ALLOW_ALL);
+    assertThat(engine.caches()).isEmpty();
+    String sql = "select count(*) from t";
+    run(engine, sql);
+    Result second = run(engine, sql);
+    assertThat(second.stats().planCached()).isFalse();
+    assertThat(second.stats().resultCached()).isFalse();
+    assertThat(second.rows()).containsExactly(List.of("100"));
+  }
+
+  @Test
+  void metadataTablesAreNeverCached() {
+    QueryEngine engine = engine(EngineConfig.DEFAULT, AccessControl.ALLOW_ALL);
+    String sql = "select count(*) from \"t$snapshots\"";
+    assertThat(run(engine, sql).rows()).containsExactly(List.of("1"));
+    Result second = run(engine, sql);
+    assertThat(second.stats().planCached()).isFalse();
+    assertThat(second.stats().resultCached()).isFalse();
+  }
+
+  @Test
+  void aResultOverAQuarterOfTheCacheIsNotKept() {
+    // 100 rows of 200 characters: about 20 KB, over a quarter of 32 KiB.
+    QueryEngine engine = engine(EngineConfig.DEFAULT.withResultCacheMaxBytes(32 * 1024), AccessControl.ALLOW_ALL);
+    run(engine, "select id, text from t");
+    assertThat(run(engine, "select id, text from t").stats().resultCached()).isFalse();
+    run(engine, "select id from t where id < 3");
+    assertThat(run(engine, "select id from t where id < 3").stats().resultCached()).isTrue();
+  }
+
+  @Test
+  void aChangedPolicyGetsANewPlanAndResult() {
+    AccessControl access =
+        new AccessControl() {
+          @Override
+          public TableAccess tableAccess(Principal principal, String catalog, String schema, String table) {
+            return new TableAccess(EnumSet.of(Privilege.SELECT), Set.of(), Map.of(), filter);
+          }
+
+          @Override
+          public boolean ownsSchema(Principal principal, String catalog, String schema) {
+            return false;
+          }
+
+          @Override
+          public boolean canSeeSchema(Principal principal, String catalog, String schema) {
+            return true;
+          }
+        };
+    QueryEngine engine = engine(EngineConfig.DEFAULT, access);
+    String sql = "select count(*) from t";
+    filter = null;
+    assertThat(run(engine, sql).rows()).containsExactly(List.of("100"));
+    assertThat(run(engine, sql).stats().resultCached()).isTrue();
+    filter = "region = 'EU'";
+    Result filtered = run(engine, sql);
+    assertThat(filtered.stats().planCached()).isFalse();
+    assertThat(filtered.stats().resultCached()).isFalse();
+    assertThat(filtered.rows()).containsExactly(List.of("50"));
+  }
+}
