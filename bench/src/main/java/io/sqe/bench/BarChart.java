@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
@@ -98,7 +99,7 @@ final class BarChart {
       hi = lo * 10;
     }
 
-    int labelWidth = 190;
+    int labelWidth = 240;
     int noteWidth = 230;
     int plotWidth = 560;
     int left = labelWidth + 10;
@@ -149,12 +150,16 @@ final class BarChart {
         g.setColor(Color.BLACK);
         g.drawString(fit(row.label(), metrics, labelWidth), 10, y + (series.size() * BAR) / 2 + 5);
         int end = left;
+        boolean any = Arrays.stream(row.values()).anyMatch(v -> v > 0 && Double.isFinite(v));
         for (int s = 0; s < series.size(); s++) {
           double v = row.values()[s];
           int by = y + s * BAR;
           if (!(v > 0) || !Double.isFinite(v)) {
-            g.setColor(Color.GRAY);
-            g.drawString("n/a", left + 2, by + BAR - 3);
+            // A row with no value at all says so; a row that has another series' value leaves a gap.
+            if (!any && s == 0) {
+              g.setColor(Color.GRAY);
+              g.drawString("n/a", left + 2, by + BAR - 3);
+            }
             continue;
           }
           int w = Math.max(1, (int) Math.round((Math.log10(v) - logLo) / span * plotWidth));

@@ -208,7 +208,11 @@ public final class WriteBenchmark {
           "SQE", "DuckDB");
       for (Outcome o : outcomes) {
         boolean duck = o.engine().equals("DuckDB");
-        String note = o.files() == null ? o.rows() + " rows" : "files rewritten " + o.files().rewritten();
+        String note = o.files() == null
+            ? o.rows() + " rows"
+            : o.files().before() == 0
+                ? o.files().added() + " files written"
+                : "files rewritten " + o.files().rewritten() + " (" + o.rows() + " rows)";
         chart.row(o.name(), note, duck ? Double.NaN : o.min(), duck ? o.min() : Double.NaN);
       }
       chart.footer("Commit " + environment.commit() + "; lineitem_sorted sorted by (l_orderkey, l_linenumber), target file size "
