@@ -32,7 +32,7 @@ final class MemorySampler implements AutoCloseable {
     }
 
     String arrowMb() {
-      return arrowBytes < 0 ? "" : String.format(Locale.ROOT, "%.1f", arrowBytes / 1048576.0);
+      return arrowBytes < 0 ? "" : String.format(Locale.ROOT, "%.2f", arrowBytes / 1048576.0);
     }
 
     Peak max(Peak other) {
