@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.function.ToDoubleFunction;
 
@@ -19,12 +20,48 @@ import java.util.function.ToDoubleFunction;
  * @param outcomes one per query, in run order
  */
 record BenchmarkReport(
-    RunEnvironment environment, BenchmarkOptions options, List<String> setup, List<QueryOutcome> outcomes) {
+    RunEnvironment environment,
+    BenchmarkOptions options,
+    List<String> setup,
+    List<QueryOutcome> outcomes,
+    Map<Integer, MemorySampler.Peak> memory) {
   BenchmarkReport {
     requireNonNull(environment, "environment is null");
     requireNonNull(options, "options is null");
     setup = List.copyOf(setup);
     outcomes = List.copyOf(outcomes);
+    memory = Map.copyOf(memory);
+  }
+
+  /** The server's memory while SQE ran a query (its warm-ups and timed runs), or none. */
+  MemorySampler.Peak memory(int query) {
+    return memory.getOrDefault(query, MemorySampler.Peak.NONE);
+  }
+
+  /** The highest peaks over all queries. */
+  MemorySampler.Peak peakMemory() {
+    return memory.values().stream().reduce(MemorySampler.Peak.NONE, MemorySampler.Peak::max);
+  }
+
+  /** SQE/DuckDB per query on a log scale, with the geometric mean marked. */
+  BarChart chart() {
+    BarChart chart =
+        new BarChart(
+            "TPC-H scale " + options.scaleLabel() + ": SQE time / DuckDB time per query (" + environment.date() + ")",
+            "SQE/DuckDB, min of " + options.runs() + " runs",
+            "SQE/DuckDB");
+    for (QueryOutcome o : byQuery()) {
+      String note =
+          o.completedOnBoth()
+              ? String.format(Locale.ROOT, "SQE %.0f ms, DuckDB %.0f ms", o.sqe().minMillis(), o.duckdb().minMillis())
+              : o.status().name();
+      chart.row("Q" + o.query(), note, o.completedOnBoth() ? o.ratio() : Double.NaN);
+    }
+    ratioGeomean().ifPresent(g -> chart.reference(g, String.format(Locale.ROOT, "geometric mean %.2fx", g)));
+    MemorySampler.Peak peak = peakMemory();
+    chart.footer("Commit " + environment.commit() + "; " + completedOnBoth().size() + " of " + outcomes.size()
+        + " queries completed on both engines; peak server memory: heap " + peak.heapMb() + " MB, Arrow " + peak.arrowMb() + " MB");
+    return chart;
   }
 
   /** The queries that completed on both engines, the ones the geometric means cover. */
@@ -73,15 +110,17 @@ record BenchmarkReport(
                 + " a full GC before every run; queries that exceed the timeout are cancelled; min and median wall time (SQE: GetFlightInfo to the last batch read;"
                 + " DuckDB: executeQuery to the last row read); SQE plan = median time of the GetFlightInfo call alone"
                 + " (parse, validate, optimise, generate and compile code);"
-                + " results compared row by row (decimals exactly, doubles within 1e-9)",
+                + " results compared row by row (decimals exactly, doubles within 1e-9);"
+                + " peak heap = the JVM's heap in use (SQE runs in this JVM; uncollected garbage included) and peak Arrow ="
+                + " the server's Arrow allocator, sampled every 5 ms while SQE ran the query",
             options.warmups(), options.runs()));
     lines.add("");
-    lines.add("| Query | SQE min ms | SQE median ms | SQE plan ms | DuckDB min ms | DuckDB median ms | SQE/DuckDB | Rows | Status |");
-    lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    lines.add("| Query | SQE min ms | SQE median ms | SQE plan ms | DuckDB min ms | DuckDB median ms | SQE/DuckDB | Rows | Status | SQE peak heap MB | SQE peak Arrow MB |");
+    lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
     for (QueryOutcome o : byQuery()) {
       lines.add(
           String.format(
-              "| Q%d | %s | %s | %s | %s | %s | %s | %s | %s |",
+              "| Q%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
               o.query(),
               minCell(o.sqe()),
               medianCell(o.sqe()),
@@ -90,10 +129,15 @@ record BenchmarkReport(
               medianCell(o.duckdb()),
               ratioCell(o),
               o.rows() < 0 ? "" : String.valueOf(o.rows()),
-              o.status()));
+              o.status(),
+              memory(o.query()).heapMb(),
+              memory(o.query()).arrowMb()));
     }
     lines.add("");
     lines.add(summary());
+    MemorySampler.Peak peak = peakMemory();
+    lines.add("");
+    lines.add("Peak server memory over the run: heap " + peak.heapMb() + " MB, Arrow allocator " + peak.arrowMb() + " MB.");
     List<QueryOutcome> noted = byQuery().stream().filter(o -> !o.note().isEmpty()).toList();
     if (!noted.isEmpty()) {
       lines.add("");
@@ -125,7 +169,7 @@ record BenchmarkReport(
 
   String csv() {
     List<String> lines = new ArrayList<>();
-    lines.add("scale,query,sqe_min_ms,sqe_median_ms,sqe_plan_ms,duckdb_min_ms,duckdb_median_ms,ratio,rows,status,note");
+    lines.add("scale,query,sqe_min_ms,sqe_median_ms,sqe_plan_ms,duckdb_min_ms,duckdb_median_ms,ratio,rows,status,note,sqe_peak_heap_mb,sqe_peak_arrow_mb");
     for (QueryOutcome o : byQuery()) {
       lines.add(
           String.join(
@@ -140,7 +184,9 @@ record BenchmarkReport(
               o.completedOnBoth() ? String.format(Locale.ROOT, "%.3f", o.ratio()) : "",
               o.rows() < 0 ? "" : String.valueOf(o.rows()),
               o.status().name(),
-              "\"" + o.note().replace("\"", "\"\"") + "\""));
+              "\"" + o.note().replace("\"", "\"\"") + "\"",
+              memory(o.query()).heapMb(),
+              memory(o.query()).arrowMb()));
     }
     return String.join("\n", lines) + "\n";
   }

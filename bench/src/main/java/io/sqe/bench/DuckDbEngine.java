@@ -76,6 +76,14 @@ final class DuckDbEngine implements Engine {
     }
   }
 
+  /** Runs a statement without a result set (COPY, DDL) and returns its update count. */
+  long update(String sql) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+      return statement.getUpdateCount();
+    }
+  }
+
   private static void cancel(Statement statement) {
     try {
       statement.cancel();

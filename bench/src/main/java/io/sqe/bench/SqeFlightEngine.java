@@ -95,6 +95,11 @@ final class SqeFlightEngine implements Engine {
     return new ResultRows(rows, prepareNanos);
   }
 
+  /** Runs a statement without a result set (DDL, DML) and returns its update count. */
+  long update(String sql) {
+    return client.executeUpdate(sql, auth);
+  }
+
   /** The lines of SQE's plan for a query, as {@code EXPLAIN PLAN FOR} returns them. */
   List<String> explain(String sql) throws Exception {
     List<String> lines = new ArrayList<>();

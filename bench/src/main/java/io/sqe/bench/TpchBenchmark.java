@@ -81,14 +81,16 @@ public final class TpchBenchmark {
     environment.describe().forEach(out::println);
     List<String> setup = new ArrayList<>();
     List<QueryOutcome> outcomes = new ArrayList<>();
+    Map<Integer, MemorySampler.Peak> memory = new LinkedHashMap<>();
     Engines engines = Engines.start(options, setup, out);
     double loadBefore = RunEnvironment.loadAverage();
-    try (QueryTimer timer = new QueryTimer(options.timeout())) {
+    try (QueryTimer timer = new QueryTimer(options.timeout());
+        MemorySampler sampler = new MemorySampler(engines.server())) {
       setup.forEach(out::println);
       out.printf("Running %d queries: %d warm-up and %d timed runs per engine, timeout %d s%n",
           options.queries().size(), options.warmups(), options.runs(), options.timeout().toSeconds());
       for (int query : options.queries()) {
-        QueryOutcome outcome = runQuery(query, engines, timer);
+        QueryOutcome outcome = runQuery(query, engines, timer, sampler, memory);
         outcomes.add(outcome);
         out.println(progressLine(outcome));
       }
@@ -100,13 +102,19 @@ public final class TpchBenchmark {
     } finally {
       engines.closeWithin(CLOSE_WAIT, out);
     }
-    BenchmarkReport report = new BenchmarkReport(environment, options, setup, outcomes);
+    BenchmarkReport report = new BenchmarkReport(environment, options, setup, outcomes, memory);
     out.println();
     out.print(report.markdown());
+    Path chart;
     if (options.output().isPresent()) {
       Path file = options.output().get();
       write(file, file.toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? report.csv() : report.markdown());
+      chart = BarChart.nextTo(file);
+    } else {
+      chart = options.workDir().resolve("results").resolve("tpch-sf" + options.scaleLabel() + ".png");
     }
+    report.chart().writePng(chart);
+    out.println("Wrote " + chart);
     return report;
   }
 
@@ -145,11 +153,15 @@ public final class TpchBenchmark {
    * DuckDB's executions first, then SQE's: an SQE query that keeps running after its cancel must
    * not slow down DuckDB's measurement of the same query.
    */
-  private QueryOutcome runQuery(int query, Engines engines, QueryTimer timer) {
+  private QueryOutcome runQuery(
+      int query, Engines engines, QueryTimer timer, MemorySampler sampler, Map<Integer, MemorySampler.Peak> memory) {
     String sql = TpchQueries.query(query);
     EngineRuns duckdb = new EngineRuns(engines.duckdb());
     EngineRuns sqe = new EngineRuns(engines.sqe());
     for (EngineRuns engine : List.of(duckdb, sqe)) {
+      if (engine == sqe) {
+        sampler.begin();
+      }
       for (int i = 0; i < options.warmups(); i++) {
         engine.run(timer, sql, false);
       }
@@ -157,6 +169,7 @@ public final class TpchBenchmark {
         engine.run(timer, sql, true);
       }
     }
+    memory.put(query, sampler.end());
     return QueryOutcome.of(query, sqe.timings(), duckdb.timings());
   }
 
@@ -216,7 +229,7 @@ public final class TpchBenchmark {
   }
 
   /** The SQE server, a Flight SQL client logged in to it, and DuckDB over the same files. */
-  private static final class Engines implements AutoCloseable {
+  static final class Engines implements AutoCloseable {
     /**
      * Closes everything, giving up after {@code wait}: a query SQE did not stop when cancelled can
      * hold the server's shutdown and its memory. The measurements are done by then, so a failure
@@ -336,6 +349,10 @@ public final class TpchBenchmark {
 
     SqeFlightEngine sqe() {
       return sqe;
+    }
+
+    SqeServer server() {
+      return server;
     }
 
     DuckDbEngine duckdb() {

@@ -44,7 +44,16 @@ class TpchBenchmarkTest {
     assertThat(Files.readAllLines(csv))
         .hasSize(4)
         .first()
-        .isEqualTo("scale,query,sqe_min_ms,sqe_median_ms,sqe_plan_ms,duckdb_min_ms,duckdb_median_ms,ratio,rows,status,note");
+        .isEqualTo(
+            "scale,query,sqe_min_ms,sqe_median_ms,sqe_plan_ms,duckdb_min_ms,duckdb_median_ms,ratio,rows,status,note,"
+                + "sqe_peak_heap_mb,sqe_peak_arrow_mb");
+    // The server's memory was sampled while SQE ran each query.
+    assertThat(report.outcomes()).allSatisfy(o -> assertThat(report.memory(o.query()).heapBytes()).isPositive());
+    assertThat(report.peakMemory().arrowBytes()).isGreaterThanOrEqualTo(0);
+    // The chart lands next to the report.
+    Path chart = dir.resolve("report.png");
+    assertThat(chart).exists();
+    assertThat(javax.imageio.ImageIO.read(chart.toFile()).getWidth()).isPositive();
     assertThat(Files.readAllLines(csv).get(2)).startsWith("0.01,6,").contains(",OK,");
   }
 }

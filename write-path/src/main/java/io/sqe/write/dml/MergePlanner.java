@@ -5,6 +5,7 @@ import static io.sqe.write.dml.SqlPositions.error;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.sql.ddl.SqlMergeClause;
@@ -32,6 +33,7 @@ import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.util.SqlShuttle;
 import org.apache.iceberg.Schema;
@@ -68,13 +70,32 @@ final class MergePlanner {
 
   static RowLevelCommand prepare(CommandContext context, SqlMergeStatement merge) {
     TableRef target = TableNames.existing(context, merge.target());
-    return RowLevelCommand.prepare(context, RowLevelCommand.Kind.MERGE, target, (ctx, table) -> plan(ctx, merge, target, table));
+    return RowLevelCommand.prepare(context, RowLevelCommand.Kind.MERGE, target, new RowLevelCommand.Planner() {
+      @Override
+      public Plan plan(CommandContext ctx, IcebergTable table) {
+        return MergePlanner.plan(ctx, merge, target, table, null);
+      }
+
+      @Override
+      public Plan planForExecution(CommandContext ctx, IcebergTable table, List<Object> parameters) {
+        TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
+        if (!parameters.isEmpty() || SourceKeyRange.keys(merge, ref, sourceAlias(merge.source())).isEmpty()) {
+          return MergePlanner.plan(ctx, merge, target, table, null);
+        }
+        return MergePlanner.plan(ctx, merge, target, table, SourceKeyRange.of(ctx, merge, target, table));
+      }
+    });
   }
 
   /** What each clause does, with where its values are in a query row. */
   private record Clause(Action action, int offset, Assignments.Bound values, Object[] defaults) {}
 
-  private static Plan plan(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table) {
+  /**
+   * Plans the statement's query; {@code keyRange}, when given, is a condition on target columns
+   * alone that every target row a source row can match satisfies, added to the ON condition so
+   * that the target scan prunes the files outside the source's key range.
+   */
+  private static Plan plan(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table, SqlNode keyRange) {
     Schema schema = table.schema();
     String name = target.displayName();
     TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
@@ -115,8 +136,12 @@ final class MergePlanner {
     boolean checkCardinality = checksCardinality(clauses);
     SqlNode acts = SqlTrees.greaterThanOrEqual(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(0));
     SqlNode where = checkCardinality ? SqlTrees.or(acts, matched(ref, sourceAlias)) : acts;
-    SqlNode query = SqlTrees.select(select, join(merge, ref, sourceAlias, clauses), where);
+    SqlNode query = SqlTrees.select(select, join(merge, ref, sourceAlias, clauses, keyRange), where);
     PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(table));
+    // Without parameters (whose numbering the range query could not keep) and when unmatched target
+    // rows need no clause, each execution narrows the target scan to the source's key range.
+    boolean refines =
+        keyRange == null && planned.parameterTypes().isEmpty() && !SourceKeyRange.keys(merge, ref, sourceAlias).isEmpty();
 
     List<RelDataTypeField> fields = planned.resultType().getFieldList();
     List<Clause> bound = new ArrayList<>();
@@ -135,6 +160,11 @@ final class MergePlanner {
       @Override
       public PlannedQuery query() {
         return planned;
+      }
+
+      @Override
+      public boolean refinesAtExecution() {
+        return refines;
       }
 
       @Override
@@ -315,7 +345,8 @@ final class MergePlanner {
   }
 
   /** target JOIN (SELECT s.*, TRUE AS $row FROM source s) s ON condition, as outer as the clauses need. */
-  private static SqlNode join(SqlMergeStatement merge, TargetRef ref, String sourceAlias, List<SqlMergeClause> clauses) {
+  private static SqlNode join(
+      SqlMergeStatement merge, TargetRef ref, String sourceAlias, List<SqlMergeClause> clauses, SqlNode keyRange) {
     SqlNode source = SqlTrees.copy(merge.source());
     if (source.getKind() != SqlKind.AS) {
       source = SqlTrees.as(source, sourceAlias);
@@ -334,6 +365,143 @@ final class MergePlanner {
         type.symbol(ZERO),
         marked,
         JoinConditionType.ON.symbol(ZERO),
-        SqlTrees.copy(merge.condition()));
+        keyRange == null ? SqlTrees.copy(merge.condition()) : SqlTrees.and(SqlTrees.copy(merge.condition()), keyRange));
+  }
+
+  /**
+   * A dynamic filter for the target scan: for each conjunct {@code target.k = source.c} of the ON
+   * condition with an integer target column k, the source's smallest and largest c, read by a query
+   * of the source at execution, bound k. As k must equal some source row's c to match, the range
+   * changes no match; it only lets the scan skip the data files (and row groups) outside it. It is
+   * used only without WHEN NOT MATCHED BY SOURCE clauses, which act on unmatched target rows.
+   */
+  static final class SourceKeyRange {
+    private SourceKeyRange() {}
+
+    /** A target column equated to a source column in the ON condition. */
+    record Key(SqlIdentifier target, SqlIdentifier source) {}
+
+    static List<Key> keys(SqlMergeStatement merge, TargetRef ref, String sourceAlias) {
+      List<Key> keys = new ArrayList<>();
+      if (merge.clauses().stream().anyMatch(c -> c.match() == Match.NOT_MATCHED_BY_SOURCE)) {
+        return keys;
+      }
+      for (SqlNode conjunct : conjuncts(merge.condition())) {
+        if (conjunct.getKind() != SqlKind.EQUALS) {
+          continue;
+        }
+        SqlNode left = ((SqlCall) conjunct).operand(0);
+        SqlNode right = ((SqlCall) conjunct).operand(1);
+        Key key = key(left, right, ref, sourceAlias);
+        if (key == null) {
+          key = key(right, left, ref, sourceAlias);
+        }
+        if (key != null) {
+          keys.add(key);
+        }
+      }
+      return keys;
+    }
+
+    private static Key key(SqlNode target, SqlNode source, TargetRef ref, String sourceAlias) {
+      if (!(target instanceof SqlIdentifier t) || !(source instanceof SqlIdentifier s) || t.names.size() != 2 || s.names.size() != 2) {
+        return null;
+      }
+      if (!t.names.get(0).equalsIgnoreCase(ref.qualifier()) || !s.names.get(0).equalsIgnoreCase(sourceAlias)
+          || ref.qualifier().equalsIgnoreCase(sourceAlias)) {
+        return null;
+      }
+      Types.NestedField column = ref.schema().caseInsensitiveFindField(t.names.get(1));
+      if (column == null || ref.schema().columns().stream().noneMatch(c -> c.fieldId() == column.fieldId())) {
+        return null;
+      }
+      boolean integral = column.type() instanceof Types.IntegerType || column.type() instanceof Types.LongType;
+      return integral ? new Key(t, s) : null;
+    }
+
+    private static List<SqlNode> conjuncts(SqlNode condition) {
+      List<SqlNode> result = new ArrayList<>();
+      if (condition != null && condition.getKind() == SqlKind.AND) {
+        for (SqlNode operand : ((SqlCall) condition).getOperandList()) {
+          result.addAll(conjuncts(operand));
+        }
+      } else if (condition != null) {
+        result.add(condition);
+      }
+      return result;
+    }
+
+    /**
+     * {@code t.k >= min AND t.k <= max} for each key, from one query of the source; FALSE when the
+     * source has no non-NULL key (then no target row can match); null when a bound is not a whole
+     * number (a source column of another type), in which case the scan is not narrowed.
+     */
+    static SqlNode of(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table) {
+      TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
+      String sourceAlias = sourceAlias(merge.source());
+      List<Key> keys = keys(merge, ref, sourceAlias);
+      List<SqlNode> bounds = new ArrayList<>();
+      for (Key key : keys) {
+        bounds.add(call(SqlStdOperatorTable.MIN, SqlTrees.copy(key.source())));
+        bounds.add(call(SqlStdOperatorTable.MAX, SqlTrees.copy(key.source())));
+      }
+      SqlNode source = SqlTrees.copy(merge.source());
+      if (source.getKind() != SqlKind.AS) {
+        source = SqlTrees.as(source, sourceAlias);
+      }
+      SqlNode query = SqlTrees.select(bounds, source, null);
+      // The source may read the target: as of the statement's snapshot, through a write target of
+      // its own so that the statement's conflict detection filter stays the statement's.
+      IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
+      PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(snapshot));
+      Object[] row;
+      try (RowStream rows = context.queries().rows(context.session(), planned, List.of(), context.queryId())) {
+        if (!rows.next()) {
+          return null;
+        }
+        row = rows.current().clone();
+      }
+      List<SqlNode> conditions = new ArrayList<>();
+      for (int i = 0; i < keys.size(); i++) {
+        Object min = row[2 * i];
+        Object max = row[2 * i + 1];
+        if (min == null || max == null) {
+          return SqlLiteral.createBoolean(false, ZERO);
+        }
+        Long low = wholeNumber(min);
+        Long high = wholeNumber(max);
+        if (low == null || high == null) {
+          continue;
+        }
+        SqlIdentifier column = SqlTrees.copy(key(keys.get(i)));
+        conditions.add(SqlTrees.greaterThanOrEqual(column, SqlLiteral.createExactNumeric(Long.toString(low), ZERO)));
+        conditions.add(call(SqlStdOperatorTable.LESS_THAN_OR_EQUAL, SqlTrees.copy(key(keys.get(i))),
+            SqlLiteral.createExactNumeric(Long.toString(high), ZERO)));
+      }
+      return conditions.isEmpty() ? null : SqlTrees.and(conditions.toArray(SqlNode[]::new));
+    }
+
+    private static SqlIdentifier key(Key key) {
+      return key.target();
+    }
+
+    private static SqlNode call(org.apache.calcite.sql.SqlOperator operator, SqlNode... operands) {
+      return operator.createCall(ZERO, operands);
+    }
+
+    /** A whole number as a long, or null (a fraction, or a type other than a number). */
+    private static Long wholeNumber(Object value) {
+      if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+        return ((Number) value).longValue();
+      }
+      if (value instanceof java.math.BigDecimal d) {
+        try {
+          return d.longValueExact();
+        } catch (ArithmeticException e) {
+          return null;
+        }
+      }
+      return null;
+    }
   }
 }

@@ -65,11 +65,28 @@ final class RowLevelCommand implements PreparedCommand {
   @FunctionalInterface
   interface Planner {
     Plan plan(CommandContext context, IcebergTable target);
+
+    /**
+     * Plans the statement for one execution, with its parameters: where a plan {@linkplain
+     * Plan#refinesAtExecution refines itself} with facts known only then. By default the same as
+     * {@link #plan}.
+     */
+    default Plan planForExecution(CommandContext context, IcebergTable target, List<Object> parameters) {
+      return plan(context, target);
+    }
   }
 
   /** A statement planned over one snapshot of its target. */
   interface Plan {
     PlannedQuery query();
+
+    /**
+     * Whether each execution plans the statement again with {@link Planner#planForExecution}: a
+     * MERGE narrows its target scan to its source's key range, which only execution knows.
+     */
+    default boolean refinesAtExecution() {
+      return false;
+    }
 
     /** What to do with the query's rows, for one execution. */
     RowHandler handler();
@@ -120,10 +137,12 @@ final class RowLevelCommand implements PreparedCommand {
     IcebergTable writeTarget = preparedTarget;
     Plan plan = prepared;
     if (!Objects.equals(base, preparedTarget.snapshotId())
-        || table.schema().schemaId() != preparedTarget.schema().schemaId()) {
-      // The table changed since the statement was prepared: plan it over the current snapshot.
+        || table.schema().schemaId() != preparedTarget.schema().schemaId()
+        || prepared.refinesAtExecution()) {
+      // The table changed since the statement was prepared, or the plan depends on what execution
+      // finds: plan it over the current snapshot.
       writeTarget = IcebergTable.forRowLevelWrite(target.catalog(), target.id(), table);
-      plan = planner.plan(context, writeTarget);
+      plan = planner.planForExecution(context, writeTarget, parameters);
     }
     String what = kind.description + " " + target.displayName();
     RowChanges changes = new RowChanges();
