@@ -153,6 +153,14 @@ class PostgresFunctionsTest {
   }
 
   @Test
+  void nowIsCurrentTimestamp() {
+    List<Object> row = row("select now(), current_timestamp, now() = current_timestamp");
+    assertThat(row.get(0)).isEqualTo(row.get(1));
+    assertThat(row.get(2)).isEqualTo("true");
+    assertThatThrownBy(() -> row("select now(1)")).hasMessageContaining("now takes no arguments, not 1");
+  }
+
+  @Test
   void timestampDiffCountsMicroseconds() {
     String a = "cast('1999-12-31 23:59:59.999999' as timestamp)";
     String b = "cast('2000-01-01 00:00:00.000000' as timestamp)";

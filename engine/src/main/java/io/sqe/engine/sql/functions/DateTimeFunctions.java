@@ -33,7 +33,8 @@ import org.apache.calcite.util.TimestampString;
 /**
  * The date functions users of Trino, DuckDB and PostgreSQL write with the unit as a string:
  * {@code date_trunc('month', d)}, {@code datediff('day', a, b)} (also {@code date_diff}) and {@code
- * date_add('day', n, d)}; and Trino's {@code date(x)}, a cast to DATE.
+ * date_add('day', n, d)}; Trino's {@code date(x)}, a cast to DATE; and {@code now()}, which is
+ * {@code CURRENT_TIMESTAMP}.
  * They become Calcite's own {@code FLOOR(d TO MONTH)}, {@code TIMESTAMPDIFF} and
  * {@code TIMESTAMPADD}, so they plan and run like those.
  *
@@ -103,9 +104,25 @@ public final class DateTimeFunctions {
         }
       };
 
+  /** {@code now()}: PostgreSQL's and Trino's name for {@code CURRENT_TIMESTAMP}. */
+  public static final SqlFunction NOW =
+      new SqlFunction("NOW", SqlKind.OTHER_FUNCTION, ReturnTypes.explicit(SqlTypeName.TIMESTAMP), null, OperandTypes.NILADIC, SqlFunctionCategory.TIMEDATE) {
+        @Override
+        public SqlNode rewriteCall(SqlValidator validator, SqlCall call) {
+          if (call.operandCount() != 0) {
+            throw new SqeException(
+                ErrorCode.INVALID_ARGUMENT,
+                "now takes no arguments, not " + call.operandCount(),
+                Rewritten.position(call.getParserPosition()),
+                null);
+          }
+          return SqlStdOperatorTable.CURRENT_TIMESTAMP.createCall(call.getParserPosition());
+        }
+      };
+
   /** The functions to add to the operator table. */
   public static final List<SqlOperator> ALL =
-      List.of(DATEDIFF, DATE_DIFF, DATE_ADD, DATE, TimestampMicros.DIFF_MICROS, TimestampMicros.TRUNC_MILLIS);
+      List.of(DATEDIFF, DATE_DIFF, DATE_ADD, DATE, NOW, TimestampMicros.DIFF_MICROS, TimestampMicros.TRUNC_MILLIS);
 
   private DateTimeFunctions() {}
 
