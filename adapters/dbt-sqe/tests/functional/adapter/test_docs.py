@@ -2,7 +2,6 @@
 
 import pytest
 from dbt.tests.adapter.basic import expected_catalog
-from dbt.tests.adapter.basic.test_get_catalog_for_single_relation import BaseGetCatalogForSingleRelation
 from dbt.tests.adapter.basic.test_docs_generate import BaseDocsGenerate, BaseDocsGenReferences
 from dbt.tests.adapter.persist_docs.test_persist_docs import (
     BasePersistDocs,
@@ -43,6 +42,3 @@ class TestPersistDocsColumnMissing(BasePersistDocsColumnMissing):
 class TestPersistDocsCommentOnQuotedColumn(BasePersistDocsCommentOnQuotedColumn):
     pass
 
-
-class TestGetCatalogForSingleRelation(BaseGetCatalogForSingleRelation):
-    pass

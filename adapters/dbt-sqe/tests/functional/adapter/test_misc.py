@@ -13,6 +13,7 @@ from dbt.tests.adapter.query_comment.test_query_comment import (
     BaseNullQueryComments,
     BaseQueryComments,
 )
+from dbt.tests.adapter.simple_copy.test_copy_uppercase import BaseSimpleCopyUppercase
 from dbt.tests.adapter.store_test_failures_tests.test_store_test_failures import BaseStoreTestFailures
 from dbt.tests.adapter.unit_testing.test_case_insensitivity import BaseUnitTestCaseInsensivity
 from dbt.tests.adapter.unit_testing.test_invalid_input import BaseUnitTestInvalidInput
@@ -101,3 +102,20 @@ class TestCalculateFreshnessMethod(BaseCalculateFreshnessMethod):
 
 class TestDebug(BaseDebugPostgres):
     pass
+
+
+class TestSimpleCopyUppercase(BaseSimpleCopyUppercase):
+    # The suite's version hard-codes a PostgreSQL profile whose database is "dbtMixedCase"; SQE's
+    # catalog is the profile's `database`, so this runs the same upper-case models against the
+    # test server's profile.
+    @pytest.fixture(scope="class")
+    def dbt_profile_target(self, sqe_server):
+        return {
+            "type": "sqe",
+            "host": sqe_server.host,
+            "port": sqe_server.port,
+            "user": sqe_server.user,
+            "password": sqe_server.password,
+            "database": "iceberg",
+            "threads": 4,
+        }
