@@ -41,4 +41,3 @@ class TestPersistDocsColumnMissing(BasePersistDocsColumnMissing):
 
 class TestPersistDocsCommentOnQuotedColumn(BasePersistDocsCommentOnQuotedColumn):
     pass
-
