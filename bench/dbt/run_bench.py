@@ -104,12 +104,15 @@ def read_logs(logs: Path, wall: float) -> dict:
 
 
 def audit_seconds(audit: Path, since_line: int) -> tuple[float, int, int]:
-    """Seconds of `elapsed_ms` in the audit log after line `since_line`, the statements, and the new line count."""
+    """Seconds of `elapsed_ms` of the statements in the audit log after line `since_line` (logins,
+    which the log records too, left out), how many, and the new line count."""
     if not audit.exists():
         return 0.0, 0, since_line
     lines = audit.read_text().splitlines()
-    total = sum(float(json.loads(line).get("elapsed_ms", 0)) for line in lines[since_line:] if line.strip())
-    return total / 1000, len(lines) - since_line, len(lines)
+    events = [json.loads(line) for line in lines[since_line:] if line.strip()]
+    statements = [e for e in events if e.get("event") == "statement"]
+    total = sum(float(e.get("elapsed_ms") or 0) for e in statements)
+    return total / 1000, len(statements), len(lines)
 
 
 def main() -> None:

@@ -325,7 +325,25 @@ class SqeConnectionManager(SQLConnectionManager):
 
 def _connect(credentials: SqeCredentials) -> SqeHandle:
     adbc = flightsql.connect(credentials.uri, db_kwargs=credentials.database_options(), autocommit=True)
-    return SqeHandle(adbc)
+    handle = SqeHandle(adbc)
+    _use_profile_schema(handle, credentials)
+    return handle
+
+
+def _use_profile_schema(handle: SqeHandle, credentials: SqeCredentials) -> None:
+    """Makes the profile's catalog and schema the session's defaults, as Trino's connection does, so
+    that unqualified names in hooks and hand-written SQL mean the target's. dbt itself always writes
+    qualified names. A schema that does not exist yet (dbt creates it later) leaves the server's
+    defaults."""
+    if not credentials.schema:
+        return
+    quote = lambda name: '"' + name.replace('"', '""') + '"'  # noqa: E731
+    try:
+        handle.run(f"USE {quote(credentials.database)}.{quote(credentials.schema)}")
+    except adbc_driver_manager.Error as e:
+        if "NOT_FOUND" not in str(e):
+            raise
+        logger.debug(f"Schema {credentials.database}.{credentials.schema} does not exist yet: {e}")
 
 
 def _clean_message(error: Exception) -> str:

@@ -2,6 +2,7 @@
 
 import pytest
 from dbt.tests.adapter.constraints.test_constraints import (
+    BaseConstraintsRuntimeDdlEnforcement,
     BaseConstraintsRollback,
     BaseIncrementalConstraintsColumnsEqual,
     BaseIncrementalConstraintsRollback,
@@ -63,3 +64,27 @@ class TestIncrementalConstraintsRollback(BaseIncrementalConstraintsRollback):
     @pytest.fixture(scope="class")
     def expected_error_messages(self):
         return ["NULL value for NOT NULL column id"]
+
+
+class TestConstraintsRuntimeDdlEnforcement(BaseConstraintsRuntimeDdlEnforcement):
+    # SQE's DDL for the suite's model: one CREATE OR REPLACE TABLE ... AS with the contract's
+    # types as casts and NOT NULL on the column; Iceberg has no primary key, check, foreign key or
+    # unique constraints, so those are left out (dbt warns that they are not enforced).
+    @pytest.fixture(scope="class")
+    def expected_sql(self):
+        return """
+create or replace table <model_identifier>
+  (id not null, color, date_day)
+as
+select
+  cast(id as integer) as id,
+  cast(color as VARCHAR) as color,
+  cast(date_day as VARCHAR) as date_day
+from (
+  -- depends_on: <foreign_key_model_identifier>
+  select
+    'blue' as color,
+    1 as id,
+    '2019-01-01' as date_day
+) as model_subq
+"""

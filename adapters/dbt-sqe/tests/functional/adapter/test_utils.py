@@ -2,6 +2,9 @@
 
 import pytest
 from dbt.tests.adapter.utils.test_any_value import BaseAnyValue
+from dbt.tests.adapter.utils.test_array_append import BaseArrayAppend
+from dbt.tests.adapter.utils.test_array_concat import BaseArrayConcat
+from dbt.tests.adapter.utils.test_array_construct import BaseArrayConstruct
 from dbt.tests.adapter.utils.test_bool_or import BaseBoolOr
 from dbt.tests.adapter.utils.test_cast import BaseCast
 from dbt.tests.adapter.utils.test_cast_bool_to_text import BaseCastBoolToText
@@ -46,6 +49,18 @@ pytestmark = pytest.mark.slow
 
 
 class TestAnyValue(BaseAnyValue):
+    pass
+
+
+class TestArrayAppend(BaseArrayAppend):
+    pass
+
+
+class TestArrayConcat(BaseArrayConcat):
+    pass
+
+
+class TestArrayConstruct(BaseArrayConstruct):
     pass
 
 
@@ -140,7 +155,6 @@ class TestLength(BaseLength):
     pass
 
 
-@pytest.mark.xfail(reason='listagg with limit_num needs an array slice that SQE does not have yet')
 class TestListagg(BaseListagg):
     pass
 

@@ -91,3 +91,9 @@
 {% macro sqe__get_columns_in_query(select_sql) -%}
   {{ return(adapter.get_column_schema_from_query(select_sql) | map(attribute='name') | list) }}
 {%- endmacro %}
+
+{# dbt's snapshot macros call this as a macro (hard_deletes: new_record); the adapter reads the
+   columns from Flight SQL's GetTables. #}
+{% macro sqe__get_columns_in_relation(relation) -%}
+  {{ return(adapter.get_columns_in_relation(relation)) }}
+{%- endmacro %}

@@ -16,10 +16,14 @@
   split_part({{ string_text }}, {{ delimiter_text }}, {{ part_number }})
 {%- endmacro %}
 
+{# As Trino: array_agg keeps the order, slice keeps the first limit_num elements, array_join skips
+   NULLs as string_agg does. #}
 {% macro sqe__listagg(measure, delimiter_text, order_by_clause, limit_num) -%}
+  {%- set collected -%}
+    array_agg({{ measure }}{% if order_by_clause %} {{ order_by_clause }}{% endif %})
+  {%- endset -%}
   {%- if limit_num -%}
-    {{ exceptions.raise_compiler_error("listagg with limit_num is not supported by dbt-sqe yet") }}
+    {%- set collected -%} slice({{ collected }}, 1, {{ limit_num }}) {%- endset -%}
   {%- endif -%}
-  listagg({{ measure }}, {{ delimiter_text }})
-  {%- if order_by_clause %} within group ({{ order_by_clause }}){% endif %}
+  array_join({{ collected }}, {{ delimiter_text }})
 {%- endmacro %}

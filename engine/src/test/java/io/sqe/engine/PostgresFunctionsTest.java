@@ -142,6 +142,24 @@ class PostgresFunctionsTest {
     }
   }
 
+  /** Trino's date(x), which dbt's snapshot tests write for dbt_valid_to_current: a cast to DATE. */
+  @Test
+  void dateIsACastToDate() {
+    assertThat(row("select date('2099-12-31'), date(timestamp '2016-08-20 15:44:49.123456'), date(cast(null as varchar)),"
+            + " date('2099-12-31') = cast('2099-12-31' as date)"))
+        .containsExactly(LocalDate.of(2099, 12, 31), LocalDate.of(2016, 8, 20), null, "true");
+    assertThat(row("select date(s) from (values ('2024-02-29')) t(s)")).containsExactly(LocalDate.of(2024, 2, 29));
+    assertThatThrownBy(() -> row("select date('2099-12-31', 'x')")).hasMessageContaining("date takes 1 argument, not 2");
+  }
+
+  @Test
+  void nowIsCurrentTimestamp() {
+    List<Object> row = row("select now(), current_timestamp, now() = current_timestamp");
+    assertThat(row.get(0)).isEqualTo(row.get(1));
+    assertThat(row.get(2)).isEqualTo("true");
+    assertThatThrownBy(() -> row("select now(1)")).hasMessageContaining("now takes no arguments, not 1");
+  }
+
   @Test
   void timestampDiffCountsMicroseconds() {
     String a = "cast('1999-12-31 23:59:59.999999' as timestamp)";

@@ -1,5 +1,6 @@
 package io.sqe.engine.sql;
 
+import io.sqe.engine.sql.functions.ArrayFunctions;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import io.sqe.engine.sql.functions.StringFunctions;
 import io.sqe.engine.sql.parser.SqeSqlParserImpl;
@@ -45,6 +46,7 @@ public final class SqlDialect {
               SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(EnumSet.of(SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL))),
           SqlOperatorTables.of(DateTimeFunctions.ALL.toArray(new SqlOperator[0])),
           SqlOperatorTables.of(StringFunctions.ALL),
+          SqlOperatorTables.of(ArrayFunctions.ALL),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   /** How {@link #toSql} writes SQL. */

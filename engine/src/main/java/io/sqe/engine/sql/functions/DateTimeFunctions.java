@@ -33,7 +33,8 @@ import org.apache.calcite.util.TimestampString;
 /**
  * The date functions users of Trino, DuckDB and PostgreSQL write with the unit as a string:
  * {@code date_trunc('month', d)}, {@code datediff('day', a, b)} (also {@code date_diff}) and {@code
- * date_add('day', n, d)}.
+ * date_add('day', n, d)}; Trino's {@code date(x)}, a cast to DATE; and {@code now()}, which is
+ * {@code CURRENT_TIMESTAMP}.
  * They become Calcite's own {@code FLOOR(d TO MONTH)}, {@code TIMESTAMPDIFF} and
  * {@code TIMESTAMPADD}, so they plan and run like those.
  *
@@ -85,8 +86,43 @@ public final class DateTimeFunctions {
     }
   };
 
+  /** {@code date(x)}: Trino's (and MySQL's) spelling of {@code CAST(x AS DATE)}. */
+  public static final SqlFunction DATE =
+      new SqlFunction("DATE", SqlKind.OTHER_FUNCTION, ReturnTypes.explicit(SqlTypeName.DATE), null, OperandTypes.ANY, SqlFunctionCategory.TIMEDATE) {
+        @Override
+        public SqlNode rewriteCall(SqlValidator validator, SqlCall call) {
+          if (call.operandCount() != 1) {
+            throw new SqeException(
+                ErrorCode.INVALID_ARGUMENT,
+                "date takes 1 argument, not " + call.operandCount(),
+                Rewritten.position(call.getParserPosition()),
+                null);
+          }
+          SqlParserPos pos = call.getParserPosition();
+          return SqlStdOperatorTable.CAST.createCall(
+              pos, call.operand(0), new SqlDataTypeSpec(new SqlBasicTypeNameSpec(SqlTypeName.DATE, pos), pos));
+        }
+      };
+
+  /** {@code now()}: PostgreSQL's and Trino's name for {@code CURRENT_TIMESTAMP}. */
+  public static final SqlFunction NOW =
+      new SqlFunction("NOW", SqlKind.OTHER_FUNCTION, ReturnTypes.explicit(SqlTypeName.TIMESTAMP), null, OperandTypes.NILADIC, SqlFunctionCategory.TIMEDATE) {
+        @Override
+        public SqlNode rewriteCall(SqlValidator validator, SqlCall call) {
+          if (call.operandCount() != 0) {
+            throw new SqeException(
+                ErrorCode.INVALID_ARGUMENT,
+                "now takes no arguments, not " + call.operandCount(),
+                Rewritten.position(call.getParserPosition()),
+                null);
+          }
+          return SqlStdOperatorTable.CURRENT_TIMESTAMP.createCall(call.getParserPosition());
+        }
+      };
+
   /** The functions to add to the operator table. */
-  public static final List<SqlOperator> ALL = List.of(DATEDIFF, DATE_DIFF, DATE_ADD, TimestampMicros.DIFF_MICROS, TimestampMicros.TRUNC_MILLIS);
+  public static final List<SqlOperator> ALL =
+      List.of(DATEDIFF, DATE_DIFF, DATE_ADD, DATE, NOW, TimestampMicros.DIFF_MICROS, TimestampMicros.TRUNC_MILLIS);
 
   private DateTimeFunctions() {}
 
@@ -273,7 +309,7 @@ public final class DateTimeFunctions {
           : new SqlIntervalQualifier(TimeUnit.valueOf(unit), null, pos);
     }
 
-    private static SqlPosition position(SqlParserPos pos) {
+    static SqlPosition position(SqlParserPos pos) {
       return pos.getLineNum() > 0 ? new SqlPosition(pos.getLineNum(), pos.getColumnNum()) : null;
     }
   }
