@@ -94,6 +94,28 @@ class VendedCredentialsTest {
     assertThat(rest.credentialRequests()).isZero();
   }
 
+  @Test
+  void aRefreshEndpointThatFailsIsAClearErrorNotAHang() throws Exception {
+    startOverVendingCatalog(true);
+    update("CREATE SCHEMA s");
+    update("CREATE TABLE s.t (round INT, x BIGINT)");
+    update("INSERT INTO s.t VALUES (1, 10)");
+    rest.guard(request -> request.getRequestURI().endsWith("/credentials") ? 503 : 0);
+    Thread.sleep(LIFETIME.plusSeconds(1).toMillis());
+    Instant start = Instant.now();
+    // The catalog's own client retries a 503 a few times with backoff before it gives up.
+    assertThatThrownBy(() -> count("SELECT count(*) FROM s.t"))
+        .isInstanceOfSatisfying(org.apache.arrow.flight.FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(org.apache.arrow.flight.FlightStatusCode.UNAVAILABLE);
+          assertThat(e.getMessage()).containsIgnoringCase("catalog");
+        });
+    Duration took = Duration.between(start, Instant.now());
+    System.out.println("A failing credentials endpoint was reported after " + took.toMillis() + " ms");
+    assertThat(took).isLessThan(Duration.ofSeconds(60));
+    rest.guard(null);
+    assertThat(count("SELECT count(*) FROM s.t")).isEqualTo(1);
+  }
+
   /** SQE holds no S3 keys and keeps loaded tables for an hour: only vended credentials can work. */
   private void startOverVendingCatalog(boolean offerRefresh) throws Exception {
     rest = RestCatalogFixture.startVendingShortLived(

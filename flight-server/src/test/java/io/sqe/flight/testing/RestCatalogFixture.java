@@ -260,15 +260,6 @@ public final class RestCatalogFixture implements AutoCloseable {
     protected void service(jakarta.servlet.http.HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response)
         throws jakarta.servlet.ServletException, java.io.IOException {
       fixture.requests.incrementAndGet();
-      ShortLivedCredentials shortLived = fixture.shortLived;
-      if (shortLived != null && shortLived.offerRefresh() && "GET".equals(request.getMethod())
-          && ShortLivedCredentials.ENDPOINT.matcher(request.getRequestURI()).matches()) {
-        fixture.credentialRequests.incrementAndGet();
-        response.setStatus(200);
-        response.setContentType("application/json");
-        response.getWriter().write(shortLived.responseBody());
-        return;
-      }
       var check = fixture.guard;
       int refusal = check == null ? 0 : check.applyAsInt(request);
       if (refusal != 0) {
@@ -276,6 +267,15 @@ public final class RestCatalogFixture implements AutoCloseable {
         response.setContentType("application/json");
         response.getWriter().write(
             "{\"error\":{\"message\":\"Refused by the catalog's access control\",\"type\":\"ForbiddenException\",\"code\":" + refusal + "}}");
+        return;
+      }
+      ShortLivedCredentials shortLived = fixture.shortLived;
+      if (shortLived != null && shortLived.offerRefresh() && "GET".equals(request.getMethod())
+          && ShortLivedCredentials.ENDPOINT.matcher(request.getRequestURI()).matches()) {
+        fixture.credentialRequests.incrementAndGet();
+        response.setStatus(200);
+        response.setContentType("application/json");
+        response.getWriter().write(shortLived.responseBody());
         return;
       }
       CommitGate gate = fixture.gate;
