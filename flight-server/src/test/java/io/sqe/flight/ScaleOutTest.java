@@ -48,13 +48,14 @@ class ScaleOutTest {
   private RestCatalogFixture rest;
   private final List<TestServer> servers = new ArrayList<>();
   private final List<FlightClient> clients = new ArrayList<>();
+  private Map<String, String> settings;
 
   @BeforeEach
   void setUp() throws Exception {
     allocator = new RootAllocator();
     s3 = S3Fixture.start(dir.resolve("s3"));
     rest = RestCatalogFixture.start(dir.resolve("rest"), s3.catalogBackend("lake"));
-    Map<String, String> settings = S3Fixture.sqeSettings(rest, s3.fileIoProperties());
+    settings = S3Fixture.sqeSettings(rest, s3.fileIoProperties());
     settings.put("catalog.cache-ttl", "1s");
     TestServer first = TestServer.start(dir.resolve("sqe-1"), settings);
     servers.add(first);
@@ -213,6 +214,35 @@ class ScaleOutTest {
           assertThat(e.getMessage()).contains("prepared statement was issued by SQE server");
         });
     assertThat(count(sql.get(0), clients.get(0).getInfo(execute, token), token)).isEqualTo(7);
+  }
+
+  @Test
+  void aJdbcPreparedStatementWhoseServerWasReplacedGetsAClearError() throws Exception {
+    TestServer first = servers.get(0);
+    int port = first.port();
+    try (java.sql.Connection jdbc = java.sql.DriverManager.getConnection(
+            first.jdbcUrl() + "&user=" + TestServer.ADMIN + "&password=" + first.adminPassword());
+        java.sql.PreparedStatement statement = jdbc.prepareStatement("SELECT 42")) {
+      try (java.sql.ResultSet rows = statement.executeQuery()) {
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getInt(1)).isEqualTo(42);
+      }
+      // Another server takes over the address, as when a load balancer sends the connection
+      // elsewhere: same users and signing key, so the driver's token still works.
+      first.close();
+      Map<String, String> samePort = new java.util.HashMap<>(settings);
+      samePort.put("port", Integer.toString(port));
+      servers.set(0, TestServer.start(dir.resolve("sqe-1"), samePort, first.adminPassword()));
+      // Driver 18.3.0 lets the Flight error through unwrapped, not as an SQLException.
+      assertThatThrownBy(() -> statement.executeQuery().close())
+          .hasMessageContaining("prepared statement was issued by SQE server")
+          .hasMessageContaining("run the statement again");
+      // Preparing it again on the new server works.
+      try (java.sql.PreparedStatement again = jdbc.prepareStatement("SELECT 43"); java.sql.ResultSet rows = again.executeQuery()) {
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getInt(1)).isEqualTo(43);
+      }
+    }
   }
 
   private static void drain(FlightStream stream) throws Exception {
