@@ -234,7 +234,7 @@ def test_flight_info_names_its_query_and_trailers_carry_its_figures(sqe, big):
     client, options = flight_client(sqe, trailers)
     info = client.get_flight_info(statement_descriptor("SELECT x FROM py.big WHERE x < 100"), options)
     query_id = json.loads(info.app_metadata)["query_id"]
-    assert re.fullmatch(r"[0-9a-f-]{36}", query_id)
+    assert re.fullmatch(r"[0-9a-f]{12}\.[0-9a-f-]{36}", query_id)  # the issuing server's id, then a UUID
     endpoint = info.endpoints[0]
     assert endpoint.expiration_time is not None  # the ticket can be read again until then
     table = client.do_get(endpoint.ticket, options).read_all()

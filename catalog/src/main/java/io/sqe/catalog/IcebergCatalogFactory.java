@@ -76,7 +76,7 @@ public final class IcebergCatalogFactory {
       sessions.initialize(name, sessionProperties);
       return new LakehouseCatalog(name, PassThroughRestCatalog.create(sessions), cacheTtl, true);
     }
-    RESTCatalog catalog = new RESTCatalog();
+    RESTCatalog catalog = new RenewingRestCatalog();
     catalog.setConf(new Configuration());
     catalog.initialize(name, new HashMap<>(properties));
     return new LakehouseCatalog(name, (Catalog) catalog, cacheTtl);

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
@@ -25,7 +26,8 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  * names, often several times. Writes made through this server invalidate the cache entry so a
  * session reads its own writes; changes made by other engines appear within the cache lifetime.
  * A catalog that passes each user's token through caches tables per caller, so a table one user
- * loaded never spares another user the catalog's check.
+ * loaded never spares another user the catalog's check. A table whose vended storage credentials
+ * expire and cannot be renewed by its FileIO leaves the cache before they do.
  */
 public final class LakehouseCatalog implements Closeable {
   private final String name;
@@ -53,8 +55,8 @@ public final class LakehouseCatalog implements Closeable {
     }
     this.namespaces = (SupportsNamespaces) catalog;
     this.views = catalog instanceof ViewCatalog ? (ViewCatalog) catalog : null;
-    this.tables =
-        Caffeine.newBuilder().expireAfterWrite(tableCacheTtl).maximumSize(10_000).build();
+    requireNonNull(tableCacheTtl, "tableCacheTtl is null");
+    this.tables = Caffeine.newBuilder().expireAfter(new TableLifetime(tableCacheTtl)).maximumSize(10_000).build();
   }
 
   public String name() {
@@ -129,6 +131,24 @@ public final class LakehouseCatalog implements Closeable {
   }
 
   private record CacheKey(String caller, TableIdentifier id) {}
+
+  /** How long a loaded table is kept: see {@link VendedCredentials#keepFor}. */
+  private record TableLifetime(Duration ttl) implements Expiry<CacheKey, Table> {
+    @Override
+    public long expireAfterCreate(CacheKey key, Table table, long currentTime) {
+      return VendedCredentials.keepFor(table, ttl).toNanos();
+    }
+
+    @Override
+    public long expireAfterUpdate(CacheKey key, Table table, long currentTime, long currentDuration) {
+      return expireAfterCreate(key, table, currentTime);
+    }
+
+    @Override
+    public long expireAfterRead(CacheKey key, Table table, long currentTime, long currentDuration) {
+      return currentDuration;
+    }
+  }
 
   public void invalidateAll() {
     tables.invalidateAll();

@@ -10,6 +10,7 @@ import java.lang.reflect.Proxy;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SessionCatalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.catalog.ViewCatalog;
 import org.apache.iceberg.rest.RESTSessionCatalog;
 
@@ -75,6 +76,10 @@ final class PassThroughRestCatalog {
           ? sessions.asViewCatalog(context)
           : sessions.asCatalog(context);
       try {
+        if (method.getName().equals("loadTable") && method.getParameterCount() == 1 && args[0] instanceof TableIdentifier id) {
+          Catalog tables = (Catalog) target;
+          return VendedCredentials.loadWithLiveCredentials(id, tables::loadTable, tables::invalidateTable);
+        }
         return method.invoke(target, args);
       } catch (InvocationTargetException e) {
         throw e.getCause();

@@ -87,7 +87,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallHeaders;
@@ -141,6 +140,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
   private final QueryTickets tickets;
+  private final IssuingServer server = new IssuingServer();
   /** Statements started by PollFlightInfo, by query id, until their retry descriptors expire. */
   private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
@@ -238,8 +238,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return audit.statement(session.principal().user(), client, session, sql);
   }
 
-  private static String newQueryId() {
-    return UUID.randomUUID().toString();
+  private String newQueryId() {
+    return server.newId();
   }
 
   private Prepared prepare(Session session, String sql) {
@@ -521,7 +521,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
   private PendingQuery ownTicket(String queryId, CallContext context) {
     PendingQuery query = tickets.find(queryId).orElseThrow(() ->
-        CallStatus.NOT_FOUND.withDescription("Unknown or expired ticket; run the statement again").toRuntimeException());
+        server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again"));
     Principal principal = principals.principal(context);
     if (!principal.user().equals(query.session().principal().user())) {
       throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
@@ -632,7 +632,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private PreparedHandle preparedHandle(ByteString handle, CallContext context) {
     PreparedHandle statement = prepared.getIfPresent(handle.toStringUtf8());
     if (statement == null) {
-      throw CallStatus.NOT_FOUND.withDescription("Unknown or closed prepared statement").toRuntimeException();
+      throw server.unknown(handle.toStringUtf8(), "prepared statement", "Unknown or closed prepared statement");
     }
     if (!owns(context, statement)) {
       throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
@@ -957,7 +957,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();
       PollState poll = polls.getIfPresent(queryId);
       if (poll == null) {
-        throw CallStatus.NOT_FOUND.withDescription("Unknown or expired poll of query " + queryId + "; run the statement again").toRuntimeException();
+        throw server.unknown(queryId, "poll of query " + queryId, "Unknown or expired poll of query " + queryId + "; run the statement again");
       }
       if (!principals.principal(context).user().equals(poll.principal().user())) {
         throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();

@@ -267,7 +267,7 @@ class QueryControlTest {
     statement.close(admin.auth);
     Set<String> ids = ConcurrentHashMap.newKeySet();
     for (FlightInfo info : List.of(query, explain, insert, prepared)) {
-      assertThat(queryId(info)).matches("[0-9a-f-]{36}");
+      assertThat(queryId(info)).matches("[0-9a-f]{12}\\.[0-9a-f-]{36}"); // the issuing server's id, then a UUID
       ids.add(queryId(info));
     }
     assertThat(ids).hasSize(4);

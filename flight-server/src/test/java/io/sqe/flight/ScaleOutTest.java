@@ -1,6 +1,7 @@
 package io.sqe.flight;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.flight.testing.RestCatalogFixture;
 import io.sqe.flight.testing.S3Fixture;
@@ -47,13 +48,14 @@ class ScaleOutTest {
   private RestCatalogFixture rest;
   private final List<TestServer> servers = new ArrayList<>();
   private final List<FlightClient> clients = new ArrayList<>();
+  private Map<String, String> settings;
 
   @BeforeEach
   void setUp() throws Exception {
     allocator = new RootAllocator();
     s3 = S3Fixture.start(dir.resolve("s3"));
     rest = RestCatalogFixture.start(dir.resolve("rest"), s3.catalogBackend("lake"));
-    Map<String, String> settings = S3Fixture.sqeSettings(rest, s3.fileIoProperties());
+    settings = S3Fixture.sqeSettings(rest, s3.fileIoProperties());
     settings.put("catalog.cache-ttl", "1s");
     TestServer first = TestServer.start(dir.resolve("sqe-1"), settings);
     servers.add(first);
@@ -165,6 +167,108 @@ class ScaleOutTest {
       assertThat(count(client, token, "SELECT count(DISTINCT id) FROM lake_test.events")).isEqualTo(expected);
       // No update was lost: the counter holds exactly the updates that were acknowledged.
       assertThat(count(client, token, "SELECT n FROM lake_test.counter WHERE id = 1")).isEqualTo(increments.get());
+    }
+  }
+
+  @Test
+  void aTicketOrPreparedStatementPresentedToAnotherServerSaysWhereItBelongs() throws Exception {
+    CallOption token;
+    try (FlightClient login = FlightClient.builder(allocator, servers.get(0).server().location()).build()) {
+      token = login.authenticateBasicToken(TestServer.ADMIN, servers.get(0).adminPassword()).orElseThrow();
+    }
+    List<FlightSqlClient> sql = new ArrayList<>();
+    for (TestServer server : servers) {
+      FlightClient client = FlightClient.builder(allocator, server.server().location()).build();
+      clients.add(client);
+      sql.add(new FlightSqlClient(client));
+    }
+    FlightInfo info = sql.get(0).execute("SELECT 42", token);
+    org.apache.arrow.flight.Ticket ticket = info.getEndpoints().get(0).getTicket();
+    // Another server: told that the ticket is another server's, and to retry there or start over.
+    assertThatThrownBy(() -> drain(sql.get(1).getStream(ticket, token)))
+        .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(org.apache.arrow.flight.FlightStatusCode.UNAVAILABLE);
+          assertThat(e.getMessage()).contains("issued by SQE server").contains("run the statement again");
+        });
+    // The server that issued it still serves it.
+    try (FlightStream stream = sql.get(0).getStream(ticket, token)) {
+      assertThat(stream.next()).isTrue();
+      assertThat(((Number) stream.getRoot().getVector(0).getObject(0)).longValue()).isEqualTo(42);
+    }
+    // A ticket no server issued is still just unknown.
+    org.apache.arrow.flight.Ticket forged = new org.apache.arrow.flight.Ticket(
+        com.google.protobuf.Any.pack(org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery.newBuilder()
+            .setStatementHandle(com.google.protobuf.ByteString.copyFromUtf8("no-such-query")).build()).toByteArray());
+    assertThatThrownBy(() -> drain(sql.get(1).getStream(forged, token)))
+        .isInstanceOfSatisfying(FlightRuntimeException.class,
+            e -> assertThat(e.status().code()).isEqualTo(org.apache.arrow.flight.FlightStatusCode.NOT_FOUND));
+
+    // The messages a Flight SQL client sends for a prepared statement, the second one to another server.
+    com.google.protobuf.ByteString handle = prepare(clients.get(0), "SELECT 7", token);
+    org.apache.arrow.flight.FlightDescriptor execute = org.apache.arrow.flight.FlightDescriptor.command(com.google.protobuf.Any.pack(
+        org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery.newBuilder().setPreparedStatementHandle(handle).build())
+        .toByteArray());
+    assertThatThrownBy(() -> clients.get(2).getInfo(execute, token))
+        .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(org.apache.arrow.flight.FlightStatusCode.UNAVAILABLE);
+          assertThat(e.getMessage()).contains("prepared statement was issued by SQE server");
+        });
+    assertThat(count(sql.get(0), clients.get(0).getInfo(execute, token), token)).isEqualTo(7);
+  }
+
+  @Test
+  void aJdbcPreparedStatementWhoseServerWasReplacedGetsAClearError() throws Exception {
+    TestServer first = servers.get(0);
+    int port = first.port();
+    try (java.sql.Connection jdbc = java.sql.DriverManager.getConnection(
+            first.jdbcUrl() + "&user=" + TestServer.ADMIN + "&password=" + first.adminPassword());
+        java.sql.PreparedStatement statement = jdbc.prepareStatement("SELECT 42")) {
+      try (java.sql.ResultSet rows = statement.executeQuery()) {
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getInt(1)).isEqualTo(42);
+      }
+      // Another server takes over the address, as when a load balancer sends the connection
+      // elsewhere: same users and signing key, so the driver's token still works.
+      first.close();
+      Map<String, String> samePort = new java.util.HashMap<>(settings);
+      samePort.put("port", Integer.toString(port));
+      servers.set(0, TestServer.start(dir.resolve("sqe-1"), samePort, first.adminPassword()));
+      // Driver 18.3.0 lets the Flight error through unwrapped, not as an SQLException.
+      assertThatThrownBy(() -> statement.executeQuery().close())
+          .hasMessageContaining("prepared statement was issued by SQE server")
+          .hasMessageContaining("run the statement again");
+      // Preparing it again on the new server works.
+      try (java.sql.PreparedStatement again = jdbc.prepareStatement("SELECT 43"); java.sql.ResultSet rows = again.executeQuery()) {
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getInt(1)).isEqualTo(43);
+      }
+    }
+  }
+
+  private static void drain(FlightStream stream) throws Exception {
+    try (stream) {
+      while (stream.next()) {
+        // read it all
+      }
+    }
+  }
+
+  private static com.google.protobuf.ByteString prepare(FlightClient client, String sql, CallOption token) throws Exception {
+    var request = org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest.newBuilder().setQuery(sql).build();
+    var results = client.doAction(
+        new org.apache.arrow.flight.Action("CreatePreparedStatement", com.google.protobuf.Any.pack(request).toByteArray()), token);
+    var result = com.google.protobuf.Any.parseFrom(results.next().getBody())
+        .unpack(org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult.class);
+    while (results.hasNext()) {
+      results.next();
+    }
+    return result.getPreparedStatementHandle();
+  }
+
+  private static long count(FlightSqlClient client, FlightInfo info, CallOption token) throws Exception {
+    try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), token)) {
+      assertThat(stream.next()).isTrue();
+      return ((Number) stream.getRoot().getVector(0).getObject(0)).longValue();
     }
   }
 

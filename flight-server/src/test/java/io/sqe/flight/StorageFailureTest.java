@@ -6,11 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sqe.flight.testing.RestCatalogFixture;
 import io.sqe.flight.testing.S3Fixture;
 import io.sqe.flight.testing.TestServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -130,6 +137,76 @@ class StorageFailureTest {
           assertThat(e.status().code()).isEqualTo(CallStatus.UNAUTHORIZED.code());
           assertThat(e.getMessage()).containsIgnoringCase("storage").doesNotContain("not-the-secret");
         });
+  }
+
+  @Test
+  void storageThatAcceptsButNeverAnswersTimesOut() throws Exception {
+    startServer(s3.fileIoProperties());
+    update("CREATE SCHEMA s");
+    update("CREATE TABLE s.t AS SELECT 1 AS x UNION ALL SELECT 2");
+    client.close();
+    server.close();
+    // A server that takes connections and never answers: only SQE's timeouts end the wait.
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<Socket> held = new CopyOnWriteArrayList<>();
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (true) {
+            held.add(silent.accept());
+          }
+        } catch (IOException closed) {
+          // the test is over
+        }
+      }, "silent-s3");
+      acceptor.start();
+      Map<String, String> silentStorage = new HashMap<>(s3.fileIoProperties());
+      silentStorage.put("s3.endpoint", "http://127.0.0.1:" + silent.getLocalPort());
+      silentStorage.put("http-client.apache.socket-timeout-ms", "1000");
+      silentStorage.put("s3.retry.num-retries", "1");
+      startServer(silentStorage);
+      Instant start = Instant.now();
+      assertThatThrownBy(() -> count("SELECT count(*) FROM s.t"))
+          .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+            assertThat(e.status().code()).isEqualTo(CallStatus.UNAVAILABLE.code());
+            assertThat(e.getMessage()).containsIgnoringCase("storage");
+          });
+      // Two tries of a second each, and backoff: far from the minutes a hang would take.
+      assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(60));
+      silent.close();
+      acceptor.join(10_000);
+      for (Socket socket : held) {
+        socket.close();
+      }
+    }
+  }
+
+  @Test
+  void aCatalogThatStopsAnsweringTimesOut() throws Exception {
+    Map<String, String> settings = new HashMap<>(s3.fileIoProperties());
+    settings.put("rest.client.socket-timeout-ms", "1000");
+    startServer(settings);
+    update("CREATE SCHEMA s");
+    CountDownLatch released = new CountDownLatch(1);
+    rest.guard(request -> {
+      try {
+        released.await(2, java.util.concurrent.TimeUnit.MINUTES); // the catalog hangs
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return 0;
+    });
+    try {
+      Instant start = Instant.now();
+      assertThatThrownBy(() -> count("SELECT count(*) FROM s.never_loaded"))
+          .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+            assertThat(e.status().code()).isEqualTo(CallStatus.UNAVAILABLE.code());
+            assertThat(e.getMessage()).containsIgnoringCase("catalog");
+          });
+      assertThat(Duration.between(start, Instant.now())).isLessThan(Duration.ofSeconds(60));
+    } finally {
+      released.countDown();
+      rest.guard(null);
+    }
   }
 
   private void update(String sql) {

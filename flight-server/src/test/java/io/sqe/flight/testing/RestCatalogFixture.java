@@ -26,6 +26,8 @@ public final class RestCatalogFixture implements AutoCloseable {
   private volatile CommitGate gate;
   private volatile LostAnswers lostAnswers;
   private volatile java.util.function.ToIntFunction<jakarta.servlet.http.HttpServletRequest> guard;
+  private final AtomicLong credentialRequests = new AtomicLong();
+  private volatile ShortLivedCredentials shortLived;
 
   private RestCatalogFixture(Server server, JdbcCatalog backend) {
     this.server = server;
@@ -72,13 +74,32 @@ public final class RestCatalogFixture implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
     RestCatalogFixture fixture = new RestCatalogFixture(server, backend);
-    RESTCatalogAdapter adapter =
-        vendedStorageProperties.isEmpty() ? new RESTCatalogAdapter(backend) : new VendingAdapter(backend, vendedStorageProperties);
+    RESTCatalogAdapter adapter = new VendingAdapter(backend, vendedStorageProperties, fixture);
     RESTCatalogServlet servlet = new RESTCatalogServlet(adapter);
     context.addServlet(new ServletHolder(new CountingServlet(servlet, fixture)), "/*");
     server.setHandler(context);
     server.start();
     return fixture;
+  }
+
+  /**
+   * A catalog that vends short-lived storage credentials, as Apache Polaris does: each table it
+   * loads or creates for a client that asks for credentials comes with a fresh set from {@code
+   * mint} (in the REST spec's {@code storage-credentials}, with their expiry), and, with {@code
+   * offerRefresh}, with {@code client.refresh-credentials-endpoint} naming the table's {@code
+   * GET .../credentials} endpoint, which hands out a fresh set each time it is called.
+   */
+  public static RestCatalogFixture startVendingShortLived(
+      Path dir, Map<String, String> backendProperties, java.util.function.Supplier<Map<String, String>> mint, boolean offerRefresh)
+      throws Exception {
+    RestCatalogFixture fixture = start(dir, backendProperties, Map.of());
+    fixture.shortLived = new ShortLivedCredentials(mint, offerRefresh);
+    return fixture;
+  }
+
+  /** How many times clients fetched fresh credentials from the credentials endpoint. */
+  public long credentialRequests() {
+    return credentialRequests.get();
   }
 
   public String uri() {
@@ -151,14 +172,33 @@ public final class RestCatalogFixture implements AutoCloseable {
     backend.close();
   }
 
-  /** Adds storage credentials to the tables it hands to clients that ask for them. */
+  /** Short-lived credentials from {@code mint}, refreshable at the credentials endpoint or not. */
+  private record ShortLivedCredentials(java.util.function.Supplier<Map<String, String>> mint, boolean offerRefresh) {
+    static final java.util.regex.Pattern ENDPOINT = java.util.regex.Pattern.compile("/v1/namespaces/[^/]+/tables/[^/]+/credentials");
+
+    org.apache.iceberg.rest.credentials.Credential credential() {
+      return org.apache.iceberg.rest.credentials.ImmutableCredential.builder().prefix("s3://").config(mint.get()).build();
+    }
+
+    String responseBody() {
+      return org.apache.iceberg.rest.responses.LoadCredentialsResponseParser.toJson(
+          org.apache.iceberg.rest.responses.ImmutableLoadCredentialsResponse.builder().addCredentials(credential()).build());
+    }
+  }
+
+  /**
+   * Adds storage credentials to the tables it hands to clients that ask for them: the fixture's
+   * static ones in the table config, or short-lived ones as storage credentials.
+   */
   private static final class VendingAdapter extends RESTCatalogAdapter {
     static final String DELEGATION_HEADER = "X-Iceberg-Access-Delegation";
     private final Map<String, String> vended;
+    private final RestCatalogFixture fixture;
 
-    VendingAdapter(org.apache.iceberg.catalog.Catalog backend, Map<String, String> vended) {
+    VendingAdapter(org.apache.iceberg.catalog.Catalog backend, Map<String, String> vended, RestCatalogFixture fixture) {
       super(backend);
       this.vended = Map.copyOf(vended);
+      this.fixture = fixture;
     }
 
     @Override
@@ -170,19 +210,34 @@ public final class RestCatalogFixture implements AutoCloseable {
       T response = super.execute(request, responseType, errorHandler, responseHeaders);
       boolean asked =
           request.headers().entries(DELEGATION_HEADER).stream().anyMatch(h -> h.value().contains("vended-credentials"));
-      if (asked && response instanceof org.apache.iceberg.rest.responses.LoadTableResponse) {
-        org.apache.iceberg.rest.responses.LoadTableResponse loaded = (org.apache.iceberg.rest.responses.LoadTableResponse) response;
+      ShortLivedCredentials shortLived = fixture.shortLived;
+      if (asked && response instanceof org.apache.iceberg.rest.responses.LoadTableResponse loaded
+          && (!vended.isEmpty() || shortLived != null)) {
+        var builder = org.apache.iceberg.rest.responses.LoadTableResponse.builder()
+            .withTableMetadata(loaded.tableMetadata())
+            .addAllConfig(loaded.config())
+            .addAllConfig(vended)
+            .addAllCredentials(loaded.credentials());
+        if (shortLived != null) {
+          builder.addCredential(shortLived.credential());
+          if (shortLived.offerRefresh()) {
+            builder.addConfig("client.refresh-credentials-endpoint", credentialsPath(request, loaded));
+          }
+        }
         @SuppressWarnings("unchecked")
-        T withCredentials =
-            (T) org.apache.iceberg.rest.responses.LoadTableResponse.builder()
-                .withTableMetadata(loaded.tableMetadata())
-                .addAllConfig(loaded.config())
-                .addAllConfig(vended)
-                .addAllCredentials(loaded.credentials())
-                .build();
+        T withCredentials = (T) builder.build();
         return withCredentials;
       }
       return response;
+    }
+
+    /** The table's credentials endpoint, relative to the catalog's URI, as Polaris gives it. */
+    private static String credentialsPath(org.apache.iceberg.rest.HTTPRequest request, org.apache.iceberg.rest.responses.LoadTableResponse loaded) {
+      String path = request.path().replaceFirst("^/", "");
+      if (request.body() instanceof org.apache.iceberg.rest.requests.CreateTableRequest create) {
+        path = path + "/" + create.name(); // POST .../tables creates; the table is named in the body
+      }
+      return path + "/credentials";
     }
   }
 
@@ -212,6 +267,15 @@ public final class RestCatalogFixture implements AutoCloseable {
         response.setContentType("application/json");
         response.getWriter().write(
             "{\"error\":{\"message\":\"Refused by the catalog's access control\",\"type\":\"ForbiddenException\",\"code\":" + refusal + "}}");
+        return;
+      }
+      ShortLivedCredentials shortLived = fixture.shortLived;
+      if (shortLived != null && shortLived.offerRefresh() && "GET".equals(request.getMethod())
+          && ShortLivedCredentials.ENDPOINT.matcher(request.getRequestURI()).matches()) {
+        fixture.credentialRequests.incrementAndGet();
+        response.setStatus(200);
+        response.setContentType("application/json");
+        response.getWriter().write(shortLived.responseBody());
         return;
       }
       CommitGate gate = fixture.gate;

@@ -1,5 +1,6 @@
 package io.sqe.flight.testing;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;
@@ -12,11 +13,12 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * A real S3-compatible server for tests: s3proxy (from Maven Central, copied to {@code
  * target/s3proxy} by the build) in its own JVM on 127.0.0.1, storing buckets as directories on the
- * local disk, with static credentials. The bucket {@value #BUCKET} exists from the start.
+ * local disk, with static credentials and the short-lived ones {@link #mint} hands out. The bucket {@value #BUCKET} exists from the start.
  */
 public final class S3Fixture implements AutoCloseable {
   public static final String BUCKET = "warehouse";
@@ -28,10 +30,36 @@ public final class S3Fixture implements AutoCloseable {
   private final Path root;
   private final int port;
 
-  private S3Fixture(Process process, Path root, int port) {
+  private final String mintingSecret;
+
+  private S3Fixture(Process process, Path root, int port, String mintingSecret) {
     this.process = process;
     this.root = root;
     this.port = port;
+    this.mintingSecret = mintingSecret;
+  }
+
+  /**
+   * New temporary credentials that this server accepts until {@code expiresAt} and refuses (403)
+   * from then on, as an S3 service does with the short-lived credentials a catalog vends. The
+   * session token is carried along but not checked: the key itself is what expires.
+   */
+  public VendedKey mint(Instant expiresAt) {
+    String accessKey = S3ProxyWithVendedKeys.VENDED_PREFIX + expiresAt.toEpochMilli() + "-" + UUID.randomUUID().toString().replace("-", "");
+    return new VendedKey(
+        accessKey, S3ProxyWithVendedKeys.secretOf(accessKey, mintingSecret), "token-" + UUID.randomUUID(), expiresAt);
+  }
+
+  /** Temporary S3 credentials. */
+  public record VendedKey(String accessKeyId, String secretAccessKey, String sessionToken, Instant expiresAt) {
+    /** As Iceberg's S3FileIO properties (and a REST catalog's storage credential config). */
+    public Map<String, String> properties() {
+      return Map.of(
+          "s3.access-key-id", accessKeyId,
+          "s3.secret-access-key", secretAccessKey,
+          "s3.session-token", sessionToken,
+          "s3.session-token-expires-at-ms", Long.toString(expiresAt.toEpochMilli()));
+    }
   }
 
   public static S3Fixture start(Path dir) throws IOException, InterruptedException {
@@ -40,24 +68,30 @@ public final class S3Fixture implements AutoCloseable {
       throw new IllegalStateException("No s3proxy at " + jar + "; the build copies it there (mvn process-test-resources)");
     }
     Path root = Files.createDirectories(dir.resolve("buckets"));
+    String mintingSecret = UUID.randomUUID().toString();
     Files.createDirectories(root.resolve(BUCKET));
     int port = freePort();
     Path properties = dir.resolve("s3proxy.conf");
     Files.writeString(properties, String.join("\n",
         "s3proxy.endpoint=http://127.0.0.1:" + port,
         "s3proxy.authorization=aws-v2-or-v4",
-        "s3proxy.identity=" + ACCESS_KEY,
-        "s3proxy.credential=" + SECRET_KEY,
+        S3ProxyWithVendedKeys.STATIC_IDENTITY + "=" + ACCESS_KEY,
+        S3ProxyWithVendedKeys.STATIC_CREDENTIAL + "=" + SECRET_KEY,
+        S3ProxyWithVendedKeys.MINTING_SECRET + "=" + mintingSecret,
+        // Temporary credentials come with x-amz-security-token, which s3proxy does not know.
+        "s3proxy.ignore-unknown-headers=true",
         "jclouds.provider=filesystem-nio2",
         "jclouds.filesystem.basedir=" + root,
         ""));
     Path log = dir.resolve("s3proxy.log");
     Process process =
-        new ProcessBuilder(List.of(javaBinary(), "-Xmx512m", "-jar", jar.toString(), "--properties", properties.toString()))
+        new ProcessBuilder(List.of(
+                javaBinary(), "-Xmx512m", "-cp", jar + File.pathSeparator + ownClassPath(),
+                S3ProxyWithVendedKeys.class.getName(), properties.toString()))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
-    S3Fixture fixture = new S3Fixture(process, root, port);
+    S3Fixture fixture = new S3Fixture(process, root, port, mintingSecret);
     fixture.awaitReady(log);
     return fixture;
   }
@@ -130,6 +164,15 @@ public final class S3Fixture implements AutoCloseable {
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
+    }
+  }
+
+  /** Where the test classes are, for s3proxy's launcher {@link S3ProxyWithVendedKeys}. */
+  private static String ownClassPath() {
+    try {
+      return Path.of(S3ProxyWithVendedKeys.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -51,20 +51,29 @@ class DmlVersusDuckDbTest {
 
   @Test
   void randomStatementsAgreeWithDuckDb() throws Exception {
+    try (Lakehouse lake = new Lakehouse(dir); ReferenceDuckDb duck = new ReferenceDuckDb()) {
+      run("DmlVersusDuckDbTest", lake, duck, STATEMENTS);
+    }
+  }
+
+  /**
+   * Runs {@code statements} random statements through {@code lake} and {@code duck}, printing the
+   * seed under {@code name}; other setups (another catalog, object storage) run the same test
+   * through it.
+   */
+  static void run(String name, Lakehouse lake, ReferenceDuckDb duck, int statements) {
     long seed = Long.getLong("sqe.dml.seed", System.nanoTime());
-    System.out.println("DmlVersusDuckDbTest seed: " + seed + " (replay with -Dsqe.dml.seed=" + seed + ")");
+    System.out.println(name + " seed: " + seed + " (replay with -Dsqe.dml.seed=" + seed + ")");
     long started = System.nanoTime();
     Map<Kind, Integer> counts = new EnumMap<>(Kind.class);
-    try (Lakehouse lake = new Lakehouse(dir); ReferenceDuckDb duck = new ReferenceDuckDb()) {
-      createSource(lake, duck);
-      Run run = new Run(new Random(seed), lake, duck, seed, counts);
-      int sequence = 0;
-      while (run.statements < STATEMENTS) {
-        run.sequence("t" + sequence++, 10 + run.random.nextInt(25));
-      }
+    createSource(lake, duck);
+    Run run = new Run(new Random(seed), lake, duck, seed, counts, statements);
+    int sequence = 0;
+    while (run.statements < statements) {
+      run.sequence("t" + sequence++, 10 + run.random.nextInt(25));
     }
-    System.out.printf("DmlVersusDuckDbTest: %d statements %s in %.1f s%n",
-        counts.values().stream().mapToInt(Integer::intValue).sum(), counts, (System.nanoTime() - started) / 1e9);
+    System.out.printf("%s: %d statements %s in %.1f s%n",
+        name, counts.values().stream().mapToInt(Integer::intValue).sum(), counts, (System.nanoTime() - started) / 1e9);
   }
 
   /**
@@ -96,10 +105,12 @@ class DmlVersusDuckDbTest {
     final long seed;
     final Map<Kind, Integer> counts;
     final List<String> history = new ArrayList<>();
+    final int limit;
     int statements;
     String table;
 
-    Run(Random random, Lakehouse lake, ReferenceDuckDb duck, long seed, Map<Kind, Integer> counts) {
+    Run(Random random, Lakehouse lake, ReferenceDuckDb duck, long seed, Map<Kind, Integer> counts, int limit) {
+      this.limit = limit;
       this.random = random;
       this.lake = lake;
       this.duck = duck;
@@ -125,7 +136,7 @@ class DmlVersusDuckDbTest {
       for (int i = 0; i < 3; i++) {
         statement(Kind.INSERT, insertValues(2 + random.nextInt(5)));
       }
-      for (int i = 3; i < length && statements < STATEMENTS; i++) {
+      for (int i = 3; i < length && statements < limit; i++) {
         int choice = random.nextInt(20);
         if (choice < 3) {
           statement(Kind.INSERT, insertValues(1 + random.nextInt(3)));

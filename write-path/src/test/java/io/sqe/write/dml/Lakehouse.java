@@ -38,7 +38,12 @@ final class Lakehouse implements AutoCloseable {
   final Session session;
 
   Lakehouse(Path dir) {
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofMinutes(5));
+    this(IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofMinutes(5)));
+  }
+
+  /** The same over {@code catalog}, which must be named {@code lake}; closing this closes it. */
+  Lakehouse(LakehouseCatalog catalog) {
+    this.catalog = catalog;
     catalog.namespaces().createNamespace(Namespace.of("s"));
     engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT, WritePath.executors());
     session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);

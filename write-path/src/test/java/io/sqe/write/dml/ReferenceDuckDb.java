@@ -39,8 +39,18 @@ import org.apache.iceberg.types.Types;
  */
 final class ReferenceDuckDb implements AutoCloseable {
   private final Connection connection;
+  private final java.util.function.Function<String, String> localFiles;
 
   ReferenceDuckDb() {
+    this(location -> location.replace("file:", ""));
+  }
+
+  /**
+   * A reference that reads a data file at {@code localFiles.apply(location)}, e.g. where an S3
+   * test server keeps the object on the local disk.
+   */
+  ReferenceDuckDb(java.util.function.Function<String, String> localFiles) {
+    this.localFiles = localFiles;
     try {
       connection = DriverManager.getConnection("jdbc:duckdb:");
     } catch (SQLException e) {
@@ -127,9 +137,9 @@ final class ReferenceDuckDb implements AutoCloseable {
     assertThat(iceberg).as("rows after %s", after).isEqualTo(tableRows(reference, table.schema()));
   }
 
-  private static String readParquet(List<DataFile> files) {
+  private String readParquet(List<DataFile> files) {
     return "read_parquet(["
-        + files.stream().map(f -> "'" + f.location().replace("file:", "").replace("'", "''") + "'").collect(Collectors.joining(", "))
+        + files.stream().map(f -> "'" + localFiles.apply(f.location()).replace("'", "''") + "'").collect(Collectors.joining(", "))
         + "], hive_partitioning = false)";
   }
 
