@@ -5,9 +5,12 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.schema.Schema;
 import org.apache.calcite.schema.Table;
@@ -27,6 +30,10 @@ final class CatalogSchema extends AbstractSchema {
   private final Session session;
   private final AccessControl access;
   private final PlanReads reads;
+  // One instance serves one statement's planning, whose validator asks for the same names many
+  // times (every alias and column qualifier is tried as a schema first): ask the catalog once.
+  private final Map<String, Optional<NamespaceSchema>> lookedUp = new HashMap<>();
+  private Set<String> names;
 
   CatalogSchema(LakehouseCatalog catalog, List<SystemSchema> systemSchemas, Session session, AccessControl access, PlanReads reads) {
     this.catalog = requireNonNull(catalog, "catalog is null");
@@ -61,7 +68,7 @@ final class CatalogSchema extends AbstractSchema {
             return system.schema(catalog, session);
           }
         }
-        return catalog.schemaExists(name) ? namespace(name) : null;
+        return lookedUp.computeIfAbsent(name, n -> Optional.ofNullable(catalog.schemaExists(n) ? namespace(n) : null)).orElse(null);
       }
 
       @Override
@@ -104,6 +111,13 @@ final class CatalogSchema extends AbstractSchema {
   }
 
   private Set<String> names() {
+    if (names == null) {
+      names = listNames();
+    }
+    return names;
+  }
+
+  private Set<String> listNames() {
     Set<String> names = new LinkedHashSet<>();
     for (Namespace ns : catalog.listSchemas()) {
       names.add(String.join(".", ns.levels()));
