@@ -54,7 +54,7 @@ public final class LakehouseCatalog implements Closeable {
     this.namespaces = (SupportsNamespaces) catalog;
     this.views = catalog instanceof ViewCatalog ? (ViewCatalog) catalog : null;
     this.tables =
-        Caffeine.newBuilder().expireAfterWrite(tableCacheTtl).maximumSize(10_000).build();
+        Caffeine.newBuilder().expireAfterWrite(tableCacheTtl).maximumSize(10_000).recordStats().build();
   }
 
   public String name() {
@@ -104,6 +104,11 @@ public final class LakehouseCatalog implements Closeable {
     } catch (NoSuchTableException e) {
       return Optional.empty();
     }
+  }
+
+  /** The cache of loaded tables, for metrics (it records hits and misses). */
+  public Cache<?, Table> tableCache() {
+    return tables;
   }
 
   /** Forgets a cached table, after this server changed it. */

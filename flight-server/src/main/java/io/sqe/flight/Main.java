@@ -3,6 +3,7 @@ package io.sqe.flight;
 import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.config.ConfigLoader;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.ops.LogSettings;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,7 +47,9 @@ public final class Main {
       fail("Invalid configuration: " + e.getMessage());
       return;
     }
+    LogSettings.apply(config.operations().logFormat(), config.operations().logLevel());
     SqeServer server = SqeServer.start(config);
+    // SIGTERM: refuse new calls, let running statements finish within the grace period, cancel the rest.
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -63,6 +66,8 @@ public final class Main {
             + " (catalog '" + config.catalog().name() + "', " + config.catalog().type().name().toLowerCase() + ")");
     System.out.println(
         "JDBC: jdbc:arrow-flight-sql://" + config.host() + ":" + server.port() + "/?useEncryption=false&user=admin&password=...");
+    server.httpPort().ifPresent(port ->
+        System.out.println("Health and metrics: http://" + config.host() + ":" + port + "/health and /metrics"));
     server.awaitTermination();
   }
 
