@@ -36,7 +36,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
@@ -69,6 +72,7 @@ public final class SqeServer implements AutoCloseable {
   private final ServerMetrics metrics;
   private final LakehouseHealth health;
   private final OpsHttpServer http;
+  private final ExecutorService callThreads;
   private final Object closing = new Object();
   private boolean closed;
 
@@ -94,10 +98,12 @@ public final class SqeServer implements AutoCloseable {
     this.metrics = operations.metrics();
     this.health = operations.health();
     this.http = operations.http();
+    this.callThreads = operations.callThreads();
   }
 
   /** The operations parts a server owns. */
-  private record Operations(ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http) {}
+  private record Operations(
+      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
@@ -108,6 +114,7 @@ public final class SqeServer implements AutoCloseable {
     AuditLog audit = AuditLog.disabled(metrics);
     LakehouseHealth health = null;
     OpsHttpServer http = null;
+    ExecutorService callThreads = null;
     try {
       if (config.auditFile() != null) {
         audit = AuditLog.open(config.auditFile(), metrics);
@@ -163,9 +170,11 @@ public final class SqeServer implements AutoCloseable {
               allocator,
               audit);
       ServingState serving = new ServingState();
+      callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, allocator);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
+              .executor(callThreads)
               .headerAuthenticator(authenticator)
               .middleware(CallHeadersMiddleware.KEY, new CallHeadersMiddleware.Factory())
               .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
@@ -198,16 +207,26 @@ public final class SqeServer implements AutoCloseable {
       }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http));
+          new Operations(serving, metrics, health, http, callThreads));
     } catch (IOException e) {
       audit.close();
-      closeQuietly(health, catalogs, allocator);
+      closeQuietly(health, callThreads, catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       audit.close();
-      closeQuietly(health, catalogs, allocator);
+      closeQuietly(health, callThreads, catalogs, allocator);
       throw e;
     }
+  }
+
+  /**
+   * The threads gRPC runs Flight's calls on. Flight would make its own and stop it as soon as a
+   * shutdown begins, which would refuse the running calls' later events (a DoPut's next message, a
+   * client's readiness) during the grace period; this one stops after the calls end.
+   */
+  private static ExecutorService callThreads() {
+    AtomicInteger ids = new AtomicInteger();
+    return Executors.newCachedThreadPool(task -> new Thread(task, "flight-call-" + ids.incrementAndGet()));
   }
 
   private static void registerMetrics(
@@ -266,9 +285,12 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(LakehouseHealth health, Catalogs catalogs, BufferAllocator allocator) {
+  private static void closeQuietly(LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
     if (health != null) {
       health.close();
+    }
+    if (callThreads != null) {
+      callThreads.shutdownNow();
     }
     try {
       if (catalogs != null) {
@@ -353,6 +375,10 @@ public final class SqeServer implements AutoCloseable {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
     }
     server.close();
+    callThreads.shutdown();
+    if (!callThreads.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      LOG.warn("Flight call threads still busy {} after the server stopped", CANCEL_WAIT);
+    }
     if (http != null) {
       http.close();
     }
@@ -363,7 +389,8 @@ public final class SqeServer implements AutoCloseable {
     allocator.close();
   }
 
-  private long running() {
+  /** Statements running now, queries and commands alike. */
+  long running() {
     return engine.queries().all().stream().filter(q -> q.state() == TrackedQuery.State.RUNNING).count();
   }
 }
