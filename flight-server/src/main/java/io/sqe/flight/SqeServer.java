@@ -9,6 +9,8 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.PolicyFile;
 import io.sqe.flight.config.ConfigException;
@@ -34,6 +36,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -158,6 +161,7 @@ public final class SqeServer implements AutoCloseable {
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
+      warmUp(engine, config.catalog().name());
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
@@ -227,6 +231,23 @@ public final class SqeServer implements AutoCloseable {
   private static ExecutorService callThreads() {
     AtomicInteger ids = new AtomicInteger();
     return Executors.newCachedThreadPool(task -> new Thread(task, "flight-call-" + ids.incrementAndGet()));
+  }
+
+  /**
+   * Plans a {@code SELECT 1} on a thread of its own while the server goes on starting: the first
+   * plan loads a few thousand of Calcite's classes and compiles generated code, which would
+   * otherwise all fall on the first client's query (bin/bench-startup, docs/benchmarks.md).
+   */
+  private static void warmUp(QueryEngine engine, String catalog) {
+    Thread thread = new Thread(() -> {
+      try {
+        engine.prepare(new Session(Principal.of("sqe-warm-up"), catalog, null, ZoneOffset.UTC), "SELECT 1");
+      } catch (RuntimeException e) {
+        LOG.debug("Warming up the planner failed", e);
+      }
+    }, "sqe-warm-up");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   private static void registerMetrics(
