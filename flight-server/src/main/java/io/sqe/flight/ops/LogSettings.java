@@ -25,19 +25,29 @@ public final class LogSettings {
   public static final String QUERY_ID = "query_id";
   /** SQE's own loggers. */
   public static final String SQE_LOGGERS = "io.sqe";
+  private static final String CONFIGURATION_FILE_PROPERTY = "logback.configurationFile";
   private static final Set<String> LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
   private static final String TEXT_PATTERN =
       "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36}%replace( query=%X{query_id}){' query=$', ''} - %msg%n";
 
   private LogSettings() {}
 
-  /** Writes log lines in {@code format} to standard error, with SQE's loggers at {@code level}. */
+  /**
+   * Writes log lines in {@code format} to standard error, with SQE's loggers at {@code level};
+   * under a logback configuration file of the operator's ({@code -Dlogback.configurationFile}) only
+   * the level is set.
+   */
   public static void apply(LogFormat format, String level) {
     Optional<LoggerContext> context = logback();
     if (context.isEmpty()) {
       return;
     }
     LoggerContext logback = context.get();
+    if (System.getProperty(CONFIGURATION_FILE_PROPERTY) != null) {
+      // The operator's own logback configuration decides where lines go and how they look.
+      setLevel(SQE_LOGGERS, level);
+      return;
+    }
     Encoder<ILoggingEvent> encoder = format == LogFormat.JSON ? json(logback) : text(logback);
     ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
     console.setContext(logback);
