@@ -61,13 +61,14 @@ public final class Main {
       System.out.println("Created user 'admin' with password: " + password);
       System.out.println("This password is shown only once; only its salted hash is stored.");
     });
+    // Before "SQE is listening", which bin/sqe start waits for.
+    server.httpPort().ifPresent(port ->
+        System.out.println("Health and metrics: http://" + config.host() + ":" + port + "/health and /metrics"));
     System.out.println(
         "SQE is listening on grpc://" + config.host() + ":" + server.port()
             + " (catalog '" + config.catalog().name() + "', " + config.catalog().type().name().toLowerCase() + ")");
     System.out.println(
         "JDBC: jdbc:arrow-flight-sql://" + config.host() + ":" + server.port() + "/?useEncryption=false&user=admin&password=...");
-    server.httpPort().ifPresent(port ->
-        System.out.println("Health and metrics: http://" + config.host() + ":" + port + "/health and /metrics"));
     server.awaitTermination();
   }
 

@@ -41,7 +41,9 @@ public final class ConfigLoader {
   public static final String CONFIG_FILE_VARIABLE = "SQE_CONFIG";
   /** Variables of the launch scripts (bin/sqe, bin/sqe-server), which are not settings. */
   private static final Set<String> LAUNCHER_VARIABLES =
-      Set.of("SQE_JAVA_OPTS", "SQE_RUN_DIR", "SQE_SHELL_URL", "SQE_STOP_TIMEOUT", "SQE_HOME", "SQE_BENCH_JAVA_OPTS");
+      Set.of(
+          "SQE_JAVA_OPTS", "SQE_RUN_DIR", "SQE_SHELL_URL", "SQE_STOP_TIMEOUT", "SQE_HOME", "SQE_BENCH_JAVA_OPTS",
+          "SQE_CDS", "SQE_CDS_DIR");
   private static final String CATALOG_PROPERTIES = "catalog.properties.";
   private static final Set<String> KEYS =
       Set.of(
