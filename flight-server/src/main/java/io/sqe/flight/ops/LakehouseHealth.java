@@ -20,6 +20,8 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Whether the catalog and the warehouse storage answer, by cheap real calls: the catalog lists its
@@ -29,6 +31,7 @@ import org.apache.iceberg.exceptions.NotAuthorizedException;
  * check.
  */
 public final class LakehouseHealth implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LakehouseHealth.class);
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final Duration REUSE = Duration.ofSeconds(1);
   private static final int SCHEMAS_TO_SEARCH = 5;
@@ -107,14 +110,16 @@ public final class LakehouseHealth implements AutoCloseable {
       if (table.isEmpty()) {
         return new Report(catalogCheck, storageWithoutTables());
       }
+      // Details name no table: anyone who reaches the endpoint reads them.
       if (!(table.get() instanceof HasTableOperations)) {
-        return new Report(catalogCheck, new Check(true, "loaded " + table.get().name()));
+        return new Report(catalogCheck, new Check(true, "a table loaded"));
       }
       String metadata = ((HasTableOperations) table.get()).operations().current().metadataFileLocation();
-      boolean exists = table.get().io().newInputFile(metadata).exists();
-      return new Report(catalogCheck, exists
-          ? new Check(true, "metadata of " + table.get().name() + " readable")
-          : new Check(false, "metadata file of " + table.get().name() + " is missing: " + metadata));
+      if (table.get().io().newInputFile(metadata).exists()) {
+        return new Report(catalogCheck, new Check(true, "table metadata readable"));
+      }
+      LOG.warn("Health check: the metadata file {} of {} is missing", metadata, table.get().name());
+      return new Report(catalogCheck, new Check(false, "a table's metadata file is missing (see the server's log)"));
     } catch (RuntimeException e) {
       return new Report(catalogCheck, new Check(false, describe(e)));
     }
