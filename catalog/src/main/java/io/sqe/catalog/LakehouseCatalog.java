@@ -56,7 +56,8 @@ public final class LakehouseCatalog implements Closeable {
     this.namespaces = (SupportsNamespaces) catalog;
     this.views = catalog instanceof ViewCatalog ? (ViewCatalog) catalog : null;
     requireNonNull(tableCacheTtl, "tableCacheTtl is null");
-    this.tables = Caffeine.newBuilder().expireAfter(new TableLifetime(tableCacheTtl)).maximumSize(10_000).build();
+    this.tables =
+        Caffeine.newBuilder().expireAfter(new TableLifetime(tableCacheTtl)).maximumSize(10_000).recordStats().build();
   }
 
   public String name() {
@@ -106,6 +107,11 @@ public final class LakehouseCatalog implements Closeable {
     } catch (NoSuchTableException e) {
       return Optional.empty();
     }
+  }
+
+  /** The cache of loaded tables, for metrics (it records hits and misses). */
+  public Cache<?, Table> tableCache() {
+    return tables;
   }
 
   /** Forgets a cached table, after this server changed it. */

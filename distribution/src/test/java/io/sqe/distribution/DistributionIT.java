@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,8 +41,10 @@ class DistributionIT {
         .noneMatch(name -> name.startsWith("sqlline") || name.startsWith("flight-sql-jdbc-driver"));
 
     int port = freePort();
+    int httpPort = freePort();
     Map<String, String> environment = Map.of(
         "SQE_PORT", Integer.toString(port),
+        "SQE_HTTP_PORT", Integer.toString(httpPort),
         "SQE_DATA__DIR", dir.resolve("data").toString(),
         "SQE_RUN_DIR", dir.resolve("run").toString(),
         "SQE_JAVA_OPTS", "-Xmx512m");
@@ -49,6 +55,12 @@ class DistributionIT {
       assertThat(start.output()).contains("SQE is listening on grpc://127.0.0.1:" + port);
       Matcher password = Pattern.compile("Created user 'admin' with password: (\\S+)").matcher(start.output());
       assertThat(password.find()).as(start.output()).isTrue();
+
+      assertThat(start.output()).contains("Health and metrics: http://127.0.0.1:" + httpPort + "/health");
+      HttpResponse<String> health = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/health")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
 
       Result status = sqe(environment, "status");
       assertThat(status.exit()).isZero();

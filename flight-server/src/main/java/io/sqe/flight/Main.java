@@ -3,6 +3,7 @@ package io.sqe.flight;
 import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.config.ConfigLoader;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.ops.LogSettings;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,7 +47,9 @@ public final class Main {
       fail("Invalid configuration: " + e.getMessage());
       return;
     }
+    LogSettings.apply(config.operations().logFormat(), config.operations().logLevel());
     SqeServer server = SqeServer.start(config);
+    // SIGTERM: refuse new calls, let running statements finish within the grace period, cancel the rest.
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
@@ -58,6 +61,9 @@ public final class Main {
       System.out.println("Created user 'admin' with password: " + password);
       System.out.println("This password is shown only once; only its salted hash is stored.");
     });
+    // Before "SQE is listening", which bin/sqe start waits for.
+    server.httpPort().ifPresent(port ->
+        System.out.println("Health and metrics: http://" + config.host() + ":" + port + "/health and /metrics"));
     System.out.println(
         "SQE is listening on grpc://" + config.host() + ":" + server.port()
             + " (catalog '" + config.catalog().name() + "', " + config.catalog().type().name().toLowerCase() + ")");

@@ -1,5 +1,7 @@
 package io.sqe.flight;
 
+import static java.util.Objects.requireNonNull;
+
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
@@ -9,16 +11,25 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightConstants;
 
 /**
  * Puts a DoGet's {@link QueryFigures} into the call's gRPC trailers. Flight's middleware can only
  * touch headers, so this is a gRPC interceptor: it gives each DoGet a {@link Holder}, which the
- * producer finds in the call's gRPC context and the result stream fills before it ends.
+ * producer finds in the call's gRPC context and the result stream fills before it ends. The same
+ * figures go to the server's metrics as the call ends.
  */
 final class QueryTrailers implements ServerInterceptor {
   private static final Context.Key<Holder> HOLDER = Context.key("sqe-query-trailers");
   private static final String DO_GET = FlightConstants.SERVICE + "/DoGet";
+
+  private final Consumer<QueryFigures> streamed;
+
+  /** @param streamed hears the figures of every DoGet that streamed, as it ends */
+  QueryTrailers(Consumer<QueryFigures> streamed) {
+    this.streamed = requireNonNull(streamed, "streamed is null");
+  }
 
   /** The current DoGet's holder; a detached one outside a DoGet or without the interceptor. */
   static Holder current() {
@@ -39,6 +50,10 @@ final class QueryTrailers implements ServerInterceptor {
           public void close(Status status, Metadata trailers) {
             holder.writeTo(trailers);
             super.close(status, trailers);
+            QueryFigures figures = holder.figures;
+            if (figures != null) {
+              streamed.accept(figures);
+            }
           }
         };
     return Contexts.interceptCall(Context.current().withValue(HOLDER, holder), withTrailers, headers, next);

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.ops.LogSettings;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +26,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Streams query results to Flight clients one record batch at a time, waiting for each client to
@@ -101,7 +103,8 @@ final class ResultStreamer implements AutoCloseable {
       StatementAudit audit) {
     running.add(backpressure);
     long rows = 0;
-    try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
+    try (MDC.MDCCloseable queryId = MDC.putCloseable(LogSettings.QUERY_ID, figures.queryId());
+        VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
       VectorLoader loader = new VectorLoader(out);
       listener.start(out);
       while (executions.hasNext()) {

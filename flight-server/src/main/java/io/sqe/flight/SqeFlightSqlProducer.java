@@ -50,6 +50,7 @@ import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.auth.SqeAuthenticator;
 import io.sqe.write.dml.BulkIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
@@ -112,6 +113,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.type.RelDataType;
+import org.slf4j.MDC;
 
 /**
  * SQE's Flight SQL service: runs statements for authenticated sessions through the engine and
@@ -230,7 +232,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
   private StatementAudit audit(CallContext context, Session session, String sql) {
-    if (!audit.enabled()) {
+    if (!audit.recordsStatements()) {
       return StatementAudit.NONE;
     }
     CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
@@ -461,7 +463,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         cancelled -> engine.queries().find(queryId).ifPresent(q ->
             q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
     call.addListener(stop, Runnable::run);
-    try {
+    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId)) {
       return work.get();
     } finally {
       call.removeListener(stop);
@@ -1117,7 +1119,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
   private StatementAudit ingestAudit(CallContext context, Session session, CommandStatementIngest command) {
-    if (!audit.enabled()) {
+    if (!audit.recordsStatements()) {
       return StatementAudit.NONE;
     }
     String catalog = command.hasCatalog() ? command.getCatalog() : session.catalog();

@@ -8,6 +8,9 @@ import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.QueryEngine;
+import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.PolicyFile;
 import io.sqe.flight.config.ConfigException;
@@ -19,6 +22,10 @@ import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.metadata.ServerSqlInfo;
+import io.sqe.flight.ops.LakehouseHealth;
+import io.sqe.flight.ops.OpsHttpServer;
+import io.sqe.flight.ops.ServerMetrics;
+import io.sqe.flight.ops.ServingState;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
@@ -28,9 +35,14 @@ import io.sqe.write.maintenance.MaintenanceSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
@@ -39,50 +51,82 @@ import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One running SQE server: catalogs, engine, authentication and the Flight SQL endpoint. */
+/**
+ * One running SQE server: catalogs, engine, authentication, the Flight SQL endpoint with the gRPC
+ * health service, and the HTTP operations endpoint (health, metrics, log levels) when configured.
+ */
 public final class SqeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqeServer.class);
   private static final int MAX_HEADER_BYTES = 64 * 1024;
   private static final int MAX_INBOUND_MESSAGE_BYTES = 256 * 1024 * 1024;
   private static final int KEEPALIVE_MIN_INTERVAL_SECONDS = 10;
+  /** How long cancelled statements get to end after the grace period. */
+  private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
 
   private final ServerConfig config;
   private final BufferAllocator allocator;
   private final Catalogs catalogs;
   private final LocalAuthentication authentication;
+  private final QueryEngine engine;
   private final SqeFlightSqlProducer producer;
   private final FlightServer server;
   private final AuditLog audit;
+  private final ServingState serving;
+  private final ServerMetrics metrics;
+  private final LakehouseHealth health;
+  private final OpsHttpServer http;
+  private final ExecutorService callThreads;
+  private final Object closing = new Object();
+  private boolean closed;
 
   private SqeServer(
       ServerConfig config,
       BufferAllocator allocator,
       Catalogs catalogs,
       LocalAuthentication authentication,
+      QueryEngine engine,
       SqeFlightSqlProducer producer,
       FlightServer server,
-      AuditLog audit) {
+      AuditLog audit,
+      Operations operations) {
     this.audit = audit;
     this.config = config;
     this.allocator = allocator;
     this.catalogs = catalogs;
     this.authentication = authentication;
+    this.engine = engine;
     this.producer = producer;
     this.server = server;
+    this.serving = operations.serving();
+    this.metrics = operations.metrics();
+    this.health = operations.health();
+    this.http = operations.http();
+    this.callThreads = operations.callThreads();
   }
+
+  /** The operations parts a server owns. */
+  private record Operations(
+      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
     requireNonNull(config, "config is null");
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
-    AuditLog audit = AuditLog.disabled();
+    ServerMetrics metrics = ServerMetrics.create();
+    AuditLog audit = AuditLog.disabled(metrics);
+    LakehouseHealth health = null;
+    OpsHttpServer http = null;
+    ExecutorService callThreads = null;
     try {
       if (config.auditFile() != null) {
-        audit = AuditLog.open(config.auditFile());
+        audit = AuditLog.open(config.auditFile(), metrics);
         LOG.info("Audit log: {}", config.auditFile());
       }
-      catalogs = new Catalogs(List.of(openCatalog(config)), config.catalog().name());
+      LakehouseCatalog lakehouse = openCatalog(config);
+      catalogs = new Catalogs(List.of(lakehouse), config.catalog().name());
+      health = new LakehouseHealth(
+          lakehouse, config.catalog().type() == ServerConfig.CatalogType.EMBEDDED ? config.catalog().warehouse() : null);
       OidcProvider oidc = null;
       if (config.auth().oidc() != null) {
         oidc = new OidcProvider(config.auth().oidc(), Clock.systemUTC());
@@ -119,6 +163,7 @@ public final class SqeServer implements AutoCloseable {
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
+      warmUp(engine, config.catalog().name());
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
@@ -130,8 +175,12 @@ public final class SqeServer implements AutoCloseable {
               metadata,
               allocator,
               audit);
+      ServingState serving = new ServingState();
+      callThreads = callThreads();
+      registerMetrics(metrics, lakehouse, sessions, engine, allocator);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
+              .executor(callThreads)
               .headerAuthenticator(authenticator)
               .middleware(CallHeadersMiddleware.KEY, new CallHeadersMiddleware.Factory())
               .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
@@ -142,22 +191,82 @@ public final class SqeServer implements AutoCloseable {
                       netty ->
                           netty
                               .callExecutor(new ClientAddressHeader())
-                              .intercept(new QueryTrailers())
+                              .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
+                                  figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
+                              // Flight's middleware (authentication) only sees Flight's own service,
+                              // so health checks need no credentials.
+                              .addService(serving.healthService())
                               // Load balancers and clients keep idle connections alive with pings.
                               .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
                               .permitKeepAliveWithoutCalls(true));
       FlightServer server = tls(builder, config.tls()).build();
       server.start();
-      return new SqeServer(config, allocator, catalogs, authentication, producer, server, audit);
+      serving.serving(true);
+      if (config.operations().httpEnabled()) {
+        try {
+          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics);
+        } catch (IOException e) {
+          server.shutdown();
+          throw e;
+        }
+        LOG.info("Health and metrics on http://{}:{}/health and /metrics", config.host(), http.port());
+      }
+      return new SqeServer(
+          config, allocator, catalogs, authentication, engine, producer, server, audit,
+          new Operations(serving, metrics, health, http, callThreads));
     } catch (IOException e) {
       audit.close();
-      closeQuietly(catalogs, allocator);
+      closeQuietly(health, callThreads, catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       audit.close();
-      closeQuietly(catalogs, allocator);
+      closeQuietly(health, callThreads, catalogs, allocator);
       throw e;
     }
+  }
+
+  /**
+   * The threads gRPC runs Flight's calls on. Flight would make its own and stop it as soon as a
+   * shutdown begins, which would refuse the running calls' later events (a DoPut's next message, a
+   * client's readiness) during the grace period; this one stops after the calls end.
+   */
+  private static ExecutorService callThreads() {
+    AtomicInteger ids = new AtomicInteger();
+    return Executors.newCachedThreadPool(task -> new Thread(task, "flight-call-" + ids.incrementAndGet()));
+  }
+
+  /**
+   * Plans a {@code SELECT 1} on a thread of its own while the server goes on starting: the first
+   * plan loads a few thousand of Calcite's classes and compiles generated code, which would
+   * otherwise all fall on the first client's query (bin/bench-startup, docs/benchmarks.md).
+   */
+  private static void warmUp(QueryEngine engine, String catalog) {
+    Thread thread = new Thread(() -> {
+      try {
+        engine.prepare(new Session(Principal.of("sqe-warm-up"), catalog, null, ZoneOffset.UTC), "SELECT 1");
+      } catch (RuntimeException e) {
+        LOG.debug("Warming up the planner failed", e);
+      }
+    }, "sqe-warm-up");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private static void registerMetrics(
+      ServerMetrics metrics, LakehouseCatalog lakehouse, SessionManager sessions, QueryEngine engine, BufferAllocator allocator) {
+    metrics.registerCache("tables", lakehouse.tableCache());
+    metrics.registerCache("sessions", sessions.cache());
+    engine.caches().forEach(metrics::registerCache);
+    metrics.registerGauge("sqe_sessions_active", "Client sessions open (estimated)", () -> sessions.cache().estimatedSize());
+    metrics.registerGauge(
+        "sqe_queries_running", "Statements running now",
+        () -> engine.queries().all().stream().filter(q -> q.state() == TrackedQuery.State.RUNNING).count());
+    metrics.registerGauge(
+        "sqe_queries_tracked", "Statements with a query id a client holds (tickets, running statements)",
+        () -> engine.queries().all().size());
+    metrics.registerGauge("sqe_arrow_allocated_bytes", "Arrow memory held by running queries", allocator::getAllocatedMemory);
+    metrics.registerGauge(
+        "sqe_arrow_peak_allocated_bytes", "The most Arrow memory held at once since start", allocator::getPeakMemoryAllocation);
   }
 
   private static AccessControl accessControl(ServerConfig.SecuritySettings security) {
@@ -200,7 +309,13 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(Catalogs catalogs, BufferAllocator allocator) {
+  private static void closeQuietly(LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
+    if (health != null) {
+      health.close();
+    }
+    if (callThreads != null) {
+      callThreads.shutdownNow();
+    }
     try {
       if (catalogs != null) {
         catalogs.close();
@@ -245,16 +360,61 @@ public final class SqeServer implements AutoCloseable {
     server.awaitTermination();
   }
 
+  /** The server's metrics, where more parts (an engine cache, say) can register. */
+  public ServerMetrics metrics() {
+    return metrics;
+  }
+
+  /** The port of the HTTP operations endpoint; empty when it is off. */
+  public Optional<Integer> httpPort() {
+    return Optional.ofNullable(http).map(OpsHttpServer::port);
+  }
+
+  /**
+   * Shuts down gracefully: health turns NOT_SERVING and new calls are refused (UNAVAILABLE) at
+   * once; running statements may finish within the configured grace period; those still running
+   * then are cancelled (a cancelled write commits nothing), and everything is released.
+   */
   @Override
   public void close() throws Exception {
-    server.shutdown();
-    if (!server.awaitTermination(10, TimeUnit.SECONDS)) {
-      server.close();
+    synchronized (closing) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
+    Duration grace = config.operations().shutdownGracePeriod();
+    serving.serving(false);
+    server.shutdown();
+    long running = running();
+    if (running > 0) {
+      LOG.info("Shutting down: new calls are refused; {} running statements have {} to finish", running, grace);
+    }
+    if (!server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      LOG.warn("Shutting down: cancelling the {} statements still running after {}", running(), grace);
+    }
+    // Cancels what still runs and waits for result streams, so that no buffer outlives the allocator.
     producer.close();
+    if (!server.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
+    }
+    server.close();
+    callThreads.shutdown();
+    if (!callThreads.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      LOG.warn("Flight call threads still busy {} after the server stopped", CANCEL_WAIT);
+    }
+    if (http != null) {
+      http.close();
+    }
+    health.close();
     // After the producer: the statements it stopped have recorded their lines.
     audit.close();
     catalogs.close();
     allocator.close();
+  }
+
+  /** Statements running now, queries and commands alike. */
+  long running() {
+    return engine.queries().all().stream().filter(q -> q.state() == TrackedQuery.State.RUNNING).count();
   }
 }

@@ -119,7 +119,6 @@ class KilledWriteTest {
         "-Xmx1g",
         "--add-opens=java.base/java.nio=ALL-UNNAMED",
         "-Darrow.enable_unsafe_memory_access=true",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
         "-cp",
         System.getProperty("java.class.path"),
         "io.sqe.flight.Main");

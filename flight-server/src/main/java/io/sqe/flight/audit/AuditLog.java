@@ -41,18 +41,20 @@ public final class AuditLog implements AutoCloseable {
   private static final int QUEUE_CAPACITY = 65_536;
   private static final long CLOSE_WAIT_SECONDS = 30;
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final AuditLog DISABLED = new AuditLog(null, null);
+  private static final AuditLog DISABLED = new AuditLog(null, null, StatementListener.NONE);
 
   private final Path file;
   private final Writer out;
   private final BlockingQueue<Supplier<Map<String, Object>>> queue;
   private final Thread writer;
   private final Supplier<Map<String, Object>> stop = LinkedHashMap::new;
+  private final StatementListener listener;
   private volatile boolean closed;
 
-  private AuditLog(Path file, Writer out) {
+  private AuditLog(Path file, Writer out, StatementListener listener) {
     this.file = file;
     this.out = out;
+    this.listener = requireNonNull(listener, "listener is null");
     if (out == null) {
       this.queue = null;
       this.writer = null;
@@ -68,8 +70,18 @@ public final class AuditLog implements AutoCloseable {
     return DISABLED;
   }
 
+  /** A log that writes no lines but tells {@code listener} of every statement. */
+  public static AuditLog disabled(StatementListener listener) {
+    return new AuditLog(null, null, listener);
+  }
+
   /** Appends to {@code file}, created readable by its owner only if it does not exist. */
   public static AuditLog open(Path file) throws IOException {
+    return open(file, StatementListener.NONE);
+  }
+
+  /** As {@link #open(Path)}, telling {@code listener} of every statement too. */
+  public static AuditLog open(Path file, StatementListener listener) throws IOException {
     requireNonNull(file, "file is null");
     Path absolute = file.toAbsolutePath();
     if (absolute.getParent() != null) {
@@ -85,13 +97,22 @@ public final class AuditLog implements AutoCloseable {
       // Appending to the log of an earlier run.
     }
     Writer out = Files.newBufferedWriter(absolute, UTF_8, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    AuditLog log = new AuditLog(absolute, out);
+    AuditLog log = new AuditLog(absolute, out, listener);
     log.writer.start();
     return log;
   }
 
   public boolean enabled() {
     return out != null;
+  }
+
+  /** Whether statements need a record: for the log's lines or for its listener. */
+  public boolean recordsStatements() {
+    return enabled() || listener != StatementListener.NONE;
+  }
+
+  StatementListener listener() {
+    return listener;
   }
 
   /** The file it appends to; null when disabled. */
@@ -129,7 +150,7 @@ public final class AuditLog implements AutoCloseable {
    * @param sql its text, which the log never holds: it gives the statement's kind and tables
    */
   public StatementAudit statement(String user, String client, Session session, String sql) {
-    if (!enabled()) {
+    if (!recordsStatements()) {
       return StatementAudit.NONE;
     }
     return new StatementAudit(this, user, client, session, sql, null, List.of());
@@ -137,7 +158,7 @@ public final class AuditLog implements AutoCloseable {
 
   /** Starts the record of a statement that has no text, whose facts the caller knows (a bulk ingest). */
   public StatementAudit statement(String user, String client, StatementFacts facts) {
-    if (!enabled()) {
+    if (!recordsStatements()) {
       return StatementAudit.NONE;
     }
     return new StatementAudit(this, user, client, null, null, requireNonNull(facts, "facts is null"), List.of());

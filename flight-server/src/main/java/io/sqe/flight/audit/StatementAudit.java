@@ -80,10 +80,16 @@ public final class StatementAudit {
       return;
     }
     long elapsed = System.nanoTime() - startNanos;
-    String outcome = error == null ? "ok" : Outcomes.code(error);
+    String outcome = error == null ? StatementListener.OK : Outcomes.code(error);
+    // Parsed here rather than on the log's thread: the listener needs the statement's kind now.
+    StatementFacts facts = this.facts != null ? this.facts : StatementFacts.of(session, sql);
+    log.listener().statementEnded(
+        facts.kind(), outcome, session != null && session.openTransaction().isPresent(), elapsed);
+    if (!log.enabled()) {
+      return;
+    }
     String message = error == null ? null : Outcomes.message(error);
     log.record(() -> {
-      StatementFacts facts = this.facts != null ? this.facts : StatementFacts.of(session, sql);
       Map<String, Object> tables = new LinkedHashMap<>();
       tables.put("read", facts.read());
       tables.put("written", facts.written());

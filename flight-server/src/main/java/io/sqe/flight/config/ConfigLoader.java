@@ -42,7 +42,9 @@ public final class ConfigLoader {
   public static final String CONFIG_FILE_VARIABLE = "SQE_CONFIG";
   /** Variables of the launch scripts (bin/sqe, bin/sqe-server), which are not settings. */
   private static final Set<String> LAUNCHER_VARIABLES =
-      Set.of("SQE_JAVA_OPTS", "SQE_RUN_DIR", "SQE_SHELL_URL", "SQE_STOP_TIMEOUT", "SQE_HOME", "SQE_BENCH_JAVA_OPTS");
+      Set.of(
+          "SQE_JAVA_OPTS", "SQE_RUN_DIR", "SQE_SHELL_URL", "SQE_STOP_TIMEOUT", "SQE_HOME", "SQE_BENCH_JAVA_OPTS",
+          "SQE_CDS", "SQE_CDS_DIR");
   private static final String CATALOG_PROPERTIES = "catalog.properties.";
   private static final Set<String> KEYS =
       Set.of(
@@ -82,7 +84,12 @@ public final class ConfigLoader {
           "query.result-cache.max-bytes",
           "maintenance.min-retention",
           "sample-data.tpch-scale",
-          "audit.file");
+          "audit.file",
+          "http.port",
+          "server.shutdown-grace-period",
+          "log.format",
+          "log.level");
+  private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
 
   private ConfigLoader() {}
@@ -240,7 +247,36 @@ public final class ConfigLoader {
         host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
         audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
         minRetention,
-        new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes));
+        new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
+        operations(values));
+  }
+
+  private static ServerConfig.OperationsSettings operations(Map<String, String> values) {
+    int httpPort = -1;
+    String http = blankToNull(values.get("http.port"));
+    if (http != null && !http.equalsIgnoreCase("off")) {
+      httpPort = integer(values, "http.port", -1);
+      if (httpPort < 0 || httpPort > 65535) {
+        throw new ConfigException("Setting http.port must be between 0 and 65535 (or off), not " + httpPort);
+      }
+    }
+    Duration grace = duration(values, "server.shutdown-grace-period", Duration.ofSeconds(30));
+    if (grace.isNegative()) {
+      throw new ConfigException("Setting server.shutdown-grace-period must not be negative");
+    }
+    String format = values.getOrDefault("log.format", "text").trim().toUpperCase(Locale.ROOT);
+    ServerConfig.LogFormat logFormat;
+    try {
+      logFormat = ServerConfig.LogFormat.valueOf(format);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("Setting log.format must be 'text' or 'json', not '" + values.get("log.format") + "'");
+    }
+    String level = values.getOrDefault("log.level", "info").trim().toUpperCase(Locale.ROOT);
+    if (!LOG_LEVELS.contains(level)) {
+      throw new ConfigException(
+          "Setting log.level must be one of trace, debug, info, warn, error, off, not '" + values.get("log.level") + "'");
+    }
+    return new ServerConfig.OperationsSettings(httpPort, grace, logFormat, level);
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {

@@ -27,6 +27,7 @@ import java.util.Set;
  * @param maintenanceMinRetention the shortest retention threshold expire_snapshots and
  *     remove_orphan_files accept
  * @param caches the sizes of the engine's plan and result caches
+ * @param operations health, metrics, logging and shutdown
  */
 public record ServerConfig(
     String host,
@@ -41,9 +42,11 @@ public record ServerConfig(
     SecuritySettings security,
     Path auditFile,
     Duration maintenanceMinRetention,
-    CacheSettings caches) {
+    CacheSettings caches,
+    OperationsSettings operations) {
   public ServerConfig {
     requireNonNull(caches, "caches is null");
+    requireNonNull(operations, "operations is null");
     requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
     requireNonNull(host, "host is null");
     requireNonNull(security, "security is null");
@@ -54,15 +57,53 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations);
+  }
+
+  public ServerConfig withOperations(OperationsSettings settings) {
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings);
+  }
+
+  /** How log lines are written. */
+  public enum LogFormat {
+    /** One line of text per event: time, level, thread, query id, logger, message. */
+    TEXT,
+    /** One JSON object per line (logback's JSON encoder), the query id among its MDC fields. */
+    JSON
+  }
+
+  /**
+   * @param httpPort the port of the HTTP endpoint ({@code /health}, {@code /metrics},
+   *     {@code /log-level}) on the server's host; 0 picks a free port; -1: no HTTP endpoint
+   * @param shutdownGracePeriod how long running statements may go on after a shutdown begins,
+   *     before they are cancelled
+   * @param logFormat text or JSON log lines
+   * @param logLevel the level of SQE's own loggers ({@code io.sqe}) at start
+   */
+  public record OperationsSettings(int httpPort, Duration shutdownGracePeriod, LogFormat logFormat, String logLevel) {
+    public static final OperationsSettings DEFAULT = new OperationsSettings(-1, Duration.ofSeconds(30), LogFormat.TEXT, "INFO");
+
+    public OperationsSettings {
+      requireNonNull(shutdownGracePeriod, "shutdownGracePeriod is null");
+      requireNonNull(logFormat, "logFormat is null");
+      requireNonNull(logLevel, "logLevel is null");
+    }
+
+    public boolean httpEnabled() {
+      return httpPort >= 0;
+    }
+
+    public OperationsSettings withShutdownGracePeriod(Duration period) {
+      return new OperationsSettings(httpPort, period, logFormat, logLevel);
+    }
   }
 
   /**

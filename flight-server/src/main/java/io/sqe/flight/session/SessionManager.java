@@ -30,6 +30,7 @@ public final class SessionManager {
         Caffeine.newBuilder()
             .expireAfterAccess(idleTimeout)
             .maximumSize(100_000)
+            .recordStats()
             // Expired sessions are removed on time, not at the next cache access, so their transactions end.
             .scheduler(Scheduler.systemScheduler())
             .<String, ClientSession>removalListener((key, session, cause) -> {
@@ -49,6 +50,11 @@ public final class SessionManager {
   public ClientSession session(String credential, String connection, Principal principal) {
     String key = key(credential, connection, principal);
     return sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
+  }
+
+  /** The sessions by key, for the server's metrics (hits, misses, live sessions). */
+  public Cache<String, ClientSession> cache() {
+    return sessions;
   }
 
   public void close(String credential, String connection, Principal principal) {

@@ -39,6 +39,31 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void operationsSettings() {
+    ServerConfig.OperationsSettings defaults = ConfigLoader.load(null, Map.of()).operations();
+    assertThat(defaults.httpEnabled()).isFalse();
+    assertThat(defaults.shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(defaults.logFormat()).isEqualTo(ServerConfig.LogFormat.TEXT);
+    assertThat(defaults.logLevel()).isEqualTo("INFO");
+    ServerConfig.OperationsSettings set = ConfigLoader.load(null, Map.of(
+        "SQE_HTTP_PORT", "8081", "SQE_SERVER_SHUTDOWN__GRACE__PERIOD", "2m", "SQE_LOG_FORMAT", "JSON", "SQE_LOG_LEVEL", "debug"))
+        .operations();
+    assertThat(set.httpPort()).isEqualTo(8081);
+    assertThat(set.shutdownGracePeriod()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(set.logFormat()).isEqualTo(ServerConfig.LogFormat.JSON);
+    assertThat(set.logLevel()).isEqualTo("DEBUG");
+    assertThat(ConfigLoader.fromSettings(Map.of("http.port", "off")).operations().httpEnabled()).isFalse();
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("http.port", "70000")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("http.port must be between 0 and 65535");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("log.format", "xml")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("log.format must be 'text' or 'json', not 'xml'");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("log.level", "loud")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("log.level must be one of");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("server.shutdown-grace-period", "soon")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("server.shutdown-grace-period must be a duration");
+  }
+
+  @Test
   void maxRunTimeTakesADuration() {
     assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__RUN__TIME", "90s")).maxRunTime()).isEqualTo(Duration.ofSeconds(90));
     assertThat(ConfigLoader.fromSettings(Map.of("query.max-run-time", "PT2H")).maxRunTime()).isEqualTo(Duration.ofHours(2));
