@@ -2,30 +2,20 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Record batches stay near the configured byte size, whatever the width of the rows. */
 class BatchSizeTest {
@@ -38,18 +28,13 @@ class BatchSizeTest {
   private static final int TEXT_LENGTH = 500;
   private static final long BATCH_BYTES = 256 * 1024;
 
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private QueryEngine engine;
   private Session session;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    catalog.namespaces().createNamespace(Namespace.of("s"));
-    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "wide"), SCHEMA);
+    Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "wide"), SCHEMA);
     List<Record> rows = new ArrayList<>();
     for (long id = 0; id < ROWS; id++) {
       Record r = GenericRecord.create(SCHEMA);
@@ -59,20 +44,14 @@ class BatchSizeTest {
       rows.add(r);
     }
     TestTables.appendFile(table, rows);
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, new EngineConfig(1L << 30, 65_536, BATCH_BYTES));
-    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    engine = lake.engine(new EngineConfig(1L << 30, 65_536, BATCH_BYTES));
+    session = EmbeddedLake.session("test");
   }
 
   @Test
   void smallResultsFitASmallMemoryLimit() {
     QueryEngine small =
-        new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, new EngineConfig(64 * 1024, 65_536, BATCH_BYTES));
+        lake.engine(new EngineConfig(64 * 1024, 65_536, BATCH_BYTES));
     Prepared prepared = small.prepare(session, "select id, text, 'a' as a, 'b' as b, words from wide where id < 3");
     long rows = 0;
     try (QueryExecution execution = small.execute(session, prepared, List.of(), "small")) {

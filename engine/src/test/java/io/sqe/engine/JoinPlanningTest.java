@@ -2,25 +2,16 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Join plans over real Iceberg tables of very different sizes: a fact table of 6,000 rows, a
@@ -30,25 +21,15 @@ import org.junit.jupiter.api.io.TempDir;
  * first (the shape of TPC-H Q9). The results are checked against values computed here.
  */
 class JoinPlanningTest {
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.empty();
   private QueryEngine engine;
   private Session session;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    StarSchemaTables.write(catalog);
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
-    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    StarSchemaTables.write(lake.catalog());
+    engine = lake.engine();
+    session = EmbeddedLake.session("test");
   }
 
   @Test

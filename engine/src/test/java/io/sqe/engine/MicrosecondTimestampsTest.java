@@ -2,33 +2,25 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Timestamps keep their microseconds through every kind of operator: values four microseconds
@@ -44,18 +36,13 @@ class MicrosecondTimestampsTest {
   /** Microseconds after BASE: three inside the first millisecond, one in the next. */
   private static final long[] OFFSETS = {1, 2, 999, 1_000};
 
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private QueryEngine engine;
   private Session session;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir, Duration.ofSeconds(5));
-    catalog.namespaces().createNamespace(Namespace.of("s"));
-    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
+    Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
     for (int i = 0; i < OFFSETS.length; i++) {
       Record r = GenericRecord.create(SCHEMA);
       r.setField("id", i);
@@ -63,14 +50,8 @@ class MicrosecondTimestampsTest {
       r.setField("tz", BASE.plusNanos(OFFSETS[i] * 1_000).atOffset(ZoneOffset.UTC));
       TestTables.appendFile(table, List.of(r));
     }
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
-    session = new Session(Principal.of("t"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    engine = lake.engine();
+    session = EmbeddedLake.session("t");
   }
 
   private List<List<Object>> run(String sql, Object... parameters) {

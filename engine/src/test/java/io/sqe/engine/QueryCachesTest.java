@@ -2,9 +2,6 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.cache.QueryCaches;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
@@ -13,27 +10,21 @@ import io.sqe.engine.security.Privilege;
 import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The engine's plan and result caches: what they count, what they never keep (metadata tables,
@@ -47,18 +38,13 @@ class QueryCachesTest {
           Types.NestedField.required(2, "region", Types.StringType.get()),
           Types.NestedField.required(3, "text", Types.StringType.get()));
 
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private Session session;
   private volatile String filter;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    catalog.namespaces().createNamespace(Namespace.of("s"));
-    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
+    Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "t"), SCHEMA);
     List<Record> rows = new ArrayList<>();
     for (long id = 0; id < 100; id++) {
       Record r = GenericRecord.create(SCHEMA);
@@ -68,17 +54,11 @@ class QueryCachesTest {
       rows.add(r);
     }
     TestTables.appendFile(table, rows);
-    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    session = EmbeddedLake.session("test");
   }
 
   private QueryEngine engine(EngineConfig config, AccessControl access) {
-    return new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, config, List.of(), null, List.of(), access);
+    return new QueryEngine(lake.catalogs(), lake.allocator(), config, List.of(), null, List.of(), access);
   }
 
   /** Runs {@code sql} once: its rows as lists of values, and its figures. */

@@ -2,45 +2,26 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Scans that read their files ahead on background threads return the same rows, in file order. */
 class ScanReadAheadTest {
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.empty();
   private QueryEngine engine;
   private Session session;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    StarSchemaTables.write(catalog);
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
-    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    StarSchemaTables.write(lake.catalog());
+    engine = lake.engine();
+    session = EmbeddedLake.session("test");
   }
 
   @Test

@@ -2,18 +2,12 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
-import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -22,21 +16,18 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Parquet files read column by column return the same rows as Iceberg's generic row reader: every
@@ -47,25 +38,14 @@ class VectorizedScanTest {
   private static final int ROWS = 6000;
   private static final List<String> COLORS = List.of("red", "green", "blue", "cyan", "magenta");
 
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private QueryEngine engine;
   private Session session;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    catalog.namespaces().createNamespace(Namespace.of("s"));
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
-    session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    engine = lake.engine();
+    session = EmbeddedLake.session("test");
   }
 
   @Test
@@ -91,7 +71,7 @@ class VectorizedScanTest {
             Types.NestedField.optional(17, "clock", Types.TimeType.get()));
     // A small dictionary limit: the label column's pages start dictionary-encoded and fall back to plain.
     Table table =
-        catalog.iceberg().createTable(TableIdentifier.of("s", "typed"), schema, PartitionSpec.unpartitioned(), Map.of("write.parquet.dict-size-bytes", "4096"));
+        lake.catalog().iceberg().createTable(TableIdentifier.of("s", "typed"), schema, PartitionSpec.unpartitioned(), Map.of("write.parquet.dict-size-bytes", "4096"));
     List<Record> records = new ArrayList<>();
     for (int n = 0; n < ROWS; n++) {
       GenericRecord r = GenericRecord.create(schema);
@@ -151,7 +131,7 @@ class VectorizedScanTest {
             Types.NestedField.required(1, "region", Types.StringType.get()),
             Types.NestedField.required(2, "v", Types.IntegerType.get()));
     Table table =
-        catalog.iceberg().createTable(TableIdentifier.of("s", "parts"), schema, PartitionSpec.builderFor(schema).identity("region").build());
+        lake.catalog().iceberg().createTable(TableIdentifier.of("s", "parts"), schema, PartitionSpec.builderFor(schema).identity("region").build());
     for (String region : List.of("eu", "us")) {
       List<Record> records = new ArrayList<>();
       for (int v = 0; v < 10; v++) {
@@ -184,7 +164,7 @@ class VectorizedScanTest {
         new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.required(2, "name", Types.StringType.get()));
-    Table table = catalog.iceberg().createTable(TableIdentifier.of("s", "deleted"), schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "deleted"), schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
     List<DataFile> files = new ArrayList<>();
     for (int file = 0; file < 3; file++) {
       List<Record> records = new ArrayList<>();

@@ -3,35 +3,25 @@ package io.sqe.engine.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.IcebergCatalogFactory;
-import io.sqe.catalog.LakehouseCatalog;
-import io.sqe.engine.EngineConfig;
+import io.sqe.engine.EmbeddedLake;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The grammar's effect on queries that run: SQE's keywords as column names, and date_diff. */
 class GrammarQueryEngineTest {
@@ -40,30 +30,19 @@ class GrammarQueryEngineTest {
       "branch", "tag", "version", "partitioned", "properties", "comment", "data", "purge", "cascade", "tables",
       "columns", "use", "string", "target", "year", "month", "day", "hour", "minute", "second", "value", "result");
 
-  @TempDir Path dir;
-  private RootAllocator allocator;
-  private LakehouseCatalog catalog;
+  @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private QueryEngine engine;
   private Session session;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
-    catalog = IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofSeconds(5));
-    catalog.namespaces().createNamespace(Namespace.of("s"));
     List<Types.NestedField> fields = new ArrayList<>();
     for (String name : KEYWORD_COLUMNS) {
       fields.add(Types.NestedField.optional(fields.size() + 1, name, Types.StringType.get()));
     }
-    catalog.iceberg().createTable(TableIdentifier.of("s", "tables"), new Schema(fields));
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT);
-    session = new Session(Principal.of("t"), "lake", "s", ZoneOffset.UTC);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    catalog.close();
-    allocator.close();
+    lake.catalog().iceberg().createTable(TableIdentifier.of("s", "tables"), new Schema(fields));
+    engine = lake.engine();
+    session = EmbeddedLake.session("t");
   }
 
   @Test
