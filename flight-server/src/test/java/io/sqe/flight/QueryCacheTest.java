@@ -5,22 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.flight.testing.TestServer;
+import io.sqe.flight.testing.TrailerCapture;
 import io.sqe.sample.IcebergAppender;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.flight.CallHeaders;
-import org.apache.arrow.flight.CallInfo;
 import org.apache.arrow.flight.CallOption;
-import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightClient;
-import org.apache.arrow.flight.FlightClientMiddleware;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightMethod;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
@@ -348,39 +343,5 @@ class QueryCacheTest {
     FlightSqlClient sql = new FlightSqlClient(flight);
     clients.add(sql);
     return new Login(sql, auth, trailers);
-  }
-
-  /** Keeps the trailers of the last DoGet of a client, as Flight's client middleware sees them. */
-  private static final class TrailerCapture implements FlightClientMiddleware.Factory {
-    private volatile Map<String, String> last = Map.of();
-
-    Map<String, String> lastDoGet() {
-      return last;
-    }
-
-    @Override
-    public FlightClientMiddleware onCallStarted(CallInfo info) {
-      return new FlightClientMiddleware() {
-        @Override
-        public void onBeforeSendingHeaders(CallHeaders outgoingHeaders) {}
-
-        @Override
-        public void onHeadersReceived(CallHeaders incomingHeaders) {}
-
-        @Override
-        public void onCallCompleted(CallStatus status) {
-          if (info.method() != FlightMethod.DO_GET || status.metadata() == null) {
-            return;
-          }
-          Map<String, String> values = new HashMap<>();
-          for (String key : status.metadata().keys()) {
-            if (key.startsWith("x-sqe-")) {
-              values.put(key, status.metadata().get(key));
-            }
-          }
-          last = values;
-        }
-      };
-    }
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Any;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.flight.testing.TestServer;
+import io.sqe.flight.testing.TrailerCapture;
 import io.sqe.flight.testing.NumberTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,10 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.arrow.flight.CallHeaders;
-import org.apache.arrow.flight.CallInfo;
 import org.apache.arrow.flight.CallOption;
-import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelStatus;
 import org.apache.arrow.flight.FlightClient;
@@ -33,7 +31,6 @@ import org.apache.arrow.flight.FlightClientMiddleware;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightMethod;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
@@ -49,7 +46,6 @@ import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -543,39 +539,5 @@ class QueryControlTest {
   static void assertCode(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, FlightStatusCode code) {
     assertThatThrownBy(call)
         .isInstanceOfSatisfying(FlightRuntimeException.class, e -> assertThat(e.status().code()).as(e.getMessage()).isEqualTo(code));
-  }
-
-  /** Keeps the trailers of the last DoGet of a client, as Flight's client middleware sees them. */
-  private static final class TrailerCapture implements FlightClientMiddleware.Factory {
-    private volatile Map<String, String> last = Map.of();
-
-    Map<String, String> lastDoGet() {
-      return last;
-    }
-
-    @Override
-    public FlightClientMiddleware onCallStarted(CallInfo info) {
-      return new FlightClientMiddleware() {
-        @Override
-        public void onBeforeSendingHeaders(CallHeaders outgoingHeaders) {}
-
-        @Override
-        public void onHeadersReceived(CallHeaders incomingHeaders) {}
-
-        @Override
-        public void onCallCompleted(CallStatus status) {
-          if (info.method() != FlightMethod.DO_GET || status.metadata() == null) {
-            return;
-          }
-          Map<String, String> values = new java.util.HashMap<>();
-          for (String key : status.metadata().keys()) {
-            if (key.startsWith("x-sqe-")) {
-              values.put(key, status.metadata().get(key));
-            }
-          }
-          last = values;
-        }
-      };
-    }
   }
 }
