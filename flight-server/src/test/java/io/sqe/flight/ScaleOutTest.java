@@ -82,19 +82,28 @@ class ScaleOutTest {
     allocator.close();
   }
 
-  @Test
-  void concurrentWritersOnThreeServersLoseAndDuplicateNothing() throws Exception {
-    // One login, on the first server; its token works on all three.
-    CallOption token;
+  /** One login, on the first server; its token works on all three. */
+  private CallOption loginOnFirstServer() throws Exception {
     try (FlightClient login = FlightClient.builder(allocator, servers.get(0).server().location()).build()) {
-      token = login.authenticateBasicToken(TestServer.ADMIN, servers.get(0).adminPassword()).orElseThrow();
+      return login.authenticateBasicToken(TestServer.ADMIN, servers.get(0).adminPassword()).orElseThrow();
     }
+  }
+
+  /** A Flight SQL client of each server, in server order, closed after the test. */
+  private List<FlightSqlClient> clientsOfEveryServer() {
     List<FlightSqlClient> sql = new ArrayList<>();
     for (TestServer server : servers) {
       FlightClient client = FlightClient.builder(allocator, server.server().location()).build();
       clients.add(client);
       sql.add(new FlightSqlClient(client));
     }
+    return sql;
+  }
+
+  @Test
+  void concurrentWritersOnThreeServersLoseAndDuplicateNothing() throws Exception {
+    CallOption token = loginOnFirstServer();
+    List<FlightSqlClient> sql = clientsOfEveryServer();
     sql.get(0).executeUpdate("CREATE SCHEMA lake_test", token);
     sql.get(0).executeUpdate("CREATE TABLE lake_test.events (id BIGINT, server INT, payload VARCHAR)", token);
     sql.get(1).executeUpdate("CREATE TABLE lake_test.counter (id INT, n BIGINT)", token);
@@ -172,16 +181,8 @@ class ScaleOutTest {
 
   @Test
   void aTicketOrPreparedStatementPresentedToAnotherServerSaysWhereItBelongs() throws Exception {
-    CallOption token;
-    try (FlightClient login = FlightClient.builder(allocator, servers.get(0).server().location()).build()) {
-      token = login.authenticateBasicToken(TestServer.ADMIN, servers.get(0).adminPassword()).orElseThrow();
-    }
-    List<FlightSqlClient> sql = new ArrayList<>();
-    for (TestServer server : servers) {
-      FlightClient client = FlightClient.builder(allocator, server.server().location()).build();
-      clients.add(client);
-      sql.add(new FlightSqlClient(client));
-    }
+    CallOption token = loginOnFirstServer();
+    List<FlightSqlClient> sql = clientsOfEveryServer();
     FlightInfo info = sql.get(0).execute("SELECT 42", token);
     org.apache.arrow.flight.Ticket ticket = info.getEndpoints().get(0).getTicket();
     // Another server: told that the ticket is another server's, and to retry there or start over.
