@@ -3,6 +3,7 @@ package io.sqe.engine.exec;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
+import java.time.DateTimeException;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.calcite.runtime.CalciteException;
 import org.slf4j.Logger;
@@ -29,15 +30,9 @@ public final class ExecutionErrors {
           "Query " + queryId + " exceeded its memory limit: " + e.getMessage(),
           e);
     }
-    if (e instanceof ArithmeticException) {
-      String message = e.getMessage() == null ? "Arithmetic error" : e.getMessage();
-      if (message.contains("/ by zero") || message.contains("Division by zero") || message.contains("Division undefined")) {
-        message = "Division by zero";
-      }
-      return new SqeException(ErrorCode.INVALID_ARGUMENT, message, e);
-    }
-    if (e instanceof NumberFormatException) {
-      return new SqeException(ErrorCode.INVALID_ARGUMENT, "Invalid number: " + e.getMessage(), e);
+    java.util.Optional<SqeException> value = invalidValue(e);
+    if (value.isPresent()) {
+      return value.get();
     }
     if (e instanceof CalciteException || e instanceof IllegalArgumentException && e.getMessage() != null) {
       return new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
@@ -49,6 +44,28 @@ public final class ExecutionErrors {
     LOG.error("Query {} failed", queryId, e);
     return new SqeException(
         ErrorCode.INTERNAL, "Internal error in query " + queryId + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
+  }
+
+  /**
+   * The error of a value the statement gave or computed that an operation cannot take: division
+   * by zero and overflow, text that is not a number, a date or a time. Planning meets these too,
+   * when it folds constants.
+   */
+  public static java.util.Optional<SqeException> invalidValue(Throwable e) {
+    if (e instanceof ArithmeticException) {
+      String message = e.getMessage() == null ? "Arithmetic error" : e.getMessage();
+      if (message.contains("/ by zero") || message.contains("Division by zero") || message.contains("Division undefined")) {
+        message = "Division by zero";
+      }
+      return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, message, e));
+    }
+    if (e instanceof NumberFormatException) {
+      return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, "Invalid number: " + e.getMessage(), e));
+    }
+    if (e instanceof DateTimeException) {
+      return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, "Invalid date or time: " + e.getMessage(), e));
+    }
+    return java.util.Optional.empty();
   }
 
   private static Throwable unwrap(Throwable e) {

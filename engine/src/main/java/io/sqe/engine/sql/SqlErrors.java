@@ -3,6 +3,7 @@ package io.sqe.engine.sql;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.SqeException.SqlPosition;
 import java.util.regex.Pattern;
 import org.apache.calcite.runtime.CalciteContextException;
@@ -67,6 +68,13 @@ public final class SqlErrors {
     java.util.Optional<SqeException> service = ServiceFailures.classify(e);
     if (service.isPresent()) {
       return service.get();
+    }
+    // Planning folds constants, so a literal that is not a valid value fails here.
+    for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+      java.util.Optional<SqeException> value = ExecutionErrors.invalidValue(cause);
+      if (value.isPresent()) {
+        return value.get();
+      }
     }
     LOG.error("Cannot plan statement: {}", sql, e);
     return new SqeException(
