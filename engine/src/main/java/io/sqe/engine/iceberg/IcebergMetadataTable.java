@@ -8,7 +8,6 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -458,6 +457,10 @@ public final class IcebergMetadataTable extends AbstractTable implements Transla
    * the Java value SQE's engine uses for the type.
    */
   private static Function<Object, Object> converter(Type type) {
+    return IcebergValueConverters.forType(type, IcebergMetadataTable::internalPrimitive);
+  }
+
+  private static Function<Object, Object> internalPrimitive(Type.PrimitiveType type) {
     switch (type.typeId()) {
       case STRING:
         return Object::toString;
@@ -469,56 +472,9 @@ public final class IcebergMetadataTable extends AbstractTable implements Transla
         return v -> (int) (((Long) v) / 1_000L);
       case FIXED:
       case BINARY:
-        return v -> {
-          if (v instanceof byte[]) {
-            return new ByteString((byte[]) v);
-          }
-          ByteBuffer buffer = ((ByteBuffer) v).duplicate();
-          byte[] bytes = new byte[buffer.remaining()];
-          buffer.get(bytes);
-          return new ByteString(bytes);
-        };
-      case DECIMAL:
-        return v -> (BigDecimal) v;
-      case STRUCT: {
-        List<Types.NestedField> fields = type.asStructType().fields();
-        List<Function<Object, Object>> converters = new ArrayList<>();
-        for (Types.NestedField field : fields) {
-          converters.add(converter(field.type()));
-        }
-        return v -> {
-          StructLike struct = (StructLike) v;
-          Object[] out = new Object[converters.size()];
-          for (int i = 0; i < out.length; i++) {
-            Object value = struct.get(i, Object.class);
-            out[i] = value == null ? null : converters.get(i).apply(value);
-          }
-          return out;
-        };
-      }
-      case LIST: {
-        Function<Object, Object> element = converter(type.asListType().elementType());
-        return v -> {
-          List<Object> out = new ArrayList<>();
-          for (Object e : (List<?>) v) {
-            out.add(e == null ? null : element.apply(e));
-          }
-          return out;
-        };
-      }
-      case MAP: {
-        Function<Object, Object> key = converter(type.asMapType().keyType());
-        Function<Object, Object> value = converter(type.asMapType().valueType());
-        return v -> {
-          Map<Object, Object> out = new LinkedHashMap<>();
-          for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-            out.put(key.apply(e.getKey()), e.getValue() == null ? null : value.apply(e.getValue()));
-          }
-          return out;
-        };
-      }
+        return v -> v instanceof byte[] ? new ByteString((byte[]) v) : IcebergValueConverters.byteString((ByteBuffer) v);
       default:
-        // booleans, numbers, dates (days) and timestamps (microseconds) are already what SQE uses.
+        // booleans, doubles, decimals, dates (days) and timestamps (microseconds) are already what SQE uses.
         return Function.identity();
     }
   }

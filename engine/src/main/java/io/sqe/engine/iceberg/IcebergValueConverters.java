@@ -28,29 +28,22 @@ final class IcebergValueConverters {
     return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000L);
   }
 
+  /** The converter of a value of {@code type} as Iceberg's generic readers return it. */
   static Function<Object, Object> forType(Type type) {
+    return forType(type, IcebergValueConverters::genericPrimitive);
+  }
+
+  /**
+   * The converter of a value of {@code type}: structs become {@code Object[]}, lists and maps keep
+   * their shape, and {@code primitive} converts what they hold (and a value of a primitive type).
+   */
+  static Function<Object, Object> forType(Type type, Function<Type.PrimitiveType, Function<Object, Object>> primitive) {
     switch (type.typeId()) {
-      case DATE:
-        return v -> (int) ((LocalDate) v).toEpochDay();
-      case TIME:
-        return v -> (int) (((LocalTime) v).toNanoOfDay() / 1_000_000L);
-      case TIMESTAMP:
-      case TIMESTAMP_NANO:
-        return v -> micros(v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant() : ((LocalDateTime) v).toInstant(ZoneOffset.UTC));
-      case FIXED:
-        return v -> new ByteString((byte[]) v);
-      case BINARY:
-        return v -> {
-          ByteBuffer buffer = ((ByteBuffer) v).duplicate();
-          byte[] bytes = new byte[buffer.remaining()];
-          buffer.get(bytes);
-          return new ByteString(bytes);
-        };
       case STRUCT: {
         List<Types.NestedField> fields = type.asStructType().fields();
         List<Function<Object, Object>> converters = new ArrayList<>();
         for (Types.NestedField f : fields) {
-          converters.add(forType(f.type()));
+          converters.add(forType(f.type(), primitive));
         }
         return v -> {
           StructLike struct = (StructLike) v;
@@ -63,7 +56,7 @@ final class IcebergValueConverters {
         };
       }
       case LIST: {
-        Function<Object, Object> element = forType(type.asListType().elementType());
+        Function<Object, Object> element = forType(type.asListType().elementType(), primitive);
         return v -> {
           List<?> list = (List<?>) v;
           List<Object> out = new ArrayList<>(list.size());
@@ -74,8 +67,8 @@ final class IcebergValueConverters {
         };
       }
       case MAP: {
-        Function<Object, Object> key = forType(type.asMapType().keyType());
-        Function<Object, Object> value = forType(type.asMapType().valueType());
+        Function<Object, Object> key = forType(type.asMapType().keyType(), primitive);
+        Function<Object, Object> value = forType(type.asMapType().valueType(), primitive);
         return v -> {
           Map<?, ?> map = (Map<?, ?>) v;
           Map<Object, Object> out = new LinkedHashMap<>();
@@ -86,8 +79,34 @@ final class IcebergValueConverters {
         };
       }
       default:
+        return primitive.apply(type.asPrimitiveType());
+    }
+  }
+
+  private static Function<Object, Object> genericPrimitive(Type.PrimitiveType type) {
+    switch (type.typeId()) {
+      case DATE:
+        return v -> (int) ((LocalDate) v).toEpochDay();
+      case TIME:
+        return v -> (int) (((LocalTime) v).toNanoOfDay() / 1_000_000L);
+      case TIMESTAMP:
+      case TIMESTAMP_NANO:
+        return v -> micros(v instanceof OffsetDateTime ? ((OffsetDateTime) v).toInstant() : ((LocalDateTime) v).toInstant(ZoneOffset.UTC));
+      case FIXED:
+        return v -> new ByteString((byte[]) v);
+      case BINARY:
+        return v -> byteString((ByteBuffer) v);
+      default:
         // boolean, int, long, float, double, decimal, string and uuid are already what Calcite uses.
         return Function.identity();
     }
+  }
+
+  /** The bytes left in {@code buffer}, which is not moved. */
+  static ByteString byteString(ByteBuffer buffer) {
+    ByteBuffer copy = buffer.duplicate();
+    byte[] bytes = new byte[copy.remaining()];
+    copy.get(bytes);
+    return new ByteString(bytes);
   }
 }
