@@ -762,15 +762,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         Session statementSession = statement.executionSession(session);
         StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
         String queryId = newQueryId();
-        long updated;
-        try {
+        long updated = record.recordUpdate(queryId, () -> {
           Prepared current = statement.current(statementSession, this::prepare);
-          updated = runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
-        } catch (RuntimeException e) {
-          record.failed(queryId, e, null);
-          throw e;
-        }
-        record.succeeded(queryId, updated);
+          return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+        });
         sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
@@ -787,18 +782,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         Session statementSession = statementSession(session, command.getTransactionId());
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
-        long updated;
-        try {
+        long updated = record.recordUpdate(queryId, () -> {
           Prepared statement = prepare(statementSession, command.getQuery());
           if (!(statement instanceof Prepared.Command)) {
             throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
           }
-          updated = runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
-        } catch (RuntimeException e) {
-          record.failed(queryId, e, null);
-          throw e;
-        }
-        record.succeeded(queryId, updated);
+          return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+        });
         sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
@@ -1102,14 +1092,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         ClientSession session = session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
         StatementAudit record = ingestAudit(context, statementSession, command);
-        long rows;
-        try {
-          rows = ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId);
-        } catch (RuntimeException e) {
-          record.failed(queryId, e, null);
-          throw e;
-        }
-        record.succeeded(queryId, rows);
+        long rows = record.recordUpdate(
+            queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
         sendUpdateCount(ackStream, rows);
       } catch (RuntimeException e) {
         ackStream.onError(FlightErrors.toFlight(e, queryId));

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -64,6 +65,22 @@ public final class StatementAudit {
   /** The query ended well, having returned {@code rows} rows from the result cache: the line says {@code "cached": true}. */
   public void succeededFromCache(String queryId, long rows) {
     finish(queryId, null, rows, true);
+  }
+
+  /**
+   * Runs a statement that writes rows and records how it ended: succeeded with the count it
+   * returns, or failed with what it threw (which is thrown on).
+   */
+  public long recordUpdate(String queryId, LongSupplier statement) {
+    long rows;
+    try {
+      rows = statement.getAsLong();
+    } catch (RuntimeException e) {
+      failed(queryId, e, null);
+      throw e;
+    }
+    succeeded(queryId, rows);
+    return rows;
   }
 
   /**
