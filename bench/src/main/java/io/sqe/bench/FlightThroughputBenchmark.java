@@ -5,12 +5,16 @@ import io.sqe.flight.config.ConfigLoader;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -116,7 +120,11 @@ public final class FlightThroughputBenchmark {
   }
 
   /** One timed pass: rows and Arrow buffer bytes moved, and the wall-clock nanoseconds taken. */
-  record Pass(long rows, long bytes, long nanos) {
+  record Pass(long rows, long bytes, long nanos, long queryCpuNanos, long scanCpuNanos) {
+    Pass(long rows, long bytes, long nanos) {
+      this(rows, bytes, nanos, 0, 0);
+    }
+
     double rowsPerSecond() {
       return rows / (nanos / 1e9);
     }
@@ -165,8 +173,9 @@ public final class FlightThroughputBenchmark {
             ipcPasses.add(ipc);
             out.printf(
                 Locale.ROOT,
-                "Run %d: Flight %.0f ms (%.1f MB/s), IPC to /dev/null %.0f ms (%.1f MB/s)%n",
-                run + 1, viaFlight.nanos() / 1e6, viaFlight.megabytesPerSecond(), ipc.nanos() / 1e6, ipc.megabytesPerSecond());
+                "Run %d: Flight %.0f ms (%.1f MB/s; server CPU: result threads %.0f ms, scan threads %.0f ms), IPC to /dev/null %.0f ms (%.1f MB/s)%n",
+                run + 1, viaFlight.nanos() / 1e6, viaFlight.megabytesPerSecond(), viaFlight.queryCpuNanos() / 1e6,
+                viaFlight.scanCpuNanos() / 1e6, ipc.nanos() / 1e6, ipc.megabytesPerSecond());
           }
           String report = report(environment, sql, flightPasses, ipcPasses, loadBefore);
           out.println();
@@ -243,6 +252,7 @@ public final class FlightThroughputBenchmark {
 
   /** From the query's submission to its last batch, counting the Arrow buffer bytes received. */
   private static Pass timedRead(FlightSqlClient client, CallOption auth, String sql) throws Exception {
+    Map<Long, Long> cpuBefore = serverThreadCpu();
     long start = System.nanoTime();
     long rows = 0;
     long bytes = 0;
@@ -256,7 +266,43 @@ public final class FlightThroughputBenchmark {
         }
       }
     }
-    return new Pass(rows, bytes, System.nanoTime() - start);
+    long nanos = System.nanoTime() - start;
+    return new Pass(rows, bytes, nanos, cpuSince(cpuBefore, QUERY_THREADS), cpuSince(cpuBefore, SCAN_THREADS));
+  }
+
+  private static final String QUERY_THREADS = "sqe-query-";
+  private static final String SCAN_THREADS = "sqe-scan-reader-";
+  private static final Map<Long, String> THREAD_NAMES = new HashMap<>();
+
+  /**
+   * CPU nanoseconds so far of the server's result threads ({@code sqe-query-*}: result batches and
+   * Flight) and scan threads ({@code sqe-scan-reader-*}), by thread id. CPU time, unlike wall time,
+   * barely depends on what else the machine runs, so it shows a change to either path under load.
+   */
+  private static Map<Long, Long> serverThreadCpu() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Map<Long, Long> cpu = new HashMap<>();
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && (info.getThreadName().startsWith(QUERY_THREADS) || info.getThreadName().startsWith(SCAN_THREADS))) {
+        long nanos = threads.getThreadCpuTime(info.getThreadId());
+        if (nanos >= 0) {
+          cpu.put(info.getThreadId(), nanos);
+          THREAD_NAMES.put(info.getThreadId(), info.getThreadName());
+        }
+      }
+    }
+    return cpu;
+  }
+
+  /** CPU time spent since {@code before} by the live threads whose name starts with {@code prefix}. */
+  private static long cpuSince(Map<Long, Long> before, String prefix) {
+    long total = 0;
+    for (Map.Entry<Long, Long> now : serverThreadCpu().entrySet()) {
+      if (THREAD_NAMES.get(now.getKey()).startsWith(prefix)) {
+        total += now.getValue() - before.getOrDefault(now.getKey(), 0L);
+      }
+    }
+    return total;
   }
 
   /** The kept batches as one Arrow IPC stream into /dev/null; bytes are counted as in {@link #timedRead}. */
@@ -303,9 +349,19 @@ public final class FlightThroughputBenchmark {
         bestIpc.nanos() / 1e6, bestIpc.rowsPerSecond(), bestIpc.megabytesPerSecond()));
     s.append(String.format(
         Locale.ROOT,
+        "%nServer CPU per Flight read (median of the runs): result threads (`sqe-query-*`) %.0f ms, scan threads (`sqe-scan-reader-*`) %.0f ms.%n",
+        median(flight, Pass::queryCpuNanos) / 1e6, median(flight, Pass::scanCpuNanos) / 1e6));
+    s.append(String.format(
+        Locale.ROOT,
         "%nFlight / IPC baseline throughput: **%.3f** (the baseline is %.0fx faster).%n",
         bestFlight.megabytesPerSecond() / bestIpc.megabytesPerSecond(),
         bestIpc.megabytesPerSecond() / bestFlight.megabytesPerSecond()));
     return s.toString();
+  }
+
+  private static double median(List<Pass> passes, java.util.function.ToLongFunction<Pass> value) {
+    long[] values = passes.stream().mapToLong(value).sorted().toArray();
+    int mid = values.length / 2;
+    return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
   }
 }
