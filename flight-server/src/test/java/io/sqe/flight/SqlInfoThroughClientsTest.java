@@ -88,6 +88,8 @@ class SqlInfoThroughClientsTest {
           "X'0102'",
           "ARRAY[1, 2]",
           "ARRAY[1, 2], 1",
+          "ARRAY['a', 'b'], ','",
+          "ARRAY[1, 2], 1, 1",
           "ARRAY[1]",
           "CAST(1 AS VARIANT)",
           "'{\"a\": 1}', '$.b', 2",
