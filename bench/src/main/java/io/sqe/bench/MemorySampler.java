@@ -5,12 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.lang.reflect.Field;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The server's memory while a statement runs, sampled every few milliseconds on a daemon thread:
@@ -23,7 +20,7 @@ import org.apache.arrow.memory.BufferAllocator;
 final class MemorySampler implements AutoCloseable {
   private static final long INTERVAL_MILLIS = 5;
 
-  /** Peaks of one window, in bytes; arrow is -1 when the server's allocator could not be reached. */
+  /** Peaks of one window, in bytes; -1 where nothing was measured ({@link #NONE}). */
   record Peak(long heapBytes, long arrowBytes) {
     static final Peak NONE = new Peak(-1, -1);
 
@@ -43,34 +40,29 @@ final class MemorySampler implements AutoCloseable {
   private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
   private final List<MemoryPoolMXBean> heapPools =
       ManagementFactory.getMemoryPoolMXBeans().stream().filter(p -> p.getType() == MemoryType.HEAP).toList();
-  private final Optional<BufferAllocator> arrow;
+  private final SqeServer server;
   private final AtomicLong heapPeak = new AtomicLong();
   private final AtomicLong arrowPeak = new AtomicLong();
   private final Thread thread;
   private volatile boolean running = true;
 
   MemorySampler(SqeServer server) {
-    this.arrow = serverAllocator(server);
+    this.server = server;
     this.thread = new Thread(this::sample, "bench-memory-sampler");
     thread.setDaemon(true);
     thread.start();
   }
 
-  /** Whether the Arrow figure is available (the server's allocator is a private field). */
-  boolean hasArrow() {
-    return arrow.isPresent();
-  }
-
   void begin() {
     heapPools.forEach(MemoryPoolMXBean::resetPeakUsage);
     heapPeak.set(memory.getHeapMemoryUsage().getUsed());
-    arrowPeak.set(arrow.map(BufferAllocator::getAllocatedMemory).orElse(-1L));
+    arrowPeak.set(server.arrowAllocatedBytes());
   }
 
   Peak end() {
     sampleOnce();
     long pools = heapPools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
-    return new Peak(Math.max(heapPeak.get(), pools), arrow.isPresent() ? arrowPeak.get() : -1);
+    return new Peak(Math.max(heapPeak.get(), pools), arrowPeak.get());
   }
 
   private void sample() {
@@ -86,18 +78,7 @@ final class MemorySampler implements AutoCloseable {
 
   private void sampleOnce() {
     heapPeak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-    arrow.ifPresent(a -> arrowPeak.accumulateAndGet(a.getAllocatedMemory(), Math::max));
-  }
-
-  /** The server's root allocator, which every query's allocator is a child of. */
-  private static Optional<BufferAllocator> serverAllocator(SqeServer server) {
-    try {
-      Field field = SqeServer.class.getDeclaredField("allocator");
-      field.setAccessible(true);
-      return Optional.ofNullable((BufferAllocator) field.get(server));
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      return Optional.empty();
-    }
+    arrowPeak.accumulateAndGet(server.arrowAllocatedBytes(), Math::max);
   }
 
   @Override

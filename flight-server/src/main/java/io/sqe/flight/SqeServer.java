@@ -338,6 +338,11 @@ public final class SqeServer implements AutoCloseable {
     return location(config, port());
   }
 
+  /** Arrow memory the server's queries hold now, in bytes (every query's allocator is a child of one root). */
+  public long arrowAllocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
+
   public Catalogs catalogs() {
     return catalogs;
   }

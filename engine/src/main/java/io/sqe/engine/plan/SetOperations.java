@@ -45,8 +45,8 @@ final class SetOperations {
   static void register(RelOptPlanner planner) {
     planner.removeRule(EnumerableRules.ENUMERABLE_MINUS_RULE);
     planner.removeRule(EnumerableRules.ENUMERABLE_INTERSECT_RULE);
-    planner.addRule(MinusRule.CONFIG.toRule());
-    planner.addRule(IntersectRule.CONFIG.toRule());
+    planner.addRule(SetOpRule.of(LogicalMinus.class, "SqeMinusRule", Minus::new));
+    planner.addRule(SetOpRule.of(LogicalIntersect.class, "SqeIntersectRule", Intersect::new));
   }
 
   /** EXCEPT [ALL]. */
@@ -107,43 +107,35 @@ final class SetOperations {
     return implementor.result(physType, builder.toBlock());
   }
 
-  private static final class MinusRule extends ConverterRule {
-    static final Config CONFIG = Config.INSTANCE
-        .withConversion(LogicalMinus.class, Convention.NONE, EnumerableConvention.INSTANCE, "SqeMinusRule")
-        .withRuleFactory(MinusRule::new);
+  /** Turns a logical set operation of {@code type} into the operator {@code node} makes. */
+  private static final class SetOpRule extends ConverterRule {
+    /** The constructor shape of {@link Minus} and {@link Intersect}. */
+    interface Node {
+      RelNode create(RelOptCluster cluster, RelTraitSet traits, List<RelNode> inputs, boolean all);
+    }
 
-    MinusRule(Config config) {
+    private final Node node;
+
+    static RelOptRule of(Class<? extends SetOp> type, String name, Node node) {
+      return Config.INSTANCE
+          .withConversion(type, Convention.NONE, EnumerableConvention.INSTANCE, name)
+          .withRuleFactory(config -> new SetOpRule(config, node))
+          .toRule();
+    }
+
+    private SetOpRule(Config config, Node node) {
       super(config);
+      this.node = node;
     }
 
     @Override
     public RelNode convert(RelNode rel) {
-      LogicalMinus minus = (LogicalMinus) rel;
-      return new Minus(
+      SetOp op = (SetOp) rel;
+      return node.create(
           rel.getCluster(),
           rel.getTraitSet().replace(EnumerableConvention.INSTANCE),
-          convertList(minus.getInputs(), EnumerableConvention.INSTANCE),
-          minus.all);
-    }
-  }
-
-  private static final class IntersectRule extends ConverterRule {
-    static final Config CONFIG = Config.INSTANCE
-        .withConversion(LogicalIntersect.class, Convention.NONE, EnumerableConvention.INSTANCE, "SqeIntersectRule")
-        .withRuleFactory(IntersectRule::new);
-
-    IntersectRule(Config config) {
-      super(config);
-    }
-
-    @Override
-    public RelNode convert(RelNode rel) {
-      LogicalIntersect intersect = (LogicalIntersect) rel;
-      return new Intersect(
-          rel.getCluster(),
-          rel.getTraitSet().replace(EnumerableConvention.INSTANCE),
-          convertList(intersect.getInputs(), EnumerableConvention.INSTANCE),
-          intersect.all);
+          convertList(op.getInputs(), EnumerableConvention.INSTANCE),
+          op.all);
     }
   }
 }

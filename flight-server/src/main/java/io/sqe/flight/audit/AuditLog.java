@@ -4,6 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.session.Session;
@@ -49,6 +51,11 @@ public final class AuditLog implements AutoCloseable {
   private final Thread writer;
   private final Supplier<Map<String, Object>> stop = LinkedHashMap::new;
   private final StatementListener listener;
+  // Every statement's kind feeds the metrics, so its facts are needed on the request thread; the
+  // statements that come again (those the plan cache serves without parsing) are not parsed again.
+  private final Cache<FactsKey, StatementFacts> facts = Caffeine.newBuilder().maximumSize(10_000).build();
+
+  private record FactsKey(String catalog, String schema, String sql) {}
   private volatile boolean closed;
 
   private AuditLog(Path file, Writer out, StatementListener listener) {
@@ -113,6 +120,11 @@ public final class AuditLog implements AutoCloseable {
 
   StatementListener listener() {
     return listener;
+  }
+
+  /** The facts of {@code sql} as {@code session} runs it, parsed once per catalog, schema and text. */
+  StatementFacts facts(Session session, String sql) {
+    return facts.get(new FactsKey(session.catalog(), session.schema(), sql), key -> StatementFacts.of(session, sql));
   }
 
   /** The file it appends to; null when disabled. */

@@ -99,7 +99,7 @@ public final class StatementAudit {
     long elapsed = System.nanoTime() - startNanos;
     String outcome = error == null ? StatementListener.OK : Outcomes.code(error);
     // Parsed here rather than on the log's thread: the listener needs the statement's kind now.
-    StatementFacts facts = this.facts != null ? this.facts : StatementFacts.of(session, sql);
+    StatementFacts facts = this.facts != null ? this.facts : log.facts(session, sql);
     log.listener().statementEnded(
         facts.kind(), outcome, session != null && session.openTransaction().isPresent(), elapsed);
     if (!log.enabled()) {
