@@ -177,7 +177,7 @@ public final class SqeServer implements AutoCloseable {
               audit);
       ServingState serving = new ServingState();
       callThreads = callThreads();
-      registerMetrics(metrics, lakehouse, sessions, engine, allocator);
+      registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .executor(callThreads)
@@ -253,10 +253,16 @@ public final class SqeServer implements AutoCloseable {
   }
 
   private static void registerMetrics(
-      ServerMetrics metrics, LakehouseCatalog lakehouse, SessionManager sessions, QueryEngine engine, BufferAllocator allocator) {
+      ServerMetrics metrics,
+      LakehouseCatalog lakehouse,
+      SessionManager sessions,
+      QueryEngine engine,
+      SqeFlightSqlProducer producer,
+      BufferAllocator allocator) {
     metrics.registerCache("tables", lakehouse.tableCache());
     metrics.registerCache("sessions", sessions.cache());
     engine.caches().forEach(metrics::registerCache);
+    producer.caches().forEach(metrics::registerCache);
     metrics.registerGauge("sqe_sessions_active", "Client sessions open (estimated)", () -> sessions.cache().estimatedSize());
     metrics.registerGauge(
         "sqe_queries_running", "Statements running now",
