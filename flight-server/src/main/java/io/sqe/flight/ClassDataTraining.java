@@ -70,9 +70,9 @@ public final class ClassDataTraining {
       read(sql, sql.execute(
           "SELECT name, count(*), sum(amount) FROM training.t WHERE day >= DATE '2024-01-01' GROUP BY name ORDER BY name",
           auth), auth);
-      try (FlightSqlClient.PreparedStatement statement = sql.prepare("SELECT id, name FROM training.t WHERE id = 1", auth)) {
-        read(sql, statement.execute(auth), auth);
-      }
+      FlightSqlClient.PreparedStatement statement = sql.prepare("SELECT id, name FROM training.t WHERE id = 1", auth);
+      read(sql, statement.execute(auth), auth);
+      statement.close(auth);
       sql.executeUpdate("DROP TABLE training.t", auth);
     }
   }

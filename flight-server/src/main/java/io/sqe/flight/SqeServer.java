@@ -39,6 +39,8 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -123,25 +125,24 @@ public final class SqeServer implements AutoCloseable {
         audit = AuditLog.open(config.auditFile(), metrics);
         LOG.info("Audit log: {}", config.auditFile());
       }
+      // Authentication (the user store: a new admin's password hash, 210,000 PBKDF2 rounds; the
+      // signing key; OIDC discovery) needs nothing of the catalog or the engine: it is made on a
+      // thread of its own while they are, the other core's work during a start.
+      AuditLog auditLog = audit;
+      CompletableFuture<LocalAuthentication> authenticating = new CompletableFuture<>();
+      Thread authThread = new Thread(() -> {
+        try {
+          authenticating.complete(authentication(config, auditLog));
+        } catch (IOException | RuntimeException | Error e) {
+          authenticating.completeExceptionally(e);
+        }
+      }, "sqe-start-auth");
+      authThread.setDaemon(true);
+      authThread.start();
       LakehouseCatalog lakehouse = openCatalog(config);
       catalogs = new Catalogs(List.of(lakehouse), config.catalog().name());
       health = new LakehouseHealth(
           lakehouse, config.catalog().type() == ServerConfig.CatalogType.EMBEDDED ? config.catalog().warehouse() : null);
-      OidcProvider oidc = null;
-      if (config.auth().oidc() != null) {
-        oidc = new OidcProvider(config.auth().oidc(), Clock.systemUTC());
-        oidc.discoverEagerly();
-      }
-      LocalAuthentication authentication =
-          LocalAuthentication.create(
-              new AuthConfig(
-                  config.dataDir().resolve("security"),
-                  config.auth().tokenLifetime(),
-                  config.auth().issuer(),
-                  config.auth().passwordHashIterations()),
-              oidc,
-              new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
-              audit);
       if (config.tpchScale() > 0) {
         LakehouseCatalog catalog = catalogs.find(config.catalog().name()).orElseThrow();
         LOG.info("Loading TPC-H at scale {} into {}.tpch", config.tpchScale(), catalog.name());
@@ -164,6 +165,7 @@ public final class SqeServer implements AutoCloseable {
               InformationSchema.schemas(metadata),
               access);
       warmUp(engine, config.catalog().name());
+      LocalAuthentication authentication = await(authenticating);
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
@@ -222,6 +224,45 @@ public final class SqeServer implements AutoCloseable {
       audit.close();
       closeQuietly(health, callThreads, catalogs, allocator);
       throw e;
+    }
+  }
+
+  private static LocalAuthentication authentication(ServerConfig config, AuditLog audit) throws IOException {
+    OidcProvider oidc = null;
+    if (config.auth().oidc() != null) {
+      oidc = new OidcProvider(config.auth().oidc(), Clock.systemUTC());
+      oidc.discoverEagerly();
+    }
+    return LocalAuthentication.create(
+        new AuthConfig(
+            config.dataDir().resolve("security"),
+            config.auth().tokenLifetime(),
+            config.auth().issuer(),
+            config.auth().passwordHashIterations()),
+        oidc,
+        new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
+        audit);
+  }
+
+  /** The authentication made on its own thread; what it threw is thrown here, as if made on this one. */
+  private static LocalAuthentication await(CompletableFuture<LocalAuthentication> authenticating) throws IOException {
+    try {
+      return authenticating.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while starting", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(cause);
     }
   }
 
