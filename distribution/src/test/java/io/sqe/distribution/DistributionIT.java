@@ -39,6 +39,19 @@ class DistributionIT {
     assertThat(Files.list(HOME.resolve("lib")).map(p -> p.getFileName().toString()))
         .anyMatch(name -> name.startsWith("sqe-flight-server-"))
         .noneMatch(name -> name.startsWith("sqlline") || name.startsWith("flight-sql-jdbc-driver"));
+    // Janino's jars without signatures, so that class data sharing can archive their classes.
+    for (String prefix : List.of("janino-", "commons-compiler-")) {
+      Path jar;
+      try (var files = Files.list(HOME.resolve("lib"))) {
+        jar = files.filter(p -> p.getFileName().toString().startsWith(prefix)).findFirst().orElseThrow();
+      }
+      try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+        assertThat(file.stream().map(java.util.jar.JarEntry::getName))
+            .as(jar.toString())
+            .anyMatch(name -> name.endsWith(".class"))
+            .noneMatch(name -> name.startsWith("META-INF/") && name.matches("META-INF/[^/]+\\.(SF|RSA|DSA|EC)"));
+      }
+    }
 
     int port = freePort();
     int httpPort = freePort();

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.arrow.flight.CallOption;
@@ -44,13 +43,19 @@ public final class ClassDataTraining {
   }
 
   static void train(Path dir) throws Exception {
-    Map<String, String> settings = new HashMap<>();
-    settings.put("host", "127.0.0.1");
-    settings.put("port", "0");
-    settings.put("http.port", "0");
-    settings.put("data-dir", dir.toString());
-    settings.put("log.level", "warn");
-    ServerConfig config = ConfigLoader.fromSettings(settings);
+    // Through a YAML file, as a server reads conf/sqe.yaml, so that the parser's classes are archived too;
+    // none of the installation's settings (SQE_* variables included) reach this server.
+    Path file = dir.resolve("training.yaml");
+    Files.writeString(file, String.join("\n",
+        "host: 127.0.0.1",
+        "port: 0",
+        "data-dir: '" + dir.resolve("data").toString().replace("'", "''") + "'",
+        "http:",
+        "  port: 0",
+        "log:",
+        "  level: warn",
+        ""));
+    ServerConfig config = ConfigLoader.load(file, Map.of());
     LogSettings.apply(config.operations().logFormat(), config.operations().logLevel());
     try (SqeServer server = SqeServer.start(config);
         BufferAllocator allocator = new RootAllocator();
