@@ -283,8 +283,9 @@ public final class IcebergScan {
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
       if (VECTORIZED && task.deletes().isEmpty()) {
+        VectorSelection selection = VectorSelection.ENABLED ? VectorSelection.of(filter, projected, context.stats()) : null;
         CloseableIterator<Object> vectorized =
-            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants);
+            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection);
         if (vectorized != null) {
           context.stats().fileReadByColumns();
           return vectorized;
