@@ -9,6 +9,7 @@ public final class QueryStats {
   private final AtomicLong bytesScanned = new AtomicLong();
   private final AtomicLong filesReadByColumns = new AtomicLong();
   private final AtomicLong rowsSkippedOnVectors = new AtomicLong();
+  private final AtomicLong dynamicFiltersApplied = new AtomicLong();
   private final AtomicLong rowsReturned = new AtomicLong();
   private final AtomicLong batchesReturned = new AtomicLong();
   private volatile long planningNanos;
@@ -35,6 +36,16 @@ public final class QueryStats {
   /** A scan dropped this many rows on the Arrow vectors, before building them, as its filter cannot match them. */
   public void rowsSkippedOnVectors(long rows) {
     rowsSkippedOnVectors.addAndGet(rows);
+  }
+
+  /** A scan opened with the build-side keys of a join above it (a dynamic filter). */
+  public void dynamicFilterApplied() {
+    dynamicFiltersApplied.incrementAndGet();
+  }
+
+  /** How many scans opened with a join's build-side keys. */
+  public long dynamicFiltersApplied() {
+    return dynamicFiltersApplied.get();
   }
 
   void batchReturned(int rows) {

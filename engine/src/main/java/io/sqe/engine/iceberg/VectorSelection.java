@@ -60,24 +60,35 @@ final class VectorSelection {
   }
 
   /**
-   * The selection for {@code filter} over batches read with {@code readSchema}, or null when no
-   * part of the filter can be evaluated on the vectors.
+   * The selection for {@code filter}, and for membership of each column in {@code keySets} (by field
+   * id; a join's build-side keys), over batches read with {@code readSchema}, or null when none of
+   * it can be evaluated on the vectors.
    */
-  static VectorSelection of(Expression filter, Schema readSchema, QueryStats stats) {
-    if (filter.op() == Expression.Operation.TRUE) {
-      return null;
-    }
-    Expression bound;
-    try {
-      bound = Binder.bind(readSchema.asStruct(), Expressions.rewriteNot(filter), true);
-    } catch (ValidationException e) {
-      return null;
-    }
+  static VectorSelection of(Expression filter, Map<Integer, LongKeySet> keySets, Schema readSchema, QueryStats stats) {
     Map<Integer, Integer> positions = new LinkedHashMap<>();
     for (int i = 0; i < readSchema.columns().size(); i++) {
       positions.put(readSchema.columns().get(i).fieldId(), i);
     }
-    Node root = new Compiler(positions).compile(bound);
+    List<Node> parts = new ArrayList<>();
+    if (filter.op() != Expression.Operation.TRUE) {
+      try {
+        Expression bound = Binder.bind(readSchema.asStruct(), Expressions.rewriteNot(filter), true);
+        Node node = new Compiler(positions).compile(bound);
+        if (node != null) {
+          parts.add(node);
+        }
+      } catch (ValidationException e) {
+        // Not evaluated here; the Filter above the scan still is.
+      }
+    }
+    for (Map.Entry<Integer, LongKeySet> keys : keySets.entrySet()) {
+      Integer column = positions.get(keys.getKey());
+      Types.NestedField field = readSchema.findField(keys.getKey());
+      if (column != null && field != null && field.type().typeId() != Type.TypeID.DECIMAL) {
+        parts.add(new LongSetTest(column, keys.getValue(), false));
+      }
+    }
+    Node root = Compiler.and(parts);
     return root == null ? null : new VectorSelection(root, stats);
   }
 
