@@ -112,6 +112,11 @@ class DynamicFilterTest {
     long evens = keys.stream().filter(k -> k % 2 == 0).count();
     assertThat(filtered.values).isEqualTo(List.of(List.of(evens, keys.stream().filter(k -> k % 2 == 0).mapToLong(k -> k * 3).sum())));
     assertThat(filtered.stats.dynamicFiltersApplied()).isEqualTo(1);
+    // Past an aggregate grouped by the join key.
+    Result grouped = run("select count(*), sum(g.s) from (select k, sum(v) as s from facts group by k) g join dims d on g.k = d.k");
+    assertThat(grouped.values).isEqualTo(List.of(List.of((long) keys.size(), expectedSum)));
+    assertThat(grouped.stats.dynamicFiltersApplied()).isEqualTo(1);
+    assertThat(grouped.stats.filesScanned()).isEqualTo(2);
     Result in = run("select count(*) from facts where k in (select k from dims where tag = 'b')");
     assertThat(in.values).isEqualTo(List.of(List.of(keys.size() - evens)));
     assertThat(in.stats.filesScanned()).isEqualTo(2);

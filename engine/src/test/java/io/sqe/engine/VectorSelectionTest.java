@@ -9,6 +9,7 @@ import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ class VectorSelectionTest {
   private static final int ROWS = 9000;
   private static final int PREDICATES = 160;
   private static final List<String> MODES = List.of("AIR", "MAIL", "SHIP", "TRUCK", "RAIL", "é-x", "ü");
+  private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
   private static final double[] DOUBLES = {-1.5, 0.0, -0.0, 2.25, 1e9, Double.NaN, 0.1};
 
   @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
@@ -194,7 +196,7 @@ class VectorSelectionTest {
           return numeric("cdate", () -> "date '" + LocalDate.of(1992, 1, 1).plusDays(random.nextInt(2600)) + "'");
         case 8:
           return numeric(
-              "cts", () -> "timestamp '" + LocalDateTime.of(1995, 6, 1, 0, 0).plusSeconds(random.nextInt(400_000_000) - 200_000_000L).toString().replace('T', ' ') + "'");
+              "cts", () -> "timestamp '" + LocalDateTime.of(1995, 6, 1, 0, 0).plusSeconds(random.nextInt(400_000_000) - 200_000_000L).format(TIMESTAMP) + "'");
         case 9:
           return List.of("cb", "not cb", "cb = true", "cb <> false", "cb is null", "cb is not true").get(random.nextInt(6));
         default:

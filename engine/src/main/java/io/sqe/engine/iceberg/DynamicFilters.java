@@ -11,6 +11,7 @@ import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.Linq4j;
+import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.function.Function1;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
@@ -208,10 +209,11 @@ public final class DynamicFilters {
     }
 
     /**
-     * The probe (left) input, opened only once the build input's keys are published: when the join
-     * has not read its build input yet, this reads it ahead. Called before {@link #build}.
+     * The probe (left) input, whose code runs and which opens only once the build input's keys are
+     * published: when the join has not read its build input yet, this reads it ahead. Called
+     * before {@link #build}.
      */
-    public Enumerable<Object> probe(Enumerable<Object> input, DataContext root) {
+    public Enumerable<Object> probe(Function0<Enumerable<Object>> input, DataContext root) {
       QueryContext context = QueryContext.of(root);
       return new AbstractEnumerable<>() {
         @Override
@@ -230,7 +232,7 @@ public final class DynamicFilters {
           } else {
             clear(context);
           }
-          return input.enumerator();
+          return input.apply().enumerator();
         }
       };
     }

@@ -13,6 +13,7 @@ import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRelImplementor;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.function.Function1;
 import org.apache.calcite.linq4j.tree.Types;
 import org.apache.calcite.linq4j.tree.BlockBuilder;
@@ -25,6 +26,7 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.SingleRel;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Calc;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Project;
@@ -47,8 +49,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * built a table of all of lineitem). Here building costs more per row than probing, so the
  * planner, which may swap a join's inputs, puts the smaller input on the right.
  *
- * <p>An inner or semi join whose left input is an Iceberg scan under filters and projections
- * hands its build-side keys to that scan as a dynamic filter (see {@link DynamicFilters}).
+ * <p>An inner or semi join whose left input is an Iceberg scan under filters, projections and
+ * aggregates grouped by the join key hands its build-side keys to that scan as a dynamic filter (see {@link DynamicFilters}).
  */
 final class BuildRightHashJoin extends EnumerableHashJoin {
   /** How much more a row of the build (right) input costs than a row of the probe (left) input. */
@@ -156,7 +158,10 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
     }
   }
 
-  /** The scan column that field {@code field} of {@code node} passes through unchanged, past filters and projections. */
+  /**
+   * The scan column that field {@code field} of {@code node} passes through unchanged, past
+   * filters, projections and grouping on it.
+   */
   private static Optional<ScanColumn> scanColumn(RelNode node, int field) {
     RelNode current = node;
     int index = field;
@@ -173,6 +178,12 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
         }
         index = ((RexInputRef) expression).getIndex();
         current = ((Project) current).getInput();
+      } else if (current instanceof Aggregate
+          && ((Aggregate) current).getGroupType() == Aggregate.Group.SIMPLE
+          && index < ((Aggregate) current).getGroupCount()) {
+        // A group key: dropping the input rows of a key the join cannot match drops only that key's group.
+        index = ((Aggregate) current).getGroupSet().nth(index);
+        current = ((Aggregate) current).getInput();
       } else if (current instanceof Calc) {
         Calc calc = (Calc) current;
         RexNode expression = calc.getProgram().expandLocalRef(calc.getProgram().getProjectList().get(index));
@@ -194,7 +205,7 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
    * publishes its keys ({@code buildKeys} set), the probe side opens only after that.
    */
   static final class DynamicFilterInput extends SingleRel implements EnumerableRel {
-    private static final Method PROBE = Types.lookupMethod(DynamicFilters.Publisher.class, "probe", Enumerable.class, DataContext.class);
+    private static final Method PROBE = Types.lookupMethod(DynamicFilters.Publisher.class, "probe", Function0.class, DataContext.class);
     private static final Method BUILD =
         Types.lookupMethod(DynamicFilters.Publisher.class, "build", Enumerable.class, DataContext.class, Function1[].class);
 
@@ -211,12 +222,14 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
     public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
       Result child = implementor.visitChild(this, 0, (EnumerableRel) getInput(), pref);
       BlockBuilder builder = new BlockBuilder();
-      Expression input = builder.append("dynamicFilterInput", child.block);
       Expression stashed = implementor.stash(publisher, DynamicFilters.Publisher.class);
       Expression wrapped;
       if (buildKeys == null) {
-        wrapped = Expressions.call(stashed, PROBE, input, implementor.getRootExpression());
+        // The probe's code runs only when the join opens it: parts of it (an aggregate) read their
+        // input as soon as their code runs, which must come after the build side is read.
+        wrapped = Expressions.call(stashed, PROBE, Expressions.lambda(Function0.class, child.block), implementor.getRootExpression());
       } else {
+        Expression input = builder.append("dynamicFilterInput", child.block);
         List<Expression> accessors = new ArrayList<>();
         for (int key : buildKeys) {
           accessors.add(child.physType.generateAccessor(List.of(key)));
