@@ -63,16 +63,6 @@ final class LongKeySet {
     return size;
   }
 
-  /** The smallest value added; only meaningful when the set is not empty. */
-  long min() {
-    return min;
-  }
-
-  /** The largest value added; only meaningful when the set is not empty. */
-  long max() {
-    return max;
-  }
-
   /** The values, in no particular order. */
   long[] toArray() {
     long[] values = new long[size];
