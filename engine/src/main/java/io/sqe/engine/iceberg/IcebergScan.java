@@ -9,6 +9,7 @@ import io.sqe.engine.exec.QueryContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -33,6 +34,7 @@ import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
@@ -73,8 +75,10 @@ public final class IcebergScan {
   private final List<Function<Object, Object>> converters;
   private final Expression filter;
   private final Long limit;
+  /** The columns that joins above publish their build-side keys for (see {@link DynamicFilters}). */
+  private final List<DynamicFilters.ColumnFilter> dynamicFilters;
 
-  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit) {
+  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit, List<DynamicFilters.Target> dynamicFilters) {
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
@@ -90,6 +94,10 @@ public final class IcebergScan {
     }
     this.filter = requireNonNull(filter, "filter is null");
     this.limit = limit;
+    this.dynamicFilters = new ArrayList<>();
+    for (DynamicFilters.Target target : dynamicFilters) {
+      this.dynamicFilters.add(new DynamicFilters.ColumnFilter(columns.get(projection.get(target.column)), target.slot));
+    }
   }
 
   /** Called from generated code. */
@@ -149,6 +157,10 @@ public final class IcebergScan {
     private final Schema tableSchema;
     private final Schema projected;
     private final Iterator<FileScanTask> taskIterator;
+    /** The pushed filter and the dynamic filters published before this scan opened. */
+    private final Expression scanFilter;
+    /** Build-side key sets too large for Iceberg's IN list, tested on the vectors, by field id. */
+    private final Map<Integer, LongKeySet> keySets = new HashMap<>();
     /** Reads the tasks ahead on background threads; null when this scan reads them itself. */
     private final PrefetchingTaskReader prefetch;
     private Object[] batch;
@@ -163,6 +175,19 @@ public final class IcebergScan {
       this.table = loadTable();
       this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
       this.projected = readSchema(tableSchema);
+      Expression withKeys = filter;
+      for (DynamicFilters.ColumnFilter dynamic : dynamicFilters) {
+        DynamicFilters.Keys keys = dynamic.slot.current(context);
+        if (keys == null) {
+          continue;
+        }
+        withKeys = Expressions.and(withKeys, dynamic.expression(keys));
+        if (keys.set != null && keys.set.size() > DynamicFilters.IN_LIST_KEYS) {
+          keySets.put(dynamic.field.fieldId(), keys.set);
+        }
+        context.stats().dynamicFilterApplied();
+      }
+      this.scanFilter = withKeys;
       Long snapshotId;
       if (pinnedTable != null) {
         snapshotId = pinnedSnapshotId;
@@ -173,7 +198,7 @@ public final class IcebergScan {
       List<FileScanTask> planned = new ArrayList<>();
       if (snapshotId != null) {
         TableScan scan =
-            table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(filter).caseSensitive(true);
+            table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
         // Planned up front, so that the run's progress (files opened of files planned) is known.
         try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
           for (FileScanTask task : tasks) {
@@ -283,8 +308,9 @@ public final class IcebergScan {
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
       if (VECTORIZED && task.deletes().isEmpty()) {
+        VectorSelection selection = VectorSelection.ENABLED ? VectorSelection.of(scanFilter, keySets, projected, context.stats()) : null;
         CloseableIterator<Object> vectorized =
-            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants);
+            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection);
         if (vectorized != null) {
           context.stats().fileReadByColumns();
           return vectorized;
