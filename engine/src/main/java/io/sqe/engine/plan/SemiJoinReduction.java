@@ -175,7 +175,8 @@ final class SemiJoinReduction implements Program {
     if (big instanceof EnumerableHashJoin) {
       Join join = (Join) big;
       RelNode reduced = reduceJoinInputs(join, bigKeys, small, smallKeys, mq);
-      return reduced != null ? reduced : place(big, bigKeys, small, smallKeys, belowWork, mq);
+      // Nothing placed in the join's inputs: above the join, where its output still feeds some work.
+      return reduced != null && reduced != big ? reduced : place(big, bigKeys, small, smallKeys, belowWork, mq);
     }
     return place(big, bigKeys, small, smallKeys, belowWork, mq);
   }
@@ -218,10 +219,10 @@ final class SemiJoinReduction implements Program {
     }
     RelNode own = allLeft ? join.getLeft() : join.getRight();
     RelNode other = allLeft ? join.getRight() : join.getLeft();
-    RelNode newOwn = reduce(own, ownKeys, small, smallKeys, true, mq);
+    RelNode newOwn = reduce(own, ownKeys, small, smallKeys, reducesWork(join, allLeft, small, mq), mq);
     RelNode newOther = other;
     if (!otherKeys.contains(null)) {
-      newOther = reduce(other, otherKeys, small, smallKeys, true, mq);
+      newOther = reduce(other, otherKeys, small, smallKeys, reducesWork(join, !allLeft, small, mq), mq);
     }
     if (newOwn == own && newOther == other) {
       return join;
@@ -229,6 +230,20 @@ final class SemiJoinReduction implements Program {
     RelNode newLeft = allLeft ? newOwn : newOther;
     RelNode newRight = allLeft ? newOther : newOwn;
     return join.copy(join.getTraitSet(), List.of(newLeft, newRight));
+  }
+
+  /**
+   * Whether reducing the left (or right) input of {@code join} saves work in the join itself: its
+   * build (right) input always does; its probe (left) input only when the join probes a larger
+   * table than the semi-join would, since otherwise the join is the cheaper filter of the two.
+   */
+  private static boolean reducesWork(Join join, boolean left, RelNode small, RelMetadataQuery mq) {
+    if (!left) {
+      return true;
+    }
+    Double buildRows = mq.getRowCount(join.getRight());
+    Double smallRows = mq.getRowCount(small);
+    return buildRows != null && smallRows != null && buildRows > smallRows;
   }
 
   private static RelNode place(
