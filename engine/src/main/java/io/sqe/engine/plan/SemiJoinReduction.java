@@ -27,6 +27,7 @@ import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.Program;
 import org.apache.calcite.util.ImmutableBitSet;
 
@@ -199,7 +200,7 @@ final class SemiJoinReduction implements Program {
       return null;
     }
     if (isSemiJoin(join)) {
-      // A reduction placed earlier: reducing its left input again would only repeat it.
+      // A semi-join (the query's, or a reduction placed earlier) is left as it is.
       return null;
     }
     List<int[]> pairs = equalities(join);
@@ -268,7 +269,7 @@ final class SemiJoinReduction implements Program {
       int smallKey = smallKeys.get(i);
       equalities.add(
           rexBuilder.makeCall(
-              org.apache.calcite.sql.fun.SqlStdOperatorTable.EQUALS,
+              SqlStdOperatorTable.EQUALS,
               rexBuilder.makeInputRef(big.getRowType().getFieldList().get(bigKey).getType(), bigKey),
               rexBuilder.makeInputRef(small.getRowType().getFieldList().get(smallKey).getType(), bigCount + smallKey)));
     }
