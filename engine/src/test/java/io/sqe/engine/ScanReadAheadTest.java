@@ -2,11 +2,8 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Session;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,21 +38,6 @@ class ScanReadAheadTest {
   }
 
   private List<List<Object>> run(String sql) {
-    Prepared prepared = engine.prepare(session, sql);
-    List<List<Object>> rows = new ArrayList<>();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
-      while (exec.next()) {
-        VectorSchemaRoot root = exec.root();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (var v : root.getFieldVectors()) {
-            Object value = v.getObject(r);
-            row.add(value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
-          }
-          rows.add(row);
-        }
-      }
-    }
-    return rows;
+    return TestQueries.rows(engine, session, sql);
   }
 }

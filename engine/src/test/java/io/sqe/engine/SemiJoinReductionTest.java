@@ -2,7 +2,6 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Session;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -163,29 +161,10 @@ class SemiJoinReductionTest {
   }
 
   private String plan(String sql) {
-    StringBuilder text = new StringBuilder();
-    for (List<Object> row : run("explain plan for " + sql)) {
-      text.append(row.get(0)).append('\n');
-    }
-    return text.toString();
+    return TestQueries.plan(engine, session, sql);
   }
 
   private List<List<Object>> run(String sql) {
-    Prepared prepared = engine.prepare(session, sql);
-    List<List<Object>> rows = new ArrayList<>();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
-      while (exec.next()) {
-        VectorSchemaRoot root = exec.root();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (var v : root.getFieldVectors()) {
-            Object value = v.getObject(r);
-            row.add(value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
-          }
-          rows.add(row);
-        }
-      }
-    }
-    return rows;
+    return TestQueries.rows(engine, session, sql);
   }
 }

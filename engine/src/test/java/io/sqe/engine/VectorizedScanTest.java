@@ -2,8 +2,7 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.TestQueries.Result;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -16,7 +15,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -101,27 +99,27 @@ class VectorizedScanTest {
     Result vectorized = run("select " + columns + " from typed order by id");
     // A TIME column is not converted column by column, so this scan reads the file row by row.
     Result rows = run("select " + columns + ", clock from typed order by id");
-    assertThat(vectorized.stats.filesReadByColumns()).isEqualTo(1);
-    assertThat(rows.stats.filesReadByColumns()).isZero();
-    assertThat(vectorized.rows).hasSize(ROWS);
+    assertThat(vectorized.stats().filesReadByColumns()).isEqualTo(1);
+    assertThat(rows.stats().filesReadByColumns()).isZero();
+    assertThat(vectorized.rows()).hasSize(ROWS);
     for (int n = 0; n < ROWS; n++) {
-      assertThat(vectorized.rows.get(n)).as("row %d", n).isEqualTo(rows.rows.get(n).subList(0, 16));
+      assertThat(vectorized.rows().get(n)).as("row %d", n).isEqualTo(rows.rows().get(n).subList(0, 16));
     }
-    assertThat(vectorized.rows.get(5).subList(0, 9))
+    assertThat(vectorized.rows().get(5).subList(0, 9))
         .isEqualTo(List.of(5L, false, -2995, 5_000_000_035L, 0.625f, 5 / 3.0, "red", "label-é-5", new BigDecimal("-493.15")));
-    assertThat(vectorized.rows.get(3).subList(1, 16)).containsOnlyNulls();
+    assertThat(vectorized.rows().get(3).subList(1, 16)).containsOnlyNulls();
 
     // The pushed filter only prunes; the Filter above the scan drops the rows.
     long expected = records.stream().filter(r -> r.getField("i") != null && (Integer) r.getField("i") < -2000).count();
     Result filtered = run("select count(*), sum(amount) from typed where i < -2000");
-    assertThat(filtered.stats.filesReadByColumns()).isEqualTo(1);
-    assertThat(filtered.rows.get(0).get(0)).isEqualTo(expected);
+    assertThat(filtered.stats().filesReadByColumns()).isEqualTo(1);
+    assertThat(filtered.rows().get(0).get(0)).isEqualTo(expected);
     BigDecimal sum =
         records.stream()
             .filter(r -> r.getField("i") != null && (Integer) r.getField("i") < -2000)
             .map(r -> (BigDecimal) r.getField("amount"))
             .reduce(BigDecimal.ZERO, BigDecimal::add);
-    assertThat(filtered.rows.get(0).get(1)).isEqualTo(sum);
+    assertThat(filtered.rows().get(0).get(1)).isEqualTo(sum);
   }
 
   @Test
@@ -152,10 +150,10 @@ class VectorizedScanTest {
     TestTables.appendPartitionFile(table, List.of(late), "eu");
 
     Result result = run("select region, v, note from parts where v in (3, 50, 103) order by v");
-    assertThat(result.rows)
+    assertThat(result.rows())
         .isEqualTo(List.of(java.util.Arrays.asList("eu", 3L, null), List.of("eu", 50L, "late"), java.util.Arrays.asList("us", 103L, null)));
-    assertThat(result.stats.filesScanned()).isEqualTo(3);
-    assertThat(result.stats.filesReadByColumns()).isEqualTo(1);
+    assertThat(result.stats().filesScanned()).isEqualTo(3);
+    assertThat(result.stats().filesReadByColumns()).isEqualTo(1);
   }
 
   @Test
@@ -197,38 +195,16 @@ class VectorizedScanTest {
       expectedSum += id;
     }
     Result all = run("select count(*), sum(id) from deleted");
-    assertThat(all.rows).isEqualTo(List.of(List.of(298L, expectedSum)));
+    assertThat(all.rows()).isEqualTo(List.of(List.of(298L, expectedSum)));
     Result some = run("select id, name from deleted where id < 12 or id between 149 and 152 or id = 1005 order by id");
-    assertThat(some.rows)
+    assertThat(some.rows())
         .isEqualTo(List.of(List.of(10L, "n10"), List.of(11L, "n11"), List.of(149L, "n149"), List.of(152L, "n152"), List.of(1005L, "n1005")));
     // The third file (ids 200-299) is pruned by its column bounds; the first two carry deletes.
-    assertThat(some.stats.filesScanned()).isEqualTo(3);
-    assertThat(some.stats.filesReadByColumns()).isEqualTo(1);
+    assertThat(some.stats().filesScanned()).isEqualTo(3);
+    assertThat(some.stats().filesReadByColumns()).isEqualTo(1);
   }
 
-  private record Result(List<List<Object>> rows, QueryStats stats) {}
-
   private Result run(String sql) {
-    Prepared prepared = engine.prepare(session, sql);
-    List<List<Object>> rows = new ArrayList<>();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
-      while (exec.next()) {
-        VectorSchemaRoot root = exec.root();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (var v : root.getFieldVectors()) {
-            Object value = v.getObject(r);
-            if (value instanceof org.apache.arrow.vector.util.Text) {
-              value = value.toString();
-            } else if (value instanceof byte[]) {
-              value = ByteBuffer.wrap((byte[]) value);
-            }
-            row.add(value);
-          }
-          rows.add(row);
-        }
-      }
-      return new Result(rows, exec.context().stats());
-    }
+    return TestQueries.run(engine, session, sql);
   }
 }
