@@ -6,14 +6,18 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.parallel.ScanPart;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
@@ -38,6 +42,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
+import org.apache.iceberg.util.TableScanUtil;
 
 /**
  * The run-time half of {@link IcebergTableScan}: plans the files of the table's current snapshot
@@ -49,6 +54,10 @@ import org.apache.iceberg.util.PartitionUtil;
  * groups only: the Filter it came from stays above the scan and drops the rows.
  *
  * <p>Holds no per-execution state, so one compiled plan can run many times and concurrently.
+ *
+ * <p>A partitioned scan runs as the parts of a parallel pipeline ({@link ScanPart}): the first part
+ * plans the files (one snapshot for all), split at row-group boundaries, and every part claims the
+ * next unread split until none is left, reading it on its own thread.
  */
 public final class IcebergScan {
   /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
@@ -73,8 +82,9 @@ public final class IcebergScan {
   private final List<Function<Object, Object>> converters;
   private final Expression filter;
   private final Long limit;
+  private final boolean partitioned;
 
-  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit) {
+  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit, boolean partitioned) {
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
@@ -90,15 +100,17 @@ public final class IcebergScan {
     }
     this.filter = requireNonNull(filter, "filter is null");
     this.limit = limit;
+    this.partitioned = partitioned;
   }
 
   /** Called from generated code. */
   public Enumerable<Object> enumerate(DataContext dataContext) {
     QueryContext context = QueryContext.of(dataContext);
+    ScanPart part = partitioned ? ScanPart.of(dataContext) : null;
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        return new RowEnumerator(context);
+        return new RowEnumerator(context, part);
       }
     };
   }
@@ -142,6 +154,87 @@ public final class IcebergScan {
     return fields.size() == schema.columns().size() ? schema : new Schema(fields);
   }
 
+  /** The files of the table's current (or pinned) snapshot that the filter may match. */
+  private List<FileScanTask> planFiles(Table table, Schema projected, QueryContext context) {
+    Long snapshotId;
+    if (pinnedTable != null) {
+      snapshotId = pinnedSnapshotId;
+    } else {
+      Snapshot snapshot = table.currentSnapshot();
+      snapshotId = snapshot == null ? null : snapshot.snapshotId();
+    }
+    List<FileScanTask> planned = new ArrayList<>();
+    if (snapshotId != null) {
+      TableScan scan =
+          table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(filter).caseSensitive(true);
+      // Planned up front, so that the run's progress (files opened of files planned) is known.
+      try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
+        for (FileScanTask task : tasks) {
+          planned.add(task);
+          if ((planned.size() & 0xFF) == 0) {
+            context.checkCancelled();
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return planned;
+  }
+
+  /**
+   * The files of a partitioned scan, planned once for all its parts (so all read one snapshot) and
+   * split at row-group boundaries, largest first, for the parts to claim one at a time.
+   */
+  private final class PartTasks {
+    /** Splits of about this size: small enough to balance two to a few parts over a table of a few files. */
+    private static final long SPLIT_BYTES = 8L << 20;
+
+    private final Table table;
+    private final Schema tableSchema;
+    private final Schema projected;
+    private final List<FileScanTask> tasks = new ArrayList<>();
+    private final AtomicInteger next = new AtomicInteger();
+
+    PartTasks(QueryContext context) {
+      this.table = loadTable();
+      this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
+      this.projected = readSchema(tableSchema);
+      List<FileScanTask> planned = planFiles(table, projected, context);
+      context.stats().filesPlanned(planned.size());
+      TableScanUtil.splitFiles(CloseableIterable.withNoopClose(planned), SPLIT_BYTES).forEach(tasks::add);
+      tasks.sort(Comparator.comparingLong(FileScanTask::length).reversed());
+    }
+
+    /** One part's view of the tasks: each task it returns is claimed by it alone. */
+    Iterator<FileScanTask> claims() {
+      return new Iterator<>() {
+        private FileScanTask claimed;
+
+        @Override
+        public boolean hasNext() {
+          if (claimed == null) {
+            int index = next.getAndIncrement();
+            if (index < tasks.size()) {
+              claimed = tasks.get(index);
+            }
+          }
+          return claimed != null;
+        }
+
+        @Override
+        public FileScanTask next() {
+          if (!hasNext()) {
+            throw new NoSuchElementException();
+          }
+          FileScanTask task = claimed;
+          claimed = null;
+          return task;
+        }
+      };
+    }
+  }
+
   /** Iterates the rows of one execution. */
   private final class RowEnumerator implements Enumerator<Object> {
     private final QueryContext context;
@@ -158,34 +251,22 @@ public final class IcebergScan {
     private long produced;
     private Object current;
 
-    RowEnumerator(QueryContext context) {
+    RowEnumerator(QueryContext context, ScanPart part) {
       this.context = context;
+      if (part != null) {
+        PartTasks shared = part.shared(() -> new PartTasks(context));
+        this.table = shared.table;
+        this.tableSchema = shared.tableSchema;
+        this.projected = shared.projected;
+        this.taskIterator = shared.claims();
+        // The parts are the parallelism: each reads what it claims on its own thread.
+        this.prefetch = null;
+        return;
+      }
       this.table = loadTable();
       this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
       this.projected = readSchema(tableSchema);
-      Long snapshotId;
-      if (pinnedTable != null) {
-        snapshotId = pinnedSnapshotId;
-      } else {
-        Snapshot snapshot = table.currentSnapshot();
-        snapshotId = snapshot == null ? null : snapshot.snapshotId();
-      }
-      List<FileScanTask> planned = new ArrayList<>();
-      if (snapshotId != null) {
-        TableScan scan =
-            table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(filter).caseSensitive(true);
-        // Planned up front, so that the run's progress (files opened of files planned) is known.
-        try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
-          for (FileScanTask task : tasks) {
-            planned.add(task);
-            if ((planned.size() & 0xFF) == 0) {
-              context.checkCancelled();
-            }
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }
+      List<FileScanTask> planned = planFiles(table, projected, context);
       context.stats().filesPlanned(planned.size());
       this.taskIterator = planned.iterator();
       // A LIMIT reads no further than it needs, and count(*) answers from file metadata: both sequentially.

@@ -432,7 +432,8 @@ public final class QueryPlanner {
         new FactorOrConditions(),
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
-        Programs.calc(DefaultRelMetadataProvider.INSTANCE));
+        Programs.calc(DefaultRelMetadataProvider.INSTANCE),
+        ParallelAggregates.INSTANCE);
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */

@@ -1,0 +1,25 @@
+package io.sqe.engine.exec.parallel;
+
+import java.util.function.Supplier;
+import org.apache.calcite.DataContext;
+
+/**
+ * What a scan split into parts sees while it runs in one part of a parallel pipeline: the state its
+ * parts share (the files planned once, from one snapshot, and the next file to claim).
+ */
+public interface ScanPart {
+  /** The part that {@code dataContext} runs, or null outside a parallel pipeline. */
+  static ScanPart of(DataContext dataContext) {
+    Object part = dataContext.get(PartContext.PART_KEY);
+    return part instanceof ScanPart ? (ScanPart) part : null;
+  }
+
+  /** Which part this is, from 0. */
+  int index();
+
+  /**
+   * The state all parts of this pipeline share in this execution, made by {@code create} for the
+   * first part that asks; the others wait for it. A failure of {@code create} is every part's.
+   */
+  <T> T shared(Supplier<T> create);
+}
