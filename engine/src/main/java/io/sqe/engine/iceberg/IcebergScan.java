@@ -254,7 +254,7 @@ public final class IcebergScan {
     RowEnumerator(QueryContext context, ScanPart part) {
       this.context = context;
       if (part != null) {
-        PartTasks shared = part.shared(() -> new PartTasks(context));
+        PartTasks shared = part.shared(IcebergScan.this, () -> new PartTasks(context));
         this.table = shared.table;
         this.tableSchema = shared.tableSchema;
         this.projected = shared.projected;

@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableFilter;
+import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableProject;
 import org.apache.calcite.plan.RelOptLattice;
 import org.apache.calcite.plan.RelOptMaterialization;
@@ -17,6 +18,7 @@ import org.apache.calcite.rel.InvalidRelException;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
@@ -28,8 +30,10 @@ import org.apache.calcite.util.ImmutableBitSet;
 /**
  * Splits an aggregate over a large scan into parts that run in parallel: {@code
  * Aggregate(Calc/Filter/Project*(IcebergTableScan))} becomes {@code
- * FinalAggregate(ParallelGather(PartialAggregate(Calc/Filter/Project*(partitioned scan))))}. Each
- * part aggregates the rows of the files it claims; the final aggregate combines the parts' groups:
+ * FinalAggregate(ParallelGather(PartialAggregate(Calc/Filter/Project*(partitioned scan))))}. The
+ * chain may pass through the probe (left) side of hash joins (inner, left, semi, anti), whose build
+ * side is then read once per execution and shared by the parts ({@link SharedInput}). Each part
+ * aggregates the rows of the files it claims; the final aggregate combines the parts' groups:
  * SUM and SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original
  * call's type, so results (decimal sums included) are exactly what one thread computes. Aggregates
  * with DISTINCT, ordered or other calls, grouping sets, a scan with a LIMIT, correlated
@@ -149,6 +153,9 @@ final class ParallelAggregates implements Program {
       }
       return scan.partitioned();
     }
+    if (rel instanceof EnumerableHashJoin) {
+      return probeSide((EnumerableHashJoin) rel);
+    }
     if (!(rel instanceof EnumerableCalc || rel instanceof EnumerableFilter || rel instanceof EnumerableProject
         || rel instanceof PolicyBoundary.Enumerable)) {
       return null;
@@ -158,6 +165,26 @@ final class ParallelAggregates implements Program {
     }
     RelNode input = partitioned(rel.getInput(0));
     return input == null ? null : rel.copy(rel.getTraitSet(), List.of(input));
+  }
+
+  /**
+   * A hash join whose probe (left) side is split into parts and whose build (right) side is read
+   * once and shared; only for joins where each probe row's result depends on that row alone (not
+   * RIGHT or FULL, which also return the build rows no probe row matched).
+   */
+  private static RelNode probeSide(EnumerableHashJoin join) {
+    JoinRelType type = join.getJoinType();
+    if (!(type == JoinRelType.INNER || type == JoinRelType.LEFT || type == JoinRelType.SEMI || type == JoinRelType.ANTI)
+        || !join.getVariablesSet().isEmpty()
+        || RexUtil.containsCorrelation(join.getCondition())) {
+      return null;
+    }
+    RelNode probe = partitioned(join.getLeft());
+    if (probe == null) {
+      return null;
+    }
+    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), join.getRight());
+    return join.copy(join.getTraitSet(), List.of(probe, build));
   }
 
   private static boolean correlated(RelNode rel) {

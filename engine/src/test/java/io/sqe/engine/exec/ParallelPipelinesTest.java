@@ -51,6 +51,10 @@ class ParallelPipelinesTest {
           Types.NestedField.optional(3, "k", Types.StringType.get()),
           Types.NestedField.optional(4, "d", Types.DecimalType.of(12, 2)),
           Types.NestedField.optional(5, "x", Types.DoubleType.get()));
+  private static final org.apache.iceberg.Schema DIM =
+      new org.apache.iceberg.Schema(
+          Types.NestedField.required(1, "key", Types.IntegerType.get()),
+          Types.NestedField.required(2, "name", Types.StringType.get()));
   private static final int FILES = 6;
   private static final int ROWS_PER_FILE = 2_000;
 
@@ -84,6 +88,15 @@ class ParallelPipelinesTest {
       }
     }
     lake.catalog().iceberg().createTable(TableIdentifier.of("s", "e"), SCHEMA);
+    Table dim = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "dim"), DIM);
+    List<Record> dimRows = new ArrayList<>();
+    for (int key = 0; key < 30; key += 2) {
+      Record r = GenericRecord.create(DIM);
+      r.setField("key", key);
+      r.setField("name", "n" + (key % 7));
+      dimRows.add(r);
+    }
+    append(dim, dimRows);
     engine = lake.engine();
     session = EmbeddedLake.session("test");
   }
@@ -106,7 +119,12 @@ class ParallelPipelinesTest {
             // Calcite turns it into a distinct aggregate with no calls under one without, which splits.
             "select count(distinct g) from s.r",
             "select sum(d) filter (where g = 3), count(*) filter (where k is null) from s.r",
-            "select g, sum(d) from s.r for version as of " + firstSnapshot + " group by g");
+            "select g, sum(d) from s.r for version as of " + firstSnapshot + " group by g",
+            // Hash joins probed by the split scan, their build side shared by the parts.
+            "select dim.name, sum(r.d), count(*), max(r.k) from s.r join s.dim on r.g = dim.key group by dim.name",
+            "select dim.name, count(*), sum(r.x) from s.r left join s.dim on r.g = dim.key group by dim.name",
+            "select count(*), sum(d) from s.r where g in (select key from s.dim where key < 10)",
+            "select g, count(*) from s.r where not exists (select 1 from s.dim where dim.key = r.g) group by g");
     for (String sql : queries) {
       List<List<Object>> serial = sorted(run(sql, 1));
       List<List<Object>> parallel = sorted(run(sql, 3));
@@ -114,6 +132,8 @@ class ParallelPipelinesTest {
       assertThat(explain(sql, 3)).as(sql).contains("ParallelGather").contains("parallel=[true]");
       assertThat(explain(sql, 1)).as(sql).doesNotContain("ParallelGather");
     }
+    assertThat(explain("select dim.name, count(*) from s.r join s.dim on r.g = dim.key group by dim.name", 3))
+        .contains("SharedInput");
     assertThat(run("select count(*) from s.r for version as of " + firstSnapshot, 3))
         .isEqualTo(List.of(List.of(3L * ROWS_PER_FILE)));
   }
@@ -123,7 +143,7 @@ class ParallelPipelinesTest {
     for (String sql :
         List.of(
             "select g, bit_or(id) from s.r group by g",
-            "select g, count(*) from (select * from s.r limit 100) group by g")) {
+            "select count(*) from (select * from s.r limit 100)")) {
       assertThat(explain(sql, 3)).as(sql).doesNotContain("ParallelGather");
       assertThat(sorted(run(sql, 3))).as(sql).isEqualTo(sorted(run(sql, 1)));
     }

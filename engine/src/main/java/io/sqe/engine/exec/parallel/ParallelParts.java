@@ -5,6 +5,7 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,6 +18,7 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
+import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.linq4j.function.Function1;
 
 /**
@@ -65,6 +67,25 @@ public final class ParallelParts {
       @Override
       public Enumerator<Object> enumerator() {
         return new Gather(root, part, ParallelSettings.parallelism());
+      }
+    };
+  }
+
+  /**
+   * The rows of {@code rows}, read once per execution by whichever part asks first and then handed
+   * to every part: the build side of a hash join whose probe side is split into parts. Outside a
+   * parallel pipeline, {@code rows} itself. Called from generated code.
+   */
+  public static Enumerable<Object> shared(DataContext root, String key, Enumerable<Object> rows) {
+    ScanPart part = ScanPart.of(root);
+    if (part == null) {
+      return rows;
+    }
+    return new AbstractEnumerable<>() {
+      @Override
+      public Enumerator<Object> enumerator() {
+        List<Object> list = part.shared(key, rows::toList);
+        return Linq4j.enumerator(list);
       }
     };
   }

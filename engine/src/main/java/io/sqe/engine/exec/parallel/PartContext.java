@@ -2,6 +2,7 @@ package io.sqe.engine.exec.parallel;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
@@ -31,8 +32,8 @@ final class PartContext implements DataContext, ScanPart {
   }
 
   @Override
-  public <T> T shared(Supplier<T> create) {
-    return shared.get(create);
+  public <T> T shared(Object key, Supplier<T> create) {
+    return shared.get(key, create);
   }
 
   @Override
@@ -55,13 +56,23 @@ final class PartContext implements DataContext, ScanPart {
     return PART_KEY.equals(name) ? this : query.get(name);
   }
 
-  /** The state of one execution of a parallel pipeline, made once. */
+  /** The state of one execution of a parallel pipeline, each value made once. */
   static final class Shared {
+    private final ConcurrentHashMap<Object, Once> values = new ConcurrentHashMap<>();
+
+    <T> T get(Object key, Supplier<T> create) {
+      @SuppressWarnings("unchecked")
+      T value = (T) values.computeIfAbsent(key, k -> new Once()).get(create);
+      return value;
+    }
+  }
+
+  private static final class Once {
     private Object value;
     private RuntimeException failure;
     private boolean made;
 
-    synchronized <T> T get(Supplier<T> create) {
+    synchronized Object get(Supplier<?> create) {
       if (!made) {
         try {
           value = create.get();
@@ -73,9 +84,7 @@ final class PartContext implements DataContext, ScanPart {
       if (failure != null) {
         throw failure;
       }
-      @SuppressWarnings("unchecked")
-      T result = (T) value;
-      return result;
+      return value;
     }
   }
 }

@@ -4,8 +4,9 @@ import java.util.function.Supplier;
 import org.apache.calcite.DataContext;
 
 /**
- * What a scan split into parts sees while it runs in one part of a parallel pipeline: the state its
- * parts share (the files planned once, from one snapshot, and the next file to claim).
+ * What a pipeline sees while it runs as one part of a parallel pipeline: the state its parts share
+ * (a split scan's files, planned once from one snapshot, and the next file to claim; the rows of a
+ * hash join's build side, read once).
  */
 public interface ScanPart {
   /** The part that {@code dataContext} runs, or null outside a parallel pipeline. */
@@ -18,8 +19,9 @@ public interface ScanPart {
   int index();
 
   /**
-   * The state all parts of this pipeline share in this execution, made by {@code create} for the
-   * first part that asks; the others wait for it. A failure of {@code create} is every part's.
+   * The state under {@code key} that all parts of this pipeline share in this execution, made by
+   * {@code create} for the first part that asks; the others wait for it. A failure of {@code
+   * create} is every part's.
    */
-  <T> T shared(Supplier<T> create);
+  <T> T shared(Object key, Supplier<T> create);
 }
