@@ -62,6 +62,8 @@ import org.apache.iceberg.util.TableScanUtil;
 public final class IcebergScan {
   /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
   private static final int READ_AHEAD_TASKS = 2;
+  /** How many tasks each part of a parallel pipeline reads ahead on a background thread. */
+  private static final int PART_READ_AHEAD_TASKS = Integer.getInteger("sqe.scan.part-read-ahead", 1);
   /** Whether Parquet tasks are read column by column where the types allow (see {@link VectorizedTaskReader}). */
   private static final boolean VECTORIZED = Boolean.parseBoolean(System.getProperty("sqe.scan.vectorized", "true"));
 
@@ -259,8 +261,11 @@ public final class IcebergScan {
         this.tableSchema = shared.tableSchema;
         this.projected = shared.projected;
         this.taskIterator = shared.claims();
-        // The parts are the parallelism: each reads what it claims on its own thread.
-        this.prefetch = null;
+        // Each part decodes the next split it claims on a reader thread while its pipeline works.
+        this.prefetch =
+            PART_READ_AHEAD_TASKS > 0 && limit == null && fieldIds.length > 0
+                ? new PrefetchingTaskReader(taskIterator, this::read, context, PART_READ_AHEAD_TASKS)
+                : null;
         return;
       }
       this.table = loadTable();

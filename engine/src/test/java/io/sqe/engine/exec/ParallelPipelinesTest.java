@@ -139,6 +139,14 @@ class ParallelPipelinesTest {
   }
 
   @Test
+  void partsThePoolHasNoThreadForRunOnTheQueryingThread() {
+    // More parts than the shared pool has threads: the rest run inline, after the querying thread's own.
+    int parts = 4 * Runtime.getRuntime().availableProcessors() + 6;
+    String sql = "select g, count(*), sum(d), min(k) from s.r group by g";
+    assertThat(sorted(run(sql, parts))).isEqualTo(sorted(run(sql, 1)));
+  }
+
+  @Test
   void aggregatesThatCannotBeSplitKeepTheirPlan() {
     for (String sql :
         List.of(
