@@ -57,7 +57,7 @@ import org.apache.iceberg.util.TableScanUtil;
  *
  * <p>A partitioned scan runs as the parts of a parallel pipeline ({@link ScanPart}): the first part
  * plans the files (one snapshot for all), split at row-group boundaries, and every part claims the
- * next unread split until none is left, reading it on its own thread.
+ * next unread split until none is left (one split ahead, on a reader thread).
  */
 public final class IcebergScan {
   /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
