@@ -34,11 +34,22 @@ import org.apache.arrow.memory.RootAllocator;
  * as the server prints the admin password, right after it listens. Also reported: when the server
  * said it listens, and how long SIGTERM took to stop it.
  *
- * <p>Usage: {@code bin/bench-startup [--runs 5] [--work-dir bench/target/startup] [--java-opts "-Xmx1g"]}.
+ * <p>Two ways to start it ({@code --launcher}): {@code dist} (the default) runs the built
+ * distribution's {@code bin/sqe start --foreground} with its {@code conf/sqe.yaml}, as a user or
+ * the container does, with its class data archive unless {@code --cds off} (made first, untimed,
+ * by {@code bin/sqe cds --if-missing}); {@code classpath} runs {@code io.sqe.flight.Main} on this
+ * module's class path with the given Java options and nothing else.
+ *
+ * <p>Usage: {@code bin/bench-startup [--runs 5] [--work-dir bench/target/startup] [--launcher dist|classpath]
+ * [--cds on|off] [--java-opts "-Xmx1g"]}.
  */
 public final class StartupBenchmark {
   static final String USAGE =
-      "Usage: bin/bench-startup [--runs 5] [--work-dir bench/target/startup] [--java-opts \"-Xmx1g\"]\n";
+      "Usage: bin/bench-startup [--runs 5] [--work-dir bench/target/startup] [--launcher dist|classpath]\n"
+          + "                         [--cds on|off] [--java-opts \"-Xmx1g\"] [--distribution DIR]\n"
+          + "  --launcher dist       (default) the built distribution's bin/sqe start --foreground, as a user starts it\n"
+          + "  --launcher classpath  java io.sqe.flight.Main on the bench module's class path\n"
+          + "  --cds on|off          dist only: with the distribution's class data archive (default on; made first if missing)\n";
   private static final String PASSWORD_LINE = "Created user 'admin' with password: ";
   private static final long WAIT_SECONDS = 120;
   /** USER_HZ, which Linux fixes at 100 for /proc. */
@@ -57,7 +68,12 @@ public final class StartupBenchmark {
     Map<String, String> options;
     try {
       options = CommandLineArguments.parse(Set.of(), args);
-      CommandLineArguments.rejectUnknown(options, Set.of("--runs", "--work-dir", "--java-opts"));
+      CommandLineArguments.rejectUnknown(
+          options, Set.of("--runs", "--work-dir", "--java-opts", "--launcher", "--cds", "--distribution"));
+      if (!Set.of("dist", "classpath").contains(options.getOrDefault("--launcher", "dist"))
+          || !Set.of("on", "off").contains(options.getOrDefault("--cds", "on"))) {
+        throw new IllegalArgumentException("--launcher is dist or classpath, --cds on or off");
+      }
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.err.print(USAGE);
@@ -66,12 +82,23 @@ public final class StartupBenchmark {
     }
     int runs = Integer.parseInt(options.getOrDefault("--runs", "5"));
     Path work = Path.of(options.getOrDefault("--work-dir", "bench/target/startup")).toAbsolutePath();
-    List<String> javaOptions = List.of(options.getOrDefault("--java-opts", "-Xmx1g").trim().split("\\s+"));
+    String javaOptions = options.getOrDefault("--java-opts", "-Xmx1g").trim();
+    Launcher launcher;
+    if (options.getOrDefault("--launcher", "dist").equals("dist")) {
+      Path home = options.containsKey("--distribution")
+          ? Path.of(options.get("--distribution")).toAbsolutePath()
+          : builtDistribution();
+      launcher = new Launcher(home, options.getOrDefault("--cds", "on").equals("on"), javaOptions, work.resolve("run"));
+      launcher.prepare();
+    } else {
+      launcher = new Launcher(null, false, javaOptions, null);
+    }
+    System.out.println("Launcher: " + launcher.describe());
     List<Run> results = new ArrayList<>();
     for (int i = 1; i <= runs; i++) {
       Path data = work.resolve("run-" + i);
       deleteRecursively(data);
-      Run run = startOnce(data, javaOptions);
+      Run run = startOnce(data, launcher);
       System.out.printf(Locale.ROOT,
           "run %d: listening %d ms, first answer %d ms (server CPU %d ms), stopped by SIGTERM in %d ms%n",
           i, run.listeningMillis(), run.firstAnswerMillis(), run.cpuMillisAtFirstAnswer(), run.stopMillis());
@@ -90,21 +117,86 @@ public final class StartupBenchmark {
         loadAverage());
   }
 
-  private static Run startOnce(Path data, List<String> javaOptions) throws Exception {
+  /** How the server is started: the distribution's bin/sqe ({@code home} set) or java on this class path. */
+  record Launcher(Path home, boolean cds, String javaOptions, Path runDir) {
+    Path cdsDir() {
+      return runDir.resolveSibling("cds");
+    }
+
+    /** Makes the distribution's class data archive when it is missing (not timed), as its install would. */
+    void prepare() throws Exception {
+      if (home == null || !cds) {
+        return;
+      }
+      ProcessBuilder builder = new ProcessBuilder(home.resolve("bin/sqe").toString(), "cds", "--if-missing");
+      environment(builder, null, 0);
+      builder.inheritIO();
+      Process process = builder.start();
+      if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
+        process.destroyForcibly();
+        throw new IllegalStateException("bin/sqe cds failed");
+      }
+    }
+
+    String describe() {
+      return home == null
+          ? "java " + javaOptions + " io.sqe.flight.Main on the bench module's class path (--launcher classpath)"
+          : home.resolve("bin/sqe") + " start --foreground, its conf/sqe.yaml, SQE_JAVA_OPTS=\"" + javaOptions
+              + "\", class data archive " + (cds ? "on (" + cdsDir() + ")" : "off");
+    }
+
+    List<String> command() {
+      if (home != null) {
+        return List.of(home.resolve("bin/sqe").toString(), "start", "--foreground");
+      }
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(List.of(javaOptions.split("\\s+")));
+      command.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+      command.add("-Darrow.enable_unsafe_memory_access=true");
+      command.add("-cp");
+      command.add(System.getProperty("java.class.path"));
+      command.add("io.sqe.flight.Main");
+      return command;
+    }
+
+    void environment(ProcessBuilder builder, Path data, int port) throws IOException {
+      Map<String, String> environment = builder.environment();
+      environment.keySet().removeIf(name -> name.startsWith("SQE_"));
+      if (data != null) {
+        environment.put("SQE_HOST", "127.0.0.1");
+        environment.put("SQE_PORT", Integer.toString(port));
+        environment.put("SQE_DATA__DIR", data.toString());
+      }
+      if (home != null) {
+        environment.put("JAVA_HOME", System.getProperty("java.home"));
+        environment.put("SQE_JAVA_OPTS", javaOptions);
+        environment.put("SQE_RUN_DIR", runDir.toString());
+        environment.put("SQE_CDS", cds ? "auto" : "off");
+        environment.put("SQE_CDS_DIR", cdsDir().toString());
+        // The distribution's configuration turns the HTTP endpoint on (8081); a free port, so runs never clash.
+        environment.put("SQE_HTTP_PORT", Integer.toString(freePort()));
+      }
+    }
+  }
+
+  /** The distribution directory Maven builds (distribution/target/sqe-VERSION/sqe-VERSION). */
+  private static Path builtDistribution() throws IOException {
+    Path target = Path.of("distribution", "target").toAbsolutePath();
+    try (Stream<Path> found = Files.exists(target) ? Files.walk(target, 4) : Stream.empty()) {
+      return found
+          .filter(p -> p.endsWith(Path.of("bin", "sqe")) && Files.isExecutable(p))
+          .map(p -> p.getParent().getParent())
+          .findFirst()
+          .orElseThrow(() -> new IllegalStateException(
+              "No built distribution under " + target + ": mvn -pl distribution -am package -DskipTests"));
+    }
+  }
+
+  private static Run startOnce(Path data, Launcher launcher) throws Exception {
     int port = freePort();
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(javaOptions);
-    command.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
-    command.add("-Darrow.enable_unsafe_memory_access=true");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("io.sqe.flight.Main");
-    ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().keySet().removeIf(name -> name.startsWith("SQE_"));
-    builder.environment().put("SQE_HOST", "127.0.0.1");
-    builder.environment().put("SQE_PORT", Integer.toString(port));
-    builder.environment().put("SQE_DATA__DIR", data.toString());
+    ProcessBuilder builder = new ProcessBuilder(launcher.command());
+    launcher.environment(builder, data, port);
     builder.redirectErrorStream(true);
     long start = System.nanoTime();
     Process process = builder.start();

@@ -72,6 +72,32 @@ class JoinPlanningTest {
     }
   }
 
+  @Test
+  void outerJoinsBuildOnTheSmallerInputWhicheverSideIsPreserved() {
+    // small has keys 0..9, 600 fact rows each; keys 10.. of big have no fact rows (f_big < 200 all match).
+    String leftJoin =
+        "select s_key, count(f_id), sum(f_value) from small left join fact on f_small = s_key group by s_key order by s_key";
+    String plan = plan(leftJoin);
+    assertThat(plan).contains("joinType=[right]");
+    assertBuildsOnTheSmallerSide(plan);
+    List<List<Object>> expected = new ArrayList<>();
+    for (int s = 0; s < 10; s++) {
+      long sum = 0;
+      for (long id = s; id < 6000; id += 10) {
+        sum += id;
+      }
+      expected.add(List.of(s, 600L, sum));
+    }
+    assertThat(run(leftJoin)).isEqualTo(expected);
+
+    String rightJoin =
+        "select count(*), count(f_id) from fact right join (select * from big where b_key >= 150) b on f_big = b_key and f_id < 1000";
+    plan = plan(rightJoin);
+    assertBuildsOnTheSmallerSide(plan);
+    // f_big = f_id % 200 >= 150 for f_id < 1000: 5 ids per key; every key 150..199 has some.
+    assertThat(run(rightJoin)).isEqualTo(List.of(List.of(250L, 250L)));
+  }
+
   /** No hash join in {@code plan} has the fact table's scan as its right (build) input. */
   private static void assertBuildsOnTheSmallerSide(String plan) {
     List<String> lines = plan.lines().toList();

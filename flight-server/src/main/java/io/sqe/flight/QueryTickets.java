@@ -35,6 +35,8 @@ final class QueryTickets implements AutoCloseable {
         Caffeine.newBuilder()
             .expireAfterWrite(lifetime)
             .maximumSize(100_000)
+            // Hits: a ticket read (DoGet) or renewed while it is kept; misses: one unknown or expired.
+            .recordStats()
             // On time, not at the next access: an unfetched execution holds memory.
             .scheduler(Scheduler.systemScheduler())
             // At once on the thread that removes, so that close() leaves nothing open.
@@ -86,6 +88,11 @@ final class QueryTickets implements AutoCloseable {
     } catch (InvalidProtocolBufferException e) {
       return Optional.empty();
     }
+  }
+
+  /** The tickets by query id, for the server's cache metrics. */
+  Cache<String, PendingQuery> cache() {
+    return tickets;
   }
 
   @Override

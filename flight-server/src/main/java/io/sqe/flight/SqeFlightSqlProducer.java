@@ -87,6 +87,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -147,7 +148,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
   private final Cache<String, PreparedHandle> prepared =
-      Caffeine.newBuilder().expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT).maximumSize(100_000).build();
+      Caffeine.newBuilder()
+          .expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT)
+          .maximumSize(100_000)
+          .recordStats()
+          .build();
   /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
   private final Cache<String, ClientSession> transactionSessions =
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
@@ -196,6 +201,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
     results.close();
     tickets.close();
+  }
+
+  /**
+   * The producer's own caches by the name the metrics give them: {@code tickets} (query tickets,
+   * looked up by each DoGet and renewal) and {@code prepared_statements} (handles, looked up by
+   * each execution and by their close).
+   */
+  public Map<String, Cache<?, ?>> caches() {
+    return Map.of("tickets", tickets.cache(), "prepared_statements", prepared);
   }
 
   // ---- sessions
@@ -1101,6 +1115,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     };
   }
 
+  /** The audit record of a Flight SQL EndTransaction: kind COMMIT or ROLLBACK, as their SQL statements. */
+  private StatementAudit transactionAudit(CallContext context, Session session, String kind) {
+    if (!audit.recordsStatements()) {
+      return StatementAudit.NONE;
+    }
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    return audit.statement(session.principal().user(), client, new StatementFacts(kind, List.of(), List.of()));
+  }
+
   /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
   private StatementAudit ingestAudit(CallContext context, Session session, CommandStatementIngest command) {
     if (!audit.recordsStatements()) {
@@ -1174,13 +1198,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void endTransaction(ActionEndTransactionRequest request, CallContext context, StreamListener<Result> listener) {
     try {
-      Transaction transaction = transaction(session(context), request.getTransactionId());
+      ClientSession session = session(context);
+      Transaction transaction = transaction(session, request.getTransactionId());
       switch (request.getAction()) {
         case END_TRANSACTION_COMMIT:
-          transaction.commit();
+          // Recorded as SQL's COMMIT is: the audit line, the statement and commit (or conflict) metrics.
+          transactionAudit(context, session.session(), "COMMIT").recordUpdate(null, () -> {
+            transaction.commit();
+            return 0;
+          });
           break;
         case END_TRANSACTION_ROLLBACK:
-          transaction.rollback();
+          transactionAudit(context, session.session(), "ROLLBACK").recordUpdate(null, () -> {
+            transaction.rollback();
+            return 0;
+          });
           break;
         default:
           throw FlightErrors.invalid("EndTransaction needs an action: COMMIT or ROLLBACK");

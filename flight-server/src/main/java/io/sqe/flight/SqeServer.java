@@ -40,6 +40,8 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -124,25 +126,24 @@ public final class SqeServer implements AutoCloseable {
         audit = AuditLog.open(config.auditFile(), metrics);
         LOG.info("Audit log: {}", config.auditFile());
       }
+      // Authentication (the user store: a new admin's password hash, 210,000 PBKDF2 rounds; the
+      // signing key; OIDC discovery) needs nothing of the catalog or the engine: it is made on a
+      // thread of its own while they are, the other core's work during a start.
+      AuditLog auditLog = audit;
+      CompletableFuture<LocalAuthentication> authenticating = new CompletableFuture<>();
+      Thread authThread = new Thread(() -> {
+        try {
+          authenticating.complete(authentication(config, auditLog));
+        } catch (IOException | RuntimeException | Error e) {
+          authenticating.completeExceptionally(e);
+        }
+      }, "sqe-start-auth");
+      authThread.setDaemon(true);
+      authThread.start();
       LakehouseCatalog lakehouse = openCatalog(config);
       catalogs = new Catalogs(List.of(lakehouse), config.catalog().name());
       health = new LakehouseHealth(
           lakehouse, config.catalog().type() == ServerConfig.CatalogType.EMBEDDED ? config.catalog().warehouse() : null);
-      OidcProvider oidc = null;
-      if (config.auth().oidc() != null) {
-        oidc = new OidcProvider(config.auth().oidc(), Clock.systemUTC());
-        oidc.discoverEagerly();
-      }
-      LocalAuthentication authentication =
-          LocalAuthentication.create(
-              new AuthConfig(
-                  config.dataDir().resolve("security"),
-                  config.auth().tokenLifetime(),
-                  config.auth().issuer(),
-                  config.auth().passwordHashIterations()),
-              oidc,
-              new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
-              audit);
       if (config.tpchScale() > 0) {
         LakehouseCatalog catalog = catalogs.find(config.catalog().name()).orElseThrow();
         LOG.info("Loading TPC-H at scale {} into {}.tpch", config.tpchScale(), catalog.name());
@@ -166,6 +167,7 @@ public final class SqeServer implements AutoCloseable {
               InformationSchema.schemas(metadata),
               access);
       warmUp(engine, config.catalog().name());
+      LocalAuthentication authentication = await(authenticating);
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       SqeFlightSqlProducer producer =
@@ -179,7 +181,7 @@ public final class SqeServer implements AutoCloseable {
               audit);
       ServingState serving = new ServingState();
       callThreads = callThreads();
-      registerMetrics(metrics, lakehouse, sessions, engine, allocator);
+      registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .executor(callThreads)
@@ -227,6 +229,45 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
+  private static LocalAuthentication authentication(ServerConfig config, AuditLog audit) throws IOException {
+    OidcProvider oidc = null;
+    if (config.auth().oidc() != null) {
+      oidc = new OidcProvider(config.auth().oidc(), Clock.systemUTC());
+      oidc.discoverEagerly();
+    }
+    return LocalAuthentication.create(
+        new AuthConfig(
+            config.dataDir().resolve("security"),
+            config.auth().tokenLifetime(),
+            config.auth().issuer(),
+            config.auth().passwordHashIterations()),
+        oidc,
+        new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
+        audit);
+  }
+
+  /** The authentication made on its own thread; what it threw is thrown here, as if made on this one. */
+  private static LocalAuthentication await(CompletableFuture<LocalAuthentication> authenticating) throws IOException {
+    try {
+      return authenticating.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while starting", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(cause);
+    }
+  }
+
   /**
    * The threads gRPC runs Flight's calls on. Flight would make its own and stop it as soon as a
    * shutdown begins, which would refuse the running calls' later events (a DoPut's next message, a
@@ -255,10 +296,16 @@ public final class SqeServer implements AutoCloseable {
   }
 
   private static void registerMetrics(
-      ServerMetrics metrics, LakehouseCatalog lakehouse, SessionManager sessions, QueryEngine engine, BufferAllocator allocator) {
+      ServerMetrics metrics,
+      LakehouseCatalog lakehouse,
+      SessionManager sessions,
+      QueryEngine engine,
+      SqeFlightSqlProducer producer,
+      BufferAllocator allocator) {
     metrics.registerCache("tables", lakehouse.tableCache());
     metrics.registerCache("sessions", sessions.cache());
     engine.caches().forEach(metrics::registerCache);
+    producer.caches().forEach(metrics::registerCache);
     metrics.registerGauge("sqe_sessions_active", "Client sessions open (estimated)", () -> sessions.cache().estimatedSize());
     metrics.registerGauge(
         "sqe_queries_running", "Statements running now",

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.ErrorCode;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
 import org.apache.calcite.linq4j.QueryProvider;
@@ -23,6 +25,7 @@ public final class QueryContext implements DataContext {
   private final JavaTypeFactory typeFactory;
   private final Map<String, Object> values;
   private final QueryRun run;
+  private final ConcurrentMap<Object, Object> runtimeState = new ConcurrentHashMap<>();
 
   /**
    * @param run the run this execution belongs to: its cancel flag and figures; a command's
@@ -56,6 +59,14 @@ public final class QueryContext implements DataContext {
 
   public String queryId() {
     return queryId;
+  }
+
+  /**
+   * State that parts of a compiled plan share during this execution only (a join's build-side keys
+   * for a scan, say), keyed by an object of the plan; one compiled plan runs many times.
+   */
+  public ConcurrentMap<Object, Object> runtimeState() {
+    return runtimeState;
   }
 
   public QueryStats stats() {

@@ -8,6 +8,8 @@ public final class QueryStats {
   private final AtomicLong filesScanned = new AtomicLong();
   private final AtomicLong bytesScanned = new AtomicLong();
   private final AtomicLong filesReadByColumns = new AtomicLong();
+  private final AtomicLong rowsSkippedOnVectors = new AtomicLong();
+  private final AtomicLong dynamicFiltersApplied = new AtomicLong();
   private final AtomicLong rowsReturned = new AtomicLong();
   private final AtomicLong batchesReturned = new AtomicLong();
   private volatile long planningNanos;
@@ -29,6 +31,21 @@ public final class QueryStats {
   /** A scan read an opened file column by column (vectorized) rather than row by row. */
   public void fileReadByColumns() {
     filesReadByColumns.incrementAndGet();
+  }
+
+  /** A scan dropped this many rows on the Arrow vectors, before building them, as its filter cannot match them. */
+  public void rowsSkippedOnVectors(long rows) {
+    rowsSkippedOnVectors.addAndGet(rows);
+  }
+
+  /** A scan opened with the build-side keys of a join above it (a dynamic filter). */
+  public void dynamicFilterApplied() {
+    dynamicFiltersApplied.incrementAndGet();
+  }
+
+  /** How many scans opened with a join's build-side keys. */
+  public long dynamicFiltersApplied() {
+    return dynamicFiltersApplied.get();
   }
 
   void batchReturned(int rows) {
@@ -77,6 +94,11 @@ public final class QueryStats {
   /** Of the files opened, how many were read column by column. */
   public long filesReadByColumns() {
     return filesReadByColumns.get();
+  }
+
+  /** Rows the scans dropped on the vectors before building them (see {@link #rowsSkippedOnVectors(long)}). */
+  public long rowsSkippedOnVectors() {
+    return rowsSkippedOnVectors.get();
   }
 
   public long bytesScanned() {

@@ -13,6 +13,7 @@ import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
@@ -173,7 +174,8 @@ final class IcebergFilterConverter {
   }
 
   private Optional<Expression> like(RexCall call) {
-    if (call.getOperands().size() != 2) {
+    // ILIKE, NOT LIKE and NOT ILIKE share LIKE's kind; a prefix is implied by LIKE's pattern only.
+    if (call.getOperator() != SqlStdOperatorTable.LIKE || call.getOperands().size() != 2) {
       return Optional.empty();
     }
     Optional<Types.NestedField> column = column(call.getOperands().get(0));
@@ -282,7 +284,12 @@ final class IcebergFilterConverter {
             return Optional.empty();
           }
           Double d = literal.getValueAs(Double.class);
-          return Optional.ofNullable(type.typeId() == Type.TypeID.FLOAT && d != null ? (Object) d.floatValue() : d);
+          if (type.typeId() == Type.TypeID.FLOAT && d != null) {
+            // The column is compared as a double: a literal that a float cannot hold exactly would
+            // become a bound on the wrong side of some values.
+            return d.floatValue() == d ? Optional.of(d.floatValue()) : Optional.empty();
+          }
+          return Optional.ofNullable(d);
         }
         case STRING: {
           if (literal.getTypeName() != SqlTypeName.CHAR && literal.getTypeName() != SqlTypeName.VARCHAR) {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -37,6 +38,7 @@ import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
@@ -85,8 +87,16 @@ public final class IcebergScan {
   private final Expression filter;
   private final Long limit;
   private final boolean partitioned;
+  /** The columns that joins above publish their build-side keys for (see {@link DynamicFilters}). */
+  private final List<DynamicFilters.ColumnFilter> dynamicFilters;
 
-  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit, boolean partitioned) {
+  IcebergScan(
+      IcebergTable table,
+      ImmutableIntList projection,
+      Expression filter,
+      Long limit,
+      boolean partitioned,
+      List<DynamicFilters.Target> dynamicFilters) {
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
@@ -103,6 +113,10 @@ public final class IcebergScan {
     this.filter = requireNonNull(filter, "filter is null");
     this.limit = limit;
     this.partitioned = partitioned;
+    this.dynamicFilters = new ArrayList<>();
+    for (DynamicFilters.Target target : dynamicFilters) {
+      this.dynamicFilters.add(new DynamicFilters.ColumnFilter(columns.get(projection.get(target.column)), target.slot));
+    }
   }
 
   /** Called from generated code. */
@@ -112,7 +126,7 @@ public final class IcebergScan {
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        return new RowEnumerator(context, part);
+        return new RowEnumerator(dataContext, context, part);
       }
     };
   }
@@ -156,8 +170,29 @@ public final class IcebergScan {
     return fields.size() == schema.columns().size() ? schema : new Schema(fields);
   }
 
-  /** The files of the table's current (or pinned) snapshot that the filter may match. */
-  private List<FileScanTask> planFiles(Table table, Schema projected, QueryContext context) {
+  /**
+   * The pushed filter and the keys that joins above have published for this execution (in {@code
+   * dataContext}: a part's own, else the query's), for file planning; the key sets too large for
+   * an IN list go to {@code keySets}, to be tested on the vectors.
+   */
+  private Expression withDynamicFilters(DataContext dataContext, QueryContext context, Map<Integer, LongKeySet> keySets) {
+    Expression withKeys = filter;
+    for (DynamicFilters.ColumnFilter dynamic : dynamicFilters) {
+      DynamicFilters.Keys keys = dynamic.slot.current(dataContext);
+      if (keys == null) {
+        continue;
+      }
+      withKeys = Expressions.and(withKeys, dynamic.expression(keys));
+      if (keys.set != null && keys.set.size() > DynamicFilters.IN_LIST_KEYS) {
+        keySets.put(dynamic.field.fieldId(), keys.set);
+      }
+      context.stats().dynamicFilterApplied();
+    }
+    return withKeys;
+  }
+
+  /** The files of the table's current (or pinned) snapshot that {@code scanFilter} may match. */
+  private List<FileScanTask> planFiles(Table table, Schema projected, Expression scanFilter, QueryContext context) {
     Long snapshotId;
     if (pinnedTable != null) {
       snapshotId = pinnedSnapshotId;
@@ -168,7 +203,7 @@ public final class IcebergScan {
     List<FileScanTask> planned = new ArrayList<>();
     if (snapshotId != null) {
       TableScan scan =
-          table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(filter).caseSensitive(true);
+          table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
       // Planned up front, so that the run's progress (files opened of files planned) is known.
       try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
         for (FileScanTask task : tasks) {
@@ -195,14 +230,19 @@ public final class IcebergScan {
     private final Table table;
     private final Schema tableSchema;
     private final Schema projected;
+    /** The pushed filter with the keys published to the first part (all parts join the same build rows). */
+    private final Expression scanFilter;
+    /** Read by every part, never changed after planning. */
+    private final Map<Integer, LongKeySet> keySets = new HashMap<>();
     private final List<FileScanTask> tasks = new ArrayList<>();
     private final AtomicInteger next = new AtomicInteger();
 
-    PartTasks(QueryContext context) {
+    PartTasks(DataContext dataContext, QueryContext context) {
       this.table = loadTable();
       this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
       this.projected = readSchema(tableSchema);
-      List<FileScanTask> planned = planFiles(table, projected, context);
+      this.scanFilter = withDynamicFilters(dataContext, context, keySets);
+      List<FileScanTask> planned = planFiles(table, projected, scanFilter, context);
       context.stats().filesPlanned(planned.size());
       TableScanUtil.splitFiles(CloseableIterable.withNoopClose(planned), SPLIT_BYTES).forEach(tasks::add);
       tasks.sort(Comparator.comparingLong(FileScanTask::length).reversed());
@@ -244,6 +284,10 @@ public final class IcebergScan {
     private final Schema tableSchema;
     private final Schema projected;
     private final Iterator<FileScanTask> taskIterator;
+    /** The pushed filter and the dynamic filters published before this scan opened. */
+    private final Expression scanFilter;
+    /** Build-side key sets too large for Iceberg's IN list, tested on the vectors, by field id. */
+    private final Map<Integer, LongKeySet> keySets;
     /** Reads the tasks ahead on background threads; null when this scan reads them itself. */
     private final PrefetchingTaskReader prefetch;
     private Object[] batch;
@@ -253,13 +297,16 @@ public final class IcebergScan {
     private long produced;
     private Object current;
 
-    RowEnumerator(QueryContext context, ScanPart part) {
+    RowEnumerator(DataContext dataContext, QueryContext context, ScanPart part) {
       this.context = context;
       if (part != null) {
-        PartTasks shared = part.shared(IcebergScan.this, () -> new PartTasks(context));
+        // The first part to open plans the files, with the keys published to it by then.
+        PartTasks shared = part.shared(IcebergScan.this, () -> new PartTasks(dataContext, context));
         this.table = shared.table;
         this.tableSchema = shared.tableSchema;
         this.projected = shared.projected;
+        this.scanFilter = shared.scanFilter;
+        this.keySets = shared.keySets;
         this.taskIterator = shared.claims();
         // Each part decodes the next split it claims on a reader thread while its pipeline works.
         this.prefetch =
@@ -271,7 +318,9 @@ public final class IcebergScan {
       this.table = loadTable();
       this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
       this.projected = readSchema(tableSchema);
-      List<FileScanTask> planned = planFiles(table, projected, context);
+      this.keySets = new HashMap<>();
+      this.scanFilter = withDynamicFilters(dataContext, context, keySets);
+      List<FileScanTask> planned = planFiles(table, projected, scanFilter, context);
       context.stats().filesPlanned(planned.size());
       this.taskIterator = planned.iterator();
       // A LIMIT reads no further than it needs, and count(*) answers from file metadata: both sequentially.
@@ -369,8 +418,9 @@ public final class IcebergScan {
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
       if (VECTORIZED && task.deletes().isEmpty()) {
+        VectorSelection selection = VectorSelection.ENABLED ? VectorSelection.of(scanFilter, keySets, projected, context.stats()) : null;
         CloseableIterator<Object> vectorized =
-            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants);
+            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection);
         if (vectorized != null) {
           context.stats().fileReadByColumns();
           return vectorized;

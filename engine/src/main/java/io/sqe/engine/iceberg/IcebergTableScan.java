@@ -217,7 +217,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit, partitioned);
+    // A join above may have offered its build-side keys for one of this scan's columns.
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit, partitioned, DynamicFilters.claim(this));
     icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(

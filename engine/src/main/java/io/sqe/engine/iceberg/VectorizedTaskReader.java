@@ -89,11 +89,17 @@ final class VectorizedTaskReader {
   /**
    * The rows of {@code task} in Calcite's shape for the first {@code outputColumns} columns of
    * {@code readSchema} (a bare value for one column, else an {@code Object[]}), or null when this
-   * reader does not handle the task. The task's residual only prunes row groups: the rows are not
-   * filtered.
+   * reader does not handle the task. The task's residual prunes row groups; {@code selection}, when
+   * not null, drops rows on the vectors before they are built (only rows the scan's filter cannot
+   * match: see {@link VectorSelection}).
    */
   static CloseableIterator<Object> open(
-      FileIO io, FileScanTask task, Schema readSchema, int outputColumns, Map<Integer, ?> constants) {
+      FileIO io,
+      FileScanTask task,
+      Schema readSchema,
+      int outputColumns,
+      Map<Integer, ?> constants,
+      VectorSelection selection) {
     if (outputColumns == 0
         || task.file().format() != FileFormat.PARQUET
         || !task.deletes().isEmpty()
@@ -123,13 +129,13 @@ final class VectorizedTaskReader {
       throw e;
     }
     if (unsupported[0]) {
-      try (Rows rows = new Rows(iterator, readSchema, 0, constants, allocator)) {
+      try (Rows rows = new Rows(iterator, readSchema, 0, constants, allocator, null)) {
         return null;
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    return new Rows(iterator, readSchema, outputColumns, constants, allocator);
+    return new Rows(iterator, readSchema, outputColumns, constants, allocator, selection);
   }
 
   /** Closes a task's allocator and the builder's child of it, once the task's vectors are released. */
@@ -246,6 +252,10 @@ final class VectorizedTaskReader {
     private final Type[] types;
     private final Object[] constants;
     private final int outputColumns;
+    /** Drops rows on the vectors before they are built; null to build every row. */
+    private final VectorSelection selection;
+    /** The positions in the current batch of the rows to build. */
+    private int[] selected = new int[0];
     /** Per column, the dictionary last converted and its values in the engine's representation. */
     private final Dictionary[] dictionaries;
     private final Object[][] dictionaryValues;
@@ -260,8 +270,10 @@ final class VectorizedTaskReader {
         Schema readSchema,
         int outputColumns,
         Map<Integer, ?> constants,
-        BufferAllocator allocator) {
+        BufferAllocator allocator,
+        VectorSelection selection) {
       this.batches = batches;
+      this.selection = selection;
       this.allocator = allocator;
       this.outputColumns = outputColumns;
       this.types = new Type[outputColumns];
@@ -307,13 +319,28 @@ final class VectorizedTaskReader {
     }
 
     private void convert(VectorHolder[] batch) {
-      int count = batch.length == 0 ? 0 : batch[0].numValues();
-      if (rows.length < count) {
-        rows = new Object[count];
-        columns = new Object[outputColumns][count];
+      int total = batch.length == 0 ? 0 : batch[0].numValues();
+      if (rows.length < total) {
+        rows = new Object[total];
+        columns = new Object[outputColumns][total];
+      }
+      if (selected.length < total) {
+        selected = new int[total];
+      }
+      int count;
+      if (selection == null) {
+        for (int i = 0; i < total; i++) {
+          selected[i] = i;
+        }
+        count = total;
+      } else {
+        count = selection.select(batch, total, selected);
       }
       size = count;
       index = 0;
+      if (count == 0) {
+        return;
+      }
       if (outputColumns == 1) {
         fill(batch[0], 0, rows, count);
         return;
@@ -330,15 +357,16 @@ final class VectorizedTaskReader {
       }
     }
 
-    /** Writes column {@code column}'s {@code count} values into {@code out}. */
+    /** Writes column {@code column}'s values at the first {@code count} selected positions into {@code out}. */
     private void fill(VectorHolder holder, int column, Object[] out, int count) {
       if (holder instanceof VectorHolder.ConstantVectorHolder || holder.vector() == null) {
         Object constant = constants[column];
-        for (int r = 0; r < count; r++) {
-          out[r] = constant;
+        for (int i = 0; i < count; i++) {
+          out[i] = constant;
         }
         return;
       }
+      int[] sel = selected;
       NullabilityHolder nulls = holder.nullabilityHolder();
       boolean hasNulls = nulls != null && nulls.hasNulls();
       FieldVector vector = holder.vector();
@@ -346,46 +374,52 @@ final class VectorizedTaskReader {
       if (holder.isDictionaryEncoded()) {
         Object[] decoded = dictionaryValues(column, holder);
         ArrowBuf ids = vector.getDataBuffer();
-        for (int r = 0; r < count; r++) {
-          out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : decoded[ids.getInt((long) r * 4)];
+        for (int i = 0; i < count; i++) {
+          int r = sel[i];
+          out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : decoded[ids.getInt((long) r * 4)];
         }
         return;
       }
       switch (type.typeId()) {
         case BOOLEAN: {
           BitVector bits = (BitVector) vector;
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : bits.get(r) != 0;
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : bits.get(r) != 0;
           }
           return;
         }
         case INTEGER:
         case DATE: {
           ArrowBuf data = ((BaseFixedWidthVector) vector).getDataBuffer();
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : Integer.valueOf(data.getInt((long) r * 4));
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : Integer.valueOf(data.getInt((long) r * 4));
           }
           return;
         }
         case LONG:
         case TIMESTAMP: {
           ArrowBuf data = ((BaseFixedWidthVector) vector).getDataBuffer();
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : Long.valueOf(data.getLong((long) r * 8));
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : Long.valueOf(data.getLong((long) r * 8));
           }
           return;
         }
         case FLOAT: {
           Float4Vector floats = (Float4Vector) vector;
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : floats.get(r);
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : floats.get(r);
           }
           return;
         }
         case DOUBLE: {
           Float8Vector doubles = (Float8Vector) vector;
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : doubles.get(r);
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : doubles.get(r);
           }
           return;
         }
@@ -393,42 +427,47 @@ final class VectorizedTaskReader {
           int scale = ((Types.DecimalType) type).scale();
           if (vector instanceof FixedSizeBinaryVector) {
             FixedSizeBinaryVector bytes = (FixedSizeBinaryVector) vector;
-            for (int r = 0; r < count; r++) {
-              out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new BigDecimal(new BigInteger(bytes.get(r)), scale);
+            for (int i = 0; i < count; i++) {
+            int r = sel[i];
+              out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : new BigDecimal(new BigInteger(bytes.get(r)), scale);
             }
             return;
           }
           BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
           ArrowBuf data = fixed.getDataBuffer();
           boolean wide = fixed.getTypeWidth() == 8;
-          for (int r = 0; r < count; r++) {
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
             if (hasNulls && nulls.isNullAt(r) == 1) {
-              out[r] = null;
+              out[i] = null;
             } else {
               long unscaled = wide ? data.getLong((long) r * 8) : data.getInt((long) r * 4);
-              out[r] = BigDecimal.valueOf(unscaled, scale);
+              out[i] = BigDecimal.valueOf(unscaled, scale);
             }
           }
           return;
         }
         case STRING: {
           BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new String(strings.get(r), StandardCharsets.UTF_8);
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : new String(strings.get(r), StandardCharsets.UTF_8);
           }
           return;
         }
         case BINARY: {
           BaseVariableWidthVector bytes = (BaseVariableWidthVector) vector;
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new ByteString(bytes.get(r));
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : new ByteString(bytes.get(r));
           }
           return;
         }
         case FIXED: {
           FixedSizeBinaryVector bytes = (FixedSizeBinaryVector) vector;
-          for (int r = 0; r < count; r++) {
-            out[r] = hasNulls && nulls.isNullAt(r) == 1 ? null : new ByteString(bytes.get(r));
+          for (int i = 0; i < count; i++) {
+            int r = sel[i];
+            out[i] = hasNulls && nulls.isNullAt(r) == 1 ? null : new ByteString(bytes.get(r));
           }
           return;
         }

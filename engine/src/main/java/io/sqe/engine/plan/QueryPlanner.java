@@ -189,6 +189,7 @@ public final class QueryPlanner {
     planner.removeRule(EnumerableRules.ENUMERABLE_JOIN_RULE);
     planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
     planner.addRule(HashJoinRule.INSTANCE);
+    planner.addRule(OuterJoinCommute.RULE);
     SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
@@ -432,7 +433,9 @@ public final class QueryPlanner {
         new FactorOrConditions(),
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
+        new SemiJoinReduction(),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
+        // Last: it splits the final physical plan (semi-join reductions included) into parallel parts.
         ParallelAggregates.INSTANCE);
   }
 

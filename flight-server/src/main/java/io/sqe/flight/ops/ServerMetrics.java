@@ -45,6 +45,9 @@ public final class ServerMetrics implements StatementListener {
   private final Counter filesScanned;
   private final Counter bytesScanned;
   private final Map<String, Cache<?, ?>> caches = new ConcurrentHashMap<>();
+  /** Whether the JVM's own metrics are wanted; registered at the first scrape, not at startup. */
+  private final boolean jvm;
+  private boolean jvmRegistered;
 
   private ServerMetrics(boolean jvm) {
     statements =
@@ -92,9 +95,7 @@ public final class ServerMetrics implements StatementListener {
         .labelNames("cache")
         .callback(callback -> caches.forEach((name, cache) -> callback.call(cache.estimatedSize(), name)))
         .register(registry);
-    if (jvm) {
-      JvmMetrics.builder().register(registry);
-    }
+    this.jvm = jvm;
   }
 
   /** Metrics with the JVM's own (memory, threads, garbage collection, ...). */
@@ -161,6 +162,19 @@ public final class ServerMetrics implements StatementListener {
 
   /** Writes every metric in Prometheus' text format. */
   public void writeTo(OutputStream out) throws IOException {
+    registerJvmMetrics();
     text.write(out, registry.scrape());
+  }
+
+  /**
+   * The JVM's metrics (memory pools, threads, GC, ...) read the platform's management beans, whose
+   * classes are a few hundred more for the JVM to load; they are registered when first scraped, so
+   * that a start does not wait for them (docs/benchmarks.md, "Startup").
+   */
+  private synchronized void registerJvmMetrics() {
+    if (jvm && !jvmRegistered) {
+      jvmRegistered = true;
+      JvmMetrics.builder().register(registry);
+    }
   }
 }

@@ -21,7 +21,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.FlightStatusCode;
@@ -137,6 +143,68 @@ class OperationsEndpointTest {
     assertThat(after.get("sqe_queries_running")).isZero();
     assertThat(after).containsKey("sqe_arrow_allocated_bytes");
     assertThat(after).containsKey("jvm_memory_used_bytes{area=\"heap\"}");
+  }
+
+  @Test
+  void commitsThroughFlightSqlTransactionsAndSqlAreCounted() throws Exception {
+    client.sql().executeUpdate("create table app.tx (id bigint)", client.auth());
+    Map<String, Double> before = scrape();
+    // A Flight SQL transaction: the insert inside it commits nothing; EndTransaction(COMMIT) does.
+    FlightSqlClient.Transaction committed = client.sql().beginTransaction(client.auth());
+    assertThat(client.sql().executeUpdate("insert into app.tx values (1)", committed, client.auth())).isEqualTo(1);
+    client.sql().commit(committed, client.auth());
+    // One rolled back: no commit.
+    FlightSqlClient.Transaction rolledBack = client.sql().beginTransaction(client.auth());
+    client.sql().executeUpdate("insert into app.tx values (2)", rolledBack, client.auth());
+    client.sql().rollback(rolledBack, client.auth());
+    // SQL's own BEGIN ... COMMIT in the session.
+    client.sql().executeUpdate("begin", client.auth());
+    client.sql().executeUpdate("insert into app.tx values (3)", client.auth());
+    client.sql().executeUpdate("commit", client.auth());
+    Map<String, Double> after = scrape();
+
+    assertThat(client.rows(client.sql().execute("select id from app.tx order by id", client.auth())))
+        .containsExactly(java.util.List.of(1L), java.util.List.of(3L));
+    assertThat(delta(before, after, "sqe_commits_total")).isEqualTo(2);
+    assertThat(delta(before, after, "sqe_statements_total{kind=\"COMMIT\",outcome=\"ok\"}")).isEqualTo(2);
+    assertThat(delta(before, after, "sqe_statements_total{kind=\"ROLLBACK\",outcome=\"ok\"}")).isEqualTo(1);
+    assertThat(delta(before, after, "sqe_statements_total{kind=\"INSERT\",outcome=\"ok\"}")).isEqualTo(3);
+    assertThat(delta(before, after, "sqe_commit_conflicts_total")).isZero();
+  }
+
+  @Test
+  void ticketAndPreparedStatementCachesAreExported() throws Exception {
+    Map<String, Double> before = scrape();
+    // One ticket read twice (two hits), and one unknown ticket (a miss).
+    FlightInfo info = client.sql().execute("select 1", client.auth());
+    assertThat(client.rows(info)).hasSize(1);
+    assertThat(client.rows(info)).hasSize(1);
+    Ticket unknown = new Ticket(Any.pack(TicketStatementQuery.newBuilder()
+        .setStatementHandle(ByteString.copyFromUtf8("no-such-query")).build()).toByteArray());
+    assertThatThrownBy(() -> {
+          try (FlightStream stream = client.sql().getStream(unknown, client.auth())) {
+            stream.next();
+          }
+        })
+        .isInstanceOfSatisfying(FlightRuntimeException.class,
+            e -> assertThat(e.status().code()).isEqualTo(FlightStatusCode.NOT_FOUND));
+    Map<String, Double> afterTickets = scrape();
+    assertThat(delta(before, afterTickets, "sqe_cache_hits_total{cache=\"tickets\"}")).isEqualTo(2);
+    assertThat(delta(before, afterTickets, "sqe_cache_misses_total{cache=\"tickets\"}")).isEqualTo(1);
+    assertThat(afterTickets.get("sqe_cache_entries{cache=\"tickets\"}")).isGreaterThanOrEqualTo(1);
+
+    // A prepared statement executed twice, then closed: each use looks its handle up.
+    double preparedBefore = afterTickets.get("sqe_cache_entries{cache=\"prepared_statements\"}");
+    FlightSqlClient.PreparedStatement statement = client.sql().prepare("select 2", client.auth());
+    assertThat(client.rows(statement.execute(client.auth()))).hasSize(1);
+    assertThat(client.rows(statement.execute(client.auth()))).hasSize(1);
+    assertThat(scrape().get("sqe_cache_entries{cache=\"prepared_statements\"}")).isEqualTo(preparedBefore + 1);
+    statement.close(client.auth());
+    Map<String, Double> after = scrape();
+    double hits = delta(afterTickets, after, "sqe_cache_hits_total{cache=\"prepared_statements\"}");
+    assertThat(hits).as("two executions and the close").isEqualTo(3);
+    assertThat(delta(afterTickets, after, "sqe_cache_misses_total{cache=\"prepared_statements\"}")).isZero();
+    assertThat(after.get("sqe_cache_entries{cache=\"prepared_statements\"}")).isEqualTo(preparedBefore);
   }
 
   @Test

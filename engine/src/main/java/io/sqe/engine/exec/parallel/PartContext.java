@@ -3,6 +3,7 @@ package io.sqe.engine.exec.parallel;
 import static java.util.Objects.requireNonNull;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
@@ -19,6 +20,7 @@ final class PartContext implements DataContext, ScanPart {
   private final DataContext query;
   private final int index;
   private final Shared shared;
+  private final ConcurrentMap<Object, Object> runtimeState = new ConcurrentHashMap<>();
 
   PartContext(DataContext query, int index, Shared shared) {
     this.query = requireNonNull(query, "query is null");
@@ -34,6 +36,11 @@ final class PartContext implements DataContext, ScanPart {
   @Override
   public <T> T shared(Object key, Supplier<T> create) {
     return shared.get(key, create);
+  }
+
+  @Override
+  public ConcurrentMap<Object, Object> runtimeState() {
+    return runtimeState;
   }
 
   @Override

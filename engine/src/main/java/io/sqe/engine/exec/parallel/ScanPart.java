@@ -1,5 +1,6 @@
 package io.sqe.engine.exec.parallel;
 
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 import org.apache.calcite.DataContext;
 
@@ -24,4 +25,11 @@ public interface ScanPart {
    * create} is every part's.
    */
   <T> T shared(Object key, Supplier<T> create);
+
+  /**
+   * This part's own per-execution state (as {@code QueryContext.runtimeState()} is the query's):
+   * the state of the generated code that each part runs for itself, such as a join's dynamic
+   * filter and the keys it publishes to the part's scan.
+   */
+  ConcurrentMap<Object, Object> runtimeState();
 }

@@ -1,0 +1,843 @@
+package io.sqe.engine.iceberg;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import io.sqe.engine.exec.QueryStats;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.arrow.vectorized.NullabilityHolder;
+import org.apache.iceberg.arrow.vectorized.VectorHolder;
+import org.apache.iceberg.expressions.And;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.BoundPredicate;
+import org.apache.iceberg.expressions.BoundReference;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.Or;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Evaluates the simple parts of a scan's pushed filter on the Arrow vectors of a batch, so that
+ * rows the filter cannot match are never turned into Java objects.
+ *
+ * <p>The selection may keep rows the filter drops (the Filter above the scan still evaluates the
+ * whole condition on every row), but never drops a row the filter keeps: anything it cannot
+ * evaluate exactly (a type or operator it does not handle, a constant column, a decimal stored as
+ * 16 bytes) keeps every row, NOT is pushed down to the predicates first (Kleene logic allows it),
+ * and the predicates that SQL would make unknown for a NULL keep their NULLs where Iceberg's
+ * semantics differ from SQL's ({@code notEqual}, {@code notIn}). A dictionary-encoded column is
+ * tested once per dictionary entry, then by id. One instance per file scan task: it keeps
+ * per-task scratch state and is not thread safe.
+ */
+final class VectorSelection {
+  /** Whether scans evaluate their pushed filter on the vectors ({@code -Dsqe.scan.vectorFilter=false} turns it off). */
+  static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.scan.vectorFilter", "true"));
+
+  private final Node root;
+  private final QueryStats stats;
+
+  private VectorSelection(Node root, QueryStats stats) {
+    this.root = root;
+    this.stats = stats;
+  }
+
+  /**
+   * The selection for {@code filter}, and for membership of each column in {@code keySets} (by field
+   * id; a join's build-side keys), over batches read with {@code readSchema}, or null when none of
+   * it can be evaluated on the vectors.
+   */
+  static VectorSelection of(Expression filter, Map<Integer, LongKeySet> keySets, Schema readSchema, QueryStats stats) {
+    Map<Integer, Integer> positions = new LinkedHashMap<>();
+    for (int i = 0; i < readSchema.columns().size(); i++) {
+      positions.put(readSchema.columns().get(i).fieldId(), i);
+    }
+    List<Node> parts = new ArrayList<>();
+    if (filter.op() != Expression.Operation.TRUE) {
+      try {
+        Expression bound = Binder.bind(readSchema.asStruct(), Expressions.rewriteNot(filter), true);
+        Node node = new Compiler(positions).compile(bound);
+        if (node != null) {
+          parts.add(node);
+        }
+      } catch (ValidationException e) {
+        // Not evaluated here; the Filter above the scan still is.
+      }
+    }
+    for (Map.Entry<Integer, LongKeySet> keys : keySets.entrySet()) {
+      Integer column = positions.get(keys.getKey());
+      Types.NestedField field = readSchema.findField(keys.getKey());
+      if (column != null && field != null && field.type().typeId() != Type.TypeID.DECIMAL) {
+        parts.add(new LongSetTest(column, keys.getValue(), false));
+      }
+    }
+    Node root = Compiler.and(parts);
+    return root == null ? null : new VectorSelection(root, stats);
+  }
+
+  /**
+   * Writes the positions of the rows of {@code batch} that may match into {@code selection}
+   * (ascending) and returns how many there are.
+   */
+  int select(VectorHolder[] batch, int count, int[] selection) {
+    for (int i = 0; i < count; i++) {
+      selection[i] = i;
+    }
+    int selected = root.select(batch, selection, count);
+    if (selected < count) {
+      stats.rowsSkippedOnVectors(count - selected);
+    }
+    return selected;
+  }
+
+  /** Narrows a selection: keeps, in order, the positions among {@code sel[0..n)} that may match. */
+  private interface Node {
+    int select(VectorHolder[] batch, int[] sel, int n);
+  }
+
+  /** Translates a bound, NOT-free Iceberg expression; null stands for "keeps every row". */
+  private static final class Compiler {
+    private final Map<Integer, Integer> positions;
+
+    Compiler(Map<Integer, Integer> positions) {
+      this.positions = positions;
+    }
+
+    Node compile(Expression expression) {
+      switch (expression.op()) {
+        case TRUE:
+          return null;
+        case FALSE:
+          return (batch, sel, n) -> 0;
+        case AND: {
+          List<Node> parts = new ArrayList<>();
+          flattenAnd(expression, parts);
+          return and(parts);
+        }
+        case OR: {
+          List<Node> parts = new ArrayList<>();
+          for (Expression child : List.of(((Or) expression).left(), ((Or) expression).right())) {
+            Node node = compile(child);
+            if (node == null) {
+              return null;
+            }
+            if (node instanceof OrNode) {
+              parts.addAll(((OrNode) node).children);
+            } else {
+              parts.add(node);
+            }
+          }
+          return new OrNode(parts);
+        }
+        default:
+          return expression instanceof BoundPredicate ? leaf((BoundPredicate<?>) expression) : null;
+      }
+    }
+
+    private void flattenAnd(Expression expression, List<Node> parts) {
+      if (expression.op() == Expression.Operation.AND) {
+        flattenAnd(((And) expression).left(), parts);
+        flattenAnd(((And) expression).right(), parts);
+        return;
+      }
+      Node node = compile(expression);
+      if (node != null) {
+        parts.add(node);
+      }
+    }
+
+    /** The conjunction, with ranges on the same column merged into one pass. */
+    private static Node and(List<Node> parts) {
+      List<Node> merged = new ArrayList<>();
+      for (Node part : parts) {
+        if (part instanceof LongRange) {
+          LongRange range = (LongRange) part;
+          boolean done = false;
+          for (int i = 0; i < merged.size() && !done; i++) {
+            if (merged.get(i) instanceof LongRange && ((LongRange) merged.get(i)).column == range.column) {
+              merged.set(i, ((LongRange) merged.get(i)).intersect(range));
+              done = true;
+            }
+          }
+          if (done) {
+            continue;
+          }
+        }
+        merged.add(part);
+      }
+      if (merged.isEmpty()) {
+        return null;
+      }
+      return merged.size() == 1 ? merged.get(0) : new AndNode(merged);
+    }
+
+    private Node leaf(BoundPredicate<?> predicate) {
+      if (!(predicate.term() instanceof BoundReference)) {
+        return null;
+      }
+      BoundReference<?> ref = (BoundReference<?>) predicate.term();
+      Integer column = positions.get(ref.fieldId());
+      if (column == null) {
+        return null;
+      }
+      Type type = ref.type();
+      Expression.Operation op = predicate.op();
+      if (op == Expression.Operation.IS_NULL || op == Expression.Operation.NOT_NULL) {
+        return new NullTest(column, op == Expression.Operation.IS_NULL);
+      }
+      switch (type.typeId()) {
+        case INTEGER:
+        case LONG:
+        case DATE:
+        case TIMESTAMP:
+        case DECIMAL:
+          return longLeaf(column, type, predicate);
+        case DOUBLE:
+          return doubleLeaf(column, predicate);
+        case STRING:
+          return stringLeaf(column, predicate);
+        case BOOLEAN:
+          if (predicate.isLiteralPredicate() && (op == Expression.Operation.EQ || op == Expression.Operation.NOT_EQ)) {
+            return new BooleanTest(column, (Boolean) predicate.asLiteralPredicate().literal().value(), op == Expression.Operation.NOT_EQ);
+          }
+          return null;
+        default:
+          return null;
+      }
+    }
+
+    private static Node longLeaf(int column, Type type, BoundPredicate<?> predicate) {
+      Expression.Operation op = predicate.op();
+      if (predicate.isSetPredicate()) {
+        Set<?> values = predicate.asSetPredicate().literalSet();
+        LongKeySet set = new LongKeySet(values.size());
+        for (Object value : values) {
+          Long v = asLong(type, value);
+          if (v == null) {
+            return null;
+          }
+          set.add(v);
+        }
+        return new LongSetTest(column, set, op == Expression.Operation.NOT_IN);
+      }
+      if (!predicate.isLiteralPredicate()) {
+        return null;
+      }
+      Long boxed = asLong(type, predicate.asLiteralPredicate().literal().value());
+      if (boxed == null) {
+        return null;
+      }
+      long v = boxed;
+      switch (op) {
+        case LT:
+          return v == Long.MIN_VALUE ? LongRange.empty(column) : new LongRange(column, Long.MIN_VALUE, v - 1);
+        case LT_EQ:
+          return new LongRange(column, Long.MIN_VALUE, v);
+        case GT:
+          return v == Long.MAX_VALUE ? LongRange.empty(column) : new LongRange(column, v + 1, Long.MAX_VALUE);
+        case GT_EQ:
+          return new LongRange(column, v, Long.MAX_VALUE);
+        case EQ:
+          return new LongRange(column, v, v);
+        case NOT_EQ: {
+          LongKeySet set = new LongKeySet(1);
+          set.add(v);
+          return new LongSetTest(column, set, true);
+        }
+        default:
+          return null;
+      }
+    }
+
+    /** A literal as the long the vectors hold for this type (a decimal's unscaled value), or null. */
+    private static Long asLong(Type type, Object value) {
+      if (type.typeId() == Type.TypeID.DECIMAL) {
+        BigDecimal decimal = (BigDecimal) value;
+        if (decimal.scale() != ((Types.DecimalType) type).scale()) {
+          return null;
+        }
+        BigInteger unscaled = decimal.unscaledValue();
+        return unscaled.bitLength() > 63 ? null : unscaled.longValue();
+      }
+      return value instanceof Number ? ((Number) value).longValue() : null;
+    }
+
+    private static Node doubleLeaf(int column, BoundPredicate<?> predicate) {
+      if (!predicate.isLiteralPredicate()) {
+        return null;
+      }
+      Object value = predicate.asLiteralPredicate().literal().value();
+      if (!(value instanceof Double)) {
+        return null;
+      }
+      switch (predicate.op()) {
+        case LT:
+        case LT_EQ:
+        case GT:
+        case GT_EQ:
+        case EQ:
+          return new DoubleTest(column, predicate.op(), (Double) value);
+        default:
+          return null;
+      }
+    }
+
+    private static Node stringLeaf(int column, BoundPredicate<?> predicate) {
+      Expression.Operation op = predicate.op();
+      if (predicate.isSetPredicate()) {
+        List<byte[]> values = new ArrayList<>();
+        for (Object value : predicate.asSetPredicate().literalSet()) {
+          values.add(utf8(value));
+        }
+        return new BytesTest(column, op, values.toArray(new byte[0][]));
+      }
+      if (!predicate.isLiteralPredicate()) {
+        return null;
+      }
+      Object value = predicate.asLiteralPredicate().literal().value();
+      switch (op) {
+        case EQ:
+        case NOT_EQ:
+        case STARTS_WITH:
+          return new BytesTest(column, op, new byte[][] {utf8(value)});
+        case LT:
+        case LT_EQ:
+        case GT:
+        case GT_EQ:
+          // Calcite orders strings by UTF-16 code units, the bytes order by code points: the two agree
+          // when every character of the literal is below the surrogates.
+          for (char c : value.toString().toCharArray()) {
+            if (c >= Character.MIN_SURROGATE) {
+              return null;
+            }
+          }
+          return new BytesTest(column, op, new byte[][] {utf8(value)});
+        default:
+          return null;
+      }
+    }
+
+    private static byte[] utf8(Object value) {
+      if (value instanceof ByteBuffer) {
+        ByteBuffer buffer = ((ByteBuffer) value).duplicate();
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
+      }
+      return value.toString().getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
+  private static final class AndNode implements Node {
+    private final Node[] children;
+
+    AndNode(List<Node> children) {
+      this.children = children.toArray(new Node[0]);
+    }
+
+    @Override
+    public int select(VectorHolder[] batch, int[] sel, int n) {
+      int m = n;
+      for (Node child : children) {
+        if (m == 0) {
+          return 0;
+        }
+        m = child.select(batch, sel, m);
+      }
+      return m;
+    }
+  }
+
+  private static final class OrNode implements Node {
+    private final List<Node> children;
+    private int[] pending = new int[0];
+    private int[] work = new int[0];
+    private boolean[] kept = new boolean[0];
+
+    OrNode(List<Node> children) {
+      this.children = children;
+    }
+
+    @Override
+    public int select(VectorHolder[] batch, int[] sel, int n) {
+      if (pending.length < n) {
+        pending = new int[n];
+        work = new int[n];
+      }
+      int rows = n == 0 ? 0 : sel[n - 1] + 1;
+      if (kept.length < rows) {
+        kept = new boolean[Math.max(rows, VectorizedTaskReader.BATCH_ROWS)];
+      }
+      System.arraycopy(sel, 0, pending, 0, n);
+      int remaining = n;
+      for (Node child : children) {
+        if (remaining == 0) {
+          break;
+        }
+        System.arraycopy(pending, 0, work, 0, remaining);
+        int matched = child.select(batch, work, remaining);
+        if (matched == 0) {
+          continue;
+        }
+        for (int i = 0; i < matched; i++) {
+          kept[work[i]] = true;
+        }
+        int left = 0;
+        for (int i = 0; i < remaining; i++) {
+          if (!kept[pending[i]]) {
+            pending[left++] = pending[i];
+          }
+        }
+        remaining = left;
+      }
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (kept[r]) {
+          kept[r] = false;
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+
+  /** IS NULL or IS NOT NULL. */
+  private static final class NullTest implements Node {
+    private final int column;
+    private final boolean keepNulls;
+
+    NullTest(int column, boolean keepNulls) {
+      this.column = column;
+      this.keepNulls = keepNulls;
+    }
+
+    @Override
+    public int select(VectorHolder[] batch, int[] sel, int n) {
+      VectorHolder holder = batch[column];
+      if (holder instanceof VectorHolder.ConstantVectorHolder || holder.vector() == null) {
+        return n;
+      }
+      NullabilityHolder nulls = holder.nullabilityHolder();
+      if (nulls == null) {
+        return n;
+      }
+      if (!nulls.hasNulls()) {
+        return keepNulls ? 0 : n;
+      }
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if ((nulls.isNullAt(r) == 1) == keepNulls) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+
+  /**
+   * A test of one column's non-null values; NULLs are kept only by the negated tests, whose
+   * Iceberg meaning keeps them. Dictionary-encoded batches are tested once per dictionary entry.
+   */
+  private abstract static class ColumnTest implements Node {
+    final int column;
+    private final boolean keepNulls;
+    private Dictionary dictionary;
+    private boolean[] dictionaryMatches;
+
+    ColumnTest(int column, boolean keepNulls) {
+      this.column = column;
+      this.keepNulls = keepNulls;
+    }
+
+    @Override
+    public final int select(VectorHolder[] batch, int[] sel, int n) {
+      VectorHolder holder = batch[column];
+      if (holder instanceof VectorHolder.ConstantVectorHolder || holder.vector() == null) {
+        return n;
+      }
+      NullabilityHolder nulls = holder.nullabilityHolder();
+      boolean hasNulls = nulls != null && nulls.hasNulls();
+      FieldVector vector = holder.vector();
+      if (holder.isDictionaryEncoded()) {
+        boolean[] matches = dictionaryMatches(holder);
+        if (matches == null) {
+          return n;
+        }
+        ArrowBuf ids = vector.getDataBuffer();
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+          int r = sel[i];
+          if (hasNulls && nulls.isNullAt(r) == 1) {
+            if (keepNulls) {
+              sel[m++] = r;
+            }
+          } else if (matches[ids.getInt((long) r * 4)]) {
+            sel[m++] = r;
+          }
+        }
+        return m;
+      }
+      return selectValues(vector, hasNulls ? nulls : null, sel, n);
+    }
+
+    final boolean isNull(NullabilityHolder nulls, int r) {
+      return nulls != null && nulls.isNullAt(r) == 1;
+    }
+
+    final boolean keepsNulls() {
+      return keepNulls;
+    }
+
+    private boolean[] dictionaryMatches(VectorHolder holder) {
+      Dictionary current = holder.dictionary();
+      if (current == null) {
+        return null;
+      }
+      if (current != dictionary) {
+        PrimitiveTypeName physical = holder.descriptor().getPrimitiveType().getPrimitiveTypeName();
+        boolean[] matches = new boolean[current.getMaxId() + 1];
+        for (int id = 0; id < matches.length; id++) {
+          int match = matchesEntry(current, id, physical);
+          if (match < 0) {
+            dictionary = current;
+            dictionaryMatches = null;
+            return null;
+          }
+          matches[id] = match == 1;
+        }
+        dictionary = current;
+        dictionaryMatches = matches;
+      }
+      return dictionaryMatches;
+    }
+
+    /** 1 if dictionary entry {@code id} matches, 0 if not, -1 if this test cannot read the dictionary. */
+    abstract int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical);
+
+    /** Keeps the matching positions of a plain (not dictionary-encoded) batch; {@code nulls} is null when it has none. */
+    abstract int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n);
+  }
+
+  /** {@code lo <= v <= hi} on a column the vectors hold as 4- or 8-byte integers. */
+  private static final class LongRange extends ColumnTest {
+    private final long lo;
+    private final long hi;
+
+    LongRange(int column, long lo, long hi) {
+      super(column, false);
+      this.lo = lo;
+      this.hi = hi;
+    }
+
+    static LongRange empty(int column) {
+      return new LongRange(column, 1, 0);
+    }
+
+    LongRange intersect(LongRange other) {
+      return new LongRange(column, Math.max(lo, other.lo), Math.min(hi, other.hi));
+    }
+
+    @Override
+    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
+      long v;
+      if (physical == PrimitiveTypeName.INT32) {
+        v = dictionary.decodeToInt(id);
+      } else if (physical == PrimitiveTypeName.INT64) {
+        v = dictionary.decodeToLong(id);
+      } else {
+        return -1;
+      }
+      return v >= lo && v <= hi ? 1 : 0;
+    }
+
+    @Override
+    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
+      // A decimal stored as big-endian bytes is not an integer of the vector's width.
+      if (!(vector instanceof BaseFixedWidthVector) || vector instanceof FixedSizeBinaryVector) {
+        return n;
+      }
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      ArrowBuf data = fixed.getDataBuffer();
+      int m = 0;
+      if (fixed.getTypeWidth() == 4) {
+        for (int i = 0; i < n; i++) {
+          int r = sel[i];
+          long v = data.getInt((long) r * 4);
+          if (v >= lo && v <= hi && !isNull(nulls, r)) {
+            sel[m++] = r;
+          }
+        }
+      } else if (fixed.getTypeWidth() == 8) {
+        for (int i = 0; i < n; i++) {
+          int r = sel[i];
+          long v = data.getLong((long) r * 8);
+          if (v >= lo && v <= hi && !isNull(nulls, r)) {
+            sel[m++] = r;
+          }
+        }
+      } else {
+        return n;
+      }
+      return m;
+    }
+  }
+
+  /** {@code v IN set} or, negated, {@code v NOT IN set} on a column held as 4- or 8-byte integers. */
+  static final class LongSetTest extends ColumnTest {
+    private final LongKeySet set;
+    private final boolean negated;
+
+    LongSetTest(int column, LongKeySet set, boolean negated) {
+      super(column, negated);
+      this.set = set;
+      this.negated = negated;
+    }
+
+    @Override
+    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
+      long v;
+      if (physical == PrimitiveTypeName.INT32) {
+        v = dictionary.decodeToInt(id);
+      } else if (physical == PrimitiveTypeName.INT64) {
+        v = dictionary.decodeToLong(id);
+      } else {
+        return -1;
+      }
+      return set.contains(v) != negated ? 1 : 0;
+    }
+
+    @Override
+    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
+      // A decimal stored as big-endian bytes is not an integer of the vector's width.
+      if (!(vector instanceof BaseFixedWidthVector) || vector instanceof FixedSizeBinaryVector) {
+        return n;
+      }
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      ArrowBuf data = fixed.getDataBuffer();
+      int width = fixed.getTypeWidth();
+      if (width != 4 && width != 8) {
+        return n;
+      }
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (isNull(nulls, r)) {
+          if (negated) {
+            sel[m++] = r;
+          }
+          continue;
+        }
+        long v = width == 4 ? data.getInt((long) r * 4) : data.getLong((long) r * 8);
+        if (set.contains(v) != negated) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+
+  /**
+   * A comparison of a DOUBLE column with a literal. Calcite compares with Java's primitive operators
+   * or with {@code Double.compare} depending on nullability; a row is dropped only if both drop it
+   * (they differ on NaN and on -0.0).
+   */
+  private static final class DoubleTest extends ColumnTest {
+    private final Expression.Operation op;
+    private final double literal;
+
+    DoubleTest(int column, Expression.Operation op, double literal) {
+      super(column, false);
+      this.op = op;
+      this.literal = literal;
+    }
+
+    private boolean matches(double v) {
+      int cmp = Double.compare(v, literal);
+      switch (op) {
+        case LT:
+          return v < literal || cmp < 0;
+        case LT_EQ:
+          return v <= literal || cmp <= 0;
+        case GT:
+          return v > literal || cmp > 0;
+        case GT_EQ:
+          return v >= literal || cmp >= 0;
+        case EQ:
+          return v == literal || cmp == 0;
+        default:
+          return true;
+      }
+    }
+
+    @Override
+    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
+      return physical == PrimitiveTypeName.DOUBLE ? (matches(dictionary.decodeToDouble(id)) ? 1 : 0) : -1;
+    }
+
+    @Override
+    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
+      if (!(vector instanceof Float8Vector)) {
+        return n;
+      }
+      ArrowBuf data = vector.getDataBuffer();
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (!isNull(nulls, r) && matches(data.getDouble((long) r * 8))) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+
+  /** A test of a BOOLEAN column against a literal. */
+  private static final class BooleanTest extends ColumnTest {
+    private final boolean literal;
+    private final boolean negated;
+
+    BooleanTest(int column, boolean literal, boolean negated) {
+      super(column, negated);
+      this.literal = literal;
+      this.negated = negated;
+    }
+
+    @Override
+    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
+      return physical == PrimitiveTypeName.BOOLEAN ? ((dictionary.decodeToBoolean(id) == literal) != negated ? 1 : 0) : -1;
+    }
+
+    @Override
+    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
+      if (!(vector instanceof BitVector)) {
+        return n;
+      }
+      BitVector bits = (BitVector) vector;
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (isNull(nulls, r)) {
+          if (negated) {
+            sel[m++] = r;
+          }
+        } else if (((bits.get(r) != 0) == literal) != negated) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+
+  /** Equality, set membership, order or prefix of a STRING column's UTF-8 bytes against literals. */
+  private static final class BytesTest extends ColumnTest {
+    private final Expression.Operation op;
+    private final byte[][] literals;
+    private byte[] scratch = new byte[64];
+
+    BytesTest(int column, Expression.Operation op, byte[][] literals) {
+      super(column, op == Expression.Operation.NOT_EQ || op == Expression.Operation.NOT_IN);
+      this.op = op;
+      this.literals = literals;
+    }
+
+    /** Whether the first {@code length} bytes of {@code value} match. */
+    private boolean matches(byte[] value, int length) {
+      switch (op) {
+        case EQ:
+        case IN:
+          return anyEqual(value, length);
+        case NOT_EQ:
+        case NOT_IN:
+          return !anyEqual(value, length);
+        case STARTS_WITH: {
+          byte[] prefix = literals[0];
+          return length >= prefix.length && Arrays.equals(value, 0, prefix.length, prefix, 0, prefix.length);
+        }
+        default: {
+          byte[] literal = literals[0];
+          int cmp = Arrays.compareUnsigned(value, 0, length, literal, 0, literal.length);
+          switch (op) {
+            case LT:
+              return cmp < 0;
+            case LT_EQ:
+              return cmp <= 0;
+            case GT:
+              return cmp > 0;
+            case GT_EQ:
+              return cmp >= 0;
+            default:
+              return true;
+          }
+        }
+      }
+    }
+
+    private boolean anyEqual(byte[] value, int length) {
+      for (byte[] literal : literals) {
+        if (literal.length == length && Arrays.equals(value, 0, length, literal, 0, length)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    @Override
+    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
+      if (physical != PrimitiveTypeName.BINARY) {
+        return -1;
+      }
+      byte[] bytes = dictionary.decodeToBinary(id).getBytes();
+      return matches(bytes, bytes.length) ? 1 : 0;
+    }
+
+    @Override
+    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
+      if (!(vector instanceof BaseVariableWidthVector)) {
+        return n;
+      }
+      BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
+      ArrowBuf offsets = strings.getOffsetBuffer();
+      ArrowBuf data = strings.getDataBuffer();
+      boolean keepNulls = keepsNulls();
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (isNull(nulls, r)) {
+          if (keepNulls) {
+            sel[m++] = r;
+          }
+          continue;
+        }
+        int start = offsets.getInt((long) r * 4);
+        int length = offsets.getInt((long) (r + 1) * 4) - start;
+        if (scratch.length < length) {
+          scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        data.getBytes(start, scratch, 0, length);
+        if (matches(scratch, length)) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+}
