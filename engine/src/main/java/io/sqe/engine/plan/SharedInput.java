@@ -4,6 +4,7 @@ import io.sqe.engine.exec.parallel.ParallelParts;
 import java.util.List;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRelImplementor;
+import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.tree.BlockBuilder;
 import org.apache.calcite.linq4j.tree.Expression;
 import org.apache.calcite.linq4j.tree.Expressions;
@@ -38,7 +39,8 @@ final class SharedInput extends SingleRel implements EnumerableRel {
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     Result input = implementor.visitChild(this, 0, (EnumerableRel) getInput(), pref);
     BlockBuilder builder = new BlockBuilder();
-    Expression rows = builder.append("sharedRows", input.block);
+    // A function, run by the one part that reads the rows: an aggregate's code reads its input at once.
+    Expression rows = Expressions.lambda(Function0.class, input.block);
     builder.add(
         Expressions.return_(
             null,

@@ -19,6 +19,7 @@ import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.Linq4j;
+import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.function.Function1;
 
 /**
@@ -75,16 +76,20 @@ public final class ParallelParts {
    * The rows of {@code rows}, read once per execution by whichever part asks first and then handed
    * to every part: the build side of a hash join whose probe side is split into parts. Outside a
    * parallel pipeline, {@code rows} itself. Called from generated code.
+   *
+   * @param rows the build side's code, run only by the part that reads it: an aggregate in it
+   *     reads its input as soon as its code runs, so running it in every part would read it in
+   *     every part
    */
-  public static Enumerable<Object> shared(DataContext root, String key, Enumerable<Object> rows) {
+  public static Enumerable<Object> shared(DataContext root, String key, Function0<Enumerable<Object>> rows) {
     ScanPart part = ScanPart.of(root);
     if (part == null) {
-      return rows;
+      return rows.apply();
     }
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        List<Object> list = part.shared(key, rows::toList);
+        List<Object> list = part.shared(key, () -> rows.apply().toList());
         return Linq4j.enumerator(list);
       }
     };
