@@ -37,8 +37,8 @@ import org.apache.iceberg.types.Types;
  * <p>Inside a parallel pipeline every part runs the join's code for itself, over the build rows
  * the parts share: a join's state and the keys it publishes live in the part's own state ({@link
  * ScanPart#runtimeState()}), so parts never see each other's half-read build. A scan looks for its
- * keys in its part's state, then in the query's, where a join above the parallel pipeline
- * publishes them.
+ * keys in its part's state, then in the enclosing parts' (a parallel pipeline inside a shared
+ * build side), then in the query's, where a join above the parallel pipelines publishes them.
  */
 public final class DynamicFilters {
   /** Whether joins publish dynamic filters to scans ({@code -Dsqe.scan.dynamicFilters=false} turns it off). */
@@ -101,12 +101,16 @@ public final class DynamicFilters {
 
     /**
      * The keys published in this execution to the scan running under {@code root}, or null if none
-     * are (yet): by a join in the same part, or by one above the parallel pipeline.
+     * are (yet): by a join in the same part, in an enclosing part, or above the parallel pipelines.
      */
     Keys current(DataContext root) {
-      ScanPart part = ScanPart.of(root);
-      Object keys = part == null ? null : part.runtimeState().get(this);
-      return (Keys) (keys != null ? keys : QueryContext.of(root).runtimeState().get(this));
+      for (ScanPart part = ScanPart.of(root); part != null; part = part.outer()) {
+        Object keys = part.runtimeState().get(this);
+        if (keys != null) {
+          return (Keys) keys;
+        }
+      }
+      return (Keys) QueryContext.of(root).runtimeState().get(this);
     }
 
     void publish(DataContext root, Keys keys) {

@@ -44,6 +44,11 @@ final class PartContext implements DataContext, ScanPart {
   }
 
   @Override
+  public ScanPart outer() {
+    return ScanPart.of(query);
+  }
+
+  @Override
   public SchemaPlus getRootSchema() {
     return query.getRootSchema();
   }

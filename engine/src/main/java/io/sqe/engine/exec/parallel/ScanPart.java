@@ -32,4 +32,7 @@ public interface ScanPart {
    * filter and the keys it publishes to the part's scan.
    */
   ConcurrentMap<Object, Object> runtimeState();
+
+  /** The part this part's pipeline runs inside (a parallel pipeline in a shared build side), or null. */
+  ScanPart outer();
 }
