@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -60,6 +62,11 @@ class DynamicFilterTest {
       }
       factFiles.add(TestTables.appendFile(facts, records));
     }
+  }
+
+  @AfterEach
+  void restoreParallelism() {
+    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
   }
 
   /** A dimension table {@code name} whose keys are these; {@code tag} is 'a' for even keys. */
@@ -125,6 +132,56 @@ class DynamicFilterTest {
   }
 
   @Test
+  void theKeysReachEveryPartOfAParallelPipeline() {
+    Set<Long> keys = new TreeSet<>();
+    for (long k = 2100; k < 2160; k += 3) {
+      keys.add(k);
+    }
+    dimension("dims", keys);
+    List<String> queries =
+        List.of(
+            // The join inside the parts: each part publishes its keys to its own scan.
+            "select d.tag, count(*), sum(f.v) from facts f join dims d on f.k = d.k group by d.tag",
+            // A semi-join inside the parts.
+            "select count(*), sum(v) from facts where k in (select k from dims where tag = 'b')",
+            // The join above the parallel pipeline (an aggregate grouped by the key, split into parts),
+            // and a semi-join inside it.
+            "select count(*), sum(g.s) from (select k, sum(v) as s from facts group by k) g join dims d on g.k = d.k");
+    // The last, reduced by the planner with a semi-join under the aggregate, which the parts then run.
+    ParallelSettings.configure(3, 0);
+    assertThat(((Prepared.Query) engine.prepare(session, "/* reduced */ " + queries.get(2))).plan().explain())
+        .containsPattern("(?s)ParallelGather.*joinType=\\[semi].*SharedInput");
+    // Serial, every file still in storage: what the parallel runs must return.
+    List<List<List<Object>>> expected = new ArrayList<>();
+    for (String sql : queries) {
+      expected.add(run(sql, 1).values);
+    }
+    // The files before and after the key range are gone from storage: a part reading one would fail.
+    facts.io().deleteFile(factFiles.get(0).location());
+    facts.io().deleteFile(factFiles.get(2).location());
+    for (int i = 0; i < queries.size(); i++) {
+      String sql = queries.get(i);
+      // Not the text run before the files went: that result would come from the result cache.
+      Result serial = run("/* again */ " + sql, 1);
+      ParallelSettings.configure(3, 0);
+      Prepared prepared = engine.prepare(session, "/* explained */ " + sql);
+      String plan = ((Prepared.Query) prepared).plan().explain();
+      assertThat(plan).as(plan).contains("ParallelGather").contains("SharedInput");
+      Result parallel = run(sql, 3);
+      assertThat(sortedText(parallel.values)).as(sql).isEqualTo(sortedText(expected.get(i)));
+      assertThat(sortedText(serial.values)).as(sql).isEqualTo(sortedText(expected.get(i)));
+      assertThat(parallel.stats.dynamicFiltersApplied()).as(sql).isEqualTo(serial.stats.dynamicFiltersApplied()).isPositive();
+      // The middle fact file and the dimension's (once, or twice where a semi-join reduction reads it too),
+      // whichever parts opened them: the build side is read once per execution, as serially.
+      assertThat(parallel.stats.filesScanned()).as(sql).isEqualTo(serial.stats.filesScanned());
+    }
+  }
+
+  private static TreeSet<String> sortedText(List<List<Object>> rows) {
+    return new TreeSet<>(rows.stream().map(Object::toString).toList());
+  }
+
+  @Test
   void manyKeysFilterRowsOnTheVectorsAndTwoKeysAndAnEmptyBuildSide() {
     // More keys than Iceberg's IN list takes: files are pruned by the keys' range, rows by the set.
     Set<Long> keys = new TreeSet<>();
@@ -153,7 +210,15 @@ class DynamicFilterTest {
   private record Result(List<List<Object>> values, QueryStats stats) {}
 
   private Result run(String sql) {
-    Prepared prepared = engine.prepare(session, sql);
+    return run(sql, 0);
+  }
+
+  /** {@code sql} run with {@code parallelism} parts (0: as configured); the comment keeps the plans apart in the plan cache. */
+  private Result run(String sql, int parallelism) {
+    if (parallelism > 0) {
+      ParallelSettings.configure(parallelism, 0);
+    }
+    Prepared prepared = engine.prepare(session, parallelism > 0 ? "/* parallel */ ".repeat(parallelism) + sql : sql);
     List<List<Object>> rows = new ArrayList<>();
     try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
       while (exec.next()) {

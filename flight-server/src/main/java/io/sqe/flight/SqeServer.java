@@ -7,6 +7,7 @@ import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
+import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
@@ -149,6 +150,7 @@ public final class SqeServer implements AutoCloseable {
         var summary = TpchLoader.defaults().load(catalog, "tpch", config.tpchScale());
         LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
+      ParallelSettings.configure(config.queryParallelism(), ParallelSettings.minRows());
       AccessControl access = accessControl(config.security());
       CatalogMetadata metadata = new CatalogMetadata(access);
       QueryEngine engine =

@@ -31,6 +31,8 @@ public final class QueryRun implements AutoCloseable {
   private volatile ErrorCode cancelCode = ErrorCode.CANCELLED;
   private volatile String cancelReason = "Query was cancelled";
   private volatile boolean succeeded;
+  /** Whether the run was stopped because part of it failed, not at someone's request. */
+  private volatile boolean aborted;
   private volatile ScheduledFuture<?> deadline;
 
   QueryRun(String queryId, String operationId, TrackedQuery query) {
@@ -82,10 +84,25 @@ public final class QueryRun implements AutoCloseable {
    * @return whether this request stopped the run
    */
   public boolean cancel(ErrorCode code, String reason) {
+    return stop(code, reason, false);
+  }
+
+  /**
+   * Stops the run because one of its threads failed: the others fail with {@code code} and {@code
+   * reason} at their next check, and the run ends as failed, not cancelled.
+   *
+   * @return whether this request stopped the run
+   */
+  public boolean abort(ErrorCode code, String reason) {
+    return stop(code, reason, true);
+  }
+
+  private boolean stop(ErrorCode code, String reason, boolean failure) {
     synchronized (this) {
       if (cancelled.get() || closed.get()) {
         return false;
       }
+      aborted = failure;
       cancelCode = requireNonNull(code, "code is null");
       cancelReason = requireNonNull(reason, "reason is null");
       cancelled.set(true);
@@ -142,7 +159,7 @@ public final class QueryRun implements AutoCloseable {
     }
     if (query != null) {
       TrackedQuery.State outcome =
-          succeeded ? TrackedQuery.State.FINISHED : cancelled.get() ? TrackedQuery.State.CANCELLED : TrackedQuery.State.FAILED;
+          succeeded ? TrackedQuery.State.FINISHED : cancelled.get() && !aborted ? TrackedQuery.State.CANCELLED : TrackedQuery.State.FAILED;
       query.ended(this, outcome);
     }
   }

@@ -3,9 +3,11 @@ package io.sqe.engine.iceberg;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.parallel.ScanPart;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.ConcurrentMap;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
@@ -31,6 +33,12 @@ import org.apache.iceberg.types.Types;
  * publishes them in the execution's {@link QueryContext}; the probe side makes sure the build side
  * has been read before it opens (Calcite's semi join opens its left input first, so there the
  * build side is read ahead into a list that the join then reads).
+ *
+ * <p>Inside a parallel pipeline every part runs the join's code for itself, over the build rows
+ * the parts share: a join's state and the keys it publishes live in the part's own state ({@link
+ * ScanPart#runtimeState()}), so parts never see each other's half-read build. A scan looks for its
+ * keys in its part's state, then in the enclosing parts' (a parallel pipeline inside a shared
+ * build side), then in the query's, where a join above the parallel pipelines publishes them.
  */
 public final class DynamicFilters {
   /** Whether joins publish dynamic filters to scans ({@code -Dsqe.scan.dynamicFilters=false} turns it off). */
@@ -77,6 +85,12 @@ public final class DynamicFilters {
     return claimed;
   }
 
+  /** The state of the join code running under {@code root}: its part's inside a parallel pipeline, else the query's. */
+  private static ConcurrentMap<Object, Object> state(DataContext root) {
+    ScanPart part = ScanPart.of(root);
+    return part != null ? part.runtimeState() : QueryContext.of(root).runtimeState();
+  }
+
   /** Where a join publishes one key column's values for one execution. */
   public static final class Slot {
     private final String name;
@@ -85,17 +99,26 @@ public final class DynamicFilters {
       this.name = requireNonNull(name, "name is null");
     }
 
-    /** The keys published in this execution, or null if none are (yet). */
-    Keys current(QueryContext context) {
-      return (Keys) context.runtimeState().get(this);
+    /**
+     * The keys published in this execution to the scan running under {@code root}, or null if none
+     * are (yet): by a join in the same part, in an enclosing part, or above the parallel pipelines.
+     */
+    Keys current(DataContext root) {
+      for (ScanPart part = ScanPart.of(root); part != null; part = part.outer()) {
+        Object keys = part.runtimeState().get(this);
+        if (keys != null) {
+          return (Keys) keys;
+        }
+      }
+      return (Keys) QueryContext.of(root).runtimeState().get(this);
     }
 
-    void publish(QueryContext context, Keys keys) {
-      context.runtimeState().put(this, keys);
+    void publish(DataContext root, Keys keys) {
+      state(root).put(this, keys);
     }
 
-    void clear(QueryContext context) {
-      context.runtimeState().remove(this);
+    void clear(DataContext root) {
+      state(root).remove(this);
     }
 
     @Override
@@ -214,23 +237,22 @@ public final class DynamicFilters {
      * before {@link #build}.
      */
     public Enumerable<Object> probe(Function0<Enumerable<Object>> input, DataContext root) {
-      QueryContext context = QueryContext.of(root);
       return new AbstractEnumerable<>() {
         @Override
         public Enumerator<Object> enumerator() {
-          State state = state(context);
+          State state = state(root);
           if (state.built) {
             state.built = false;
           } else if (state.buildInput != null) {
             List<Object> rows = new ArrayList<>();
-            try (Enumerator<Object> build = new CollectingEnumerator(context, state.buildInput.enumerator(), state.keys)) {
+            try (Enumerator<Object> build = new CollectingEnumerator(root, state.buildInput.enumerator(), state.keys)) {
               while (build.moveNext()) {
                 rows.add(build.current());
               }
             }
             state.readAhead = rows;
           } else {
-            clear(context);
+            clear(root);
           }
           return input.apply().enumerator();
         }
@@ -239,55 +261,55 @@ public final class DynamicFilters {
 
     /** The build (right) input, collecting and publishing its keys as the join reads it. */
     public Enumerable<Object> build(Enumerable<Object> input, DataContext root, Function1<Object, Object>[] keys) {
-      QueryContext context = QueryContext.of(root);
-      State registered = state(context);
+      State registered = state(root);
       registered.buildInput = input;
       registered.keys = keys;
       return new AbstractEnumerable<>() {
         @Override
         public Enumerator<Object> enumerator() {
-          State state = state(context);
+          State state = state(root);
           if (state.readAhead != null) {
             // The probe side read this input ahead and published its keys already.
             List<Object> rows = state.readAhead;
             state.readAhead = null;
             return Linq4j.enumerator(rows);
           }
-          CollectingEnumerator collecting = new CollectingEnumerator(context, input.enumerator(), keys);
+          CollectingEnumerator collecting = new CollectingEnumerator(root, input.enumerator(), keys);
           collecting.onPublished = () -> state.built = true;
           return collecting;
         }
       };
     }
 
-    private void clear(QueryContext context) {
+    private void clear(DataContext root) {
       for (Slot slot : slots) {
-        slot.clear(context);
+        slot.clear(root);
       }
     }
 
-    private State state(QueryContext context) {
-      return (State) context.runtimeState().computeIfAbsent(this, key -> new State());
+    /** This join's state in the execution (or part of one) running under {@code root}. */
+    private State state(DataContext root) {
+      return (State) DynamicFilters.state(root).computeIfAbsent(this, key -> new State());
     }
 
     /** Publishes the keys of a build input once it has been read to the end; until then none are. */
     private final class CollectingEnumerator implements Enumerator<Object> {
-      private final QueryContext context;
+      private final DataContext root;
       private final Enumerator<Object> input;
       private final Function1<Object, Object>[] keys;
       private final KeyCollector[] collectors;
       private Runnable onPublished = () -> {};
       private boolean published;
 
-      CollectingEnumerator(QueryContext context, Enumerator<Object> input, Function1<Object, Object>[] keys) {
-        this.context = context;
+      CollectingEnumerator(DataContext root, Enumerator<Object> input, Function1<Object, Object>[] keys) {
+        this.root = root;
         this.input = input;
         this.keys = keys;
         this.collectors = new KeyCollector[keys.length];
         for (int i = 0; i < keys.length; i++) {
           collectors[i] = new KeyCollector();
         }
-        clear(context);
+        clear(root);
       }
 
       @Override
@@ -309,7 +331,7 @@ public final class DynamicFilters {
           for (int i = 0; i < slots.length; i++) {
             Keys collected = collectors[i].keys();
             if (collected != null) {
-              slots[i].publish(context, collected);
+              slots[i].publish(root, collected);
             }
           }
           onPublished.run();

@@ -6,15 +6,19 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.parallel.ScanPart;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
@@ -40,6 +44,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
+import org.apache.iceberg.util.TableScanUtil;
 
 /**
  * The run-time half of {@link IcebergTableScan}: plans the files of the table's current snapshot
@@ -51,10 +56,16 @@ import org.apache.iceberg.util.PartitionUtil;
  * groups only: the Filter it came from stays above the scan and drops the rows.
  *
  * <p>Holds no per-execution state, so one compiled plan can run many times and concurrently.
+ *
+ * <p>A partitioned scan runs as the parts of a parallel pipeline ({@link ScanPart}): the first part
+ * plans the files (one snapshot for all), split at row-group boundaries, and every part claims the
+ * next unread split until none is left (one split ahead, on a reader thread).
  */
 public final class IcebergScan {
   /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
   private static final int READ_AHEAD_TASKS = 2;
+  /** How many tasks each part of a parallel pipeline reads ahead on a background thread. */
+  private static final int PART_READ_AHEAD_TASKS = Integer.getInteger("sqe.scan.part-read-ahead", 1);
   /** Whether Parquet tasks are read column by column where the types allow (see {@link VectorizedTaskReader}). */
   private static final boolean VECTORIZED = Boolean.parseBoolean(System.getProperty("sqe.scan.vectorized", "true"));
 
@@ -75,10 +86,17 @@ public final class IcebergScan {
   private final List<Function<Object, Object>> converters;
   private final Expression filter;
   private final Long limit;
+  private final boolean partitioned;
   /** The columns that joins above publish their build-side keys for (see {@link DynamicFilters}). */
   private final List<DynamicFilters.ColumnFilter> dynamicFilters;
 
-  IcebergScan(IcebergTable table, ImmutableIntList projection, Expression filter, Long limit, List<DynamicFilters.Target> dynamicFilters) {
+  IcebergScan(
+      IcebergTable table,
+      ImmutableIntList projection,
+      Expression filter,
+      Long limit,
+      boolean partitioned,
+      List<DynamicFilters.Target> dynamicFilters) {
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
@@ -94,6 +112,7 @@ public final class IcebergScan {
     }
     this.filter = requireNonNull(filter, "filter is null");
     this.limit = limit;
+    this.partitioned = partitioned;
     this.dynamicFilters = new ArrayList<>();
     for (DynamicFilters.Target target : dynamicFilters) {
       this.dynamicFilters.add(new DynamicFilters.ColumnFilter(columns.get(projection.get(target.column)), target.slot));
@@ -103,10 +122,11 @@ public final class IcebergScan {
   /** Called from generated code. */
   public Enumerable<Object> enumerate(DataContext dataContext) {
     QueryContext context = QueryContext.of(dataContext);
+    ScanPart part = partitioned ? ScanPart.of(dataContext) : null;
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        return new RowEnumerator(context);
+        return new RowEnumerator(dataContext, context, part);
       }
     };
   }
@@ -150,6 +170,113 @@ public final class IcebergScan {
     return fields.size() == schema.columns().size() ? schema : new Schema(fields);
   }
 
+  /**
+   * The pushed filter and the keys that joins above have published for this execution (in {@code
+   * dataContext}: a part's own, else the query's), for file planning; the key sets too large for
+   * an IN list go to {@code keySets}, to be tested on the vectors.
+   */
+  private Expression withDynamicFilters(DataContext dataContext, QueryContext context, Map<Integer, LongKeySet> keySets) {
+    Expression withKeys = filter;
+    for (DynamicFilters.ColumnFilter dynamic : dynamicFilters) {
+      DynamicFilters.Keys keys = dynamic.slot.current(dataContext);
+      if (keys == null) {
+        continue;
+      }
+      withKeys = Expressions.and(withKeys, dynamic.expression(keys));
+      if (keys.set != null && keys.set.size() > DynamicFilters.IN_LIST_KEYS) {
+        keySets.put(dynamic.field.fieldId(), keys.set);
+      }
+      context.stats().dynamicFilterApplied();
+    }
+    return withKeys;
+  }
+
+  /** The files of the table's current (or pinned) snapshot that {@code scanFilter} may match. */
+  private List<FileScanTask> planFiles(Table table, Schema projected, Expression scanFilter, QueryContext context) {
+    Long snapshotId;
+    if (pinnedTable != null) {
+      snapshotId = pinnedSnapshotId;
+    } else {
+      Snapshot snapshot = table.currentSnapshot();
+      snapshotId = snapshot == null ? null : snapshot.snapshotId();
+    }
+    List<FileScanTask> planned = new ArrayList<>();
+    if (snapshotId != null) {
+      TableScan scan =
+          table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
+      // Planned up front, so that the run's progress (files opened of files planned) is known.
+      try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
+        for (FileScanTask task : tasks) {
+          planned.add(task);
+          if ((planned.size() & 0xFF) == 0) {
+            context.checkCancelled();
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return planned;
+  }
+
+  /**
+   * The files of a partitioned scan, planned once for all its parts (so all read one snapshot) and
+   * split at row-group boundaries, largest first, for the parts to claim one at a time.
+   */
+  private final class PartTasks {
+    /** Splits of about this size: small enough to balance two to a few parts over a table of a few files. */
+    private static final long SPLIT_BYTES = 8L << 20;
+
+    private final Table table;
+    private final Schema tableSchema;
+    private final Schema projected;
+    /** The pushed filter with the keys published to the first part (all parts join the same build rows). */
+    private final Expression scanFilter;
+    /** Read by every part, never changed after planning. */
+    private final Map<Integer, LongKeySet> keySets = new HashMap<>();
+    private final List<FileScanTask> tasks = new ArrayList<>();
+    private final AtomicInteger next = new AtomicInteger();
+
+    PartTasks(DataContext dataContext, QueryContext context) {
+      this.table = loadTable();
+      this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
+      this.projected = readSchema(tableSchema);
+      this.scanFilter = withDynamicFilters(dataContext, context, keySets);
+      List<FileScanTask> planned = planFiles(table, projected, scanFilter, context);
+      context.stats().filesPlanned(planned.size());
+      TableScanUtil.splitFiles(CloseableIterable.withNoopClose(planned), SPLIT_BYTES).forEach(tasks::add);
+      tasks.sort(Comparator.comparingLong(FileScanTask::length).reversed());
+    }
+
+    /** One part's view of the tasks: each task it returns is claimed by it alone. */
+    Iterator<FileScanTask> claims() {
+      return new Iterator<>() {
+        private FileScanTask claimed;
+
+        @Override
+        public boolean hasNext() {
+          if (claimed == null) {
+            int index = next.getAndIncrement();
+            if (index < tasks.size()) {
+              claimed = tasks.get(index);
+            }
+          }
+          return claimed != null;
+        }
+
+        @Override
+        public FileScanTask next() {
+          if (!hasNext()) {
+            throw new NoSuchElementException();
+          }
+          FileScanTask task = claimed;
+          claimed = null;
+          return task;
+        }
+      };
+    }
+  }
+
   /** Iterates the rows of one execution. */
   private final class RowEnumerator implements Enumerator<Object> {
     private final QueryContext context;
@@ -160,7 +287,7 @@ public final class IcebergScan {
     /** The pushed filter and the dynamic filters published before this scan opened. */
     private final Expression scanFilter;
     /** Build-side key sets too large for Iceberg's IN list, tested on the vectors, by field id. */
-    private final Map<Integer, LongKeySet> keySets = new HashMap<>();
+    private final Map<Integer, LongKeySet> keySets;
     /** Reads the tasks ahead on background threads; null when this scan reads them itself. */
     private final PrefetchingTaskReader prefetch;
     private Object[] batch;
@@ -170,47 +297,30 @@ public final class IcebergScan {
     private long produced;
     private Object current;
 
-    RowEnumerator(QueryContext context) {
+    RowEnumerator(DataContext dataContext, QueryContext context, ScanPart part) {
       this.context = context;
+      if (part != null) {
+        // The first part to open plans the files, with the keys published to it by then.
+        PartTasks shared = part.shared(IcebergScan.this, () -> new PartTasks(dataContext, context));
+        this.table = shared.table;
+        this.tableSchema = shared.tableSchema;
+        this.projected = shared.projected;
+        this.scanFilter = shared.scanFilter;
+        this.keySets = shared.keySets;
+        this.taskIterator = shared.claims();
+        // Each part decodes the next split it claims on a reader thread while its pipeline works.
+        this.prefetch =
+            PART_READ_AHEAD_TASKS > 0 && limit == null && fieldIds.length > 0
+                ? new PrefetchingTaskReader(taskIterator, this::read, context, PART_READ_AHEAD_TASKS)
+                : null;
+        return;
+      }
       this.table = loadTable();
       this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
       this.projected = readSchema(tableSchema);
-      Expression withKeys = filter;
-      for (DynamicFilters.ColumnFilter dynamic : dynamicFilters) {
-        DynamicFilters.Keys keys = dynamic.slot.current(context);
-        if (keys == null) {
-          continue;
-        }
-        withKeys = Expressions.and(withKeys, dynamic.expression(keys));
-        if (keys.set != null && keys.set.size() > DynamicFilters.IN_LIST_KEYS) {
-          keySets.put(dynamic.field.fieldId(), keys.set);
-        }
-        context.stats().dynamicFilterApplied();
-      }
-      this.scanFilter = withKeys;
-      Long snapshotId;
-      if (pinnedTable != null) {
-        snapshotId = pinnedSnapshotId;
-      } else {
-        Snapshot snapshot = table.currentSnapshot();
-        snapshotId = snapshot == null ? null : snapshot.snapshotId();
-      }
-      List<FileScanTask> planned = new ArrayList<>();
-      if (snapshotId != null) {
-        TableScan scan =
-            table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
-        // Planned up front, so that the run's progress (files opened of files planned) is known.
-        try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
-          for (FileScanTask task : tasks) {
-            planned.add(task);
-            if ((planned.size() & 0xFF) == 0) {
-              context.checkCancelled();
-            }
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }
+      this.keySets = new HashMap<>();
+      this.scanFilter = withDynamicFilters(dataContext, context, keySets);
+      List<FileScanTask> planned = planFiles(table, projected, scanFilter, context);
       context.stats().filesPlanned(planned.size());
       this.taskIterator = planned.iterator();
       // A LIMIT reads no further than it needs, and count(*) answers from file metadata: both sequentially.

@@ -41,6 +41,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   private final ImmutableIntList projection;
   private final org.apache.iceberg.expressions.Expression filter;
   private final Long limit;
+  /** Whether the scan runs as parts of a parallel pipeline, each reading some of its files. */
+  private final boolean partitioned;
 
   private IcebergTableScan(
       RelOptCluster cluster,
@@ -50,11 +52,24 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit) {
+    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false);
+  }
+
+  private IcebergTableScan(
+      RelOptCluster cluster,
+      RelTraitSet traitSet,
+      RelOptTable table,
+      IcebergTable icebergTable,
+      ImmutableIntList projection,
+      org.apache.iceberg.expressions.Expression filter,
+      Long limit,
+      boolean partitioned) {
     super(cluster, traitSet, List.of(), table);
     this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
     this.projection = requireNonNull(projection, "projection is null");
     this.filter = requireNonNull(filter, "filter is null");
     this.limit = limit;
+    this.partitioned = partitioned;
   }
 
   static IcebergTableScan create(RelOptCluster cluster, RelOptTable table, IcebergTable icebergTable) {
@@ -115,9 +130,23 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit);
   }
 
+  /** Whether the scan runs as parts of a parallel pipeline (see {@link #partitioned()}). */
+  public boolean isPartitioned() {
+    return partitioned;
+  }
+
+  /**
+   * This scan as one part of a parallel pipeline: each part, run with its part's data context
+   * ({@link io.sqe.engine.exec.parallel.ScanPart}), reads the files it claims from the files all
+   * parts planned once, from one snapshot.
+   */
+  public IcebergTableScan partitioned() {
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true);
+  }
+
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned);
   }
 
   @Override
@@ -141,7 +170,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return super.explainTerms(pw)
         .item("columns", names)
         .itemIf("filter", filter, hasFilter())
-        .itemIf("limit", limit, limit != null);
+        .itemIf("limit", limit, limit != null)
+        .itemIf("parallel", true, partitioned);
   }
 
   /**
@@ -188,7 +218,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     // A join above may have offered its build-side keys for one of this scan's columns.
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit, DynamicFilters.claim(this));
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit, partitioned, DynamicFilters.claim(this));
     icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(

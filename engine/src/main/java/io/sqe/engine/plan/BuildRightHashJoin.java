@@ -160,7 +160,7 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
 
   /**
    * The scan column that field {@code field} of {@code node} passes through unchanged, past
-   * filters, projections and grouping on it.
+   * filters, projections, grouping on it and parallel pipelines.
    */
   private static Optional<ScanColumn> scanColumn(RelNode node, int field) {
     RelNode current = node;
@@ -171,6 +171,9 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
       }
       if (current instanceof Filter) {
         current = ((Filter) current).getInput();
+      } else if (current instanceof ParallelGather) {
+        // The parts' rows, as they are: the keys reach the split scan in every part.
+        current = ((ParallelGather) current).getInput();
       } else if (current instanceof Project) {
         RexNode expression = ((Project) current).getProjects().get(index);
         if (!(expression instanceof RexInputRef)) {

@@ -434,7 +434,9 @@ public final class QueryPlanner {
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
         new SemiJoinReduction(),
-        Programs.calc(DefaultRelMetadataProvider.INSTANCE));
+        Programs.calc(DefaultRelMetadataProvider.INSTANCE),
+        // Last: it splits the final physical plan (semi-join reductions included) into parallel parts.
+        ParallelAggregates.INSTANCE);
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sqe.engine.EngineConfig;
+import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.DurationText;
 import io.sqe.flight.config.ServerConfig.AuthSettings;
 import io.sqe.flight.config.ServerConfig.CatalogConfig;
@@ -82,6 +83,7 @@ public final class ConfigLoader {
           "query.max-run-time",
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
+          "query.parallelism",
           "maintenance.min-retention",
           "sample-data.tpch-scale",
           "audit.file",
@@ -237,6 +239,10 @@ public final class ConfigLoader {
     long resultCacheBytes = resultCacheSize != null && resultCacheSize.trim().equals("0")
         ? 0
         : size(values, "query.result-cache.max-bytes", EngineConfig.DEFAULT_RESULT_CACHE_MAX_BYTES);
+    int parallelism = integer(values, "query.parallelism", ParallelSettings.parallelism());
+    if (parallelism < 1) {
+      throw new ConfigException("Setting query.parallelism must be at least 1 (1 turns parallel pipelines off), not " + parallelism);
+    }
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -248,7 +254,8 @@ public final class ConfigLoader {
         audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
         minRetention,
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
-        operations(values));
+        operations(values),
+        parallelism);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

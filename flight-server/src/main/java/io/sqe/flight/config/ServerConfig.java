@@ -28,6 +28,7 @@ import java.util.Set;
  *     remove_orphan_files accept
  * @param caches the sizes of the engine's plan and result caches
  * @param operations health, metrics, logging and shutdown
+ * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
  */
 public record ServerConfig(
     String host,
@@ -43,8 +44,12 @@ public record ServerConfig(
     Path auditFile,
     Duration maintenanceMinRetention,
     CacheSettings caches,
-    OperationsSettings operations) {
+    OperationsSettings operations,
+    int queryParallelism) {
   public ServerConfig {
+    if (queryParallelism < 1) {
+      throw new IllegalArgumentException("queryParallelism must be at least 1, not " + queryParallelism);
+    }
     requireNonNull(caches, "caches is null");
     requireNonNull(operations, "operations is null");
     requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
@@ -57,19 +62,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism);
   }
 
   /** How log lines are written. */

@@ -92,6 +92,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void queryParallelismIsAtLeastOne() {
+    assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "1")).queryParallelism()).isEqualTo(1);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "4")).queryParallelism()).isEqualTo(4);
+    assertThat(ConfigLoader.fromSettings(Map.of()).queryParallelism()).isGreaterThanOrEqualTo(1);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.parallelism", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.parallelism");
+  }
+
+  @Test
   void yamlFileThenEnvironmentOverrides() throws Exception {
     Path file = dir.resolve("sqe.yaml");
     Files.writeString(file, String.join("\n",

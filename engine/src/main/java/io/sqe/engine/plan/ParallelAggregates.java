@@ -1,0 +1,207 @@
+package io.sqe.engine.plan;
+
+import io.sqe.engine.exec.parallel.ParallelSettings;
+import io.sqe.engine.iceberg.IcebergTableScan;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
+import org.apache.calcite.adapter.enumerable.EnumerableCalc;
+import org.apache.calcite.adapter.enumerable.EnumerableFilter;
+import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
+import org.apache.calcite.adapter.enumerable.EnumerableProject;
+import org.apache.calcite.plan.RelOptLattice;
+import org.apache.calcite.plan.RelOptMaterialization;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.InvalidRelException;
+import org.apache.calcite.rel.RelCollations;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexProgram;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlAggFunction;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.util.ImmutableBitSet;
+
+/**
+ * Splits an aggregate over a large scan into parts that run in parallel: {@code
+ * Aggregate(Calc/Filter/Project*(IcebergTableScan))} becomes {@code
+ * FinalAggregate(ParallelGather(PartialAggregate(Calc/Filter/Project*(partitioned scan))))}. The
+ * chain may pass through the probe (left) side of hash joins (inner, left, semi, anti), whose build
+ * side is then read once per execution and shared by the parts ({@link SharedInput}). Each part
+ * aggregates the rows of the files it claims; the final aggregate combines the parts' groups:
+ * SUM and SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original
+ * call's type, so results (decimal sums included) are exactly what one thread computes. Aggregates
+ * with DISTINCT, ordered or other calls, grouping sets, a scan with a LIMIT, correlated
+ * expressions, or a scan estimated below {@link ParallelSettings#minRows()} rows are left alone.
+ * AVG arrives here already reduced to SUM / COUNT by Calcite's {@code AggregateReduceFunctionsRule}.
+ *
+ * <p>Runs after cost-based planning, on the physical plan, so the plan's shape and costs are what
+ * they would be without it.
+ */
+final class ParallelAggregates implements Program {
+  static final ParallelAggregates INSTANCE = new ParallelAggregates();
+
+  private ParallelAggregates() {}
+
+  @Override
+  public RelNode run(
+      RelOptPlanner planner,
+      RelNode rel,
+      RelTraitSet requiredOutputTraits,
+      List<RelOptMaterialization> materializations,
+      List<RelOptLattice> lattices) {
+    if (!ParallelSettings.enabled()) {
+      return rel;
+    }
+    return rewrite(rel);
+  }
+
+  private static RelNode rewrite(RelNode rel) {
+    List<RelNode> inputs = new ArrayList<>();
+    boolean changed = false;
+    for (RelNode input : rel.getInputs()) {
+      RelNode rewritten = rewrite(input);
+      changed |= rewritten != input;
+      inputs.add(rewritten);
+    }
+    RelNode node = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    if (node instanceof EnumerableAggregate) {
+      RelNode split = split((EnumerableAggregate) node);
+      if (split != null) {
+        return split;
+      }
+    }
+    return node;
+  }
+
+  /** The aggregate as partial and final aggregates over parallel parts, or null to keep it. */
+  private static RelNode split(EnumerableAggregate aggregate) {
+    if (aggregate.getGroupType() != EnumerableAggregate.Group.SIMPLE) {
+      return null;
+    }
+    int groups = aggregate.getGroupCount();
+    List<AggregateCall> finalCalls = new ArrayList<>();
+    List<AggregateCall> calls = aggregate.getAggCallList();
+    for (int i = 0; i < calls.size(); i++) {
+      AggregateCall call = calls.get(i);
+      SqlAggFunction combine = combiner(call);
+      if (combine == null) {
+        return null;
+      }
+      finalCalls.add(
+          AggregateCall.create(
+              combine, false, false, false, List.of(), List.of(groups + i), -1, null,
+              RelCollations.EMPTY, call.getType(), call.getName()));
+    }
+    RelNode pipeline = partitioned(aggregate.getInput());
+    if (pipeline == null) {
+      return null;
+    }
+    try {
+      EnumerableAggregate partial =
+          new EnumerableAggregate(
+              aggregate.getCluster(), aggregate.getTraitSet(), pipeline, aggregate.getGroupSet(), null, calls);
+      ParallelGather gather = new ParallelGather(aggregate.getCluster(), partial.getTraitSet(), partial);
+      EnumerableAggregate combined =
+          new EnumerableAggregate(
+              aggregate.getCluster(), aggregate.getTraitSet(), gather, ImmutableBitSet.range(groups), null, finalCalls);
+      if (!RelOptUtil.areRowTypesEqual(combined.getRowType(), aggregate.getRowType(), false)) {
+        return null;
+      }
+      return combined;
+    } catch (InvalidRelException e) {
+      return null;
+    }
+  }
+
+  /** The function that combines the parts' values of {@code call}, or null when it cannot be split. */
+  private static SqlAggFunction combiner(AggregateCall call) {
+    if (call.isDistinct() || call.isApproximate() || !call.getCollation().getFieldCollations().isEmpty()
+        || !call.rexList.isEmpty()) {
+      return null;
+    }
+    switch (call.getAggregation().getKind()) {
+      case SUM:
+        return SqlStdOperatorTable.SUM;
+      case SUM0:
+      case COUNT:
+        return SqlStdOperatorTable.SUM0;
+      case MIN:
+        return SqlStdOperatorTable.MIN;
+      case MAX:
+        return SqlStdOperatorTable.MAX;
+      default:
+        return null;
+    }
+  }
+
+  /**
+   * {@code rel} with its scan partitioned, if it is a chain of calcs, filters, projects and policy
+   * boundaries over a large enough Iceberg scan without a limit; otherwise null.
+   */
+  private static RelNode partitioned(RelNode rel) {
+    if (rel instanceof IcebergTableScan) {
+      IcebergTableScan scan = (IcebergTableScan) rel;
+      if (scan.limit() != null || scan.isPartitioned()
+          || scan.estimateRowCount(scan.getCluster().getMetadataQuery()) < ParallelSettings.minRows()) {
+        return null;
+      }
+      return scan.partitioned();
+    }
+    if (rel instanceof EnumerableHashJoin) {
+      return probeSide((EnumerableHashJoin) rel);
+    }
+    if (!(rel instanceof EnumerableCalc || rel instanceof EnumerableFilter || rel instanceof EnumerableProject
+        || rel instanceof PolicyBoundary.Enumerable)) {
+      return null;
+    }
+    if (correlated(rel)) {
+      return null;
+    }
+    RelNode input = partitioned(rel.getInput(0));
+    return input == null ? null : rel.copy(rel.getTraitSet(), List.of(input));
+  }
+
+  /**
+   * A hash join whose probe (left) side is split into parts and whose build (right) side is read
+   * once and shared; only for joins where each probe row's result depends on that row alone (not
+   * RIGHT or FULL, which also return the build rows no probe row matched).
+   */
+  private static RelNode probeSide(EnumerableHashJoin join) {
+    JoinRelType type = join.getJoinType();
+    if (!(type == JoinRelType.INNER || type == JoinRelType.LEFT || type == JoinRelType.SEMI || type == JoinRelType.ANTI)
+        || !join.getVariablesSet().isEmpty()
+        || RexUtil.containsCorrelation(join.getCondition())) {
+      return null;
+    }
+    RelNode probe = partitioned(join.getLeft());
+    if (probe == null) {
+      return null;
+    }
+    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), join.getRight());
+    return join.copy(join.getTraitSet(), List.of(probe, build));
+  }
+
+  private static boolean correlated(RelNode rel) {
+    List<RexNode> expressions = new ArrayList<>();
+    if (rel instanceof EnumerableCalc) {
+      RexProgram program = ((EnumerableCalc) rel).getProgram();
+      expressions.addAll(program.getExprList());
+    } else if (rel instanceof EnumerableFilter) {
+      expressions.add(((EnumerableFilter) rel).getCondition());
+    } else if (rel instanceof EnumerableProject) {
+      expressions.addAll(((EnumerableProject) rel).getProjects());
+    }
+    for (RexNode expression : expressions) {
+      if (RexUtil.containsCorrelation(expression)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
