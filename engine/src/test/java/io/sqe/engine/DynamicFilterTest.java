@@ -2,7 +2,6 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
@@ -10,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -218,21 +215,19 @@ class DynamicFilterTest {
     if (parallelism > 0) {
       ParallelSettings.configure(parallelism, 0);
     }
-    Prepared prepared = engine.prepare(session, parallelism > 0 ? "/* parallel */ ".repeat(parallelism) + sql : sql);
+    TestQueries.Result result =
+        TestQueries.run(engine, session, parallelism > 0 ? "/* parallel */ ".repeat(parallelism) + sql : sql);
     List<List<Object>> rows = new ArrayList<>();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
-      while (exec.next()) {
-        VectorSchemaRoot root = exec.root();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (FieldVector vector : root.getFieldVectors()) {
-            Object value = vector.getObject(r);
-            row.add(value instanceof Number && !(value instanceof Long) && !(value instanceof java.math.BigDecimal) ? ((Number) value).longValue() : value);
-          }
-          rows.add(row);
-        }
-      }
-      return new Result(rows, exec.context().stats());
+    for (List<Object> row : result.rows()) {
+      rows.add(row.stream().map(DynamicFilterTest::asLong).toList());
     }
+    return new Result(rows, result.stats());
+  }
+
+  /** Counts and sums come back as BIGINT, keys of INTEGER columns as Integer: all compared as longs. */
+  private static Object asLong(Object value) {
+    return value instanceof Number && !(value instanceof Long) && !(value instanceof java.math.BigDecimal)
+        ? (Object) ((Number) value).longValue()
+        : value;
   }
 }

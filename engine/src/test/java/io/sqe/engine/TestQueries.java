@@ -11,13 +11,13 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.util.Text;
 
 /** Runs a statement through the engine, as the server would, and collects its rows and figures. */
-final class TestQueries {
+public final class TestQueries {
   /** A statement's rows (text as {@code String}, binary as {@code ByteBuffer}) and its run's figures. */
-  record Result(List<List<Object>> rows, QueryStats stats) {}
+  public record Result(List<List<Object>> rows, QueryStats stats) {}
 
   private TestQueries() {}
 
-  static Result run(QueryEngine engine, Session session, String sql) {
+  public static Result run(QueryEngine engine, Session session, String sql) {
     Prepared prepared = engine.prepare(session, sql);
     List<List<Object>> rows = new ArrayList<>();
     try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
@@ -35,12 +35,12 @@ final class TestQueries {
     }
   }
 
-  static List<List<Object>> rows(QueryEngine engine, Session session, String sql) {
+  public static List<List<Object>> rows(QueryEngine engine, Session session, String sql) {
     return run(engine, session, sql).rows();
   }
 
   /** The text of the plan the engine makes for {@code sql}, a line per operator. */
-  static String plan(QueryEngine engine, Session session, String sql) {
+  public static String plan(QueryEngine engine, Session session, String sql) {
     StringBuilder text = new StringBuilder();
     for (List<Object> row : rows(engine, session, "explain plan for " + sql)) {
       text.append(row.get(0)).append('\n');

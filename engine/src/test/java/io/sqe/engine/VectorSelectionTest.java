@@ -2,7 +2,6 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
@@ -15,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Supplier;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -250,17 +247,7 @@ class VectorSelectionTest {
   private record Result(List<Long> ids, QueryStats stats) {}
 
   private Result run(String sql) {
-    Prepared prepared = engine.prepare(session, sql);
-    List<Long> ids = new ArrayList<>();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
-      while (exec.next()) {
-        VectorSchemaRoot root = exec.root();
-        FieldVector id = root.getVector(0);
-        for (int r = 0; r < root.getRowCount(); r++) {
-          ids.add((Long) id.getObject(r));
-        }
-      }
-      return new Result(ids, exec.context().stats());
-    }
+    TestQueries.Result result = TestQueries.run(engine, session, sql);
+    return new Result(result.rows().stream().map(row -> (Long) row.get(0)).toList(), result.stats());
   }
 }

@@ -8,6 +8,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.TestQueries;
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
 import java.io.IOException;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
@@ -238,22 +238,7 @@ class ParallelPipelinesTest {
   /** The rows of {@code sql} planned and run with {@code parallelism}; the comment keeps the plans apart in the plan cache. */
   private List<List<Object>> run(String sql, int parallelism) {
     ParallelSettings.configure(parallelism, 0);
-    Prepared prepared = engine.prepare(session, "/* parallelism " + parallelism + " */ " + sql);
-    List<List<Object>> rows = new ArrayList<>();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "q")) {
-      while (exec.next()) {
-        VectorSchemaRoot root = exec.root();
-        for (int r = 0; r < root.getRowCount(); r++) {
-          List<Object> row = new ArrayList<>();
-          for (var v : root.getFieldVectors()) {
-            Object value = v.getObject(r);
-            row.add(value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
-          }
-          rows.add(row);
-        }
-      }
-    }
-    return rows;
+    return TestQueries.rows(engine, session, "/* parallelism " + parallelism + " */ " + sql);
   }
 
   private static List<List<Object>> sorted(List<List<Object>> rows) {
