@@ -128,28 +128,10 @@ public final class DynamicFilters {
   }
 
   /** A slot a scan reads, with the table column it filters. */
-  static final class Target {
-    final IcebergTableScan scan;
-    final int column;
-    final Slot slot;
-
-    Target(IcebergTableScan scan, int column, Slot slot) {
-      this.scan = scan;
-      this.column = column;
-      this.slot = slot;
-    }
-  }
+  record Target(IcebergTableScan scan, int column, Slot slot) {}
 
   /** The field a slot's keys filter, for the scan's run-time half. */
-  static final class ColumnFilter {
-    final Types.NestedField field;
-    final Slot slot;
-
-    ColumnFilter(Types.NestedField field, Slot slot) {
-      this.field = field;
-      this.slot = slot;
-    }
-
+  record ColumnFilter(Types.NestedField field, Slot slot) {
     /** An Iceberg expression implied by membership in {@code keys}, for file and row-group pruning. */
     Expression expression(Keys keys) {
       if (keys.set != null && keys.set.size() == 0) {
@@ -170,19 +152,11 @@ public final class DynamicFilters {
     }
   }
 
-  /** The keys of one build: all of them, or only their range when there were too many. */
-  static final class Keys {
-    /** The distinct non-null keys; null when there were more than {@link #MAX_KEYS}. */
-    final LongKeySet set;
-    final long min;
-    final long max;
-
-    Keys(LongKeySet set, long min, long max) {
-      this.set = set;
-      this.min = min;
-      this.max = max;
-    }
-  }
+  /**
+   * The keys of one build: all of them, or only their range when there were too many ({@code set}
+   * holds the distinct non-null keys; null when there were more than {@link #MAX_KEYS}).
+   */
+  record Keys(LongKeySet set, long min, long max) {}
 
   /** Collects the non-null keys of one column of the build side. */
   private static final class KeyCollector {

@@ -115,7 +115,7 @@ public final class IcebergScan {
     this.partitioned = partitioned;
     this.dynamicFilters = new ArrayList<>();
     for (DynamicFilters.Target target : dynamicFilters) {
-      this.dynamicFilters.add(new DynamicFilters.ColumnFilter(columns.get(projection.get(target.column)), target.slot));
+      this.dynamicFilters.add(new DynamicFilters.ColumnFilter(columns.get(projection.get(target.column())), target.slot()));
     }
   }
 
@@ -178,13 +178,13 @@ public final class IcebergScan {
   private Expression withDynamicFilters(DataContext dataContext, QueryContext context, Map<Integer, LongKeySet> keySets) {
     Expression withKeys = filter;
     for (DynamicFilters.ColumnFilter dynamic : dynamicFilters) {
-      DynamicFilters.Keys keys = dynamic.slot.current(dataContext);
+      DynamicFilters.Keys keys = dynamic.slot().current(dataContext);
       if (keys == null) {
         continue;
       }
       withKeys = Expressions.and(withKeys, dynamic.expression(keys));
-      if (keys.set != null && keys.set.size() > DynamicFilters.IN_LIST_KEYS) {
-        keySets.put(dynamic.field.fieldId(), keys.set);
+      if (keys.set() != null && keys.set().size() > DynamicFilters.IN_LIST_KEYS) {
+        keySets.put(dynamic.field().fieldId(), keys.set());
       }
       context.stats().dynamicFilterApplied();
     }
