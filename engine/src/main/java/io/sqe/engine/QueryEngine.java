@@ -279,7 +279,7 @@ public final class QueryEngine {
           command.command().execute(new CommandContext(session, catalogs, new Services(run), run.operationId()), values);
       run.succeeded();
       return result;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, queryId);
     }
   }
@@ -333,7 +333,7 @@ public final class QueryEngine {
         rows = () -> Linq4j.enumerator(list);
       }
       return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config, sink);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | ExceptionInInitializerError e) {
       queryAllocator.close();
       run.close();
       throw ExecutionErrors.translate(e, queryId);
@@ -440,7 +440,7 @@ public final class QueryEngine {
       QueryContext context = context(session, query, parameters, run == null ? QueryRun.untracked(queryId) : run, queryId);
       try {
         return QueryExecutions.rows(query.bindable().bind(context).enumerator(), context, query.resultType().getFieldCount());
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | ExceptionInInitializerError e) {
         throw ExecutionErrors.translate(e, queryId);
       }
     }

@@ -74,6 +74,7 @@ public final class ExecutionErrors {
         && current != current.getCause()
         && !(current instanceof SqeException)
         && (current.getClass() == RuntimeException.class
+            || current instanceof ExceptionInInitializerError
             || current instanceof java.lang.reflect.InvocationTargetException
             || current instanceof java.lang.reflect.UndeclaredThrowableException
             || current instanceof java.util.concurrent.ExecutionException)) {

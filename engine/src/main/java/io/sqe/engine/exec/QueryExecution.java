@@ -176,7 +176,7 @@ public final class QueryExecution implements AutoCloseable {
         context.run().succeeded();
       }
       return count > 0;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, context.queryId());
     }
   }
@@ -202,7 +202,7 @@ public final class QueryExecution implements AutoCloseable {
         context.run().succeeded();
       }
       return count > 0;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, context.queryId());
     }
   }

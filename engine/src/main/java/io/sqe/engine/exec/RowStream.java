@@ -33,7 +33,7 @@ public final class RowStream implements AutoCloseable {
       Object row = rows.current();
       current = scalarRows ? new Object[] {row} : (Object[]) row;
       return true;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, context.queryId());
     }
   }

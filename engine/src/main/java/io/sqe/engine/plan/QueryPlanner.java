@@ -184,6 +184,7 @@ public final class QueryPlanner {
     VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig));
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
+    ConstantFolding.install(planner);
     RelOptUtil.registerDefaultRules(planner, false, false);
     // Hash joins that build on the smaller input; no merge joins, which sort both (unsorted) inputs.
     planner.removeRule(EnumerableRules.ENUMERABLE_JOIN_RULE);
@@ -430,6 +431,7 @@ public final class QueryPlanner {
     return Programs.sequence(
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
+        ConstantFolding.program(),
         new FactorOrConditions(),
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
