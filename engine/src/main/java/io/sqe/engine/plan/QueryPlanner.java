@@ -436,7 +436,9 @@ public final class QueryPlanner {
         new SemiJoinReduction(),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
         // Last: it splits the final physical plan (semi-join reductions included) into parallel parts.
-        ParallelAggregates.INSTANCE);
+        ParallelAggregates.INSTANCE,
+        // After the split: it computes once what the finished plan holds twice.
+        SharedSubplans.INSTANCE);
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */
