@@ -35,17 +35,19 @@ public final class SharedRows {
    *
    * @param key the subplan's key: all occurrences of one subplan in one plan have the same key,
    *     and no other subplan has it
+   * @param maxRows the most rows kept: past them the first consumer streams the rest and every
+   *     other consumer computes its own (an estimate let a large subplan through)
    * @param rows the subplan's code; only the consumer that computes the rows runs it (an aggregate's
    *     code reads its input as soon as it runs)
    */
-  public static Enumerable<Object> rows(DataContext root, String key, Function0<Enumerable<Object>> rows) {
+  public static Enumerable<Object> rows(DataContext root, String key, long maxRows, Function0<Enumerable<Object>> rows) {
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
         QueryContext context = QueryContext.of(root);
         Computation computation =
             (Computation) context.runtimeState().computeIfAbsent(new Key(key), k -> new Computation());
-        return Linq4j.enumerator(computation.rows(context, rows));
+        return computation.enumerator(context, rows, maxRows);
       }
     };
   }
@@ -56,28 +58,40 @@ public final class SharedRows {
   /** One subplan's rows in one execution: computed by the first consumer, awaited by the others. */
   private static final class Computation {
     private final AtomicBoolean claimed = new AtomicBoolean();
+    /** The rows, or null when there were too many to keep. */
     private final CompletableFuture<List<Object>> result = new CompletableFuture<>();
 
-    List<Object> rows(QueryContext context, Function0<Enumerable<Object>> rows) {
+    Enumerator<Object> enumerator(QueryContext context, Function0<Enumerable<Object>> rows, long maxRows) {
       if (claimed.compareAndSet(false, true)) {
-        return compute(rows);
+        return compute(rows, maxRows);
       }
-      return await(context);
+      List<Object> stored = await(context);
+      return stored != null ? Linq4j.enumerator(stored) : rows.apply().enumerator();
     }
 
-    private List<Object> compute(Function0<Enumerable<Object>> rows) {
+    private Enumerator<Object> compute(Function0<Enumerable<Object>> rows, long maxRows) {
+      Enumerator<Object> enumerator = null;
       try {
+        enumerator = rows.apply().enumerator();
         List<Object> list = new ArrayList<>();
-        try (Enumerator<Object> enumerator = rows.apply().enumerator()) {
-          while (enumerator.moveNext()) {
-            list.add(enumerator.current());
+        while (enumerator.moveNext()) {
+          list.add(enumerator.current());
+          if (list.size() > maxRows) {
+            result.complete(null);
+            Enumerator<Object> rest = enumerator;
+            enumerator = null;
+            return new ReadThenRest(list, rest);
           }
         }
         result.complete(list);
-        return list;
+        return Linq4j.enumerator(list);
       } catch (RuntimeException | Error e) {
         result.completeExceptionally(e);
         throw e;
+      } finally {
+        if (enumerator != null) {
+          enumerator.close();
+        }
       }
     }
 
@@ -112,6 +126,48 @@ public final class SharedRows {
         throw (Error) failure;
       }
       throw new IllegalStateException(failure);
+    }
+  }
+
+  /** The rows read so far, then the rest of the subplan's. */
+  private static final class ReadThenRest implements Enumerator<Object> {
+    private final List<Object> read;
+    private final Enumerator<Object> rest;
+    private int next;
+    private Object current;
+
+    ReadThenRest(List<Object> read, Enumerator<Object> rest) {
+      this.read = read;
+      this.rest = rest;
+    }
+
+    @Override
+    public Object current() {
+      return current;
+    }
+
+    @Override
+    public boolean moveNext() {
+      if (next < read.size()) {
+        current = read.get(next);
+        read.set(next++, null);
+        return true;
+      }
+      if (rest.moveNext()) {
+        current = rest.current();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public void reset() {
+      throw new UnsupportedOperationException("A shared subplan's rows cannot be rewound");
+    }
+
+    @Override
+    public void close() {
+      rest.close();
     }
   }
 }

@@ -30,20 +30,23 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 final class SharedSubplan extends SingleRel implements EnumerableRel {
   private final int ordinal;
   private final String key;
+  private final long maxRows;
 
   /**
    * @param ordinal the subplan's number in its plan, for EXPLAIN
    * @param key the same for every occurrence of the subplan, and unique among the subplans of all plans
+   * @param maxRows the most rows to keep when they run (the plan's estimate may be wrong)
    */
-  SharedSubplan(RelOptCluster cluster, RelTraitSet traits, RelNode input, int ordinal, String key) {
+  SharedSubplan(RelOptCluster cluster, RelTraitSet traits, RelNode input, int ordinal, String key, long maxRows) {
     super(cluster, traits, input);
     this.ordinal = ordinal;
     this.key = requireNonNull(key, "key is null");
+    this.maxRows = maxRows;
   }
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new SharedSubplan(getCluster(), traitSet, sole(inputs), ordinal, key);
+    return new SharedSubplan(getCluster(), traitSet, sole(inputs), ordinal, key, maxRows);
   }
 
   @Override
@@ -68,7 +71,12 @@ final class SharedSubplan extends SingleRel implements EnumerableRel {
         Expressions.return_(
             null,
             Expressions.call(
-                SharedRows.class, "rows", implementor.getRootExpression(), Expressions.constant(formatKey), rows)));
+                SharedRows.class,
+                "rows",
+                implementor.getRootExpression(),
+                Expressions.constant(formatKey),
+                Expressions.constant(maxRows),
+                rows)));
     return implementor.result(input.physType, builder.toBlock());
   }
 }

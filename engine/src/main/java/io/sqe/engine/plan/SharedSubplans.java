@@ -42,8 +42,9 @@ import org.apache.calcite.util.Pair;
  * parallel pipeline's shared build side unless its own parallel gather is in the subplan too, and
  * no scans other than Iceberg's (a recursive query's transient table changes between reads). It
  * must be worth storing: more than a bare scan, estimated to cost at least {@link #minCost()}
- * rows of work, and estimated to return at most {@link #maxRows()} rows, which bounds what is
- * kept. The largest shared subplans are chosen first, so a subplan repeated only inside a shared
+ * rows of work, and estimated to return at most {@link #maxRows()} rows. That bound holds at run
+ * time too: a subplan that returns more is not kept (its first consumer streams the rest, the
+ * others compute their own), so an estimate that was too low costs time, never memory. The largest shared subplans are chosen first, so a subplan repeated only inside a shared
  * one is not stored again.
  *
  * <p>Runs last, on the finished physical plan (parallel parts included), so the plan's shape and
@@ -175,7 +176,7 @@ final class SharedSubplans implements Program {
       if (ordinal == null) {
         return copy;
       }
-      return new SharedSubplan(node.getCluster(), node.getTraitSet(), copy, ordinal, runtimeKeys.get(key));
+      return new SharedSubplan(node.getCluster(), node.getTraitSet(), copy, ordinal, runtimeKeys.get(key), maxRows);
     }
 
     /** The node's operators, attributes and row types, its inputs' included; equal keys compute equal rows. */

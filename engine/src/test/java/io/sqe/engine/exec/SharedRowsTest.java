@@ -46,18 +46,18 @@ class SharedRowsTest {
     };
     List<Future<List<Object>>> consumers = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      consumers.add(threads.submit(() -> SharedRows.rows(context, "k", rows).toList()));
+      consumers.add(threads.submit(() -> SharedRows.rows(context, "k", 100, rows).toList()));
     }
     release.countDown();
     for (Future<List<Object>> consumer : consumers) {
       assertThat(consumer.get(30, TimeUnit.SECONDS)).containsExactly(1, 2, 3);
     }
     // Read again in the same execution: the stored rows.
-    assertThat(SharedRows.rows(context, "k", rows).toList()).containsExactly(1, 2, 3);
+    assertThat(SharedRows.rows(context, "k", 100, rows).toList()).containsExactly(1, 2, 3);
     assertThat(computed).hasValue(1);
     // Another execution, or another key, computes its own.
-    assertThat(SharedRows.rows(context(), "k", rows).toList()).containsExactly(1, 2, 3);
-    assertThat(SharedRows.rows(context, "other", rows).toList()).containsExactly(1, 2, 3);
+    assertThat(SharedRows.rows(context(), "k", 100, rows).toList()).containsExactly(1, 2, 3);
+    assertThat(SharedRows.rows(context, "other", 100, rows).toList()).containsExactly(1, 2, 3);
     assertThat(computed).hasValue(3);
   }
 
@@ -71,7 +71,7 @@ class SharedRowsTest {
     };
     List<Future<List<Object>>> consumers = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      consumers.add(threads.submit(() -> SharedRows.rows(context, "k", rows).toList()));
+      consumers.add(threads.submit(() -> SharedRows.rows(context, "k", 100, rows).toList()));
     }
     release.countDown();
     for (Future<List<Object>> consumer : consumers) {
@@ -80,7 +80,7 @@ class SharedRowsTest {
           .isInstanceOf(SqeException.class)
           .hasMessage("Division by zero");
     }
-    assertThatThrownBy(() -> SharedRows.rows(context, "k", rows).toList()).hasMessage("Division by zero");
+    assertThatThrownBy(() -> SharedRows.rows(context, "k", 100, rows).toList()).hasMessage("Division by zero");
   }
 
   @Test
@@ -93,9 +93,9 @@ class SharedRowsTest {
       await(release);
       return Linq4j.asEnumerable(List.<Object>of(1));
     };
-    Future<List<Object>> computer = threads.submit(() -> SharedRows.rows(context, "k", rows).toList());
+    Future<List<Object>> computer = threads.submit(() -> SharedRows.rows(context, "k", 100, rows).toList());
     assertThat(computing.await(30, TimeUnit.SECONDS)).isTrue();
-    Future<List<Object>> waiter = threads.submit(() -> SharedRows.rows(context, "k", rows).toList());
+    Future<List<Object>> waiter = threads.submit(() -> SharedRows.rows(context, "k", 100, rows).toList());
     context.cancel(ErrorCode.CANCELLED, "cancelled by the test");
     assertThatThrownBy(() -> waiter.get(30, TimeUnit.SECONDS))
         .cause()
@@ -103,6 +103,20 @@ class SharedRowsTest {
         .satisfies(e -> assertThat(((SqeException) e).code()).isEqualTo(ErrorCode.CANCELLED));
     release.countDown();
     assertThat(computer.get(30, TimeUnit.SECONDS)).containsExactly(1);
+  }
+
+  @Test
+  void rowsPastTheBoundAreNotKept() {
+    QueryContext context = context();
+    AtomicInteger computed = new AtomicInteger();
+    Function0<Enumerable<Object>> rows = () -> {
+      computed.incrementAndGet();
+      return Linq4j.asEnumerable(List.<Object>of(1, 2, 3, 4, 5));
+    };
+    // The first consumer streams on past the bound; the next computes its own.
+    assertThat(SharedRows.rows(context, "k", 2, rows).toList()).containsExactly(1, 2, 3, 4, 5);
+    assertThat(SharedRows.rows(context, "k", 2, rows).toList()).containsExactly(1, 2, 3, 4, 5);
+    assertThat(computed).hasValue(2);
   }
 
   private QueryContext context() {
