@@ -69,6 +69,7 @@ class SharedSubplansTest {
   private final AtomicInteger statements = new AtomicInteger();
   private QueryEngine engine;
   private Session session;
+  private long firstSnapshot;
 
   @BeforeEach
   void setUp() {
@@ -88,6 +89,9 @@ class SharedSubplansTest {
         rows.add(r);
       }
       append(facts, rows);
+      if (file == 2) {
+        firstSnapshot = facts.currentSnapshot().snapshotId();
+      }
     }
     Table dim = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "dim"), DIM);
     List<Record> dimRows = new ArrayList<>();
@@ -163,6 +167,14 @@ class SharedSubplansTest {
     assertThat(plan("select g, sum(d) from s.r where g < 5 group by g union all select g, sum(d) from s.r where g < 6 group by g"))
         .doesNotContain("SharedSubplan");
     assertThat(plan("select count(*) from s.dim union all select count(*) from s.dim")).doesNotContain("SharedSubplan");
+    // An older snapshot of the same table is another table.
+    SharedSubplans.configure(true, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+    String timeTravel =
+        "select g, sum(d) from s.r for version as of " + firstSnapshot + " group by g union all select g, sum(d) from s.r group by g";
+    assertThat(plan(timeTravel)).doesNotContain("SharedSubplan");
+    List<List<Object>> both = sorted(TestQueries.rows(engine, session, comment(1, true) + timeTravel));
+    SharedSubplans.configure(false, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+    assertThat(both).isEqualTo(sorted(TestQueries.rows(engine, session, comment(1, false) + timeTravel)));
     // Non-deterministic calls give different rows each time.
     SharedSubplans.configure(true, SharedSubplans.DEFAULT_MAX_ROWS, 0);
     assertThat(plan("select max(rand()) from s.r union all select max(rand()) from s.r")).doesNotContain("SharedSubplan");
