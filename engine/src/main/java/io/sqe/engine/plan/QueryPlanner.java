@@ -435,9 +435,9 @@ public final class QueryPlanner {
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
         new SemiJoinReduction(),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
-        // Last: it splits the final physical plan (semi-join reductions included) into parallel parts.
+        // It splits the final physical plan (semi-join reductions included) into parallel parts.
         ParallelAggregates.INSTANCE,
-        // After the split: it computes once what the finished plan holds twice.
+        // Last: it computes once what the finished plan (parallel parts included) holds twice.
         SharedSubplans.INSTANCE);
   }
 
