@@ -437,8 +437,10 @@ public final class QueryPlanner {
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
         new SemiJoinReduction(),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
-        // Last: it splits the final physical plan (semi-join reductions included) into parallel parts.
-        ParallelAggregates.INSTANCE);
+        // It splits the final physical plan (semi-join reductions included) into parallel parts.
+        ParallelAggregates.INSTANCE,
+        // Last: it computes once what the finished plan (parallel parts included) holds twice.
+        SharedSubplans.INSTANCE);
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */
