@@ -6,6 +6,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexCorrelVariable;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlOperator;
@@ -41,6 +42,32 @@ final class PlanInspection {
         super.visit(node, ordinal, parent);
       }
     }.go(plan);
+  }
+
+  /**
+   * Whether {@code node}'s own expressions give the same values each time the node is evaluated
+   * within one query: no non-deterministic call ({@code RAND}), no correlation variable. Its inputs
+   * are not looked at.
+   */
+  static boolean repeatableExpressions(RelNode node) {
+    boolean[] repeatable = {true};
+    node.accept(
+        new RexShuttle() {
+          @Override
+          public RexNode visitCall(RexCall call) {
+            if (!call.getOperator().isDeterministic()) {
+              repeatable[0] = false;
+            }
+            return super.visitCall(call);
+          }
+
+          @Override
+          public RexNode visitCorrelVariable(RexCorrelVariable variable) {
+            repeatable[0] = false;
+            return variable;
+          }
+        });
+    return repeatable[0];
   }
 
   /**

@@ -24,7 +24,6 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
-import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
@@ -355,18 +354,7 @@ final class SemiJoinReduction implements Program {
     if (rel instanceof EnumerableCorrelate || !rel.getVariablesSet().isEmpty()) {
       return false;
     }
-    boolean[] deterministic = {true};
-    rel.accept(
-        new RexShuttle() {
-          @Override
-          public RexNode visitCall(RexCall call) {
-            if (!call.getOperator().isDeterministic()) {
-              deterministic[0] = false;
-            }
-            return super.visitCall(call);
-          }
-        });
-    if (!deterministic[0]) {
+    if (!PlanInspection.repeatableExpressions(rel)) {
       return false;
     }
     for (RelNode input : rel.getInputs()) {

@@ -22,10 +22,6 @@ import org.apache.calcite.rel.core.RepeatUnion;
 import org.apache.calcite.rel.core.Spool;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
-import org.apache.calcite.rex.RexCall;
-import org.apache.calcite.rex.RexCorrelVariable;
-import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.apache.calcite.tools.Program;
 import org.apache.calcite.util.Pair;
@@ -227,7 +223,7 @@ final class SharedSubplans implements Program {
         // Shared by the parts of a pipeline the subplan is only a piece of.
         return false;
       }
-      if (!deterministicAndUncorrelated(node)) {
+      if (!PlanInspection.repeatableExpressions(node)) {
         return false;
       }
       boolean inputsGathered = gathered || node instanceof ParallelGather;
@@ -237,27 +233,6 @@ final class SharedSubplans implements Program {
         }
       }
       return true;
-    }
-
-    private static boolean deterministicAndUncorrelated(RelNode node) {
-      boolean[] ok = {true};
-      node.accept(
-          new RexShuttle() {
-            @Override
-            public RexNode visitCall(RexCall call) {
-              if (!call.getOperator().isDeterministic()) {
-                ok[0] = false;
-              }
-              return super.visitCall(call);
-            }
-
-            @Override
-            public RexNode visitCorrelVariable(RexCorrelVariable variable) {
-              ok[0] = false;
-              return variable;
-            }
-          });
-      return ok[0];
     }
 
     /** Writes a node's attributes, and its inputs as their keys, into a key. */
