@@ -8,6 +8,15 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rex.RexLiteral;
@@ -20,9 +29,16 @@ import org.apache.calcite.util.mapping.Mappings;
 import org.apache.iceberg.expressions.Expression;
 import org.immutables.value.Value;
 
-/** Gives a scan the part of the Filter above it that Iceberg can use to skip files. */
+/**
+ * Gives a scan the part of the Filter above it that Iceberg can use to skip files, and the
+ * conjuncts it evaluates exactly on the rows it reads ({@code column [NOT] LIKE 'pattern'} on a
+ * STRING column), which leave the Filter: their column is then read only where the scan needs it.
+ */
 @Value.Enclosing
 public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config> {
+  /** Whether LIKE conjuncts move into the scan ({@code -Dsqe.scan.likeIntoScan=false} keeps them in the Filter). */
+  static final boolean LIKE_INTO_SCAN = Boolean.parseBoolean(System.getProperty("sqe.scan.likeIntoScan", "true"));
+
   FilterIntoScanRule(Config config) {
     super(config);
   }
@@ -31,17 +47,98 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
   public void onMatch(RelOptRuleCall call) {
     Filter filter = call.rel(0);
     IcebergTableScan scan = call.rel(1);
-    if (scan.hasFilter() || scan.limit() != null) {
+    if (scan.hasFilter() || scan.dropsRows() || scan.limit() != null) {
       return;
     }
-    Optional<Expression> pushed =
-        new IcebergFilterConverter(scan).convert(filter.getCondition(), filter.getCluster().getRexBuilder());
-    if (pushed.isEmpty()) {
+    RexBuilder rexBuilder = filter.getCluster().getRexBuilder();
+    Optional<Expression> pushed = new IcebergFilterConverter(scan).convert(filter.getCondition(), rexBuilder);
+    List<LikePredicate> likes = new ArrayList<>();
+    List<RexNode> moved = new ArrayList<>();
+    List<RexNode> rest = new ArrayList<>();
+    for (RexNode conjunct : RelOptUtil.conjunctions(filter.getCondition())) {
+      LikePredicate like = LIKE_INTO_SCAN ? like(scan, conjunct) : null;
+      if (like != null) {
+        likes.add(like);
+        moved.add(conjunct);
+      } else {
+        rest.add(conjunct);
+      }
+    }
+    if (pushed.isEmpty() && likes.isEmpty()) {
       return;
     }
-    // The filter stays, and is where the condition is evaluated per row: the scan uses the
-    // expression to skip files and row groups, and does not drop rows (IcebergScan relies on this).
-    call.transformTo(filter.copy(filter.getTraitSet(), scan.withFilter(pushed.get()), filter.getCondition()));
+    IcebergTableScan newScan = pushed.isPresent() ? scan.withFilter(pushed.get()) : scan;
+    if (!likes.isEmpty()) {
+      Double selectivity = call.getMetadataQuery().getSelectivity(scan, RexUtil.composeConjunction(rexBuilder, moved));
+      newScan = newScan.withLikes(likes, selectivity == null ? 1.0 : selectivity);
+    }
+    if (rest.isEmpty()) {
+      call.transformTo(newScan);
+      return;
+    }
+    // The rest of the filter stays, and is where it is evaluated per row: the scan uses the
+    // expression to skip files and row groups, and does not drop rows for it (IcebergScan relies on this).
+    call.transformTo(filter.copy(filter.getTraitSet(), newScan, RexUtil.composeConjunction(rexBuilder, rest)));
+  }
+
+  /** The conjunct as a predicate the scan evaluates exactly, or null. */
+  private static LikePredicate like(IcebergTableScan scan, RexNode conjunct) {
+    boolean negated = false;
+    RexNode node = conjunct;
+    if (node.getKind() == SqlKind.NOT) {
+      negated = true;
+      node = ((RexCall) node).getOperands().get(0);
+    }
+    if (!(node instanceof RexCall) || node.getKind() != SqlKind.LIKE) {
+      return null;
+    }
+    RexCall call = (RexCall) node;
+    // ILIKE, RLIKE and the like share LIKE's kind; only LIKE and NOT LIKE are evaluated here.
+    if (call.getOperator() == SqlStdOperatorTable.NOT_LIKE) {
+      negated = !negated;
+    } else if (call.getOperator() != SqlStdOperatorTable.LIKE) {
+      return null;
+    }
+    List<RexNode> operands = call.getOperands();
+    if (!(operands.get(0) instanceof RexInputRef)) {
+      return null;
+    }
+    int index = ((RexInputRef) operands.get(0)).getIndex();
+    if (index >= scan.getRowType().getFieldCount() || scan.isMetadataColumn(index)) {
+      return null;
+    }
+    Types.NestedField column = scan.column(index);
+    if (column.type().typeId() != Type.TypeID.STRING) {
+      return null;
+    }
+    String pattern = literalString(operands.get(1));
+    if (pattern == null) {
+      return null;
+    }
+    Character escape = null;
+    if (operands.size() == 3) {
+      String text = literalString(operands.get(2));
+      if (text == null || text.length() != 1) {
+        return null;
+      }
+      escape = text.charAt(0);
+    }
+    return LikePredicate.of(column, pattern, escape, negated);
+  }
+
+  private static String literalString(RexNode node) {
+    RexNode stripped = node;
+    while (stripped.getKind() == SqlKind.CAST && ((RexCall) stripped).getOperands().get(0) instanceof RexLiteral) {
+      stripped = ((RexCall) stripped).getOperands().get(0);
+    }
+    if (!(stripped instanceof RexLiteral) || ((RexLiteral) stripped).isNull()) {
+      return null;
+    }
+    SqlTypeName type = ((RexLiteral) stripped).getTypeName();
+    if (type != SqlTypeName.CHAR && type != SqlTypeName.VARCHAR) {
+      return null;
+    }
+    return ((RexLiteral) stripped).getValueAs(String.class);
   }
 
   /** Rule configuration. */
