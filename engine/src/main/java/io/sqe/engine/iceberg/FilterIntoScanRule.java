@@ -7,7 +7,16 @@ import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.plan.RelOptCostImpl;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.tools.Program;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -39,19 +48,75 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
   /** Whether LIKE conjuncts move into the scan ({@code -Dsqe.scan.likeIntoScan=false} keeps them in the Filter). */
   static final boolean LIKE_INTO_SCAN = Boolean.parseBoolean(System.getProperty("sqe.scan.likeIntoScan", "true"));
 
+  /** Whether this instance only moves LIKE conjuncts (before fields are trimmed), leaving the rest to the full rule. */
+  private final boolean likesOnly;
+
   FilterIntoScanRule(Config config) {
+    this(config, false);
+  }
+
+  private FilterIntoScanRule(Config config, boolean likesOnly) {
     super(config);
+    this.likesOnly = likesOnly;
+  }
+
+  /**
+   * A program that moves LIKE conjuncts into the scans before unused fields are trimmed, so that a
+   * column only they read is not returned by the scan: filters and join conditions are first pushed
+   * as far down as Calcite's rules take them (as the planner does later anyway).
+   */
+  public static Program likesIntoScans() {
+    HepProgram program =
+        new HepProgramBuilder()
+            .addRuleCollection(
+                List.of(
+                    CoreRules.FILTER_INTO_JOIN,
+                    CoreRules.JOIN_CONDITION_PUSH,
+                    CoreRules.FILTER_MERGE,
+                    new FilterIntoScanRule(Config.DEFAULT, true)))
+            .build();
+    return (planner, rel, requiredOutputTraits, materializations, lattices) -> {
+      if (!LIKE_INTO_SCAN || !hasLike(rel)) {
+        return rel;
+      }
+      HepPlanner hep = new HepPlanner(program, null, true, null, RelOptCostImpl.FACTORY);
+      hep.setRoot(rel);
+      return hep.findBestExp();
+    };
+  }
+
+  /** Whether a filter or join condition in the plan calls LIKE or NOT LIKE. */
+  private static boolean hasLike(RelNode rel) {
+    boolean[] found = new boolean[1];
+    new RelVisitor() {
+      @Override
+      public void visit(RelNode node, int ordinal, RelNode parent) {
+        RexNode condition = node instanceof Filter ? ((Filter) node).getCondition() : node instanceof Join ? ((Join) node).getCondition() : null;
+        if (condition != null
+            && (RexUtil.findOperatorCall(SqlStdOperatorTable.LIKE, condition) != null
+                || RexUtil.findOperatorCall(SqlStdOperatorTable.NOT_LIKE, condition) != null)) {
+          found[0] = true;
+        }
+        if (!found[0]) {
+          super.visit(node, ordinal, parent);
+        }
+      }
+    }.go(rel);
+    return found[0];
   }
 
   @Override
   public void onMatch(RelOptRuleCall call) {
     Filter filter = call.rel(0);
     IcebergTableScan scan = call.rel(1);
-    if (scan.hasFilter() || scan.dropsRows() || scan.limit() != null) {
+    if (scan.limit() != null) {
       return;
     }
     RexBuilder rexBuilder = filter.getCluster().getRexBuilder();
-    Optional<Expression> pushed = new IcebergFilterConverter(scan).convert(filter.getCondition(), rexBuilder);
+    Optional<Expression> pushed =
+        likesOnly || scan.hasFilter()
+            ? Optional.empty()
+            : new IcebergFilterConverter(scan).convert(filter.getCondition(), rexBuilder);
     List<LikePredicate> likes = new ArrayList<>();
     List<RexNode> moved = new ArrayList<>();
     List<RexNode> rest = new ArrayList<>();
@@ -70,7 +135,9 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
     IcebergTableScan newScan = pushed.isPresent() ? scan.withFilter(pushed.get()) : scan;
     if (!likes.isEmpty()) {
       Double selectivity = call.getMetadataQuery().getSelectivity(scan, RexUtil.composeConjunction(rexBuilder, moved));
-      newScan = newScan.withLikes(likes, selectivity == null ? 1.0 : selectivity);
+      List<LikePredicate> all = new ArrayList<>(scan.likes());
+      all.addAll(likes);
+      newScan = newScan.withLikes(all, scan.likeSelectivity() * (selectivity == null ? 1.0 : selectivity));
     }
     if (rest.isEmpty()) {
       call.transformTo(newScan);

@@ -114,8 +114,16 @@ public final class IcebergScan {
       fieldIds[i] = column.fieldId();
       converters.add(IcebergValueConverters.forType(column.type()));
     }
-    this.filter = requireNonNull(filter, "filter is null");
     this.likes = List.copyOf(likes);
+    // The prefix of a LIKE skips files and row groups as the filter does.
+    Expression withPrefixes = requireNonNull(filter, "filter is null");
+    for (LikePredicate like : this.likes) {
+      String prefix = like.compiled().literalPrefix();
+      if (!like.negated() && !prefix.isEmpty()) {
+        withPrefixes = Expressions.and(withPrefixes, Expressions.startsWith(like.column().name(), prefix));
+      }
+    }
+    this.filter = withPrefixes;
     this.limit = limit;
     this.partitioned = partitioned;
     this.dynamicFilters = new ArrayList<>();

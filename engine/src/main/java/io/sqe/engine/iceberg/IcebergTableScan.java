@@ -148,6 +148,10 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return likes;
   }
 
+  double likeSelectivity() {
+    return likeSelectivity;
+  }
+
   /** Whether the scan drops rows itself: with {@link #likes}, unlike its pushed filter, which only skips files. */
   public boolean dropsRows() {
     return !likes.isEmpty();

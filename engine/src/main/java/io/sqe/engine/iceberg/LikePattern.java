@@ -114,6 +114,16 @@ final class LikePattern {
     return segment;
   }
 
+  /** The characters every match starts with (empty if it may start with anything). */
+  String literalPrefix() {
+    Segment segment = whole != null ? whole : first;
+    int end = 0;
+    while (end < segment.bytes.length && !segment.any[end]) {
+      end++;
+    }
+    return new String(segment.bytes, 0, end, StandardCharsets.UTF_8);
+  }
+
   /** Whether the UTF-8 value in {@code value[0..length)} matches. */
   boolean matches(byte[] value, int length) {
     if (whole != null) {

@@ -10,6 +10,7 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.iceberg.FilterIntoScanRule;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.security.AccessControl;
@@ -431,6 +432,7 @@ public final class QueryPlanner {
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
         new FactorOrConditions(),
+        FilterIntoScanRule.likesIntoScans(),
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
         new SemiJoinReduction(),
