@@ -48,6 +48,8 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
   /** Whether LIKE conjuncts move into the scan ({@code -Dsqe.scan.likeIntoScan=false} keeps them in the Filter). */
   static final boolean LIKE_INTO_SCAN = Boolean.parseBoolean(System.getProperty("sqe.scan.likeIntoScan", "true"));
 
+  private static final double LIKE_SELECTIVITY = 0.25;
+
   /** Whether this instance only moves LIKE conjuncts (before fields are trimmed), leaving the rest to the full rule. */
   private final boolean likesOnly;
 
@@ -118,13 +120,11 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
             ? Optional.empty()
             : new IcebergFilterConverter(scan).convert(filter.getCondition(), rexBuilder);
     List<LikePredicate> likes = new ArrayList<>();
-    List<RexNode> moved = new ArrayList<>();
     List<RexNode> rest = new ArrayList<>();
     for (RexNode conjunct : RelOptUtil.conjunctions(filter.getCondition())) {
       LikePredicate like = LIKE_INTO_SCAN ? like(scan, conjunct) : null;
       if (like != null) {
         likes.add(like);
-        moved.add(conjunct);
       } else {
         rest.add(conjunct);
       }
@@ -134,10 +134,14 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
     }
     IcebergTableScan newScan = pushed.isPresent() ? scan.withFilter(pushed.get()) : scan;
     if (!likes.isEmpty()) {
-      Double selectivity = call.getMetadataQuery().getSelectivity(scan, RexUtil.composeConjunction(rexBuilder, moved));
+      // Calcite's guess for a LIKE (and for any NOT), but most rows pass a NOT LIKE (Q13, Q16).
+      double selectivity = scan.likeSelectivity();
+      for (LikePredicate like : likes) {
+        selectivity *= like.negated() ? 1 - LIKE_SELECTIVITY : LIKE_SELECTIVITY;
+      }
       List<LikePredicate> all = new ArrayList<>(scan.likes());
       all.addAll(likes);
-      newScan = newScan.withLikes(all, scan.likeSelectivity() * (selectivity == null ? 1.0 : selectivity));
+      newScan = newScan.withLikes(all, selectivity);
     }
     if (rest.isEmpty()) {
       call.transformTo(newScan);
