@@ -253,9 +253,41 @@ class VectorSelectionTest {
     }
   }
 
-  /** A random string over an alphabet with LIKE's special characters, multi-byte code points and line terminators. */
+  @Test
+  void underscoreMatchesAnyCodePointLineTerminatorsIncluded() {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "t", Types.StringType.get()),
+            Types.NestedField.optional(3, "cclock", Types.TimeType.get()));
+    Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "lines"), schema, PartitionSpec.unpartitioned());
+    List<String> values = java.util.Arrays.asList("a\nb", "a\u2028b", "a\rb", "ab", "a\ud83d\ude00b", null, "a_b", "axxb");
+    List<Record> records = new ArrayList<>();
+    for (int n = 0; n < values.size(); n++) {
+      GenericRecord r = GenericRecord.create(schema);
+      r.setField("id", (long) n);
+      r.setField("t", values.get(n));
+      r.setField("cclock", LocalTime.ofSecondOfDay(n));
+      records.add(r);
+    }
+    TestTables.appendFile(table, records);
+    // As in the SQL standard and DuckDB: _ is any one character; NULL is neither LIKE nor NOT LIKE.
+    // With only id the scan reads by columns (on the vectors), with the TIME column by rows.
+    for (String columns : List.of("id", "id, cclock")) {
+      assertThat(run("select " + columns + " from lines where t like 'a_b' order by id").ids).as(columns).containsExactly(0L, 1L, 2L, 4L, 6L);
+      assertThat(run("select " + columns + " from lines where t not like 'a_b' order by id").ids).as(columns).containsExactly(3L, 7L);
+      assertThat(run("select " + columns + " from lines where t like 'a!_b' escape '!' order by id").ids).as(columns).containsExactly(6L);
+      assertThat(run("select " + columns + " from lines where t like '%b' and t not like 'a__%' order by id").ids).as(columns).containsExactly(3L);
+    }
+  }
+
+  /**
+   * A random string over an alphabet with LIKE's special characters and 2-, 3- and 4-byte code
+   * points. No line terminators: Calcite's run-time LIKE does not match them with {@code _} (see
+   * {@link #underscoreMatchesAnyCodePointLineTerminatorsIncluded}).
+   */
   private static String text(Random random, int maxLength) {
-    String[] pieces = {"a", "b", "ab", "c", "é", "\u00fc", "\ud83d\ude00", "\n", "%", "_", "\\", " ", "\u2028", "ba"};
+    String[] pieces = {"a", "b", "ab", "c", "é", "\u00fc", "\ud83d\ude00", "%", "_", "\\", " ", "\u0800", "ba"};
     StringBuilder text = new StringBuilder();
     int length = random.nextInt(maxLength + 1);
     for (int i = 0; i < length; i++) {
@@ -271,8 +303,8 @@ class VectorSelectionTest {
    */
   private static String pattern(Random random, boolean escaped) {
     String[] pieces = escaped
-        ? new String[] {"%", "_", "a", "b", "é", "\\%", "\\_", "\\\\", "ab", "\n"}
-        : new String[] {"%", "%", "_", "a", "b", "ab", "é", "\u00fc", "__", " ", "\n", "c"};
+        ? new String[] {"%", "_", "a", "b", "é", "\\%", "\\_", "\\\\", "ab", "__"}
+        : new String[] {"%", "%", "_", "a", "b", "ab", "é", "\u00fc", "__", " ", "c"};
     StringBuilder pattern = new StringBuilder();
     int length = 1 + random.nextInt(5);
     for (int i = 0; i < length; i++) {

@@ -25,7 +25,6 @@ import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.runtime.FlatLists;
-import org.apache.calcite.runtime.SqlFunctions;
 import org.apache.calcite.util.ImmutableIntList;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -312,7 +311,6 @@ public final class IcebergScan {
     private long remainingInFile;
     private long produced;
     private Object current;
-    private final SqlFunctions.LikeFunction likeFunction = new SqlFunctions.LikeFunction();
 
     RowEnumerator(DataContext dataContext, QueryContext context, ScanPart part) {
       this.context = context;
@@ -470,11 +468,11 @@ public final class IcebergScan {
       return CloseableIterator.transform(kept.iterator(), this::convert);
     }
 
-    /** Whether a record read without vectors passes the LIKE predicates (by Calcite's LIKE, as the Filter would). */
+    /** Whether a record read without vectors passes the LIKE predicates. */
     private boolean keptByLikes(Record record) {
       for (int i = 0; i < likes.size(); i++) {
         LikePredicate like = likes.get(i);
-        if (!like.keeps(record.getField(like.column().name()), likeFunction)) {
+        if (!like.keeps(record.getField(like.column().name()))) {
           return false;
         }
       }

@@ -2,7 +2,6 @@ package io.sqe.engine.iceberg;
 
 import static java.util.Objects.requireNonNull;
 
-import org.apache.calcite.runtime.SqlFunctions;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -28,14 +27,12 @@ record LikePredicate(Types.NestedField column, String pattern, Character escape,
     return compiled.matches(value, length) != negated;
   }
 
-  /** Whether a row whose column holds {@code value} is kept, by Calcite's own LIKE (for rows read without vectors). */
-  boolean keeps(Object value, SqlFunctions.LikeFunction like) {
+  /** Whether a row whose column holds {@code value} (read without vectors) is kept. */
+  boolean keeps(Object value) {
     if (value == null) {
       return false;
     }
-    String s = value.toString();
-    boolean matches = escape == null ? like.like(s, pattern) : like.like(s, pattern, String.valueOf(escape));
-    return matches != negated;
+    return compiled.matches(value.toString()) != negated;
   }
 
   @Override
