@@ -53,7 +53,8 @@ public final class CountBelowOuterJoin extends RelRule<CountBelowOuterJoin.Confi
     if (!preservedLeft && join.getJoinType() != JoinRelType.RIGHT) {
       return;
     }
-    JoinInfo info = join.analyzeCondition();
+    // IS NOT DISTINCT FROM is not an equality here: the new join matches the counted keys with =.
+    JoinInfo info = JoinInfo.createWithStrictEquality(join.getLeft(), join.getRight(), join.getCondition());
     if (!info.isEqui() || info.leftKeys.isEmpty() || ImmutableBitSet.of(info.leftKeys).cardinality() != info.leftKeys.size()
         || ImmutableBitSet.of(info.rightKeys).cardinality() != info.rightKeys.size()) {
       return;
