@@ -85,6 +85,8 @@ public final class IcebergScan {
   private final int[] fieldIds;
   private final List<Function<Object, Object>> converters;
   private final Expression filter;
+  /** Predicates the scan evaluates exactly on every row it reads, dropping the rows they do not keep. */
+  private final List<LikePredicate> likes;
   private final Long limit;
   private final boolean partitioned;
   /** The columns that joins above publish their build-side keys for (see {@link DynamicFilters}). */
@@ -94,6 +96,7 @@ public final class IcebergScan {
       IcebergTable table,
       ImmutableIntList projection,
       Expression filter,
+      List<LikePredicate> likes,
       Long limit,
       boolean partitioned,
       List<DynamicFilters.Target> dynamicFilters) {
@@ -110,7 +113,16 @@ public final class IcebergScan {
       fieldIds[i] = column.fieldId();
       converters.add(IcebergValueConverters.forType(column.type()));
     }
-    this.filter = requireNonNull(filter, "filter is null");
+    this.likes = List.copyOf(likes);
+    // The prefix of a LIKE skips files and row groups as the filter does.
+    Expression withPrefixes = requireNonNull(filter, "filter is null");
+    for (LikePredicate like : this.likes) {
+      String prefix = like.compiled().literalPrefix();
+      if (!like.negated() && !prefix.isEmpty()) {
+        withPrefixes = Expressions.and(withPrefixes, Expressions.startsWith(like.column().name(), prefix));
+      }
+    }
+    this.filter = withPrefixes;
     this.limit = limit;
     this.partitioned = partitioned;
     this.dynamicFilters = new ArrayList<>();
@@ -140,7 +152,7 @@ public final class IcebergScan {
         .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Table " + catalog.name() + "." + id + " no longer exists"));
   }
 
-  /** The projected columns, then any column the filter needs that the projection lacks. */
+  /** The projected columns, then any column the filter or the LIKE predicates need that the projection lacks. */
   private Schema readSchema(Schema tableSchema) {
     List<Types.NestedField> fields = new ArrayList<>();
     Set<Integer> ids = new LinkedHashSet<>();
@@ -148,6 +160,9 @@ public final class IcebergScan {
       ids.add(fieldId);
     }
     ids.addAll(Binder.boundReferences(tableSchema.asStruct(), List.of(filter), true));
+    for (LikePredicate like : likes) {
+      ids.add(like.column().fieldId());
+    }
     for (int fieldId : ids) {
       Types.NestedField field = METADATA_COLUMNS.containsKey(fieldId) ? METADATA_COLUMNS.get(fieldId) : tableSchema.findField(fieldId);
       if (field == null) {
@@ -397,7 +412,8 @@ public final class IcebergScan {
 
     private void open(FileScanTask task) {
       boolean trivial = task.deletes().isEmpty()
-          && task.residual().op() == Expression.Operation.TRUE;
+          && task.residual().op() == Expression.Operation.TRUE
+          && likes.isEmpty();
       if (fieldIds.length == 0 && trivial) {
         context.stats().fileOpened(task.file().fileSizeInBytes());
         // Nothing to read: the file's row count answers, e.g. for count(*).
@@ -418,7 +434,11 @@ public final class IcebergScan {
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
       if (VECTORIZED && task.deletes().isEmpty()) {
-        VectorSelection selection = VectorSelection.ENABLED ? VectorSelection.of(scanFilter, keySets, projected, context.stats()) : null;
+        // The LIKE predicates are evaluated in any case: the Filter above no longer holds them.
+        VectorSelection selection =
+            VectorSelection.ENABLED
+                ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats())
+                : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats());
         CloseableIterator<Object> vectorized =
             VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection);
         if (vectorized != null) {
@@ -441,7 +461,22 @@ public final class IcebergScan {
               .split(task.start(), task.length())
               .filter(task.residual())
               .build();
-      return CloseableIterator.transform(deletes.filter(iterable).iterator(), this::convert);
+      CloseableIterable<Record> kept = deletes.filter(iterable);
+      if (!likes.isEmpty()) {
+        kept = CloseableIterable.filter(kept, this::keptByLikes);
+      }
+      return CloseableIterator.transform(kept.iterator(), this::convert);
+    }
+
+    /** Whether a record read without vectors passes the LIKE predicates. */
+    private boolean keptByLikes(Record record) {
+      for (int i = 0; i < likes.size(); i++) {
+        LikePredicate like = likes.get(i);
+        if (!like.keeps(record.getField(like.column().name()))) {
+          return false;
+        }
+      }
+      return true;
     }
 
     private void closeRows() {

@@ -43,6 +43,10 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   private final Long limit;
   /** Whether the scan runs as parts of a parallel pipeline, each reading some of its files. */
   private final boolean partitioned;
+  /** Conjuncts of the Filter above that the scan evaluates exactly, so that the Filter no longer holds them. */
+  private final List<LikePredicate> likes;
+  /** The estimated fraction of rows {@link #likes} keep. */
+  private final double likeSelectivity;
 
   private IcebergTableScan(
       RelOptCluster cluster,
@@ -52,7 +56,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit) {
-    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false);
+    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0);
   }
 
   private IcebergTableScan(
@@ -63,13 +67,17 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit,
-      boolean partitioned) {
+      boolean partitioned,
+      List<LikePredicate> likes,
+      double likeSelectivity) {
     super(cluster, traitSet, List.of(), table);
     this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
     this.projection = requireNonNull(projection, "projection is null");
     this.filter = requireNonNull(filter, "filter is null");
     this.limit = limit;
     this.partitioned = partitioned;
+    this.likes = List.copyOf(likes);
+    this.likeSelectivity = likeSelectivity;
   }
 
   static IcebergTableScan create(RelOptCluster cluster, RelOptTable table, IcebergTable icebergTable) {
@@ -119,15 +127,34 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   }
 
   IcebergTableScan withProjection(ImmutableIntList newProjection) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity);
   }
 
   IcebergTableScan withFilter(org.apache.iceberg.expressions.Expression newFilter) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity);
+  }
+
+  /** This scan, also dropping the rows that {@code newLikes} do not keep (about {@code selectivity} of them pass). */
+  IcebergTableScan withLikes(List<LikePredicate> newLikes, double selectivity) {
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity);
   }
 
   IcebergTableScan withLimit(long newLimit) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity);
+  }
+
+  /** The LIKE predicates this scan evaluates exactly (the Filter above does not hold them). */
+  List<LikePredicate> likes() {
+    return likes;
+  }
+
+  double likeSelectivity() {
+    return likeSelectivity;
+  }
+
+  /** Whether the scan drops rows itself: with {@link #likes}, unlike its pushed filter, which only skips files. */
+  public boolean dropsRows() {
+    return !likes.isEmpty();
   }
 
   /** Whether the scan runs as parts of a parallel pipeline (see {@link #partitioned()}). */
@@ -141,12 +168,12 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * parts planned once, from one snapshot.
    */
   public IcebergTableScan partitioned() {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity);
   }
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity);
   }
 
   @Override
@@ -170,17 +197,19 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return super.explainTerms(pw)
         .item("columns", names)
         .itemIf("filter", filter, hasFilter())
+        .itemIf("like", likes, !likes.isEmpty())
         .itemIf("limit", limit, limit != null)
         .itemIf("parallel", true, partitioned);
   }
 
   /**
-   * The rows of the table, or at most the limit. A pushed filter does not change the estimate: the
-   * Filter above the scan, which stays in the plan, applies its selectivity once.
+   * The rows of the table that its LIKE predicates keep, or at most the limit. A pushed filter does
+   * not change the estimate: the Filter above the scan, which stays in the plan, applies its
+   * selectivity once.
    */
   @Override
   public double estimateRowCount(RelMetadataQuery mq) {
-    double rows = icebergTable.rowCount();
+    double rows = icebergTable.rowCount() * likeSelectivity;
     if (limit != null) {
       rows = Math.min(rows, limit);
     }
@@ -218,7 +247,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     // A join above may have offered its build-side keys for one of this scan's columns.
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, limit, partitioned, DynamicFilters.claim(this));
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, DynamicFilters.claim(this));
     icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(

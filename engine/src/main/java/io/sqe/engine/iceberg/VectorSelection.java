@@ -31,6 +31,7 @@ import org.apache.iceberg.expressions.Or;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ByteBuffers;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
@@ -65,6 +66,16 @@ final class VectorSelection {
    * it can be evaluated on the vectors.
    */
   static VectorSelection of(Expression filter, Map<Integer, LongKeySet> keySets, Schema readSchema, QueryStats stats) {
+    return of(filter, keySets, List.of(), readSchema, stats);
+  }
+
+  /**
+   * The selection for {@code filter} and {@code keySets} as above, and for {@code likes}, which it
+   * evaluates exactly (dropping every row they do not keep), or null when there is nothing to
+   * evaluate.
+   */
+  static VectorSelection of(
+      Expression filter, Map<Integer, LongKeySet> keySets, List<LikePredicate> likes, Schema readSchema, QueryStats stats) {
     Map<Integer, Integer> positions = new LinkedHashMap<>();
     for (int i = 0; i < readSchema.columns().size(); i++) {
       positions.put(readSchema.columns().get(i).fieldId(), i);
@@ -87,6 +98,13 @@ final class VectorSelection {
       if (column != null && field != null && field.type().typeId() != Type.TypeID.DECIMAL) {
         parts.add(new LongSetTest(column, keys.getValue(), false));
       }
+    }
+    for (LikePredicate like : likes) {
+      Integer column = positions.get(like.column().fieldId());
+      if (column == null) {
+        throw new IllegalStateException("The scan does not read the column of " + like);
+      }
+      parts.add(new LikeTest(column, like));
     }
     Node root = Compiler.and(parts);
     return root == null ? null : new VectorSelection(root, stats);
@@ -838,6 +856,88 @@ final class VectorSelection {
         }
       }
       return m;
+    }
+  }
+
+  /**
+   * A LIKE or NOT LIKE that is evaluated exactly, whatever the batch holds: a NULL never passes,
+   * a constant (partition) column is tested once, a dictionary-encoded column once per entry.
+   */
+  private static final class LikeTest implements Node {
+    private final int column;
+    private final LikePredicate like;
+    private Dictionary dictionary;
+    private boolean[] dictionaryKeeps;
+    private byte[] scratch = new byte[64];
+
+    LikeTest(int column, LikePredicate like) {
+      this.column = column;
+      this.like = like;
+    }
+
+    @Override
+    public int select(VectorHolder[] batch, int[] sel, int n) {
+      VectorHolder holder = batch[column];
+      if (holder instanceof VectorHolder.ConstantVectorHolder) {
+        Object constant = ((VectorHolder.ConstantVectorHolder<?>) holder).getConstant();
+        if (constant == null) {
+          return 0;
+        }
+        byte[] bytes = constant instanceof ByteBuffer
+            ? ByteBuffers.toByteArray((ByteBuffer) constant)
+            : constant.toString().getBytes(StandardCharsets.UTF_8);
+        return like.keeps(bytes, bytes.length) ? n : 0;
+      }
+      FieldVector vector = holder.vector();
+      NullabilityHolder nulls = holder.nullabilityHolder();
+      boolean hasNulls = nulls != null && nulls.hasNulls();
+      int m = 0;
+      if (holder.isDictionaryEncoded()) {
+        boolean[] keeps = dictionaryKeeps(holder.dictionary());
+        ArrowBuf ids = vector.getDataBuffer();
+        for (int i = 0; i < n; i++) {
+          int r = sel[i];
+          if (!(hasNulls && nulls.isNullAt(r) == 1) && keeps[ids.getInt((long) r * 4)]) {
+            sel[m++] = r;
+          }
+        }
+        return m;
+      }
+      if (!(vector instanceof BaseVariableWidthVector)) {
+        throw new IllegalStateException("No vectorized LIKE on " + vector.getClass().getSimpleName());
+      }
+      BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
+      ArrowBuf offsets = strings.getOffsetBuffer();
+      ArrowBuf data = strings.getDataBuffer();
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (hasNulls && nulls.isNullAt(r) == 1) {
+          continue;
+        }
+        int start = offsets.getInt((long) r * 4);
+        int length = offsets.getInt((long) (r + 1) * 4) - start;
+        if (scratch.length < length) {
+          scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        data.getBytes(start, scratch, 0, length);
+        if (like.keeps(scratch, length)) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+
+    private boolean[] dictionaryKeeps(Dictionary current) {
+      if (current != dictionary) {
+        boolean[] keeps = new boolean[current.getMaxId() + 1];
+        for (int id = 0; id < keeps.length; id++) {
+          byte[] bytes = current.decodeToBinary(id).getBytes();
+          keeps[id] = like.keeps(bytes, bytes.length);
+        }
+        dictionary = current;
+        dictionaryKeeps = keeps;
+      }
+      return dictionaryKeeps;
     }
   }
 }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -19,6 +20,7 @@ import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.calcite.avatica.util.ByteString;
+import org.apache.calcite.runtime.FlatLists;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -90,8 +92,8 @@ final class VectorizedTaskReader {
    * The rows of {@code task} in Calcite's shape for the first {@code outputColumns} columns of
    * {@code readSchema} (a bare value for one column, else an {@code Object[]}), or null when this
    * reader does not handle the task. The task's residual prunes row groups; {@code selection}, when
-   * not null, drops rows on the vectors before they are built (only rows the scan's filter cannot
-   * match: see {@link VectorSelection}).
+   * not null, drops rows on the vectors before they are built (rows the scan's filter cannot match,
+   * and those its LIKE predicates do not keep: see {@link VectorSelection}).
    */
   static CloseableIterator<Object> open(
       FileIO io,
@@ -100,7 +102,7 @@ final class VectorizedTaskReader {
       int outputColumns,
       Map<Integer, ?> constants,
       VectorSelection selection) {
-    if (outputColumns == 0
+    if ((outputColumns == 0 && selection == null)
         || task.file().format() != FileFormat.PARQUET
         || !task.deletes().isEmpty()
         || !supports(readSchema)) {
@@ -339,6 +341,11 @@ final class VectorizedTaskReader {
       size = count;
       index = 0;
       if (count == 0) {
+        return;
+      }
+      if (outputColumns == 0) {
+        // Only counted, e.g. by count(*) over the rows the selection keeps.
+        Arrays.fill(rows, 0, count, FlatLists.COMPARABLE_EMPTY_LIST);
         return;
       }
       if (outputColumns == 1) {

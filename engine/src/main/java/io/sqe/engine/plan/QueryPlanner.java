@@ -10,6 +10,7 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.iceberg.FilterIntoScanRule;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.security.AccessControl;
@@ -191,6 +192,9 @@ public final class QueryPlanner {
     planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
     planner.addRule(HashJoinRule.INSTANCE);
     planner.addRule(OuterJoinCommute.RULE);
+    if (CountBelowOuterJoin.ENABLED) {
+      planner.addRule(CountBelowOuterJoin.Config.DEFAULT.toRule());
+    }
     SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
@@ -433,6 +437,7 @@ public final class QueryPlanner {
         Programs.decorrelate(),
         ConstantFolding.program(),
         new FactorOrConditions(),
+        FilterIntoScanRule.likesIntoScans(),
         Programs.trim(),
         Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
         new SemiJoinReduction(),
