@@ -42,6 +42,11 @@ import org.apache.calcite.util.ImmutableBitSet;
  * expressions, or a scan estimated below {@link ParallelSettings#minRows()} rows are left alone.
  * AVG arrives here already reduced to SUM / COUNT by Calcite's {@code AggregateReduceFunctionsRule}.
  *
+ * <p>Rows read to the end without an aggregate in the parts (a hash join's build side, shared or
+ * not; a sort's or an unsplit aggregate's input; the probe side of a RIGHT or FULL join whose rows
+ * are all read) are split the same way when they are such a pipeline, and their rows gathered in
+ * no particular order ({@link ParallelGather} without a partial aggregate).
+ *
  * <p>Runs after cost-based planning, on the physical plan, so the plan's shape and costs are what
  * they would be without it.
  */
