@@ -9,12 +9,14 @@ import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableFilter;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableProject;
+import org.apache.calcite.adapter.enumerable.EnumerableSort;
 import org.apache.calcite.plan.RelOptLattice;
 import org.apache.calcite.plan.RelOptMaterialization;
 import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.InvalidRelException;
+import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -40,6 +42,11 @@ import org.apache.calcite.util.ImmutableBitSet;
  * expressions, or a scan estimated below {@link ParallelSettings#minRows()} rows are left alone.
  * AVG arrives here already reduced to SUM / COUNT by Calcite's {@code AggregateReduceFunctionsRule}.
  *
+ * <p>Rows read to the end without an aggregate in the parts (a hash join's build side, shared or
+ * not; a sort's or an unsplit aggregate's input; the probe side of a RIGHT or FULL join whose rows
+ * are all read) are split the same way when they are such a pipeline, and their rows gathered in
+ * no particular order ({@link ParallelGather} without a partial aggregate).
+ *
  * <p>Runs after cost-based planning, on the physical plan, so the plan's shape and costs are what
  * they would be without it.
  */
@@ -58,25 +65,64 @@ final class ParallelAggregates implements Program {
     if (!ParallelSettings.enabled()) {
       return rel;
     }
-    return rewrite(rel);
+    return rewrite(rel, false);
   }
 
-  private static RelNode rewrite(RelNode rel) {
-    List<RelNode> inputs = new ArrayList<>();
-    boolean changed = false;
-    for (RelNode input : rel.getInputs()) {
-      RelNode rewritten = rewrite(input);
-      changed |= rewritten != input;
-      inputs.add(rewritten);
-    }
-    RelNode node = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
-    if (node instanceof EnumerableAggregate) {
-      RelNode split = split((EnumerableAggregate) node);
+  /**
+   * {@code rel} with its aggregates split and, where its rows are read to the end ({@code
+   * readAll}: below an aggregate or a sort, or a hash join's build side), its pipelines over large
+   * scans gathered from parallel parts. Top-down, so that the largest pipeline is split, not one of
+   * its inputs.
+   */
+  private static RelNode rewrite(RelNode rel, boolean readAll) {
+    if (rel instanceof EnumerableAggregate) {
+      RelNode split = split((EnumerableAggregate) rel);
       if (split != null) {
         return split;
       }
+      return withInputs(rel, List.of(gathered(rel.getInput(0))));
     }
-    return node;
+    if (rel instanceof EnumerableSort) {
+      return withInputs(rel, List.of(gathered(rel.getInput(0))));
+    }
+    if (rel instanceof EnumerableHashJoin) {
+      EnumerableHashJoin join = (EnumerableHashJoin) rel;
+      JoinRelType type = join.getJoinType();
+      // A RIGHT or FULL join cannot split its probe side with its parts, but can read it from them.
+      RelNode probe =
+          readAll && (type == JoinRelType.RIGHT || type == JoinRelType.FULL)
+              ? gathered(join.getLeft())
+              : rewrite(join.getLeft(), readAll);
+      return withInputs(rel, List.of(probe, gathered(join.getRight())));
+    }
+    boolean passesAll =
+        readAll && (rel instanceof EnumerableCalc || rel instanceof EnumerableFilter || rel instanceof EnumerableProject
+            || rel instanceof PolicyBoundary.Enumerable);
+    List<RelNode> inputs = new ArrayList<>();
+    for (RelNode input : rel.getInputs()) {
+      inputs.add(rewrite(input, passesAll));
+    }
+    return withInputs(rel, inputs);
+  }
+
+  /**
+   * {@code rel}, whose rows are all read in any order, as the rows of parallel parts when it is a
+   * pipeline over a large scan ({@link #partitioned}); otherwise rewritten as usual.
+   */
+  private static RelNode gathered(RelNode rel) {
+    if (ParallelSettings.parallelBuild()) {
+      RelNode pipeline = partitioned(rel);
+      if (pipeline != null) {
+        // The parts' rows come in no particular order.
+        RelTraitSet traits = rel.getTraitSet().replaceIf(RelCollationTraitDef.INSTANCE, () -> RelCollations.EMPTY);
+        return new ParallelGather(rel.getCluster(), traits, pipeline);
+      }
+    }
+    return rewrite(rel, true);
+  }
+
+  private static RelNode withInputs(RelNode rel, List<RelNode> inputs) {
+    return inputs.equals(rel.getInputs()) ? rel : rel.copy(rel.getTraitSet(), inputs);
   }
 
   /** The aggregate as partial and final aggregates over parallel parts, or null to keep it. */
@@ -183,7 +229,7 @@ final class ParallelAggregates implements Program {
     if (probe == null) {
       return null;
     }
-    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), join.getRight());
+    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), gathered(join.getRight()));
     return join.copy(join.getTraitSet(), List.of(probe, build));
   }
 

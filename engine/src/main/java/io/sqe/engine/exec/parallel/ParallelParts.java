@@ -110,6 +110,7 @@ public final class ParallelParts {
     private final DataContext root;
     private final QueryContext context;
     private final Function1<DataContext, Enumerable<Object>> part;
+    private final int parts;
     private final PartContext.Shared shared = new PartContext.Shared();
     private final BlockingQueue<Object> queue;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -118,6 +119,7 @@ public final class ParallelParts {
     /** Parts running on the pool whose end this thread has not yet seen. */
     private int running;
     private volatile boolean closed;
+    private boolean started;
     private boolean finished;
     private Enumerator<Object> local;
     private Object[] batch;
@@ -128,7 +130,17 @@ public final class ParallelParts {
       this.root = root;
       this.context = QueryContext.of(root);
       this.part = part;
+      this.parts = parts;
       this.queue = new ArrayBlockingQueue<>(QUEUED_BATCHES_PER_PART * parts + parts);
+    }
+
+    /**
+     * Starts the parts when the consumer first asks for a row, not when it opens the pipeline: a
+     * join may open an input long before it reads it (or never read it), and parts started early
+     * would compete for the query's threads with the input it reads first.
+     */
+    private void start() {
+      started = true;
       inline.add(0);
       for (int i = 1; i < parts; i++) {
         try {
@@ -148,6 +160,9 @@ public final class ParallelParts {
     @Override
     public boolean moveNext() {
       try {
+        if (!started) {
+          start();
+        }
         while (true) {
           if (local != null) {
             if (local.moveNext()) {

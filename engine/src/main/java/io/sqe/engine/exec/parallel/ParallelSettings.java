@@ -5,7 +5,9 @@ package io.sqe.engine.exec.parallel;
  * is worth splitting. Process-wide, like the thread pool the parts run on: set once at start
  * ({@link #configure}) from the server's {@code query.parallelism}, or with {@code
  * -Dsqe.query.parallelism=N} (1 turns parallel pipelines off) and {@code
- * -Dsqe.query.parallel-min-rows=N}.
+ * -Dsqe.query.parallel-min-rows=N}. {@code -Dsqe.query.parallel-build=false} keeps the rows that
+ * are not aggregated in the parts (hash join build sides, sort inputs) on one thread, as before
+ * they could be gathered from parts too.
  */
 public final class ParallelSettings {
   /** Below this many estimated rows a scan's pipeline stays on one thread: starting parts costs more than it saves. */
@@ -14,6 +16,9 @@ public final class ParallelSettings {
   private static volatile int parallelism =
       Integer.getInteger("sqe.query.parallelism", Runtime.getRuntime().availableProcessors());
   private static volatile long minRows = Long.getLong("sqe.query.parallel-min-rows", DEFAULT_MIN_ROWS);
+
+  private static final boolean PARALLEL_BUILD =
+      Boolean.parseBoolean(System.getProperty("sqe.query.parallel-build", "true"));
 
   private ParallelSettings() {}
 
@@ -25,6 +30,15 @@ public final class ParallelSettings {
   /** The fewest estimated rows a scan needs for its pipeline to be split into parts. */
   public static long minRows() {
     return minRows;
+  }
+
+  /**
+   * Whether pipelines whose rows are read to the end without an aggregate in the parts (a hash
+   * join's build side, a sort's or an unsplit aggregate's input) are split into parts and their
+   * rows gathered.
+   */
+  public static boolean parallelBuild() {
+    return PARALLEL_BUILD;
   }
 
   /** Whether the planner splits pipelines at all. */
