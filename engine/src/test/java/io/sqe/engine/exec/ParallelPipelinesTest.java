@@ -99,11 +99,14 @@ class ParallelPipelinesTest {
     append(dim, dimRows);
     engine = lake.engine();
     session = EmbeddedLake.session("test");
+    // Off by default; these tests cover the gathered build sides too.
+    ParallelSettings.parallelBuild(true);
   }
 
   @AfterEach
   void restoreSettings() {
     ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
+    ParallelSettings.parallelBuild(ParallelSettings.DEFAULT_PARALLEL_BUILD);
   }
 
   @Test

@@ -5,9 +5,10 @@ package io.sqe.engine.exec.parallel;
  * is worth splitting. Process-wide, like the thread pool the parts run on: set once at start
  * ({@link #configure}) from the server's {@code query.parallelism}, or with {@code
  * -Dsqe.query.parallelism=N} (1 turns parallel pipelines off) and {@code
- * -Dsqe.query.parallel-min-rows=N}. {@code -Dsqe.query.parallel-build=false} keeps the rows that
- * are not aggregated in the parts (hash join build sides, sort inputs) on one thread, as before
- * they could be gathered from parts too.
+ * -Dsqe.query.parallel-min-rows=N}. {@code -Dsqe.query.parallel-build=true} also splits the
+ * pipelines whose rows are not aggregated in the parts (hash join build sides, sort inputs) and
+ * gathers their rows; it is off by default, as on two cores it did not measure faster (see
+ * docs/benchmarks.md).
  */
 public final class ParallelSettings {
   /** Below this many estimated rows a scan's pipeline stays on one thread: starting parts costs more than it saves. */
@@ -17,8 +18,11 @@ public final class ParallelSettings {
       Integer.getInteger("sqe.query.parallelism", Runtime.getRuntime().availableProcessors());
   private static volatile long minRows = Long.getLong("sqe.query.parallel-min-rows", DEFAULT_MIN_ROWS);
 
-  private static final boolean PARALLEL_BUILD =
-      Boolean.parseBoolean(System.getProperty("sqe.query.parallel-build", "true"));
+  /** Whether build sides and other fully read inputs are gathered from parts unless told otherwise. */
+  public static final boolean DEFAULT_PARALLEL_BUILD =
+      Boolean.parseBoolean(System.getProperty("sqe.query.parallel-build", "false"));
+
+  private static volatile boolean parallelBuild = DEFAULT_PARALLEL_BUILD;
 
   private ParallelSettings() {}
 
@@ -38,7 +42,12 @@ public final class ParallelSettings {
    * rows gathered.
    */
   public static boolean parallelBuild() {
-    return PARALLEL_BUILD;
+    return parallelBuild;
+  }
+
+  /** Turns gathered build sides on or off for plans made from now on. */
+  public static void parallelBuild(boolean on) {
+    parallelBuild = on;
   }
 
   /** Whether the planner splits pipelines at all. */
