@@ -68,6 +68,21 @@ public final class ExecutionErrors {
     return java.util.Optional.empty();
   }
 
+  /**
+   * Throws what another thread failed with, as it is when it is unchecked (so its type and message
+   * reach {@link #translate}); a checked one wrapped. Declared to return so callers can write
+   * {@code throw rethrow(e)}.
+   */
+  public static RuntimeException rethrow(Throwable failure) {
+    if (failure instanceof RuntimeException) {
+      throw (RuntimeException) failure;
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+    throw new IllegalStateException(failure);
+  }
+
   private static Throwable unwrap(Throwable e) {
     Throwable current = e;
     while (current.getCause() != null

@@ -111,21 +111,11 @@ public final class SharedRows {
           }
         }
       } catch (ExecutionException e) {
-        throw rethrow(e.getCause());
+        throw ExecutionErrors.rethrow(e.getCause());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new SqeException(ErrorCode.CANCELLED, "Interrupted while waiting for the rows of a shared subplan");
       }
-    }
-
-    private static RuntimeException rethrow(Throwable failure) {
-      if (failure instanceof RuntimeException) {
-        throw (RuntimeException) failure;
-      }
-      if (failure instanceof Error) {
-        throw (Error) failure;
-      }
-      throw new IllegalStateException(failure);
     }
   }
 

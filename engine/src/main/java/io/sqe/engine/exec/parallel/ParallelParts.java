@@ -2,6 +2,7 @@ package io.sqe.engine.exec.parallel;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryContext;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -95,16 +96,6 @@ public final class ParallelParts {
     };
   }
 
-  private static RuntimeException rethrow(Throwable failure) {
-    if (failure instanceof RuntimeException) {
-      throw (RuntimeException) failure;
-    }
-    if (failure instanceof Error) {
-      throw (Error) failure;
-    }
-    throw new IllegalStateException(failure);
-  }
-
   /** One execution of a parallel pipeline, as its consumer sees it. */
   private static final class Gather implements Enumerator<Object> {
     private final DataContext root;
@@ -186,7 +177,7 @@ public final class ParallelParts {
           if (running == 0) {
             Throwable failed = failure.get();
             if (failed != null) {
-              throw rethrow(failed);
+              throw ExecutionErrors.rethrow(failed);
             }
             finished = true;
             return false;
@@ -195,14 +186,14 @@ public final class ParallelParts {
           if (item == DONE) {
             running--;
           } else if (item instanceof Throwable) {
-            throw rethrow((Throwable) item);
+            throw ExecutionErrors.rethrow((Throwable) item);
           } else {
             batch = (Object[]) item;
             batchIndex = 0;
           }
         }
       } catch (RuntimeException | Error e) {
-        throw rethrow(failed(e));
+        throw ExecutionErrors.rethrow(failed(e));
       }
     }
 
