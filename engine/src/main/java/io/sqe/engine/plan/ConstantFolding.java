@@ -49,17 +49,15 @@ import org.apache.calcite.tools.Programs;
 final class ConstantFolding implements RexExecutor {
   static final boolean ENABLED = !"false".equals(System.getProperty("sqe.plan.constantFolding"));
 
-  /** Value types whose Calcite literal is exactly the value the generated code computes. */
+  /**
+   * Value types whose Calcite literal is exactly the value the generated code computes ({@link
+   * SqlTypeName#getFamily} puts every numeric type in NUMERIC).
+   */
   private static final Set<SqlTypeFamily> EXACT_FAMILIES =
       EnumSet.of(
           SqlTypeFamily.NUMERIC,
-          SqlTypeFamily.EXACT_NUMERIC,
-          SqlTypeFamily.APPROXIMATE_NUMERIC,
-          SqlTypeFamily.INTEGER,
-          SqlTypeFamily.DECIMAL,
           SqlTypeFamily.BOOLEAN,
           SqlTypeFamily.CHARACTER,
-          SqlTypeFamily.STRING,
           SqlTypeFamily.DATE,
           SqlTypeFamily.INTERVAL_YEAR_MONTH,
           SqlTypeFamily.INTERVAL_DAY_TIME);
@@ -86,7 +84,7 @@ final class ConstantFolding implements RexExecutor {
             .build();
     Program fold = Programs.of(hep, true, DefaultRelMetadataProvider.INSTANCE);
     return (planner, rel, traits, materializations, lattices) ->
-        ENABLED && planner.getExecutor() instanceof ConstantFolding
+        planner.getExecutor() instanceof ConstantFolding
             ? fold.run(planner, rel, traits, materializations, lattices)
             : rel;
   }
@@ -103,9 +101,10 @@ final class ConstantFolding implements RexExecutor {
     if (!safe.isEmpty()) {
       delegate.reduce(rexBuilder, safe, folded);
     }
+    // safe is a subsequence of constExps: walk both in step.
     int next = 0;
     for (RexNode e : constExps) {
-      if (foldable(e)) {
+      if (next < safe.size() && safe.get(next) == e) {
         RexNode value = folded.get(next++);
         reducedValues.add(value.getType().equals(e.getType()) ? value : rexBuilder.makeCast(e.getType(), value, true, false));
       } else {
