@@ -16,9 +16,11 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.DataFile;
@@ -91,6 +93,9 @@ class ParquetColumnDecoderTest {
       fields.add(Types.NestedField.optional(id++, "dict_opt_" + name, type));
       fields.add(Types.NestedField.required(id++, "plain_req_" + name, type));
       fields.add(Types.NestedField.optional(id++, "plain_opt_" + name, type));
+      // Few distinct values and then distinct ones: the writer's dictionary outgrows its limit and
+      // the chunk's later pages fall back to plain.
+      fields.add(Types.NestedField.optional(id++, "mixed_opt_" + name, type));
     }
     Schema schema = new Schema(fields);
     Table table =
@@ -106,6 +111,7 @@ class ParquetColumnDecoderTest {
                     TableProperties.PARQUET_PAGE_SIZE_BYTES, "8192",
                     TableProperties.PARQUET_PAGE_VERSION, pageVersion,
                     TableProperties.PARQUET_COMPRESSION, codec,
+                    TableProperties.PARQUET_DICT_SIZE_BYTES, "16384",
                     TableProperties.SPLIT_SIZE, "524288",
                     TableProperties.SPLIT_OPEN_FILE_COST, "0"));
     long seed = System.nanoTime();
@@ -117,7 +123,7 @@ class ParquetColumnDecoderTest {
       r.setField("id", (long) n);
       for (int f = 1; f < fields.size(); f++) {
         Types.NestedField field = fields.get(f);
-        boolean dictionary = field.name().startsWith("dict_");
+        boolean dictionary = field.name().startsWith("dict_") || (field.name().startsWith("mixed_") && n % 6000 < 3000);
         // Nulls in runs and alone, and whole pages without any.
         boolean isNull = field.isOptional() && (n / 3000) % 3 != 0 && (random.nextInt(5) == 0 || (n / 40) % 7 == 2);
         long v = dictionary ? random.nextInt(13) - 6 : random.nextLong();
@@ -244,9 +250,21 @@ class ParquetColumnDecoderTest {
       List<BlockMetaData> groups = reader.getFooter().getBlocks();
       assertThat(groups).hasSizeGreaterThan(2);
       Map<String, EncodingStats> firstGroup = new HashMap<>();
+      Set<String> fellBack = new HashSet<>();
       for (ColumnChunkMetaData chunk : groups.get(0).getColumns()) {
         firstGroup.put(chunk.getPath().toDotString(), chunk.getEncodingStats());
         assertThat(chunk.getValueCount()).isGreaterThan(VectorizedTaskReader.BATCH_ROWS);
+      }
+      for (BlockMetaData group : groups) {
+        for (ColumnChunkMetaData chunk : group.getColumns()) {
+          EncodingStats stats = chunk.getEncodingStats();
+          if (stats.hasDictionaryEncodedPages() && stats.hasNonDictionaryEncodedPages()) {
+            fellBack.add(chunk.getPath().toDotString());
+          }
+        }
+      }
+      if (pageVersion.equals("v1")) {
+        assertThat(fellBack).as("chunks whose dictionary fell back to plain").contains("mixed_opt_long_2", "mixed_opt_string_11");
       }
       for (Types.NestedField field : schema.columns()) {
         EncodingStats stats = firstGroup.get(field.name());

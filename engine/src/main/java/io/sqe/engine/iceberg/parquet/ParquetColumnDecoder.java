@@ -43,11 +43,12 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * plain fixed-width values are copied into the vector a run at a time, and a required column's
  * validity is set once per batch instead of once per value.
  *
- * <p>It decodes a column chunk whose encoding statistics show only PLAIN data pages (or RLE for
- * booleans in data pages v2, which Iceberg's reader rejects), or only
- * dictionary-encoded data pages (PLAIN_DICTIONARY / RLE_DICTIONARY) with a PLAIN dictionary, in
- * data pages v1 or v2; any other chunk (DELTA_*, BYTE_STREAM_SPLIT, dictionary pages that fell back
- * to plain part way, no encoding statistics) is read by Iceberg's reader, which this class extends.
+ * <p>It decodes a column chunk whose encoding statistics show only dictionary-encoded data pages
+ * (PLAIN_DICTIONARY / RLE_DICTIONARY) with a PLAIN dictionary, only PLAIN data pages (or RLE for
+ * booleans in data pages v2, which Iceberg's reader rejects), or dictionary-encoded pages that fell
+ * back to PLAIN part way (read as values, as Iceberg does), in data pages v1 or v2; any other chunk
+ * (DELTA_*, BYTE_STREAM_SPLIT, no encoding statistics) is read by Iceberg's reader, which this
+ * class extends.
  * The file, its row groups (the split and the residual's pruning) and the decompression of pages
  * stay Iceberg's and parquet-hadoop's.
  */
@@ -89,6 +90,11 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
   private int[] starts = new int[0];
   private int[] lengths = new int[0];
   private int[] booleans = new int[0];
+  /** Whether the current page holds dictionary ids that are read as values (a chunk that fell back to plain). */
+  private boolean pageDictionary;
+  private int[] dictionaryInts;
+  private long[] dictionaryLongs;
+  private byte[][] dictionaryBytes;
 
   private ParquetColumnDecoder(ColumnDescriptor descriptor, Types.NestedField field, BufferAllocator allocator) {
     super(descriptor, field, allocator, true);
@@ -194,7 +200,10 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     pageRows = 0;
     pageRow = 0;
     dictionary = null;
-    if (mode == Mode.DICTIONARY_IDS) {
+    dictionaryInts = null;
+    dictionaryLongs = null;
+    dictionaryBytes = null;
+    if (chunk.getEncodingStats().hasDictionaryEncodedPages()) {
       DictionaryPage page = pages.readDictionaryPage();
       if (page == null) {
         throw new IllegalStateException("No dictionary page in the dictionary-encoded column chunk " + descriptor);
@@ -204,6 +213,39 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+      if (mode != Mode.DICTIONARY_IDS) {
+        decodeDictionary();
+      }
+    }
+  }
+
+  /**
+   * The dictionary's values in the vector's representation, for a chunk whose pages fell back from
+   * the dictionary to plain part way (the whole chunk is then read as values, as Iceberg does).
+   */
+  private void decodeDictionary() {
+    int size = dictionary.getMaxId() + 1;
+    PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
+    switch (physical) {
+      case INT32:
+      case FLOAT:
+        dictionaryInts = new int[size];
+        for (int id = 0; id < size; id++) {
+          dictionaryInts[id] = physical == PrimitiveTypeName.INT32 ? dictionary.decodeToInt(id) : Float.floatToRawIntBits(dictionary.decodeToFloat(id));
+        }
+        return;
+      case INT64:
+      case DOUBLE:
+        dictionaryLongs = new long[size];
+        for (int id = 0; id < size; id++) {
+          dictionaryLongs[id] = physical == PrimitiveTypeName.INT64 ? dictionary.decodeToLong(id) : Double.doubleToRawLongBits(dictionary.decodeToDouble(id));
+        }
+        return;
+      default:
+        dictionaryBytes = new byte[size][];
+        for (int id = 0; id < size; id++) {
+          dictionaryBytes[id] = dictionary.decodeToBinary(id).getBytes();
+        }
     }
   }
 
@@ -217,14 +259,17 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       // Definition levels in the deprecated bit-packed encoding.
       return null;
     }
-    if (stats.hasDictionaryEncodedPages()) {
-      if (stats.hasNonDictionaryEncodedPages() || !DICTIONARY_PAGE_ENCODINGS.containsAll(stats.getDictionaryEncodings())) {
+    boolean dictionaryPages = stats.hasDictionaryEncodedPages();
+    if (dictionaryPages) {
+      if (!DICTIONARY_PAGE_ENCODINGS.containsAll(stats.getDictionaryEncodings()) || plainMode == Mode.BOOLEAN) {
         return null;
       }
-      return Mode.DICTIONARY_IDS;
+      if (!stats.hasNonDictionaryEncodedPages()) {
+        return Mode.DICTIONARY_IDS;
+      }
     }
     for (Encoding encoding : stats.getDataEncodings()) {
-      if (encoding != Encoding.PLAIN && !(encoding == Encoding.RLE && plainMode == Mode.BOOLEAN)) {
+      if (encoding != Encoding.PLAIN && !(encoding == Encoding.RLE && plainMode == Mode.BOOLEAN) && !(dictionaryPages && encoding.usesDictionary())) {
         return null;
       }
     }
@@ -264,7 +309,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       pageRow += k;
     }
     vector.setValueCount(rows);
-    return new VectorHolder(descriptor, vector, mode == Mode.DICTIONARY_IDS, dictionary, nulls, field);
+    return new VectorHolder(descriptor, vector, mode == Mode.DICTIONARY_IDS, mode == Mode.DICTIONARY_IDS ? dictionary : null, nulls, field);
   }
 
   private void allocate() {
@@ -302,6 +347,47 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
   /** Rows {@code [pageRow, pageRow + k)} of a page section whose rows all have values, to batch positions {@code [at, at + k)}. */
   private void copy(int at, int k) {
     int v = valueIndex;
+    if (pageDictionary) {
+      copyFromDictionary(at, v, k);
+    } else {
+      copyValues(at, v, k);
+    }
+    if (!required && mode != Mode.BINARY) {
+      ArrowBuf validity = vector.getValidityBuffer();
+      for (int i = 0; i < k; i++) {
+        BitVectorHelper.setBit(validity, at + i);
+      }
+    }
+    valueIndex = v + k;
+  }
+
+  private void copyFromDictionary(int at, int v, int k) {
+    int[] source = ids;
+    if (mode == Mode.BINARY) {
+      BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
+      for (int i = 0; i < k; i++) {
+        byte[] value = dictionaryBytes[source[v + i]];
+        strings.setSafe(at + i, value, 0, value.length);
+      }
+      return;
+    }
+    ArrowBuf out = vector.getDataBuffer();
+    if (dictionaryInts != null) {
+      for (int i = 0; i < k; i++) {
+        out.setInt((long) (at + i) * 4, dictionaryInts[source[v + i]]);
+      }
+    } else if (dictionaryLongs != null) {
+      for (int i = 0; i < k; i++) {
+        out.setLong((long) (at + i) * 8, dictionaryLongs[source[v + i]]);
+      }
+    } else {
+      for (int i = 0; i < k; i++) {
+        out.setBytes((long) (at + i) * width, dictionaryBytes[source[v + i]], 0, width);
+      }
+    }
+  }
+
+  private void copyValues(int at, int v, int k) {
     switch (mode) {
       case DICTIONARY_IDS: {
         ArrowBuf out = vector.getDataBuffer();
@@ -331,13 +417,6 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       default:
         throw new IllegalStateException(mode.toString());
     }
-    if (!required && mode != Mode.BINARY) {
-      ArrowBuf validity = vector.getValidityBuffer();
-      for (int i = 0; i < k; i++) {
-        BitVectorHelper.setBit(validity, at + i);
-      }
-    }
-    valueIndex = v + k;
   }
 
   private void copyWithNulls(int at, int k) {
@@ -441,10 +520,12 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
   }
 
   private void decodeValues(byte[] bytes, int position, Encoding encoding, int count) {
-    if (mode == Mode.DICTIONARY_IDS) {
+    pageDictionary = false;
+    if (mode == Mode.DICTIONARY_IDS || (dictionary != null && encoding.usesDictionary())) {
       if (!encoding.usesDictionary()) {
         throw new IllegalStateException("Unexpected encoding " + encoding + " in a dictionary-encoded chunk of " + descriptor);
       }
+      pageDictionary = mode != Mode.DICTIONARY_IDS;
       if (ids.length < count) {
         ids = new int[count];
       }
