@@ -10,6 +10,7 @@ public final class QueryStats {
   private final AtomicLong filesReadByColumns = new AtomicLong();
   private final AtomicLong rowsSkippedOnVectors = new AtomicLong();
   private final AtomicLong dynamicFiltersApplied = new AtomicLong();
+  private final AtomicLong joinTablesBuilt = new AtomicLong();
   private final AtomicLong rowsReturned = new AtomicLong();
   private final AtomicLong batchesReturned = new AtomicLong();
   private volatile long planningNanos;
@@ -46,6 +47,16 @@ public final class QueryStats {
   /** How many scans opened with a join's build-side keys. */
   public long dynamicFiltersApplied() {
     return dynamicFiltersApplied.get();
+  }
+
+  /** A hash join built a table of primitive keys from its build side (see {@code LongKeyHashJoin}). */
+  public void joinTableBuilt() {
+    joinTablesBuilt.incrementAndGet();
+  }
+
+  /** How many hash join build sides went into tables of primitive keys. */
+  public long joinTablesBuilt() {
+    return joinTablesBuilt.get();
   }
 
   void batchReturned(int rows) {

@@ -1,5 +1,6 @@
 package io.sqe.engine.plan;
 
+import io.sqe.engine.exec.join.LongKeyHashJoin;
 import io.sqe.engine.iceberg.DynamicFilters;
 import io.sqe.engine.iceberg.IcebergTableScan;
 import java.lang.reflect.Method;
@@ -17,6 +18,12 @@ import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.function.Function1;
 import org.apache.calcite.linq4j.tree.Types;
 import org.apache.calcite.linq4j.tree.BlockBuilder;
+import org.apache.calcite.linq4j.tree.DeclarationStatement;
+import org.apache.calcite.linq4j.tree.FunctionExpression;
+import org.apache.calcite.linq4j.tree.GotoStatement;
+import org.apache.calcite.linq4j.tree.MethodCallExpression;
+import org.apache.calcite.linq4j.tree.ParameterExpression;
+import org.apache.calcite.linq4j.tree.Statement;
 import org.apache.calcite.linq4j.tree.Expression;
 import org.apache.calcite.linq4j.tree.Expressions;
 import org.apache.calcite.plan.RelOptCluster;
@@ -40,6 +47,7 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.BuiltInMethod;
 
 /**
  * Calcite's hash join with a cost that matches what it does. {@code EnumerableHashJoin} builds
@@ -57,6 +65,10 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
   static final double BUILD_ROW_FACTOR = 3.0;
   /** A dynamic filter is published only when the build side is estimated at most this share of the probe side. */
   private static final double MAX_BUILD_SHARE = 0.5;
+  /** The most keys a join packs into one long for {@link LongKeyHashJoin} (their ranges must fit 64 bits together). */
+  private static final int MAX_PACKED_KEYS = 4;
+  private static final Method LONG_KEY_HASH_JOIN = method("hashJoin");
+  private static final Method LONG_KEY_SEMI_JOIN = method("semiJoin");
 
   private BuildRightHashJoin(
       RelOptCluster cluster,
@@ -67,6 +79,15 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
       Set<CorrelationId> variablesSet,
       JoinRelType joinType) {
     super(cluster, traits, left, right, condition, variablesSet, joinType);
+  }
+
+  private static Method method(String name) {
+    for (Method method : LongKeyHashJoin.class.getMethods()) {
+      if (method.getName().equals(name)) {
+        return method;
+      }
+    }
+    throw new IllegalStateException("No method " + name + " in " + LongKeyHashJoin.class);
   }
 
   static BuildRightHashJoin of(
@@ -91,14 +112,14 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
     if (!DynamicFilters.ENABLED
         || !(joinType == JoinRelType.INNER || joinType == JoinRelType.SEMI)
         || left instanceof DynamicFilterInput) {
-      return super.implement(implementor, pref);
+      return implementJoin(implementor, pref);
     }
     RelMetadataQuery mq = getCluster().getMetadataQuery();
     Double leftRows = mq.getRowCount(left);
     Double rightRows = mq.getRowCount(right);
     if (leftRows == null || rightRows == null || rightRows > leftRows * MAX_BUILD_SHARE) {
       // Filtering the probe side by a build side about as large as it would drop little.
-      return super.implement(implementor, pref);
+      return implementJoin(implementor, pref);
     }
     int leftCount = left.getRowType().getFieldCount();
     List<Integer> buildKeys = new ArrayList<>();
@@ -135,7 +156,7 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
       scanColumns.add(target.get().column);
     }
     if (slots.isEmpty()) {
-      return super.implement(implementor, pref);
+      return implementJoin(implementor, pref);
     }
     DynamicFilters.Publisher publisher = new DynamicFilters.Publisher(slots);
     BuildRightHashJoin publishing =
@@ -156,6 +177,123 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
         DynamicFilters.withdraw(slot);
       }
     }
+  }
+
+  /**
+   * Calcite's code for this join, with its call of Calcite's hash, semi or anti join runtime
+   * replaced by a call of {@link LongKeyHashJoin} with the same arguments when every key is an
+   * INTEGER, BIGINT or DATE on both sides.
+   */
+  private Result implementJoin(EnumerableRelImplementor implementor, Prefer pref) {
+    Result result = super.implement(implementor, pref);
+    if (!integerKeys()) {
+      return result;
+    }
+    RelNode build = right instanceof DynamicFilterInput ? ((DynamicFilterInput) right).getInput() : right;
+    // The parts of a parallel pipeline read the same rows from a shared build side: one table serves them all.
+    Expression sharedKey = Expressions.constant(build instanceof SharedInput ? "sqe.joinTable." + getId() : null, String.class);
+    List<Statement> statements = new ArrayList<>(result.block.statements);
+    int last = statements.size() - 1;
+    if (last < 0 || !(statements.get(last) instanceof GotoStatement)) {
+      return result;
+    }
+    Expression returned = ((GotoStatement) statements.get(last)).expression;
+    if (returned instanceof MethodCallExpression) {
+      Expression call = longKeyCall((MethodCallExpression) returned, implementor.getRootExpression(), sharedKey);
+      if (call == null) {
+        return result;
+      }
+      statements.set(last, Expressions.return_(null, call));
+    } else {
+      int declaration = last - 1;
+      while (declaration >= 0
+          && !(statements.get(declaration) instanceof DeclarationStatement
+              && ((DeclarationStatement) statements.get(declaration)).parameter == returned)) {
+        declaration--;
+      }
+      if (declaration < 0 || !(((DeclarationStatement) statements.get(declaration)).initializer instanceof MethodCallExpression)) {
+        return result;
+      }
+      DeclarationStatement declared = (DeclarationStatement) statements.get(declaration);
+      Expression call = longKeyCall((MethodCallExpression) declared.initializer, implementor.getRootExpression(), sharedKey);
+      if (call == null) {
+        return result;
+      }
+      statements.set(declaration, Expressions.declare(declared.modifiers, declared.parameter, call));
+    }
+    return new Result(Expressions.block(statements), result.physType, result.format);
+  }
+
+  /** Whether the join has keys and every one is an INTEGER, BIGINT or DATE on both sides, of one type. */
+  private boolean integerKeys() {
+    if (joinInfo.leftKeys.isEmpty() || joinInfo.leftKeys.size() > MAX_PACKED_KEYS) {
+      return false;
+    }
+    for (int i = 0; i < joinInfo.leftKeys.size(); i++) {
+      SqlTypeName leftType = left.getRowType().getFieldList().get(joinInfo.leftKeys.get(i)).getType().getSqlTypeName();
+      SqlTypeName rightType = right.getRowType().getFieldList().get(joinInfo.rightKeys.get(i)).getType().getSqlTypeName();
+      if (leftType != rightType
+          || !(leftType == SqlTypeName.INTEGER || leftType == SqlTypeName.BIGINT || leftType == SqlTypeName.DATE)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The call of {@link LongKeyHashJoin} in place of {@code call}, Calcite's hash, semi or anti join
+   * call; null when {@code call} is none of them or its key selectors are not of the expected shape.
+   */
+  private Expression longKeyCall(MethodCallExpression call, Expression root, Expression sharedKey) {
+    List<Expression> arguments = new ArrayList<>();
+    Method target;
+    if (call.method.equals(BuiltInMethod.HASH_JOIN.method) && call.targetExpression != null && call.expressions.size() == 8) {
+      // left.hashJoin(right, leftKey, rightKey, resultSelector, comparer, nullsOnLeft, nullsOnRight, predicate)
+      arguments.add(call.targetExpression);
+      arguments.addAll(call.expressions);
+      target = LONG_KEY_HASH_JOIN;
+    } else if ((call.method.equals(BuiltInMethod.SEMI_JOIN.method) || call.method.equals(BuiltInMethod.ANTI_JOIN.method))
+        && call.expressions.size() == 6) {
+      // semiJoin(left, right, leftKey, rightKey, comparer, predicate)
+      arguments.addAll(call.expressions);
+      arguments.add(Expressions.constant(call.method.equals(BuiltInMethod.ANTI_JOIN.method)));
+      target = LONG_KEY_SEMI_JOIN;
+    } else {
+      return null;
+    }
+    int keySelectors = call.targetExpression != null ? 1 : 2;
+    Expression leftKeys = keyAccessors(call.expressions.get(keySelectors), joinInfo.leftKeys);
+    Expression rightKeys = keyAccessors(call.expressions.get(keySelectors + 1), joinInfo.rightKeys);
+    if (leftKeys == null || rightKeys == null) {
+      return null;
+    }
+    arguments.add(root);
+    arguments.add(sharedKey);
+    arguments.add(leftKeys);
+    arguments.add(rightKeys);
+    return Expressions.call(target, arguments);
+  }
+
+  /**
+   * An array of one accessor per key of a side, given that side's key selector: the selector itself
+   * for one key (it returns the key's field as it is), or a field of an {@code Object[]} row per key
+   * for several (the selector would build a list per row). Null for other row types.
+   */
+  private static Expression keyAccessors(Expression selector, List<Integer> keys) {
+    if (keys.size() == 1) {
+      return Expressions.newArrayInit(Function1.class, selector);
+    }
+    if (!(selector instanceof FunctionExpression)
+        || ((FunctionExpression<?>) selector).parameterList.size() != 1
+        || ((FunctionExpression<?>) selector).parameterList.get(0).getType() != Object[].class) {
+      return null;
+    }
+    List<Expression> accessors = new ArrayList<>();
+    for (int key : keys) {
+      ParameterExpression row = Expressions.parameter(Object[].class, "row");
+      accessors.add(Expressions.lambda(Function1.class, Expressions.arrayIndex(row, Expressions.constant(key)), row));
+    }
+    return Expressions.newArrayInit(Function1.class, accessors);
   }
 
   /**
