@@ -48,8 +48,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * <p>Immutable; each task gets its own {@link Folder}.
  */
 public final class ScanAggregation {
-  /** Whether aggregates are folded into scans ({@code -Dsqe.scan.aggregate=false} turns it off). */
-  public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.scan.aggregate", "true"));
+  private static volatile boolean enabled = Boolean.parseBoolean(System.getProperty("sqe.scan.aggregate", "true"));
 
   private static final long[] POW10 = new long[19];
 
@@ -86,6 +85,16 @@ public final class ScanAggregation {
     this.calls = calls;
     this.condition = condition;
     this.description = description;
+  }
+
+  /** Whether aggregates are folded into scans ({@code -Dsqe.scan.aggregate=false} turns it off). */
+  public static boolean enabled() {
+    return enabled;
+  }
+
+  /** Turns folding on or off for plans made from now on (cached plans keep their shape). */
+  public static void enabled(boolean on) {
+    enabled = on;
   }
 
   /** How many group keys the scan's rows start with. */

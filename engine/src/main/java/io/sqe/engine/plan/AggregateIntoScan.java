@@ -46,7 +46,7 @@ final class AggregateIntoScan implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    if (!ScanAggregation.ENABLED) {
+    if (!ScanAggregation.enabled()) {
       return rel;
     }
     return rewrite(rel);
