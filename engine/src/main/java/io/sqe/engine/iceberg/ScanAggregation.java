@@ -478,8 +478,12 @@ public final class ScanAggregation {
     final boolean date;
     final Num left;
     final Num right;
+    /** Equal for expressions that compute the same values: a batch computes each once. */
+    final String digest;
 
     Num(int op, int column, long literal, int scale, boolean date, Num left, Num right) {
+      this.digest = op + "(" + column + "," + literal + "," + scale + "," + date + ","
+          + (left == null ? "" : left.digest) + "," + (right == null ? "" : right.digest) + ")";
       this.op = op;
       this.column = column;
       this.literal = literal;
@@ -550,6 +554,7 @@ public final class ScanAggregation {
 
   /** Values of an exact-number expression for the rows of a batch; {@code big[i]} set where the value overflowed a long. */
   private static final class Values {
+    int batchNumber = -1;
     long[] v = new long[0];
     boolean[] nulls = new boolean[0];
     BigDecimal[] big;
@@ -596,7 +601,9 @@ public final class ScanAggregation {
     private final List<String> strings = new ArrayList<>();
     private byte[] scratch = new byte[64];
     private int capacity;
-    private final Map<Num, Values> values = new HashMap<>();
+    private final Map<String, Values> values = new HashMap<>();
+    /** Counts the batches folded, so that an expression's values are computed once per batch. */
+    private int batchNumber;
     private byte[][] condScratch = new byte[0][];
     private int condDepth;
     private int[] kept = new int[0];
@@ -912,6 +919,7 @@ public final class ScanAggregation {
     // --- folding ---------------------------------------------------------------------------------
 
     private void foldLoaded(int n) {
+      batchNumber++;
       int m;
       if (condition == null) {
         for (int i = 0; i < n; i++) {
@@ -1125,19 +1133,25 @@ public final class ScanAggregation {
     // --- expressions -----------------------------------------------------------------------------
 
     private Values eval(Num num, int n) {
-      Values out = values.get(num);
+      Values out = values.get(num.digest);
       if (out == null) {
         out = new Values();
         out.scale = num.scale;
-        values.put(num, out);
+        values.put(num.digest, out);
+      }
+      if (out.batchNumber == batchNumber) {
+        return out;
+      }
+      out.batchNumber = batchNumber;
+      out.anyBig = false;
+      if (num.op == Num.COLUMN) {
+        // The column's own arrays: read only.
+        out.v = longs[num.column];
+        out.nulls = nulls[num.column];
+        return out;
       }
       out.ensure(n);
-      out.anyBig = false;
       switch (num.op) {
-        case Num.COLUMN:
-          System.arraycopy(longs[num.column], 0, out.v, 0, n);
-          System.arraycopy(nulls[num.column], 0, out.nulls, 0, n);
-          return out;
         case Num.LITERAL:
           Arrays.fill(out.v, 0, n, num.literal);
           Arrays.fill(out.nulls, 0, n, false);
