@@ -62,6 +62,8 @@ class ScanAggregationTest {
 
   @BeforeEach
   void setUp() {
+    // Every aggregate here is folded whatever its groups; one test checks the default.
+    ScanAggregation.maxGroupRatio(Double.POSITIVE_INFINITY);
     engine = lake.engine();
     session = EmbeddedLake.session("test");
     long seed = Long.getLong("sqe.test.seed", System.nanoTime());
@@ -116,6 +118,7 @@ class ScanAggregationTest {
   @AfterEach
   void restore() {
     ScanAggregation.enabled(true);
+    ScanAggregation.maxGroupRatio(ScanAggregation.DEFAULT_MAX_GROUP_RATIO);
     ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
   }
 
@@ -177,6 +180,14 @@ class ScanAggregationTest {
       ScanAggregation.enabled(true);
       assertThat(sorted(TestQueries.rows(engine, session, sql))).as(sql).isEqualTo(unfolded);
     }
+  }
+
+  @Test
+  void manyGroupsKeepThePlanByDefault() {
+    ScanAggregation.maxGroupRatio(ScanAggregation.DEFAULT_MAX_GROUP_RATIO);
+    // id is unique: as many groups as rows.
+    assertThat(TestQueries.plan(engine, session, "select id, sum(amount) from t group by id")).doesNotContain("aggregate=[");
+    assertThat(TestQueries.plan(engine, session, "select color, sum(amount) from t group by color")).contains("aggregate=[");
   }
 
   private void assertFoldedMatches(String sql) {

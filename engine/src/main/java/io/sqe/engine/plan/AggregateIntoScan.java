@@ -31,7 +31,8 @@ import org.apache.calcite.util.ImmutableBitSet;
  * itself, and returns one row per group of each task; the aggregate above combines them: SUM and
  * SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original call's
  * type. Anything the scan cannot evaluate exactly ({@link ScanAggregation#of}) keeps the plan as it
- * is. Runs after {@link ParallelAggregates}, so it folds the partial aggregate of each part.
+ * is, and so does an aggregate estimated to have many groups ({@link ScanAggregation#maxGroupRatio()}).
+ * Runs after {@link ParallelAggregates}, so it folds the partial aggregate of each part.
  * {@code -Dsqe.scan.aggregate=false} turns it off.
  */
 final class AggregateIntoScan implements Program {
@@ -107,7 +108,7 @@ final class AggregateIntoScan implements Program {
     }
     Optional<ScanAggregation> aggregation =
         ScanAggregation.of(scan.getRowType(), program, aggregate, aggregate.getCluster().getRexBuilder());
-    if (aggregation.isEmpty()) {
+    if (aggregation.isEmpty() || !fewGroups(scan, aggregation.get())) {
       return null;
     }
     IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate.getRowType());
@@ -122,6 +123,21 @@ final class AggregateIntoScan implements Program {
     } catch (InvalidRelException e) {
       return null;
     }
+  }
+
+  /**
+   * Whether the groups, estimated from the key columns' distinct values in the table (unknown ones
+   * not counted), are at most {@link ScanAggregation#maxGroupRatio()} of the table's rows.
+   */
+  private static boolean fewGroups(IcebergTableScan scan, ScanAggregation aggregation) {
+    double groups = 1;
+    for (int k = 0; k < aggregation.keyCount(); k++) {
+      Double distinct = JoinCardinality.columnDistinctValues(scan, aggregation.keyColumn(k));
+      if (distinct != null) {
+        groups *= distinct;
+      }
+    }
+    return groups <= scan.icebergTable().rowCount() * ScanAggregation.maxGroupRatio();
   }
 
   private static SqlAggFunction combiner(AggregateCall call) {
