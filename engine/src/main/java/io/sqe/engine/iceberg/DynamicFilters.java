@@ -52,9 +52,9 @@ public final class DynamicFilters {
 
   private DynamicFilters() {}
 
-  /** Whether a dynamic filter can act on output column {@code column} of {@code scan}. */
+  /** Whether a dynamic filter can act on column {@code column} (of its projection) of {@code scan}. */
   public static boolean canFilter(IcebergTableScan scan, int column) {
-    if (scan.limit() != null || column >= scan.getRowType().getFieldCount() || scan.isMetadataColumn(column)) {
+    if (scan.limit() != null || column >= scan.projection().size() || scan.isMetadataColumn(column)) {
       // Under a LIMIT, dropping rows early would change which rows the limit keeps.
       return false;
     }

@@ -91,6 +91,8 @@ public final class IcebergScan {
   private final boolean partitioned;
   /** The columns that joins above publish their build-side keys for (see {@link DynamicFilters}). */
   private final List<DynamicFilters.ColumnFilter> dynamicFilters;
+  /** The partial aggregation each task's rows are folded into (one row per group); null to return the rows. */
+  private final ScanAggregation aggregation;
 
   IcebergScan(
       IcebergTable table,
@@ -99,7 +101,9 @@ public final class IcebergScan {
       List<LikePredicate> likes,
       Long limit,
       boolean partitioned,
-      List<DynamicFilters.Target> dynamicFilters) {
+      List<DynamicFilters.Target> dynamicFilters,
+      ScanAggregation aggregation) {
+    this.aggregation = aggregation;
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
@@ -433,17 +437,60 @@ public final class IcebergScan {
       context.stats().fileOpened(task.file().fileSizeInBytes());
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+      return aggregation != null ? folded(task, constants) : readRows(task, constants, VECTORIZED);
+    }
+
+    /**
+     * The groups of one task's rows, folded into the scan's aggregation: from the vectors when the
+     * vectorized reader handles the task, else from the rows the row reader returns (delete files
+     * applied). The aggregation evaluates its condition on every row itself.
+     */
+    private CloseableIterator<Object> folded(FileScanTask task, Map<Integer, ?> constants) {
+      Object[] values = new Object[fieldIds.length];
+      for (int i = 0; i < values.length; i++) {
+        Object constant = constants.get(fieldIds[i]);
+        values[i] = constant == null ? null : converters.get(i).apply(constant);
+      }
+      ScanAggregation.Folder folder = aggregation.newFolder(values);
+      boolean folded = false;
       if (VECTORIZED && task.deletes().isEmpty()) {
-        // The LIKE predicates are evaluated in any case: the Filter above no longer holds them.
-        VectorSelection selection =
-            VectorSelection.ENABLED
-                ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats())
-                : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats());
-        CloseableIterator<Object> vectorized =
-            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection);
-        if (vectorized != null) {
+        folded = VectorizedTaskReader.fold(table.io(), task, projected, constants, selection(), folder, context::checkCancelled);
+        if (folded) {
           context.stats().fileReadByColumns();
-          return vectorized;
+        }
+      }
+      if (!folded) {
+        try (CloseableIterator<Object> rows = readRows(task, constants, false)) {
+          long read = 0;
+          while (rows.hasNext()) {
+            folder.foldRow(rows.next());
+            if ((++read & 0xFFFF) == 0) {
+              context.checkCancelled();
+            }
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      return CloseableIterator.withClose(folder.results().iterator());
+    }
+
+    /** Drops rows on the vectors: those the pushed and dynamic filters cannot match, those the LIKE predicates do not keep. */
+    private VectorSelection selection() {
+      // The LIKE predicates are evaluated in any case: the Filter above no longer holds them.
+      return VectorSelection.ENABLED
+          ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats())
+          : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats());
+    }
+
+    /** The rows of one task in Calcite's shape, read by columns when {@code vectorized} and the reader handles the task. */
+    private CloseableIterator<Object> readRows(FileScanTask task, Map<Integer, ?> constants, boolean vectorized) {
+      if (vectorized && task.deletes().isEmpty()) {
+        CloseableIterator<Object> columns =
+            VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection());
+        if (columns != null) {
+          context.stats().fileReadByColumns();
+          return columns;
         }
       }
       GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, tableSchema, projected);

@@ -47,6 +47,13 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   private final List<LikePredicate> likes;
   /** The estimated fraction of rows {@link #likes} keep. */
   private final double likeSelectivity;
+  /**
+   * The partial aggregation the scan computes itself, returning one row per group of each task
+   * (group keys, then the calls' results) instead of its columns; null to return the columns.
+   */
+  private final ScanAggregation aggregation;
+  /** With {@link #aggregation}: the rows of the aggregate it replaced. */
+  private final RelDataType aggregatedRowType;
 
   private IcebergTableScan(
       RelOptCluster cluster,
@@ -56,7 +63,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit) {
-    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0);
+    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0, null, null);
   }
 
   private IcebergTableScan(
@@ -69,8 +76,12 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       Long limit,
       boolean partitioned,
       List<LikePredicate> likes,
-      double likeSelectivity) {
+      double likeSelectivity,
+      ScanAggregation aggregation,
+      RelDataType aggregatedRowType) {
     super(cluster, traitSet, List.of(), table);
+    this.aggregation = aggregation;
+    this.aggregatedRowType = aggregatedRowType;
     this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
     this.projection = requireNonNull(projection, "projection is null");
     this.filter = requireNonNull(filter, "filter is null");
@@ -127,20 +138,20 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   }
 
   IcebergTableScan withProjection(ImmutableIntList newProjection) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   IcebergTableScan withFilter(org.apache.iceberg.expressions.Expression newFilter) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   /** This scan, also dropping the rows that {@code newLikes} do not keep (about {@code selectivity} of them pass). */
   IcebergTableScan withLikes(List<LikePredicate> newLikes, double selectivity) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity, aggregation, aggregatedRowType);
   }
 
   IcebergTableScan withLimit(long newLimit) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   /** The LIKE predicates this scan evaluates exactly (the Filter above does not hold them). */
@@ -168,16 +179,33 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * parts planned once, from one snapshot.
    */
   public IcebergTableScan partitioned() {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity, aggregation, aggregatedRowType);
+  }
+
+  /**
+   * This scan computing {@code newAggregation} itself, returning rows of {@code rowType} (the
+   * aggregate's: group keys, then the calls' results) instead of its columns.
+   */
+  public IcebergTableScan withAggregation(ScanAggregation newAggregation, RelDataType rowType) {
+    return new IcebergTableScan(
+        getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, newAggregation, rowType);
+  }
+
+  /** The partial aggregation this scan computes, or null when it returns its columns. */
+  public ScanAggregation aggregation() {
+    return aggregation;
   }
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   @Override
   public RelDataType deriveRowType() {
+    if (aggregatedRowType != null) {
+      return aggregatedRowType;
+    }
     RelDataType full = table.getRowType();
     List<RelDataTypeField> fields = full.getFieldList();
     RelDataTypeFactory.Builder builder = getCluster().getTypeFactory().builder();
@@ -190,8 +218,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   @Override
   public RelWriter explainTerms(RelWriter pw) {
     List<String> names = new ArrayList<>();
-    List<RelDataTypeField> fields = getRowType().getFieldList();
-    for (int i = 0; i < projection.size(); i++) {
+    List<RelDataTypeField> fields = table.getRowType().getFieldList();
+    for (int i : projection) {
       names.add(fields.get(i).getName());
     }
     return super.explainTerms(pw)
@@ -199,7 +227,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
         .itemIf("filter", filter, hasFilter())
         .itemIf("like", likes, !likes.isEmpty())
         .itemIf("limit", limit, limit != null)
-        .itemIf("parallel", true, partitioned);
+        .itemIf("parallel", true, partitioned)
+        .itemIf("aggregate", aggregation, aggregation != null);
   }
 
   /**
@@ -247,7 +276,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     // A join above may have offered its build-side keys for one of this scan's columns.
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, DynamicFilters.claim(this));
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, DynamicFilters.claim(this), aggregation);
     icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(

@@ -305,7 +305,15 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
     int index = field;
     while (true) {
       if (current instanceof IcebergTableScan) {
-        return Optional.of(new ScanColumn((IcebergTableScan) current, index));
+        IcebergTableScan scan = (IcebergTableScan) current;
+        if (scan.aggregation() != null) {
+          // A scan that aggregates returns its group keys first: a key's rows are that scan column's.
+          if (index >= scan.aggregation().keyCount()) {
+            return Optional.empty();
+          }
+          return Optional.of(new ScanColumn(scan, scan.aggregation().keyColumn(index)));
+        }
+        return Optional.of(new ScanColumn(scan, index));
       }
       if (current instanceof Filter) {
         current = ((Filter) current).getInput();

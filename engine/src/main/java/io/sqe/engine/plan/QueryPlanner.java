@@ -444,6 +444,7 @@ public final class QueryPlanner {
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
         // It splits the final physical plan (semi-join reductions included) into parallel parts.
         ParallelAggregates.INSTANCE,
+        AggregateIntoScan.INSTANCE,
         // Last: it computes once what the finished plan (parallel parts included) holds twice.
         SharedSubplans.INSTANCE);
   }

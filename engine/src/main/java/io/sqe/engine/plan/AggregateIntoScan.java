@@ -1,0 +1,158 @@
+package io.sqe.engine.plan;
+
+import io.sqe.engine.iceberg.IcebergTableScan;
+import io.sqe.engine.iceberg.ScanAggregation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
+import org.apache.calcite.adapter.enumerable.EnumerableCalc;
+import org.apache.calcite.plan.RelOptLattice;
+import org.apache.calcite.plan.RelOptMaterialization;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.InvalidRelException;
+import org.apache.calcite.rel.RelCollations;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexProgram;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlAggFunction;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.util.ImmutableBitSet;
+
+/**
+ * Folds an aggregate into the Iceberg scan below it: {@code Aggregate(Calc?(IcebergTableScan))}
+ * becomes {@code CombiningAggregate(IcebergTableScan with a ScanAggregation)}. The scan aggregates
+ * the rows of each file scan task on the Arrow vectors, evaluating the Calc's condition exactly
+ * itself, and returns one row per group of each task; the aggregate above combines them: SUM and
+ * SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original call's
+ * type. Anything the scan cannot evaluate exactly ({@link ScanAggregation#of}) keeps the plan as it
+ * is, and so does an aggregate estimated to have many groups ({@link ScanAggregation#maxGroupRatio()}).
+ * Runs after {@link ParallelAggregates}, so it folds the partial aggregate of each part.
+ * {@code -Dsqe.scan.aggregate=false} turns it off.
+ */
+final class AggregateIntoScan implements Program {
+  static final AggregateIntoScan INSTANCE = new AggregateIntoScan();
+
+  private AggregateIntoScan() {}
+
+  @Override
+  public RelNode run(
+      RelOptPlanner planner,
+      RelNode rel,
+      RelTraitSet requiredOutputTraits,
+      List<RelOptMaterialization> materializations,
+      List<RelOptLattice> lattices) {
+    if (!ScanAggregation.enabled()) {
+      return rel;
+    }
+    return rewrite(rel);
+  }
+
+  private static RelNode rewrite(RelNode rel) {
+    if (rel instanceof EnumerableAggregate) {
+      RelNode folded = fold((EnumerableAggregate) rel);
+      if (folded != null) {
+        return folded;
+      }
+    }
+    List<RelNode> inputs = new ArrayList<>();
+    for (RelNode input : rel.getInputs()) {
+      inputs.add(rewrite(input));
+    }
+    return inputs.equals(rel.getInputs()) ? rel : rel.copy(rel.getTraitSet(), inputs);
+  }
+
+  /** The aggregate as a combining aggregate over a scan that computes it, or null to keep it. */
+  private static RelNode fold(EnumerableAggregate aggregate) {
+    RelNode input = aggregate.getInput();
+    RexProgram program = null;
+    if (input instanceof EnumerableCalc) {
+      program = ((EnumerableCalc) input).getProgram();
+      input = ((EnumerableCalc) input).getInput();
+      for (RexNode expression : program.getExprList()) {
+        if (RexUtil.containsCorrelation(expression) || !RexUtil.isDeterministic(expression)) {
+          return null;
+        }
+      }
+    }
+    if (!(input instanceof IcebergTableScan)) {
+      return null;
+    }
+    IcebergTableScan scan = (IcebergTableScan) input;
+    if (scan.aggregation() != null || scan.limit() != null || scan.projection().isEmpty()) {
+      return null;
+    }
+    for (int i = 0; i < scan.projection().size(); i++) {
+      if (scan.isMetadataColumn(i)) {
+        return null;
+      }
+    }
+    int groups = aggregate.getGroupCount();
+    List<AggregateCall> combining = new ArrayList<>();
+    List<AggregateCall> calls = aggregate.getAggCallList();
+    for (int i = 0; i < calls.size(); i++) {
+      AggregateCall call = calls.get(i);
+      SqlAggFunction combine = combiner(call);
+      if (combine == null) {
+        return null;
+      }
+      combining.add(
+          AggregateCall.create(
+              combine, false, false, false, List.of(), List.of(groups + i), -1, null,
+              RelCollations.EMPTY, call.getType(), call.getName()));
+    }
+    Optional<ScanAggregation> aggregation =
+        ScanAggregation.of(scan.getRowType(), program, aggregate, aggregate.getCluster().getRexBuilder());
+    if (aggregation.isEmpty() || !fewGroups(scan, aggregation.get())) {
+      return null;
+    }
+    IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate.getRowType());
+    try {
+      EnumerableAggregate combined =
+          new EnumerableAggregate(
+              aggregate.getCluster(), aggregate.getTraitSet(), folded, ImmutableBitSet.range(groups), null, combining);
+      if (!RelOptUtil.areRowTypesEqual(combined.getRowType(), aggregate.getRowType(), false)) {
+        return null;
+      }
+      return combined;
+    } catch (InvalidRelException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Whether the groups, estimated from the key columns' distinct values in the table (unknown ones
+   * not counted), are at most {@link ScanAggregation#maxGroupRatio()} of the table's rows.
+   */
+  private static boolean fewGroups(IcebergTableScan scan, ScanAggregation aggregation) {
+    double groups = 1;
+    for (int k = 0; k < aggregation.keyCount(); k++) {
+      Double distinct = JoinCardinality.columnDistinctValues(scan, aggregation.keyColumn(k));
+      if (distinct != null) {
+        groups *= distinct;
+      }
+    }
+    return groups <= scan.icebergTable().rowCount() * ScanAggregation.maxGroupRatio();
+  }
+
+  private static SqlAggFunction combiner(AggregateCall call) {
+    switch (call.getAggregation().getKind()) {
+      case SUM:
+        return SqlStdOperatorTable.SUM;
+      case SUM0:
+      case COUNT:
+        return SqlStdOperatorTable.SUM0;
+      case MIN:
+        return SqlStdOperatorTable.MIN;
+      case MAX:
+        return SqlStdOperatorTable.MAX;
+      default:
+        return null;
+    }
+  }
+}
