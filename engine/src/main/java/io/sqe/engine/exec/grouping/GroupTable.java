@@ -26,7 +26,12 @@ final class GroupTable {
 
   private static final long NULL_HASH = 0x2545F4914F6CDD1DL;
 
+  /** Probes after which a table of single primitive keys mixes its keys' bits. */
+  private static final int MAX_PROBES = 64;
+
   private int kind = UNDECIDED;
+  /** Whether primitive keys are placed by a full mix of their bits (always, for pairs). */
+  private boolean mixed;
   /** The classes of the key (SCALAR) or of the pair's elements (LIST_PAIR, ARRAY_PAIR). */
   private Class<?> class0;
   private Class<?> class1;
@@ -101,6 +106,7 @@ final class GroupTable {
     }
     if (pairKind != GENERAL && integral(a) && integral(b) && nullGroup < 0) {
       kind = pairKind;
+      mixed = true;
       class0 = a.getClass();
       class1 = b.getClass();
       return;
@@ -141,7 +147,8 @@ final class GroupTable {
   }
 
   private int primitiveGroupOf(long value, Object key) {
-    int slot = (int) mix(value) & mask;
+    int slot = position(value);
+    int probes = 0;
     while (true) {
       int group = slots[slot];
       if (group == 0) {
@@ -150,8 +157,28 @@ final class GroupTable {
       if (slotValues[slot] == value) {
         return group - 1;
       }
+      if (++probes == MAX_PROBES && !mixed) {
+        // Keys in a pattern the cheap spread piles up (a stride that is a multiple of the table's size).
+        mixed = true;
+        resize(slots.length);
+        return primitiveGroupOf(value, key);
+      }
       slot = (slot + 1) & mask;
     }
+  }
+
+  /**
+   * The home slot of a primitive key. Single keys start with {@code HashMap}'s spread, which keeps
+   * consecutive keys (a scan sorted by its key, as TPC-H's lineitem by l_orderkey) in consecutive
+   * slots, so the table is walked, not jumped about in; a probe sequence of {@link #MAX_PROBES}
+   * switches the table to a full mix. Pairs are mixed from the start.
+   */
+  private int position(long value) {
+    if (mixed) {
+      return (int) mix(value) & mask;
+    }
+    int h = (int) (value ^ (value >>> 32));
+    return (h ^ (h >>> 16)) & mask;
   }
 
   private int generalGroupOf(long hash, Object key) {
@@ -197,7 +224,7 @@ final class GroupTable {
     for (int i = 0; i < oldSlots.length; i++) {
       if (oldSlots[i] != 0) {
         long value = oldValues[i];
-        int slot = (int) (general ? value : mix(value)) & mask;
+        int slot = general ? (int) value & mask : position(value);
         while (slots[slot] != 0) {
           slot = (slot + 1) & mask;
         }

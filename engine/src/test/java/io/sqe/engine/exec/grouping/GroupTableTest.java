@@ -38,6 +38,24 @@ class GroupTableTest {
   }
 
   @Test
+  void sortedAndStridedKeys() {
+    // Consecutive keys keep to consecutive slots; keys a multiple of the table size apart pile up
+    // there until the table mixes its keys.
+    List<Object> keys = new ArrayList<>();
+    for (long k = 0; k < 20_000; k++) {
+      keys.add(k / 4);
+    }
+    check(keys);
+    keys.clear();
+    for (int repeat = 0; repeat < 2; repeat++) {
+      for (long k = 0; k < 5_000; k++) {
+        keys.add(k << 20);
+      }
+    }
+    check(keys);
+  }
+
+  @Test
   void anIntegerColumnThatTurnsOutToHoldLongsToo() {
     // A key of another class is another key, as in a HashMap: 5 and 5L are two groups.
     check(10_000, () -> random.nextBoolean() ? (Object) random.nextInt(100) : (Object) (long) random.nextInt(100));
