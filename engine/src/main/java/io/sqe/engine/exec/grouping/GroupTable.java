@@ -42,7 +42,8 @@ final class GroupTable {
   private long[] slotValues = new long[16];
   private int mask = 15;
 
-  private Object[] keys = new Object[16];
+  /** Per group: its key at {@code 2 * group}, its value at {@code 2 * group + 1}, side by side in memory. */
+  private Object[] entries = new Object[32];
   private int size;
   /** The group of the NULL key while keys are primitive, or -1. */
   private int nullGroup = -1;
@@ -56,7 +57,16 @@ final class GroupTable {
 
   /** The key of group {@code group}, as it first appeared. */
   Object key(int group) {
-    return keys[group];
+    return entries[2 * group];
+  }
+
+  /** The value the caller keeps for group {@code group} (an accumulator), or null. */
+  Object value(int group) {
+    return entries[2 * group + 1];
+  }
+
+  void setValue(int group, Object value) {
+    entries[2 * group + 1] = value;
   }
 
   /**
@@ -188,7 +198,7 @@ final class GroupTable {
       if (group == 0) {
         return ~insert(slot, hash, key);
       }
-      if (slotValues[slot] == hash && equal(keys[group - 1], key)) {
+      if (slotValues[slot] == hash && equal(entries[2 * (group - 1)], key)) {
         return group - 1;
       }
       slot = (slot + 1) & mask;
@@ -207,10 +217,10 @@ final class GroupTable {
   }
 
   private int append(Object key) {
-    if (size == keys.length) {
-      keys = Arrays.copyOf(keys, size * 2);
+    if (2 * size == entries.length) {
+      entries = Arrays.copyOf(entries, entries.length * 2);
     }
-    keys[size] = key;
+    entries[2 * size] = key;
     return size++;
   }
 
@@ -246,7 +256,7 @@ final class GroupTable {
     slotValues = new long[capacity];
     mask = capacity - 1;
     for (int group = 0; group < size; group++) {
-      long hash = hash(keys[group]);
+      long hash = hash(entries[2 * group]);
       int slot = (int) hash & mask;
       while (slots[slot] != 0) {
         slot = (slot + 1) & mask;

@@ -3,7 +3,6 @@ package io.sqe.engine.exec.grouping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
-import java.util.Arrays;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.DataContext;
@@ -38,7 +37,6 @@ public final class HashGrouping {
       DataContext root) {
     AtomicBoolean cancelFlag = DataContext.Variable.CANCEL_FLAG.get(root);
     GroupTable table = new GroupTable();
-    Object[] accumulators = new Object[16];
     int rows = 0;
     try (Enumerator<S> enumerator = input.enumerator()) {
       while (enumerator.moveNext()) {
@@ -50,23 +48,19 @@ public final class HashGrouping {
         int group = table.groupOf(keySelector.apply(row));
         if (group < 0) {
           group = ~group;
-          if (group == accumulators.length) {
-            accumulators = Arrays.copyOf(accumulators, group * 2);
-          }
-          accumulators[group] = adder.apply(initializer.apply(), row);
+          table.setValue(group, adder.apply(initializer.apply(), row));
         } else {
           @SuppressWarnings("unchecked")
-          A accumulator = (A) accumulators[group];
-          accumulators[group] = adder.apply(accumulator, row);
+          A accumulator = (A) table.value(group);
+          table.setValue(group, adder.apply(accumulator, row));
         }
       }
     }
-    Object[] finalAccumulators = accumulators;
     return new Groups<R>(table.size()) {
       @Override
       @SuppressWarnings("unchecked")
       R result(int group) {
-        return resultSelector.apply((K) table.key(group), (A) finalAccumulators[group]);
+        return resultSelector.apply((K) table.key(group), (A) table.value(group));
       }
     };
   }
