@@ -445,8 +445,10 @@ public final class QueryPlanner {
         // It splits the final physical plan (semi-join reductions included) into parallel parts.
         ParallelAggregates.INSTANCE,
         AggregateIntoScan.INSTANCE,
-        // Last: it computes once what the finished plan (parallel parts included) holds twice.
-        SharedSubplans.INSTANCE);
+        // It computes once what the finished plan (parallel parts included) holds twice.
+        SharedSubplans.INSTANCE,
+        // After every step that makes or copies aggregates: their GROUP BY on primitive-key tables.
+        HashGroupingAggregates.INSTANCE);
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */

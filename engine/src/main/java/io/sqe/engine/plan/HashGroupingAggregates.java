@@ -1,0 +1,56 @@
+package io.sqe.engine.plan;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
+import org.apache.calcite.plan.RelOptLattice;
+import org.apache.calcite.plan.RelOptMaterialization;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.tools.Program;
+
+/**
+ * Makes every Calcite aggregate of the finished physical plan a {@link HashGroupingAggregate},
+ * whose GROUP BY and DISTINCT run on {@link io.sqe.engine.exec.grouping.HashGrouping}'s primitive-key
+ * tables (the final aggregates that combine parallel parts included). Aggregates of other classes
+ * (SQE's own) are left as they are. {@code -Dsqe.exec.primitiveGroupBy=false} turns it off.
+ */
+final class HashGroupingAggregates implements Program {
+  static final HashGroupingAggregates INSTANCE = new HashGroupingAggregates();
+
+  private static volatile boolean enabled =
+      Boolean.parseBoolean(System.getProperty("sqe.exec.primitiveGroupBy", "true"));
+
+  private HashGroupingAggregates() {}
+
+  static boolean enabled() {
+    return enabled;
+  }
+
+  /** Sets whether plans made from now on group with {@link HashGroupingAggregate} (cached plans keep theirs). */
+  static void configure(boolean newEnabled) {
+    enabled = newEnabled;
+  }
+
+  @Override
+  public RelNode run(
+      RelOptPlanner planner,
+      RelNode rel,
+      RelTraitSet requiredOutputTraits,
+      List<RelOptMaterialization> materializations,
+      List<RelOptLattice> lattices) {
+    return enabled ? rewrite(rel) : rel;
+  }
+
+  private static RelNode rewrite(RelNode rel) {
+    List<RelNode> inputs = new ArrayList<>();
+    for (RelNode input : rel.getInputs()) {
+      inputs.add(rewrite(input));
+    }
+    if (rel.getClass() == EnumerableAggregate.class) {
+      return HashGroupingAggregate.of((EnumerableAggregate) rel, inputs.get(0));
+    }
+    return inputs.equals(rel.getInputs()) ? rel : rel.copy(rel.getTraitSet(), inputs);
+  }
+}
