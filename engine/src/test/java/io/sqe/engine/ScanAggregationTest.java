@@ -1,5 +1,7 @@
 package io.sqe.engine;
 
+import static io.sqe.engine.TestQueries.sorted;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.exec.parallel.ParallelSettings;
@@ -8,7 +10,6 @@ import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -202,11 +203,5 @@ class ScanAggregationTest {
     } finally {
       ScanAggregation.enabled(true);
     }
-  }
-
-  private static List<List<Object>> sorted(List<List<Object>> rows) {
-    List<List<Object>> copy = new ArrayList<>(rows);
-    copy.sort(Comparator.comparing(Object::toString));
-    return copy;
   }
 }

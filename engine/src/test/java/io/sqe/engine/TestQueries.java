@@ -5,6 +5,7 @@ import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.session.Session;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -56,5 +57,12 @@ public final class TestQueries {
       return ByteBuffer.wrap(bytes);
     }
     return value;
+  }
+
+  /** The rows in the order of their text: for comparing results whose order no query fixes. */
+  public static List<List<Object>> sorted(List<List<Object>> rows) {
+    List<List<Object>> copy = new ArrayList<>(rows);
+    copy.sort(Comparator.comparing(Object::toString));
+    return copy;
   }
 }

@@ -19,12 +19,12 @@ import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 
 /** Writes test rows into Iceberg tables: one Parquet file per call, one commit. */
-final class TestTables {
+public final class TestTables {
   private static int task;
 
   private TestTables() {}
 
-  static DataFile appendFile(Table table, List<Record> records) {
+  public static DataFile appendFile(Table table, List<Record> records) {
     return appendPartitionFile(table, records, null);
   }
 

@@ -1,5 +1,8 @@
 package io.sqe.engine.exec;
 
+import static io.sqe.engine.TestTables.appendFile;
+import static io.sqe.engine.TestQueries.sorted;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,11 +14,8 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.TestQueries;
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -23,16 +23,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,7 +77,7 @@ class ParallelPipelinesTest {
         r.setField("x", random.nextInt(9) == 0 ? null : random.nextInt(1_000_000) / 4.0);
         rows.add(r);
       }
-      append(table, rows);
+      appendFile(table, rows);
       if (file == 2) {
         firstSnapshot = table.currentSnapshot().snapshotId();
       }
@@ -96,7 +91,7 @@ class ParallelPipelinesTest {
       r.setField("name", "n" + (key % 7));
       dimRows.add(r);
     }
-    append(dim, dimRows);
+    appendFile(dim, dimRows);
     engine = lake.engine();
     session = EmbeddedLake.session("test");
     // Off by default; these tests cover the gathered build sides too.
@@ -329,26 +324,5 @@ class ParallelPipelinesTest {
   private List<List<Object>> run(String sql, int parallelism) {
     ParallelSettings.configure(parallelism, 0);
     return TestQueries.rows(engine, session, "/* parallelism " + parallelism + " */ " + sql);
-  }
-
-  private static List<List<Object>> sorted(List<List<Object>> rows) {
-    List<List<Object>> copy = new ArrayList<>(rows);
-    copy.sort(Comparator.comparing(Object::toString));
-    return copy;
-  }
-
-  private static void append(Table table, List<Record> records) {
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
-    DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), table.spec(), null);
-    try (writer) {
-      for (Record record : records) {
-        writer.write(record);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    DataFile file = writer.toDataFile();
-    table.newAppend().appendFile(file).commit();
   }
 }

@@ -1,5 +1,8 @@
 package io.sqe.engine.plan;
 
+import static io.sqe.engine.TestTables.appendFile;
+import static io.sqe.engine.TestQueries.sorted;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.EmbeddedLake;
@@ -7,26 +10,18 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.TestQueries;
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.calcite.runtime.Hook;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -102,7 +97,7 @@ class HashGroupingAggregatesTest {
         r.setField("g", random.nextInt(7));
         rows.add(r);
       }
-      append(table, rows);
+      appendFile(table, rows);
     }
     engine = lake.engine();
     session = EmbeddedLake.session("test");
@@ -185,26 +180,5 @@ class HashGroupingAggregatesTest {
   /** A fresh comment keeps plans and results apart in the caches. */
   private String comment(int parallelism, boolean on) {
     return "/* " + statements.incrementAndGet() + " parallelism " + parallelism + " hash " + on + " */ ";
-  }
-
-  private static List<List<Object>> sorted(List<List<Object>> rows) {
-    List<List<Object>> copy = new ArrayList<>(rows);
-    copy.sort(Comparator.comparing(Object::toString));
-    return copy;
-  }
-
-  private static void append(Table table, List<Record> records) {
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
-    DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), table.spec(), null);
-    try (writer) {
-      for (Record record : records) {
-        writer.write(record);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    DataFile file = writer.toDataFile();
-    table.newAppend().appendFile(file).commit();
   }
 }

@@ -1,5 +1,8 @@
 package io.sqe.engine.plan;
 
+import static io.sqe.engine.TestTables.appendFile;
+import static io.sqe.engine.TestQueries.sorted;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,11 +16,8 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.iceberg.ScanAggregation;
 import io.sqe.engine.session.Session;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -26,16 +26,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,7 +84,7 @@ class SharedSubplansTest {
         r.setField("d", random.nextInt(12) == 0 ? null : BigDecimal.valueOf(random.nextLong() % 10_000_000L, 2));
         rows.add(r);
       }
-      append(facts, rows);
+      appendFile(facts, rows);
       if (file == 2) {
         firstSnapshot = facts.currentSnapshot().snapshotId();
       }
@@ -102,7 +97,7 @@ class SharedSubplansTest {
       r.setField("name", "n" + (key % 7));
       dimRows.add(r);
     }
-    append(dim, dimRows);
+    appendFile(dim, dimRows);
     engine = lake.engine();
     session = EmbeddedLake.session("test");
   }
@@ -310,26 +305,5 @@ class SharedSubplansTest {
       count++;
     }
     return count;
-  }
-
-  private static List<List<Object>> sorted(List<List<Object>> rows) {
-    List<List<Object>> copy = new ArrayList<>(rows);
-    copy.sort(Comparator.comparing(Object::toString));
-    return copy;
-  }
-
-  private static void append(Table table, List<Record> records) {
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
-    DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), table.spec(), null);
-    try (writer) {
-      for (Record record : records) {
-        writer.write(record);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    DataFile file = writer.toDataFile();
-    table.newAppend().appendFile(file).commit();
   }
 }
