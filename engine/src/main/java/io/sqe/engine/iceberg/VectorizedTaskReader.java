@@ -193,15 +193,7 @@ final class VectorizedTaskReader {
         if (selected.length < total) {
           selected = new int[total];
         }
-        int count;
-        if (selection == null) {
-          for (int i = 0; i < total; i++) {
-            selected[i] = i;
-          }
-          count = total;
-        } else {
-          count = selection.select(batch, total, selected);
-        }
+        int count = select(selection, batch, total, selected);
         folder.foldBatch(batch, selected, count);
         checkCancelled.run();
       }
@@ -211,6 +203,20 @@ final class VectorizedTaskReader {
     } finally {
       closeAllocator(allocator);
     }
+  }
+
+  /**
+   * Writes the positions of the rows of {@code batch} (of {@code total} rows) that {@code selection}
+   * keeps, every row when it is null, into {@code selected}, and returns how many there are.
+   */
+  private static int select(VectorSelection selection, VectorHolder[] batch, int total, int[] selected) {
+    if (selection != null) {
+      return selection.select(batch, total, selected);
+    }
+    for (int i = 0; i < total; i++) {
+      selected[i] = i;
+    }
+    return total;
   }
 
   /** Closes a task's allocator and the builder's child of it, once the task's vectors are released. */
@@ -428,15 +434,7 @@ final class VectorizedTaskReader {
       if (selected.length < total) {
         selected = new int[total];
       }
-      int count;
-      if (selection == null) {
-        for (int i = 0; i < total; i++) {
-          selected[i] = i;
-        }
-        count = total;
-      } else {
-        count = selection.select(batch, total, selected);
-      }
+      int count = select(selection, batch, total, selected);
       size = count;
       index = 0;
       if (count == 0) {

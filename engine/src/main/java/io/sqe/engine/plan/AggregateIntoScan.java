@@ -10,19 +10,14 @@ import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.plan.RelOptLattice;
 import org.apache.calcite.plan.RelOptMaterialization;
 import org.apache.calcite.plan.RelOptPlanner;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.InvalidRelException;
-import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
-import org.apache.calcite.sql.SqlAggFunction;
-import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.Program;
-import org.apache.calcite.util.ImmutableBitSet;
 
 /**
  * Folds an aggregate into the Iceberg scan below it: {@code Aggregate(Calc?(IcebergTableScan))}
@@ -92,19 +87,9 @@ final class AggregateIntoScan implements Program {
         return null;
       }
     }
-    int groups = aggregate.getGroupCount();
-    List<AggregateCall> combining = new ArrayList<>();
-    List<AggregateCall> calls = aggregate.getAggCallList();
-    for (int i = 0; i < calls.size(); i++) {
-      AggregateCall call = calls.get(i);
-      SqlAggFunction combine = combiner(call);
-      if (combine == null) {
-        return null;
-      }
-      combining.add(
-          AggregateCall.create(
-              combine, false, false, false, List.of(), List.of(groups + i), -1, null,
-              RelCollations.EMPTY, call.getType(), call.getName()));
+    List<AggregateCall> combining = ParallelAggregates.combiningCalls(aggregate);
+    if (combining == null) {
+      return null;
     }
     Optional<ScanAggregation> aggregation =
         ScanAggregation.of(scan.getRowType(), program, aggregate, aggregate.getCluster().getRexBuilder());
@@ -113,13 +98,7 @@ final class AggregateIntoScan implements Program {
     }
     IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate.getRowType());
     try {
-      EnumerableAggregate combined =
-          new EnumerableAggregate(
-              aggregate.getCluster(), aggregate.getTraitSet(), folded, ImmutableBitSet.range(groups), null, combining);
-      if (!RelOptUtil.areRowTypesEqual(combined.getRowType(), aggregate.getRowType(), false)) {
-        return null;
-      }
-      return combined;
+      return ParallelAggregates.combining(aggregate, folded, combining);
     } catch (InvalidRelException e) {
       return null;
     }
@@ -138,21 +117,5 @@ final class AggregateIntoScan implements Program {
       }
     }
     return groups <= scan.icebergTable().rowCount() * ScanAggregation.maxGroupRatio();
-  }
-
-  private static SqlAggFunction combiner(AggregateCall call) {
-    switch (call.getAggregation().getKind()) {
-      case SUM:
-        return SqlStdOperatorTable.SUM;
-      case SUM0:
-      case COUNT:
-        return SqlStdOperatorTable.SUM0;
-      case MIN:
-        return SqlStdOperatorTable.MIN;
-      case MAX:
-        return SqlStdOperatorTable.MAX;
-      default:
-        return null;
-    }
   }
 }

@@ -19,6 +19,7 @@ import org.apache.calcite.rel.InvalidRelException;
 import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
@@ -130,19 +131,9 @@ final class ParallelAggregates implements Program {
     if (aggregate.getGroupType() != EnumerableAggregate.Group.SIMPLE) {
       return null;
     }
-    int groups = aggregate.getGroupCount();
-    List<AggregateCall> finalCalls = new ArrayList<>();
-    List<AggregateCall> calls = aggregate.getAggCallList();
-    for (int i = 0; i < calls.size(); i++) {
-      AggregateCall call = calls.get(i);
-      SqlAggFunction combine = combiner(call);
-      if (combine == null) {
-        return null;
-      }
-      finalCalls.add(
-          AggregateCall.create(
-              combine, false, false, false, List.of(), List.of(groups + i), -1, null,
-              RelCollations.EMPTY, call.getType(), call.getName()));
+    List<AggregateCall> finalCalls = combiningCalls(aggregate);
+    if (finalCalls == null) {
+      return null;
     }
     RelNode pipeline = partitioned(aggregate.getInput());
     if (pipeline == null) {
@@ -151,18 +142,48 @@ final class ParallelAggregates implements Program {
     try {
       EnumerableAggregate partial =
           new EnumerableAggregate(
-              aggregate.getCluster(), aggregate.getTraitSet(), pipeline, aggregate.getGroupSet(), null, calls);
+              aggregate.getCluster(), aggregate.getTraitSet(), pipeline, aggregate.getGroupSet(), null, aggregate.getAggCallList());
       ParallelGather gather = new ParallelGather(aggregate.getCluster(), partial.getTraitSet(), partial);
-      EnumerableAggregate combined =
-          new EnumerableAggregate(
-              aggregate.getCluster(), aggregate.getTraitSet(), gather, ImmutableBitSet.range(groups), null, finalCalls);
-      if (!RelOptUtil.areRowTypesEqual(combined.getRowType(), aggregate.getRowType(), false)) {
-        return null;
-      }
-      return combined;
+      return combining(aggregate, gather, finalCalls);
     } catch (InvalidRelException e) {
       return null;
     }
+  }
+
+  /**
+   * The calls that combine partial results of {@code aggregate}'s calls, the partial value of call
+   * {@code i} being field {@code groups + i} of a partial row (its group keys first), each with
+   * the original call's type; null when a call cannot be computed in parts.
+   */
+  static List<AggregateCall> combiningCalls(Aggregate aggregate) {
+    int groups = aggregate.getGroupCount();
+    List<AggregateCall> combining = new ArrayList<>();
+    List<AggregateCall> calls = aggregate.getAggCallList();
+    for (int i = 0; i < calls.size(); i++) {
+      AggregateCall call = calls.get(i);
+      SqlAggFunction combine = combiner(call);
+      if (combine == null) {
+        return null;
+      }
+      combining.add(
+          AggregateCall.create(
+              combine, false, false, false, List.of(), List.of(groups + i), -1, null,
+              RelCollations.EMPTY, call.getType(), call.getName()));
+    }
+    return combining;
+  }
+
+  /**
+   * The aggregate that combines {@code partials} (partial rows of {@code aggregate}: its group keys,
+   * then one value per call) with {@code combiningCalls} into {@code aggregate}'s rows, or null when
+   * its row type would differ from {@code aggregate}'s.
+   */
+  static EnumerableAggregate combining(EnumerableAggregate aggregate, RelNode partials, List<AggregateCall> combiningCalls)
+      throws InvalidRelException {
+    EnumerableAggregate combined =
+        new EnumerableAggregate(
+            aggregate.getCluster(), aggregate.getTraitSet(), partials, ImmutableBitSet.range(aggregate.getGroupCount()), null, combiningCalls);
+    return RelOptUtil.areRowTypesEqual(combined.getRowType(), aggregate.getRowType(), false) ? combined : null;
   }
 
   /** The function that combines the parts' values of {@code call}, or null when it cannot be split. */
