@@ -119,16 +119,7 @@ final class VectorizedTaskReader {
     // Iceberg's static root, every file read would leave one behind in that root's list of children.
     BufferAllocator allocator = ArrowAllocation.rootAllocator().newChildAllocator("sqe-scan-task", 0, Long.MAX_VALUE);
     boolean[] unsupported = new boolean[1];
-    CloseableIterable<VectorHolder[]> batches =
-        Parquet.read(io.newInputFile(task.file()))
-            .project(readSchema)
-            .split(task.start(), task.length())
-            .filter(task.residual())
-            .caseSensitive(true)
-            .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported))
-            .recordsPerBatch(BATCH_ROWS)
-            .reuseContainers()
-            .build();
+    CloseableIterable<VectorHolder[]> batches = batches(io, task, readSchema, constants, allocator, unsupported);
     CloseableIterator<VectorHolder[]> iterator;
     try {
       // Opens the file and builds the reader for its schema.
@@ -167,17 +158,7 @@ final class VectorizedTaskReader {
     boolean[] unsupported = new boolean[1];
     CloseableIterator<VectorHolder[]> iterator;
     try {
-      iterator =
-          Parquet.read(io.newInputFile(task.file()))
-              .project(readSchema)
-              .split(task.start(), task.length())
-              .filter(task.residual())
-              .caseSensitive(true)
-              .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported))
-              .recordsPerBatch(BATCH_ROWS)
-              .reuseContainers()
-              .<VectorHolder[]>build()
-              .iterator();
+      iterator = batches(io, task, readSchema, constants, allocator, unsupported).iterator();
     } catch (RuntimeException | Error e) {
       closeAllocator(allocator);
       throw e;
@@ -217,6 +198,24 @@ final class VectorizedTaskReader {
       selected[i] = i;
     }
     return total;
+  }
+
+  /**
+   * The batches of {@code task} (its split, row groups pruned by its residual), read with vectors
+   * from {@code allocator}; {@code unsupported[0]} is set when the file stores a column differently
+   * from how this reader reads it (see {@link #buildReader}).
+   */
+  private static CloseableIterable<VectorHolder[]> batches(
+      FileIO io, FileScanTask task, Schema readSchema, Map<Integer, ?> constants, BufferAllocator allocator, boolean[] unsupported) {
+    return Parquet.read(io.newInputFile(task.file()))
+        .project(readSchema)
+        .split(task.start(), task.length())
+        .filter(task.residual())
+        .caseSensitive(true)
+        .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported))
+        .recordsPerBatch(BATCH_ROWS)
+        .reuseContainers()
+        .build();
   }
 
   /** Closes a task's allocator and the builder's child of it, once the task's vectors are released. */
