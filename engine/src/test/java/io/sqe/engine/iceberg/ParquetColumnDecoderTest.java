@@ -3,15 +3,14 @@ package io.sqe.engine.iceberg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.EmbeddedLake;
+import io.sqe.engine.TestTables;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,22 +23,18 @@ import java.util.Set;
 import java.util.function.Function;
 import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.EncodingStats;
@@ -134,7 +129,7 @@ class ParquetColumnDecoderTest {
       }
       records.add(r);
     }
-    DataFile file = append(table, records);
+    DataFile file = TestTables.appendFile(table, records);
 
     assertChunkEncodings(file, schema, pageVersion);
 
@@ -226,22 +221,6 @@ class ParquetColumnDecoderTest {
       default:
         throw new IllegalArgumentException(type.toString());
     }
-  }
-
-  private DataFile append(Table table, List<Record> records) {
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    DataWriter<Record> writer =
-        writers.newDataWriter(OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PARQUET).build().newOutputFile(), table.spec(), null);
-    try (writer) {
-      for (Record r : records) {
-        writer.write(r);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    DataFile dataFile = writer.toDataFile();
-    table.newAppend().appendFile(dataFile).commit();
-    return dataFile;
   }
 
   /**

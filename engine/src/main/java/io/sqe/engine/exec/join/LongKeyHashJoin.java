@@ -162,12 +162,54 @@ public final class LongKeyHashJoin {
   /** The key of a shared build table among the parts' shared state, apart from every other kind of state there. */
   private record SharedTable(String key) {}
 
+  /**
+   * An enumerator over the probe rows and a build table: the probe loop's state and what every
+   * join's enumerator does alike (cancellation checks, one read only, closing the probe side).
+   */
+  private abstract static class ProbeEnumerator implements Enumerator<Object> {
+    final QueryContext context;
+    final LongKeyJoinTable table;
+    final Enumerator<Object> outers;
+    final Function1<Object, Object>[] leftKeys;
+    private int probed;
+    Object current;
+
+    ProbeEnumerator(QueryContext context, LongKeyJoinTable table, Enumerator<Object> outers, Function1<Object, Object>[] leftKeys) {
+      this.context = context;
+      this.table = table;
+      this.outers = outers;
+      this.leftKeys = leftKeys;
+    }
+
+    /** Moves to the next probe row, checking for cancellation now and then; false at the end. */
+    boolean nextOuter() {
+      if (!outers.moveNext()) {
+        return false;
+      }
+      if (++probed % CHECK_EVERY == 0) {
+        context.checkCancelled();
+      }
+      return true;
+    }
+
+    @Override
+    public Object current() {
+      return current;
+    }
+
+    @Override
+    public void reset() {
+      throw new UnsupportedOperationException("A hash join is read once per enumeration");
+    }
+
+    @Override
+    public void close() {
+      outers.close();
+    }
+  }
+
   /** The rows of an inner, left, right or full join. */
-  private static final class JoinEnumerator implements Enumerator<Object> {
-    private final QueryContext context;
-    private final LongKeyJoinTable table;
-    private final Enumerator<Object> outers;
-    private final Function1<Object, Object>[] leftKeys;
+  private static final class JoinEnumerator extends ProbeEnumerator {
     private final Function2<Object, Object, Object> resultSelector;
     private final boolean generateNullsOnRight;
     private final Predicate2<Object, Object> predicate;
@@ -181,8 +223,6 @@ public final class LongKeyHashJoin {
     private boolean outerMatched;
     /** While returning the build rows nothing matched: the next one to look at; -1 before. */
     private int unmatched = -1;
-    private int probed;
-    private Object current;
 
     JoinEnumerator(
         QueryContext context,
@@ -193,19 +233,11 @@ public final class LongKeyHashJoin {
         boolean generateNullsOnLeft,
         boolean generateNullsOnRight,
         Predicate2<Object, Object> predicate) {
-      this.context = context;
-      this.table = table;
-      this.outers = outers;
-      this.leftKeys = leftKeys;
+      super(context, table, outers, leftKeys);
       this.resultSelector = resultSelector;
       this.generateNullsOnRight = generateNullsOnRight;
       this.predicate = predicate;
       this.matched = generateNullsOnLeft ? new boolean[table.rowCount()] : null;
-    }
-
-    @Override
-    public Object current() {
-      return current;
     }
 
     @Override
@@ -234,16 +266,13 @@ public final class LongKeyHashJoin {
             return true;
           }
         }
-        if (!outers.moveNext()) {
+        if (!nextOuter()) {
           outer = null;
           if (matched != null) {
             unmatched = 0;
             return nextUnmatched();
           }
           return false;
-        }
-        if (++probed % CHECK_EVERY == 0) {
-          context.checkCancelled();
         }
         outer = outers.current();
         cursor = table.find(outer, leftKeys);
@@ -263,28 +292,12 @@ public final class LongKeyHashJoin {
       }
       return false;
     }
-
-    @Override
-    public void reset() {
-      throw new UnsupportedOperationException("A hash join is read once per enumeration");
-    }
-
-    @Override
-    public void close() {
-      outers.close();
-    }
   }
 
   /** The probe rows of a semi join that have a match, or of an anti join that have none. */
-  private static final class SemiJoinEnumerator implements Enumerator<Object> {
-    private final QueryContext context;
-    private final LongKeyJoinTable table;
-    private final Enumerator<Object> outers;
-    private final Function1<Object, Object>[] leftKeys;
+  private static final class SemiJoinEnumerator extends ProbeEnumerator {
     private final Predicate2<Object, Object> predicate;
     private final boolean anti;
-    private int probed;
-    private Object current;
 
     SemiJoinEnumerator(
         QueryContext context,
@@ -293,25 +306,14 @@ public final class LongKeyHashJoin {
         Function1<Object, Object>[] leftKeys,
         Predicate2<Object, Object> predicate,
         boolean anti) {
-      this.context = context;
-      this.table = table;
-      this.outers = outers;
-      this.leftKeys = leftKeys;
+      super(context, table, outers, leftKeys);
       this.predicate = predicate;
       this.anti = anti;
     }
 
     @Override
-    public Object current() {
-      return current;
-    }
-
-    @Override
     public boolean moveNext() {
-      while (outers.moveNext()) {
-        if (++probed % CHECK_EVERY == 0) {
-          context.checkCancelled();
-        }
+      while (nextOuter()) {
         Object outer = outers.current();
         int found = table.find(outer, leftKeys);
         if (predicate != null) {
@@ -325,16 +327,6 @@ public final class LongKeyHashJoin {
         }
       }
       return false;
-    }
-
-    @Override
-    public void reset() {
-      throw new UnsupportedOperationException("A hash join is read once per enumeration");
-    }
-
-    @Override
-    public void close() {
-      outers.close();
     }
   }
 }
