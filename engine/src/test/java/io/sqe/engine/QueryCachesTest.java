@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sqe.engine.cache.QueryCaches;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.iceberg.SnapshotFiles;
+import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.Privilege;
 import io.sqe.engine.security.TableAccess;
@@ -86,7 +88,8 @@ class QueryCachesTest {
   @Test
   void cachesCountHitsAndMissesForMetrics() {
     QueryEngine engine = engine(EngineConfig.DEFAULT, AccessControl.ALLOW_ALL);
-    assertThat(engine.caches()).containsOnlyKeys(QueryCaches.PLAN_CACHE, QueryCaches.RESULT_CACHE);
+    assertThat(engine.caches())
+        .containsOnlyKeys(QueryCaches.PLAN_CACHE, QueryCaches.RESULT_CACHE, SnapshotFiles.CACHE_NAME, ParquetFooters.CACHE_NAME);
     String sql = "select count(*), min(id) from t where region = 'EU'";
     Result first = run(engine, sql);
     Result second = run(engine, sql);
@@ -102,13 +105,49 @@ class QueryCachesTest {
   @Test
   void sizeZeroTurnsTheCachesOff() {
     QueryEngine engine = engine(EngineConfig.DEFAULT.withPlanCacheMaxEntries(0).withResultCacheMaxBytes(0), AccessControl.ALLOW_ALL);
-    assertThat(engine.caches()).isEmpty();
+    // The scan's caches are the process's, and stay.
+    assertThat(engine.caches()).containsOnlyKeys(SnapshotFiles.CACHE_NAME, ParquetFooters.CACHE_NAME);
     String sql = "select count(*) from t";
     run(engine, sql);
     Result second = run(engine, sql);
     assertThat(second.stats().planCached()).isFalse();
     assertThat(second.stats().resultCached()).isFalse();
     assertThat(second.rows()).containsExactly(List.of("100"));
+  }
+
+  @Test
+  void scanPlanningAndFootersAreCachedPerSnapshotAndNeverStaleAfterACommit() {
+    QueryEngine engine = engine(EngineConfig.DEFAULT.withResultCacheMaxBytes(0), AccessControl.ALLOW_ALL);
+    var planning = engine.caches().get(SnapshotFiles.CACHE_NAME);
+    var footers = engine.caches().get(ParquetFooters.CACHE_NAME);
+    String sql = "select count(*), sum(id) from t where id >= 40";
+    assertThat(run(engine, sql).rows()).containsExactly(List.of("60", "4170"));
+    long planningHits = planning.stats().hitCount();
+    long footerHits = footers.stats().hitCount();
+    Result again = run(engine, sql);
+    assertThat(again.rows()).containsExactly(List.of("60", "4170"));
+    assertThat(planning.stats().hitCount()).isEqualTo(planningHits + 1);
+    assertThat(footers.stats().hitCount()).isGreaterThan(footerHits);
+
+    Table table = lake.catalog().iceberg().loadTable(TableIdentifier.of("s", "t"));
+    List<Record> more = new ArrayList<>();
+    for (long id = 100; id < 150; id++) {
+      Record r = GenericRecord.create(SCHEMA);
+      r.setField("id", id);
+      r.setField("region", "EU");
+      r.setField("text", "y");
+      more.add(r);
+    }
+    TestTables.appendFile(table, more);
+    // As SQE's own commits do (the write path's tests cover those through the server).
+    lake.catalog().invalidate(TableIdentifier.of("s", "t"));
+    long planningMisses = planning.stats().missCount();
+    assertThat(run(engine, sql).rows()).containsExactly(List.of("110", "10395"));
+    assertThat(planning.stats().missCount()).isEqualTo(planningMisses + 1);
+    // Planned from the cached files: the first file's bounds (ids 0 to 99) cannot match.
+    Result newOnly = run(engine, "select count(*), sum(id) from t where id >= 120");
+    assertThat(newOnly.rows()).containsExactly(List.of("30", "4035"));
+    assertThat(newOnly.stats().filesPlanned()).isEqualTo(1);
   }
 
   @Test

@@ -2,6 +2,8 @@ package io.sqe.engine.cache;
 
 import io.sqe.catalog.Catalogs;
 import io.sqe.engine.EngineConfig;
+import io.sqe.engine.iceberg.SnapshotFiles;
+import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import io.sqe.engine.security.AccessControl;
 import com.github.benmanes.caffeine.cache.Cache;
 import java.util.LinkedHashMap;
@@ -32,7 +34,7 @@ public final class QueryCaches {
     return Optional.ofNullable(results);
   }
 
-  /** The caches that are on, by name, for their hit, miss and eviction statistics. */
+  /** The caches that are on, by name, for their hit, miss and eviction statistics (the scan's too). */
   public Map<String, Cache<?, ?>> byName() {
     Map<String, Cache<?, ?>> caches = new LinkedHashMap<>();
     if (plans != null) {
@@ -41,6 +43,9 @@ public final class QueryCaches {
     if (results != null) {
       caches.put(RESULT_CACHE, results.cache());
     }
+    // Shared by every engine in the process: data files and snapshots never change.
+    caches.put(SnapshotFiles.CACHE_NAME, SnapshotFiles.cache());
+    caches.put(ParquetFooters.CACHE_NAME, ParquetFooters.cache());
     return caches;
   }
 }

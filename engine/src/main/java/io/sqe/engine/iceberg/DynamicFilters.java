@@ -43,8 +43,11 @@ import org.apache.iceberg.types.Types;
 public final class DynamicFilters {
   /** Whether joins publish dynamic filters to scans ({@code -Dsqe.scan.dynamicFilters=false} turns it off). */
   public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.scan.dynamicFilters", "true"));
-  /** Beyond this many distinct keys only their range is published. */
-  static final int MAX_KEYS = 100_000;
+  /**
+   * Beyond this many distinct keys only their range is published. Dense keys (TPC-H Q3's 147,000
+   * order keys out of 6,000,000) become a bitmap of their range ({@link LongKeySet#freeze}).
+   */
+  static final int MAX_KEYS = 2_000_000;
   /** Up to this many keys are also given to Iceberg's file planning as an IN list; beyond, a range. */
   static final int IN_LIST_KEYS = 200;
 
@@ -189,6 +192,9 @@ public final class DynamicFilters {
     Keys keys() {
       if (unusable) {
         return null;
+      }
+      if (set != null) {
+        set.freeze();
       }
       return new Keys(set, min, max);
     }

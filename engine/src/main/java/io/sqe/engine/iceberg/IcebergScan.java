@@ -44,6 +44,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.iceberg.util.TableScanUtil;
 
 /**
@@ -221,6 +222,14 @@ public final class IcebergScan {
     }
     List<FileScanTask> planned = new ArrayList<>();
     if (snapshotId != null) {
+      Snapshot snapshot = table.snapshot(snapshotId);
+      List<FileScanTask> cached =
+          snapshot == null
+              ? null
+              : SnapshotFiles.plan(table, snapshot, SnapshotUtil.schemaFor(table, snapshotId), scanFilter, context::checkCancelled);
+      if (cached != null) {
+        return cached;
+      }
       TableScan scan =
           table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
       // Planned up front, so that the run's progress (files opened of files planned) is known.

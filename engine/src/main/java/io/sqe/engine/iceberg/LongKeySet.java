@@ -2,12 +2,18 @@ package io.sqe.engine.iceberg;
 
 /**
  * A set of longs in one open-addressing array (no boxing), for testing every row of a batch
- * against an IN list or a join's build-side keys.
+ * against an IN list or a join's build-side keys. Once filled, {@link #freeze} may turn it into a
+ * bitmap over its range, when the keys are dense enough for that to be smaller: a test is then one
+ * bit in a few megabytes at most instead of a probe that misses the cache on a large set.
  */
 final class LongKeySet {
   private static final long EMPTY = Long.MIN_VALUE;
+  /** The largest range a bitmap covers: 2^26 bits, 8 MiB. */
+  private static final long MAX_BITMAP_BITS = 1L << 26;
 
   private long[] slots;
+  /** Bit {@code v - min} is set for every key {@code v}; null unless frozen into a bitmap. */
+  private long[] bits;
   private int mask;
   private int size;
   private boolean containsEmpty;
@@ -22,6 +28,9 @@ final class LongKeySet {
   }
 
   void add(long value) {
+    if (bits != null) {
+      throw new IllegalStateException("A frozen key set takes no more keys");
+    }
     min = Math.min(min, value);
     max = Math.max(max, value);
     if (value == EMPTY) {
@@ -43,6 +52,10 @@ final class LongKeySet {
     if (value < min || value > max) {
       return false;
     }
+    if (bits != null) {
+      long offset = value - min;
+      return (bits[(int) (offset >>> 6)] & (1L << offset)) != 0;
+    }
     if (value == EMPTY) {
       return containsEmpty;
     }
@@ -57,6 +70,35 @@ final class LongKeySet {
       }
       i = (i + 1) & mask;
     }
+  }
+
+  /**
+   * Ends the filling: from here on the set only answers {@link #contains}, from a bitmap when its
+   * range is at most {@link #MAX_BITMAP_BITS} wide and the bitmap is no larger than the hash array
+   * (at most 64 bits of range per key).
+   */
+  void freeze() {
+    if (bits != null || size == 0) {
+      return;
+    }
+    long span = max - min + 1;
+    if (span <= 0 || span > MAX_BITMAP_BITS || span > 64L * size) {
+      return;
+    }
+    long[] bitmap = new long[(int) ((span + 63) >>> 6)];
+    if (containsEmpty) {
+      setBit(bitmap, EMPTY - min);
+    }
+    for (long slot : slots) {
+      if (slot != EMPTY) {
+        setBit(bitmap, slot - min);
+      }
+    }
+    bits = bitmap;
+  }
+
+  private static void setBit(long[] bitmap, long offset) {
+    bitmap[(int) (offset >>> 6)] |= 1L << offset;
   }
 
   int size() {

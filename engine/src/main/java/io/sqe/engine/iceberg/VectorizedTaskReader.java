@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.calcite.avatica.util.ByteString;
 import org.apache.calcite.runtime.FlatLists;
 import io.sqe.engine.iceberg.parquet.ParquetColumnDecoder;
+import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -34,7 +36,9 @@ import org.apache.iceberg.arrow.vectorized.VectorizedArrowReader;
 import org.apache.iceberg.arrow.vectorized.VectorizedReaderBuilder;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.TypeWithSchemaVisitor;
 import org.apache.iceberg.parquet.VectorizedReader;
@@ -68,6 +72,8 @@ final class VectorizedTaskReader {
    * column readers ({@code -Dsqe.scan.fastDecode=false} keeps Iceberg's).
    */
   static final boolean FAST_DECODE = Boolean.parseBoolean(System.getProperty("sqe.scan.fastDecode", "true"));
+  /** Whether SQE picks a task's row groups itself (see {@link #batches}). */
+  static final boolean OWN_ROW_GROUP_PRUNING = Boolean.parseBoolean(System.getProperty("sqe.scan.ownRowGroupPruning", "true"));
 
   private static final Set<Type.TypeID> SUPPORTED_TYPES =
       Set.of(
@@ -203,15 +209,41 @@ final class VectorizedTaskReader {
   /**
    * The batches of {@code task} (its split, row groups pruned by its residual), read with vectors
    * from {@code allocator}; {@code unsupported[0]} is set when the file stores a column differently
-   * from how this reader reads it (see {@link #buildReader}).
+   * from how this reader reads it (see {@link #buildReader}). SQE picks the row groups by their
+   * statistics from the cached footer ({@link ParquetFooters}) and reads each run of them as a split
+   * of its own, unless {@code -Dsqe.scan.ownRowGroupPruning=false} or the file is encrypted or has
+   * no field ids.
    */
   private static CloseableIterable<VectorHolder[]> batches(
       FileIO io, FileScanTask task, Schema readSchema, Map<Integer, ?> constants, BufferAllocator allocator, boolean[] unsupported) {
-    return Parquet.read(io.newInputFile(task.file()))
-        .project(readSchema)
-        .split(task.start(), task.length())
-        .filter(task.residual())
-        .caseSensitive(true)
+    InputFile file = io.newInputFile(task.file());
+    if (OWN_ROW_GROUP_PRUNING && task.file().keyMetadata() == null) {
+      List<long[]> ranges = ParquetFooters.rowGroupRanges(file, task.start(), task.length(), readSchema, task.residual());
+      if (ranges != null) {
+        List<CloseableIterable<VectorHolder[]>> runs = new ArrayList<>(ranges.size());
+        for (long[] range : ranges) {
+          runs.add(batches(file, range[0], range[1], null, readSchema, constants, allocator, unsupported));
+        }
+        return runs.size() == 1 ? runs.get(0) : CloseableIterable.concat(runs);
+      }
+    }
+    return batches(file, task.start(), task.length(), task.residual(), readSchema, constants, allocator, unsupported);
+  }
+
+  private static CloseableIterable<VectorHolder[]> batches(
+      InputFile file,
+      long start,
+      long length,
+      Expression filter,
+      Schema readSchema,
+      Map<Integer, ?> constants,
+      BufferAllocator allocator,
+      boolean[] unsupported) {
+    Parquet.ReadBuilder builder = Parquet.read(file).project(readSchema).split(start, length).caseSensitive(true);
+    if (filter != null) {
+      builder.filter(filter);
+    }
+    return builder
         .createBatchedReaderFunc(fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported))
         .recordsPerBatch(BATCH_ROWS)
         .reuseContainers()

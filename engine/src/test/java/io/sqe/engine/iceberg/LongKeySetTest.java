@@ -1,0 +1,45 @@
+package io.sqe.engine.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** {@link LongKeySet} answers the same before and after {@link LongKeySet#freeze}, bitmap or not. */
+class LongKeySetTest {
+  @Test
+  void frozenSetsAnswerAsTheHashSetDid() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    // Dense keys (a bitmap), sparse keys (stays hashed), negative and extreme values.
+    long[][] shapes = {{-500, 20_000}, {0, 1L << 40}, {Long.MIN_VALUE + 1, 100}, {Long.MAX_VALUE - 10_000, 10_000}};
+    for (long[] shape : shapes) {
+      LongKeySet set = new LongKeySet(16);
+      Set<Long> expected = new HashSet<>();
+      for (int i = 0; i < 5_000; i++) {
+        long key = shape[0] + (long) (random.nextDouble() * shape[1]);
+        set.add(key);
+        expected.add(key);
+      }
+      set.add(Long.MIN_VALUE);
+      expected.add(Long.MIN_VALUE);
+      long[] probes = new long[20_000];
+      for (int i = 0; i < probes.length; i++) {
+        probes[i] = i % 4 == 0 ? shape[0] + (long) (random.nextDouble() * shape[1]) : shape[0] - 5 + random.nextInt(40_000);
+      }
+      boolean[] before = new boolean[probes.length];
+      for (int i = 0; i < probes.length; i++) {
+        before[i] = set.contains(probes[i]);
+        assertThat(before[i]).as("key %d (seed %d)", probes[i], seed).isEqualTo(expected.contains(probes[i]));
+      }
+      set.freeze();
+      for (int i = 0; i < probes.length; i++) {
+        assertThat(set.contains(probes[i])).as("key %d frozen (seed %d)", probes[i], seed).isEqualTo(before[i]);
+      }
+      assertThat(set.contains(Long.MIN_VALUE)).isTrue();
+      assertThat(set.size()).isEqualTo(expected.size());
+    }
+  }
+}
