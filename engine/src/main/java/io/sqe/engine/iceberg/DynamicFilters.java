@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.parallel.ScanPart;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
@@ -48,6 +49,8 @@ public final class DynamicFilters {
    * order keys out of 6,000,000) become a bitmap of their range ({@link LongKeySet#freeze}).
    */
   static final int MAX_KEYS = 2_000_000;
+  /** Build rows whose keys are collected at most (with duplicates): 32 MiB of keys. */
+  private static final int MAX_COLLECTED_KEYS = 4 << 20;
   /** Up to this many keys are also given to Iceberg's file planning as an IN list; beyond, a range. */
   static final int IN_LIST_KEYS = 200;
 
@@ -161,12 +164,17 @@ public final class DynamicFilters {
    */
   record Keys(LongKeySet set, long min, long max) {}
 
-  /** Collects the non-null keys of one column of the build side. */
+  /**
+   * Collects the non-null keys of one column of the build side, appended to an array (cheaper per
+   * build row than a hash set; the set is built once, at the end, often as a bitmap).
+   */
   private static final class KeyCollector {
-    private LongKeySet set = new LongKeySet(1024);
+    private long[] keys = new long[1024];
+    private int count;
     private long min = Long.MAX_VALUE;
     private long max = Long.MIN_VALUE;
     private boolean unusable;
+    private boolean tooMany;
 
     void add(Object key) {
       if (key == null || unusable) {
@@ -180,12 +188,18 @@ public final class DynamicFilters {
       long value = ((Number) key).longValue();
       min = Math.min(min, value);
       max = Math.max(max, value);
-      if (set != null) {
-        set.add(value);
-        if (set.size() > MAX_KEYS) {
-          set = null;
-        }
+      if (tooMany) {
+        return;
       }
+      if (count == keys.length) {
+        if (count >= MAX_COLLECTED_KEYS) {
+          tooMany = true;
+          keys = null;
+          return;
+        }
+        keys = Arrays.copyOf(keys, Math.min(count * 2, MAX_COLLECTED_KEYS));
+      }
+      keys[count++] = value;
     }
 
     /** The keys to publish, or null when they cannot filter. */
@@ -193,9 +207,8 @@ public final class DynamicFilters {
       if (unusable) {
         return null;
       }
-      if (set != null) {
-        set.freeze();
-      }
+      LongKeySet set = tooMany ? null : LongKeySet.frozenOf(keys, count, MAX_KEYS);
+      keys = null;
       return new Keys(set, min, max);
     }
   }

@@ -12,7 +12,7 @@ final class LongKeySet {
   private static final long MAX_BITMAP_BITS = 1L << 26;
 
   private long[] slots;
-  /** Bit {@code v - min} is set for every key {@code v}; null unless frozen into a bitmap. */
+  /** Bit {@code v - min} is set for every key {@code v}; null unless frozen into a bitmap (then {@code slots} may be null). */
   private long[] bits;
   private int mask;
   private int size;
@@ -78,14 +78,10 @@ final class LongKeySet {
    * (at most 64 bits of range per key).
    */
   void freeze() {
-    if (bits != null || size == 0) {
+    if (bits != null || size == 0 || !bitmapFits(min, max, size)) {
       return;
     }
-    long span = max - min + 1;
-    if (span <= 0 || span > MAX_BITMAP_BITS || span > 64L * size) {
-      return;
-    }
-    long[] bitmap = new long[(int) ((span + 63) >>> 6)];
+    long[] bitmap = new long[(int) ((max - min + 64) >>> 6)];
     if (containsEmpty) {
       setBit(bitmap, EMPTY - min);
     }
@@ -95,6 +91,54 @@ final class LongKeySet {
       }
     }
     bits = bitmap;
+  }
+
+  /**
+   * The distinct values among the first {@code count} of {@code keys}, frozen: a bitmap when it fits
+   * (see {@link #freeze}), else a hash set; null when that set would hold more than {@code maxKeys}.
+   */
+  static LongKeySet frozenOf(long[] keys, int count, int maxKeys) {
+    long low = Long.MAX_VALUE;
+    long high = Long.MIN_VALUE;
+    for (int i = 0; i < count; i++) {
+      low = Math.min(low, keys[i]);
+      high = Math.max(high, keys[i]);
+    }
+    if (count > 0 && bitmapFits(low, high, count)) {
+      long[] bitmap = new long[(int) ((high - low + 64) >>> 6)];
+      for (int i = 0; i < count; i++) {
+        setBit(bitmap, keys[i] - low);
+      }
+      int distinct = 0;
+      for (long word : bitmap) {
+        distinct += Long.bitCount(word);
+      }
+      if (bitmapFits(low, high, distinct)) {
+        LongKeySet set = new LongKeySet(low, high, distinct, bitmap);
+        return set.size <= maxKeys ? set : null;
+      }
+    }
+    LongKeySet set = new LongKeySet(Math.min(count, 1024));
+    for (int i = 0; i < count; i++) {
+      set.add(keys[i]);
+      if (set.size > maxKeys) {
+        return null;
+      }
+    }
+    set.freeze();
+    return set;
+  }
+
+  private LongKeySet(long min, long max, int size, long[] bits) {
+    this.min = min;
+    this.max = max;
+    this.size = size;
+    this.bits = bits;
+  }
+
+  private static boolean bitmapFits(long min, long max, long keys) {
+    long span = max - min + 1;
+    return span > 0 && span <= MAX_BITMAP_BITS && span <= 64L * keys;
   }
 
   private static void setBit(long[] bitmap, long offset) {
@@ -109,6 +153,14 @@ final class LongKeySet {
   long[] toArray() {
     long[] values = new long[size];
     int n = 0;
+    if (slots == null) {
+      for (int word = 0; word < bits.length; word++) {
+        for (long w = bits[word]; w != 0; w &= w - 1) {
+          values[n++] = min + ((long) word << 6) + Long.numberOfTrailingZeros(w);
+        }
+      }
+      return values;
+    }
     if (containsEmpty) {
       values[n++] = EMPTY;
     }

@@ -7,7 +7,10 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** {@link LongKeySet} answers the same before and after {@link LongKeySet#freeze}, bitmap or not. */
+/**
+ * {@link LongKeySet} answers the same before and after {@link LongKeySet#freeze}, and when built from
+ * collected keys ({@link LongKeySet#frozenOf}), bitmap or not.
+ */
 class LongKeySetTest {
   @Test
   void frozenSetsAnswerAsTheHashSetDid() {
@@ -18,13 +21,22 @@ class LongKeySetTest {
     for (long[] shape : shapes) {
       LongKeySet set = new LongKeySet(16);
       Set<Long> expected = new HashSet<>();
+      long[] collected = new long[10_001];
       for (int i = 0; i < 5_000; i++) {
         long key = shape[0] + (long) (random.nextDouble() * shape[1]);
         set.add(key);
         expected.add(key);
+        // Every key twice, as a build side's repeated keys come.
+        collected[2 * i] = key;
+        collected[2 * i + 1] = key;
       }
       set.add(Long.MIN_VALUE);
       expected.add(Long.MIN_VALUE);
+      collected[10_000] = Long.MIN_VALUE;
+      LongKeySet built = LongKeySet.frozenOf(collected, collected.length, 1_000_000);
+      assertThat(LongKeySet.frozenOf(collected, collected.length, expected.size() - 1)).isNull();
+      assertThat(built.size()).isEqualTo(expected.size());
+      assertThat(built.toArray()).containsExactlyInAnyOrder(expected.stream().mapToLong(Long::longValue).toArray());
       long[] probes = new long[20_000];
       for (int i = 0; i < probes.length; i++) {
         probes[i] = i % 4 == 0 ? shape[0] + (long) (random.nextDouble() * shape[1]) : shape[0] - 5 + random.nextInt(40_000);
@@ -37,6 +49,7 @@ class LongKeySetTest {
       set.freeze();
       for (int i = 0; i < probes.length; i++) {
         assertThat(set.contains(probes[i])).as("key %d frozen (seed %d)", probes[i], seed).isEqualTo(before[i]);
+        assertThat(built.contains(probes[i])).as("key %d collected (seed %d)", probes[i], seed).isEqualTo(before[i]);
       }
       assertThat(set.contains(Long.MIN_VALUE)).isTrue();
       assertThat(set.size()).isEqualTo(expected.size());
