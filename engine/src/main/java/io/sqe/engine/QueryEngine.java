@@ -157,7 +157,8 @@ public final class QueryEngine {
 
   /**
    * The engine's caches by name ({@link QueryCaches#PLAN_CACHE}, {@link QueryCaches#RESULT_CACHE}),
-   * those that are on, each recording hit, miss and eviction statistics.
+   * those that are on, and the scan's (scan planning, Parquet footers), each recording hit, miss
+   * and eviction statistics.
    */
   public Map<String, Cache<?, ?>> caches() {
     return caches.byName();

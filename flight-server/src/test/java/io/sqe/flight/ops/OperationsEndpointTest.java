@@ -136,6 +136,11 @@ class OperationsEndpointTest {
     assertThat(delta(before, after, "sqe_scan_files_total")).as("two data files, read once").isEqualTo(2);
     assertThat(delta(before, after, "sqe_cache_hits_total{cache=\"plan\"}")).isEqualTo(2);
     assertThat(delta(before, after, "sqe_cache_hits_total{cache=\"result\"}")).isEqualTo(2);
+    // The run that read files planned them from the new snapshot's files and read their footers.
+    assertThat(delta(before, after, "sqe_cache_misses_total{cache=\"scan_planning\"}")).isPositive();
+    assertThat(delta(before, after, "sqe_cache_misses_total{cache=\"parquet_footers\"}")
+            + delta(before, after, "sqe_cache_hits_total{cache=\"parquet_footers\"}"))
+        .isEqualTo(2);
     // The three queries and the inserts load app.t; all but the first load come from the cache.
     assertThat(delta(before, after, "sqe_cache_hits_total{cache=\"tables\"}")).isPositive();
     assertThat(after).containsKey("sqe_cache_misses_total{cache=\"sessions\"}");
