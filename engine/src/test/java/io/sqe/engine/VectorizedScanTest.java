@@ -3,6 +3,7 @@ package io.sqe.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.TestQueries.Result;
+import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -22,6 +23,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -154,6 +156,47 @@ class VectorizedScanTest {
         .isEqualTo(List.of(java.util.Arrays.asList("eu", 3L, null), List.of("eu", 50L, "late"), java.util.Arrays.asList("us", 103L, null)));
     assertThat(result.stats().filesScanned()).isEqualTo(3);
     assertThat(result.stats().filesReadByColumns()).isEqualTo(1);
+  }
+
+  @Test
+  void rowGroupsBetweenMatchingOnesAreSkippedAndPromotedColumnsStillReadRowByRow() {
+    Schema schema = new Schema(Types.NestedField.required(1, "v", Types.IntegerType.get()));
+    // Small row groups: the filter below keeps the first and the last few, and skips those between.
+    Table table =
+        lake.catalog()
+            .iceberg()
+            .createTable(
+                TableIdentifier.of("s", "grouped"),
+                schema,
+                PartitionSpec.unpartitioned(),
+                Map.of("write.parquet.row-group-size-bytes", "4096", "write.parquet.page-size-bytes", "1024", "write.parquet.row-group-check-min-record-count", "100", "write.parquet.row-group-check-max-record-count", "100"));
+    List<Record> records = new ArrayList<>();
+    for (int v = 0; v < 20_000; v++) {
+      GenericRecord r = GenericRecord.create(schema);
+      r.setField("v", v);
+      records.add(r);
+    }
+    DataFile file = TestTables.appendFile(table, records);
+    org.apache.iceberg.expressions.Expression filter =
+        Expressions.or(Expressions.lessThan("v", 500), Expressions.greaterThanOrEqual("v", 19_500));
+    List<long[]> runs = ParquetFooters.rowGroupRanges(table.io().newInputFile(file), 0, file.fileSizeInBytes(), schema, filter);
+    assertThat(runs).as("two runs of row groups, those between skipped").hasSize(2);
+
+    String sql = "select count(*), sum(cast(v as bigint)) from grouped where v < 500 or v >= 19500";
+    long sum = 0;
+    for (int v = 0; v < 20_000; v++) {
+      sum += v < 500 || v >= 19_500 ? v : 0;
+    }
+    Result vectors = run(sql);
+    assertThat(vectors.rows()).isEqualTo(List.of(List.of(1000L, sum)));
+    assertThat(vectors.stats().filesReadByColumns()).isEqualTo(1);
+
+    // v becomes a long: the file holds an INT32, which only the row reader widens.
+    table.updateSchema().updateColumn("v", Types.LongType.get()).commit();
+    lake.catalog().invalidate(TableIdentifier.of("s", "grouped"));
+    Result rows = run(sql);
+    assertThat(rows.rows()).isEqualTo(List.of(List.of(1000L, sum)));
+    assertThat(rows.stats().filesReadByColumns()).isZero();
   }
 
   @Test

@@ -220,14 +220,40 @@ final class VectorizedTaskReader {
     if (OWN_ROW_GROUP_PRUNING && task.file().keyMetadata() == null) {
       List<long[]> ranges = ParquetFooters.rowGroupRanges(file, task.start(), task.length(), readSchema, task.residual());
       if (ranges != null) {
+        if (ranges.isEmpty()) {
+          return CloseableIterable.empty();
+        }
         List<CloseableIterable<VectorHolder[]>> runs = new ArrayList<>(ranges.size());
         for (long[] range : ranges) {
           runs.add(batches(file, range[0], range[1], null, readSchema, constants, allocator, unsupported));
         }
-        return runs.size() == 1 ? runs.get(0) : CloseableIterable.concat(runs);
+        return runs.size() == 1 ? runs.get(0) : firstOpened(runs);
       }
     }
     return batches(file, task.start(), task.length(), task.residual(), readSchema, constants, allocator, unsupported);
+  }
+
+  /**
+   * The runs one after the other, the first opened when the iteration starts (as a single read
+   * is), so that {@code unsupported} is known before the first batch is asked for.
+   */
+  private static CloseableIterable<VectorHolder[]> firstOpened(List<CloseableIterable<VectorHolder[]>> runs) {
+    return new CloseableIterable<>() {
+      @Override
+      public CloseableIterator<VectorHolder[]> iterator() {
+        CloseableIterator<VectorHolder[]> first = runs.get(0).iterator();
+        List<CloseableIterable<VectorHolder[]>> chained = new ArrayList<>(runs);
+        chained.set(0, CloseableIterable.combine(() -> first, first));
+        return CloseableIterable.concat(chained).iterator();
+      }
+
+      @Override
+      public void close() throws IOException {
+        for (CloseableIterable<VectorHolder[]> run : runs) {
+          run.close();
+        }
+      }
+    };
   }
 
   private static CloseableIterable<VectorHolder[]> batches(
