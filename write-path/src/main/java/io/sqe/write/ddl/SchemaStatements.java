@@ -32,10 +32,23 @@ final class SchemaStatements {
       } catch (AlreadyExistsException e) {
         return existing(create, name);
       } catch (RuntimeException e) {
+        // Iceberg's JDBC catalog reports a create that lost a race as a failed insert (a unique
+        // key), not as AlreadyExistsException: the namespace is there, made by the winner.
+        if (existsAfterFailure(name)) {
+          return existing(create, name);
+        }
         throw DdlErrors.translate(e, create.name());
       }
       return CommandResult.rows(0);
     };
+  }
+
+  private static boolean existsAfterFailure(SchemaName name) {
+    try {
+      return name.catalog().namespaces().namespaceExists(name.namespace());
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   private static CommandResult existing(SqlCreateSchema create, SchemaName name) {
