@@ -46,7 +46,7 @@ public final class DynamicFilters {
   public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.scan.dynamicFilters", "true"));
   /**
    * Beyond this many distinct keys only their range is published. Dense keys (TPC-H Q3's 147,000
-   * order keys out of 6,000,000) become a bitmap of their range ({@link LongKeySet#freeze}).
+   * order keys out of 6,000,000) become a bitmap of their range ({@link LongKeySet#frozenOf}).
    */
   static final int MAX_KEYS = 2_000_000;
   /** Build rows whose keys are collected at most (with duplicates): 32 MiB of keys. */
@@ -207,7 +207,7 @@ public final class DynamicFilters {
       if (unusable) {
         return null;
       }
-      LongKeySet set = tooMany ? null : LongKeySet.frozenOf(keys, count, MAX_KEYS);
+      LongKeySet set = tooMany ? null : LongKeySet.frozenOf(keys, count, min, max, MAX_KEYS);
       keys = null;
       return new Keys(set, min, max);
     }

@@ -220,16 +220,16 @@ public final class IcebergScan {
       Snapshot snapshot = table.currentSnapshot();
       snapshotId = snapshot == null ? null : snapshot.snapshotId();
     }
-    List<FileScanTask> planned = new ArrayList<>();
-    if (snapshotId != null) {
-      Snapshot snapshot = table.snapshot(snapshotId);
+    Snapshot snapshot = snapshotId == null ? null : table.snapshot(snapshotId);
+    if (snapshot != null) {
       List<FileScanTask> cached =
-          snapshot == null
-              ? null
-              : SnapshotFiles.plan(table, snapshot, SnapshotUtil.schemaFor(table, snapshotId), scanFilter, context::checkCancelled);
+          SnapshotFiles.plan(table, snapshot, SnapshotUtil.schemaFor(table, snapshotId), scanFilter, context::checkCancelled);
       if (cached != null) {
         return cached;
       }
+    }
+    List<FileScanTask> planned = new ArrayList<>();
+    if (snapshotId != null) {
       TableScan scan =
           table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
       // Planned up front, so that the run's progress (files opened of files planned) is known.

@@ -2,9 +2,9 @@ package io.sqe.engine.iceberg;
 
 /**
  * A set of longs in one open-addressing array (no boxing), for testing every row of a batch
- * against an IN list or a join's build-side keys. Once filled, {@link #freeze} may turn it into a
- * bitmap over its range, when the keys are dense enough for that to be smaller: a test is then one
- * bit in a few megabytes at most instead of a probe that misses the cache on a large set.
+ * against an IN list or a join's build-side keys; or, built by {@link #frozenOf} from keys dense
+ * enough, a bitmap over their range: a test is then one bit in a few megabytes at most instead of a
+ * probe that misses the cache on a large set.
  */
 final class LongKeySet {
   private static final long EMPTY = Long.MIN_VALUE;
@@ -12,7 +12,7 @@ final class LongKeySet {
   private static final long MAX_BITMAP_BITS = 1L << 26;
 
   private long[] slots;
-  /** Bit {@code v - min} is set for every key {@code v}; null unless frozen into a bitmap (then {@code slots} may be null). */
+  /** Bit {@code v - min} is set for every key {@code v}; null unless built as a bitmap (then {@code slots} is null). */
   private long[] bits;
   private int mask;
   private int size;
@@ -28,9 +28,6 @@ final class LongKeySet {
   }
 
   void add(long value) {
-    if (bits != null) {
-      throw new IllegalStateException("A frozen key set takes no more keys");
-    }
     min = Math.min(min, value);
     max = Math.max(max, value);
     if (value == EMPTY) {
@@ -73,37 +70,12 @@ final class LongKeySet {
   }
 
   /**
-   * Ends the filling: from here on the set only answers {@link #contains}, from a bitmap when its
-   * range is at most {@link #MAX_BITMAP_BITS} wide and the bitmap is no larger than the hash array
-   * (at most 64 bits of range per key).
+   * The distinct values among the first {@code count} of {@code keys} (which lie in {@code [low,
+   * high]}), to be tested only: a bitmap over that range when it is at most {@link #MAX_BITMAP_BITS}
+   * wide and no larger than a hash array (at most 64 bits of range per key), else a hash set; null
+   * when the set would hold more than {@code maxKeys}.
    */
-  void freeze() {
-    if (bits != null || size == 0 || !bitmapFits(min, max, size)) {
-      return;
-    }
-    long[] bitmap = new long[(int) ((max - min + 64) >>> 6)];
-    if (containsEmpty) {
-      setBit(bitmap, EMPTY - min);
-    }
-    for (long slot : slots) {
-      if (slot != EMPTY) {
-        setBit(bitmap, slot - min);
-      }
-    }
-    bits = bitmap;
-  }
-
-  /**
-   * The distinct values among the first {@code count} of {@code keys}, frozen: a bitmap when it fits
-   * (see {@link #freeze}), else a hash set; null when that set would hold more than {@code maxKeys}.
-   */
-  static LongKeySet frozenOf(long[] keys, int count, int maxKeys) {
-    long low = Long.MAX_VALUE;
-    long high = Long.MIN_VALUE;
-    for (int i = 0; i < count; i++) {
-      low = Math.min(low, keys[i]);
-      high = Math.max(high, keys[i]);
-    }
+  static LongKeySet frozenOf(long[] keys, int count, long low, long high, int maxKeys) {
     if (count > 0 && bitmapFits(low, high, count)) {
       long[] bitmap = new long[(int) ((high - low + 64) >>> 6)];
       for (int i = 0; i < count; i++) {
@@ -125,7 +97,6 @@ final class LongKeySet {
         return null;
       }
     }
-    set.freeze();
     return set;
   }
 

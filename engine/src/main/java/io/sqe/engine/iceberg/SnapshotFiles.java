@@ -70,13 +70,14 @@ public final class SnapshotFiles {
     String schemaJson = SchemaParser.toJson(schema);
     Map<Integer, SpecPlanning> specs = new HashMap<>();
     List<FileScanTask> planned = new ArrayList<>();
-    for (FileScanTask task : files) {
+    for (int i = 0; i < files.size(); i++) {
+      FileScanTask task = files.get(i);
       DataFile file = task.file();
       SpecPlanning spec = specs.computeIfAbsent(file.specId(), id -> new SpecPlanning(task.spec(), filter));
       if (spec.partitions.eval(file.partition()) && bounds.eval(file)) {
         planned.add(new BaseFileScanTask(file, new DeleteFile[0], schemaJson, spec.json, spec.residuals));
       }
-      if ((planned.size() & 0xFF) == 0xFF) {
+      if ((i & 0xFF) == 0xFF) {
         checkCancelled.run();
       }
     }
