@@ -327,8 +327,9 @@ class DmlVersusDuckDbTest {
       add(columns, values, "s", pick("src.s", "row(1, src.op)"));
       add(columns, values, "l", pick("src.l", "array[2, 3]"));
       add(columns, values, "m", "src.m");
-      if (columns.isEmpty()) {
-        add(columns, values, "id", "src.id");
+      if (columns.isEmpty()) { // add() keeps a column only two times in three
+        columns.add("id");
+        values.add("src.id");
       }
       return "insert (" + String.join(", ", columns) + ") values (" + String.join(", ", values) + ")";
     }
