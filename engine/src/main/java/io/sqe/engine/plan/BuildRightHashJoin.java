@@ -275,18 +275,16 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
   }
 
   /**
-   * An array of one accessor per key of a side, given that side's key selector: the selector itself
-   * for one key (it returns the key's field as it is), or a field of an {@code Object[]} row per key
-   * for several (the selector would build a list per row). Null for other row types.
+   * An array of one accessor per key of a side, given that side's key selector: for {@code Object[]}
+   * rows, the key's field as it is in the row (Calcite's selector would unbox a NOT NULL key and box
+   * it again for every row, and build a list per row for several keys); for one key of another row
+   * type, the selector itself. Null for several keys of other row types.
    */
   private static Expression keyAccessors(Expression selector, List<Integer> keys) {
-    if (keys.size() == 1) {
-      return Expressions.newArrayInit(Function1.class, selector);
-    }
     if (!(selector instanceof FunctionExpression)
         || ((FunctionExpression<?>) selector).parameterList.size() != 1
         || ((FunctionExpression<?>) selector).parameterList.get(0).getType() != Object[].class) {
-      return null;
+      return keys.size() == 1 ? Expressions.newArrayInit(Function1.class, selector) : null;
     }
     List<Expression> accessors = new ArrayList<>();
     for (int key : keys) {
