@@ -26,24 +26,25 @@ final class LongKeyJoinTable {
   private final long[] mins;
   private final long[] maxs;
   private final int[] bits;
-  private final long[] slotKeys;
-  /** Per slot: the first row with that key, plus one; 0 for an empty slot. */
-  private final int[] heads;
+  /**
+   * Two longs per slot, side by side so that a probe reads one cache line: the key, then the first
+   * row with that key, plus one (0 for an empty slot).
+   */
+  private final long[] slots;
   /** Per row: the next row with the same key, plus one; 0 at the end of the chain. */
   private final int[] next;
   private final int mask;
 
-  private LongKeyJoinTable(Object[] rows, int rowCount, long[] mins, long[] maxs, int[] bits, long[] slotKeys, int[] heads, int[] next) {
+  private LongKeyJoinTable(Object[] rows, int rowCount, long[] mins, long[] maxs, int[] bits, long[] slots, int[] next) {
     this.rows = rows;
     this.rowCount = rowCount;
     this.packed = bits != null;
     this.mins = mins;
     this.maxs = maxs;
     this.bits = bits;
-    this.slotKeys = slotKeys;
-    this.heads = heads;
+    this.slots = slots;
     this.next = next;
-    this.mask = heads == null ? 0 : heads.length - 1;
+    this.mask = slots == null ? 0 : slots.length / 2 - 1;
   }
 
   /**
@@ -95,15 +96,14 @@ final class LongKeyJoinTable {
     }
     int[] bits = packing(mins, maxs);
     if (bits == null) {
-      return new LongKeyJoinTable(rows, n, mins, maxs, null, null, null, null);
+      return new LongKeyJoinTable(rows, n, mins, maxs, null, null, null);
     }
     if (context != null) {
       context.stats().joinTableBuilt();
     }
     int keyed = n - nullKeys.cardinality();
     int capacity = Integer.highestOneBit(Math.max(2, keyed) * 2 - 1) << 1;
-    long[] slotKeys = new long[capacity];
-    int[] heads = new int[capacity];
+    long[] slots = new long[capacity * 2];
     int[] next = keepRows ? new int[n] : null;
     int mask = capacity - 1;
     // Backwards, so that each chain lists its rows in the order they were read.
@@ -112,19 +112,19 @@ final class LongKeyJoinTable {
         continue;
       }
       long key = keyCount == 1 ? values[0][r] : pack(values, r, mins, bits);
-      int slot = hash(key) & mask;
-      while (heads[slot] != 0 && slotKeys[slot] != key) {
-        slot = (slot + 1) & mask;
+      int slot = (hash(key) & mask) << 1;
+      while (slots[slot + 1] != 0 && slots[slot] != key) {
+        slot = (slot + 2) & (mask << 1 | 1);
       }
       if (keepRows) {
-        next[r] = heads[slot];
-        heads[slot] = r + 1;
+        next[r] = (int) slots[slot + 1];
+        slots[slot + 1] = r + 1;
       } else {
-        heads[slot] = 1;
+        slots[slot + 1] = 1;
       }
-      slotKeys[slot] = key;
+      slots[slot] = key;
     }
-    return new LongKeyJoinTable(keepRows ? rows : null, n, mins, maxs, bits, slotKeys, heads, next);
+    return new LongKeyJoinTable(keepRows ? rows : null, n, mins, maxs, bits, slots, next);
   }
 
   /** Whether the keys fit one long; if not, the join runs Calcite's own over {@link #rowList()}. */
@@ -175,13 +175,14 @@ final class LongKeyJoinTable {
         key = (key << bits[k]) | (v - mins[k]);
       }
     }
-    int slot = hash(key) & mask;
+    int slot = (hash(key) & mask) << 1;
+    int wrap = mask << 1 | 1;
     while (true) {
-      int head = heads[slot];
-      if (head == 0 || slotKeys[slot] == key) {
+      int head = (int) slots[slot + 1];
+      if (head == 0 || slots[slot] == key) {
         return head;
       }
-      slot = (slot + 1) & mask;
+      slot = (slot + 2) & wrap;
     }
   }
 
