@@ -603,7 +603,7 @@ final class VectorizedTaskReader {
               out[i] = null;
             } else {
               long unscaled = wide ? data.getLong((long) r * 8) : data.getInt((long) r * 4);
-              out[i] = BigDecimal.valueOf(unscaled, scale);
+              out[i] = SmallDecimals.valueOf(unscaled, scale);
             }
           }
           return;
