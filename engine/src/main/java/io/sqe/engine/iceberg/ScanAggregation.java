@@ -15,6 +15,7 @@ import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.type.RelDataType;
@@ -135,6 +136,28 @@ public final class ScanAggregation {
     return new Folder(constants);
   }
 
+  /**
+   * Folds every row of {@code rows}, in Calcite's shape for the row type this aggregation was made
+   * for (a bare value for one field), and returns one row per group in Calcite's shape for the
+   * aggregate's output. Without group keys that is one row even for no input, as SQL's aggregate
+   * without GROUP BY returns. Closes {@code rows}; runs {@code checkCancelled} every few thousand
+   * rows.
+   */
+  public List<Object> foldRows(Enumerator<Object> rows, Runnable checkCancelled) {
+    Folder folder = new Folder(new Object[kinds.length]);
+    try (rows) {
+      int read = 0;
+      while (rows.moveNext()) {
+        folder.foldRow(rows.current());
+        if (++read == 1 << 14) {
+          read = 0;
+          checkCancelled.run();
+        }
+      }
+    }
+    return folder.results(keys.length == 0);
+  }
+
   @Override
   public String toString() {
     return description;
@@ -159,11 +182,25 @@ public final class ScanAggregation {
    */
   public static Optional<ScanAggregation> of(
       RelDataType scanRowType, RexProgram calc, Aggregate aggregate, RexBuilder rexBuilder) {
+    return of(scanRowType, calc, aggregate, rexBuilder, false);
+  }
+
+  /**
+   * As {@link #of(RelDataType, RexProgram, Aggregate, RexBuilder)}, for rows that {@link
+   * #foldRows} folds: these may also hold decimals wider than a long (the partial sums a combining
+   * aggregate adds up), as arguments, not as keys.
+   */
+  public static Optional<ScanAggregation> ofRows(RelDataType rowType, RexProgram calc, Aggregate aggregate, RexBuilder rexBuilder) {
+    return of(rowType, calc, aggregate, rexBuilder, true);
+  }
+
+  private static Optional<ScanAggregation> of(
+      RelDataType scanRowType, RexProgram calc, Aggregate aggregate, RexBuilder rexBuilder, boolean wideDecimals) {
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
       return Optional.empty();
     }
     int width = scanRowType.getFieldCount();
-    Compiler compiler = new Compiler(scanRowType, rexBuilder);
+    Compiler compiler = new Compiler(scanRowType, rexBuilder, wideDecimals);
     List<RexNode> inputs = new ArrayList<>();
     if (calc == null) {
       for (int i = 0; i < width; i++) {
@@ -217,13 +254,16 @@ public final class ScanAggregation {
   private static final class Compiler {
     private final RelDataType rowType;
     private final RexBuilder rexBuilder;
+    /** Whether decimals wider than a long may be read (row folding), as arguments only. */
+    private final boolean wideDecimals;
     final Kind[] kinds;
     final SqlTypeName[] types;
     final int[] scales;
 
-    Compiler(RelDataType rowType, RexBuilder rexBuilder) {
+    Compiler(RelDataType rowType, RexBuilder rexBuilder, boolean wideDecimals) {
       this.rowType = rowType;
       this.rexBuilder = rexBuilder;
+      this.wideDecimals = wideDecimals;
       int width = rowType.getFieldCount();
       this.kinds = new Kind[width];
       this.types = new SqlTypeName[width];
@@ -242,7 +282,7 @@ public final class ScanAggregation {
           kind = Kind.EXACT;
           break;
         case DECIMAL:
-          if (type.getPrecision() > 18 || type.getScale() < 0) {
+          if (type.getScale() < 0 || type.getPrecision() > 18 && (asKey || !wideDecimals)) {
             return null;
           }
           kind = Kind.EXACT;
@@ -629,6 +669,8 @@ public final class ScanAggregation {
     private int[] groupOf = new int[0];
     /** Rows buffered by {@link #foldRow}. */
     private int buffered;
+    /** Per column, the buffered rows' decimals that do not fit a long (row folding only), or null. */
+    private BigDecimal[][] bigColumns;
 
     // Groups.
     private int groupCount;
@@ -709,12 +751,23 @@ public final class ScanAggregation {
         int n = buffered;
         buffered = 0;
         foldLoaded(n);
+        if (bigColumns != null) {
+          Arrays.fill(bigColumns, null);
+        }
       }
     }
 
     /** The groups folded so far, one row each in Calcite's shape for the scan's output. */
     List<Object> results() {
+      return results(false);
+    }
+
+    /** As {@link #results()}; with {@code oneGroup}, a group of no rows when none was folded. */
+    List<Object> results(boolean oneGroup) {
       flush();
+      if (oneGroup && groupCount == 0) {
+        newGroup();
+      }
       List<Object> rows = new ArrayList<>(groupCount);
       int width = keys.length + calls.length;
       for (int g = 0; g < groupCount; g++) {
@@ -927,7 +980,25 @@ public final class ScanAggregation {
           break;
         default:
           if (value instanceof BigDecimal) {
-            v = ((BigDecimal) value).setScale(scales[c]).unscaledValue().longValueExact();
+            // scaleByPowerOfTen then longValueExact reads a small value without making a BigInteger.
+            BigDecimal decimal = (BigDecimal) value;
+            int scale = scales[c];
+            if (decimal.scale() != scale) {
+              decimal = decimal.setScale(scale);
+            }
+            try {
+              v = decimal.scaleByPowerOfTen(scale).longValueExact();
+            } catch (ArithmeticException e) {
+              // Wider than a long: only a wide decimal column (row folding) holds such values.
+              if (bigColumns == null) {
+                bigColumns = new BigDecimal[kinds.length][];
+              }
+              if (bigColumns[c] == null) {
+                bigColumns[c] = new BigDecimal[capacity];
+              }
+              bigColumns[c][r] = decimal;
+              v = 0;
+            }
           } else {
             v = ((Number) value).longValue();
           }
@@ -1167,6 +1238,10 @@ public final class ScanAggregation {
         // The column's own arrays: read only.
         out.v = longs[num.column];
         out.nulls = nulls[num.column];
+        if (bigColumns != null && bigColumns[num.column] != null) {
+          out.big = bigColumns[num.column];
+          out.anyBig = true;
+        }
         return out;
       }
       out.ensure(n);

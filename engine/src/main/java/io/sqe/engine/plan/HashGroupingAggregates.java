@@ -2,6 +2,7 @@ package io.sqe.engine.plan;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
 import org.apache.calcite.plan.RelOptLattice;
 import org.apache.calcite.plan.RelOptMaterialization;
@@ -14,13 +15,18 @@ import org.apache.calcite.tools.Program;
  * Makes every Calcite aggregate of the finished physical plan a {@link HashGroupingAggregate},
  * whose GROUP BY and DISTINCT run on {@link io.sqe.engine.exec.grouping.HashGrouping}'s primitive-key
  * tables (the final aggregates that combine parallel parts included). Aggregates of other classes
- * (SQE's own) are left as they are. {@code -Dsqe.exec.primitiveGroupBy=false} turns it off.
+ * (SQE's own) are left as they are. {@code -Dsqe.exec.primitiveGroupBy=false} turns it off. An
+ * aggregate whose calls and keys fold exactly into typed accumulators becomes a {@link
+ * FoldedAggregate} instead.
  */
 final class HashGroupingAggregates implements Program {
   static final HashGroupingAggregates INSTANCE = new HashGroupingAggregates();
 
   private static volatile boolean enabled =
       Boolean.parseBoolean(System.getProperty("sqe.exec.primitiveGroupBy", "true"));
+
+  /** Whether aggregates a {@link FoldedAggregate} computes exactly are folded ({@code -Dsqe.exec.foldRows=false} turns it off). */
+  private static volatile boolean foldRows = Boolean.parseBoolean(System.getProperty("sqe.exec.foldRows", "true"));
 
   private HashGroupingAggregates() {}
 
@@ -31,6 +37,11 @@ final class HashGroupingAggregates implements Program {
   /** Sets whether plans made from now on group with {@link HashGroupingAggregate} (cached plans keep theirs). */
   static void configure(boolean newEnabled) {
     enabled = newEnabled;
+  }
+
+  /** Sets whether plans made from now on use a {@link FoldedAggregate} where one folds exactly. */
+  static void configureFolding(boolean newFoldRows) {
+    foldRows = newFoldRows;
   }
 
   @Override
@@ -49,7 +60,14 @@ final class HashGroupingAggregates implements Program {
       inputs.add(rewrite(input));
     }
     if (rel.getClass() == EnumerableAggregate.class) {
-      return HashGroupingAggregate.of((EnumerableAggregate) rel, inputs.get(0));
+      EnumerableAggregate aggregate = (EnumerableAggregate) rel;
+      if (foldRows) {
+        Optional<FoldedAggregate> folded = FoldedAggregate.of(aggregate, inputs.get(0));
+        if (folded.isPresent()) {
+          return folded.get();
+        }
+      }
+      return HashGroupingAggregate.of(aggregate, inputs.get(0));
     }
     return inputs.equals(rel.getInputs()) ? rel : rel.copy(rel.getTraitSet(), inputs);
   }
