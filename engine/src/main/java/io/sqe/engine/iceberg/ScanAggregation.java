@@ -676,7 +676,10 @@ public final class ScanAggregation {
     private int groupCount;
     private long[][] keyValues;
     private boolean[][] keyNulls;
-    private final LongIntMap packed = new LongIntMap();
+    private final LongIntMap packed = new LongIntMap(keys.length == 1);
+    /** The single key of the last row grouped, and its group (-1 before the first). */
+    private long lastKey;
+    private int lastGroup = -1;
     private final Map<List<Long>, Integer> generic = new HashMap<>();
     private int nullGroup = -1;
     private int groupCapacity = 16;
@@ -1056,11 +1059,19 @@ public final class ScanAggregation {
             groupOf[j] = nullGroup;
             continue;
           }
-          int g = packed.get(key[i]);
-          if (g < 0) {
-            g = newGroup();
-            keyValues[0][g] = key[i];
-            packed.put(key[i], g);
+          long value = key[i];
+          int g;
+          if (value == lastKey && lastGroup >= 0) {
+            // Sorted or clustered input: the row's key is the one before's.
+            g = lastGroup;
+          } else {
+            g = packed.putIfAbsent(value, groupCount);
+            if (g < 0) {
+              g = newGroup();
+              keyValues[0][g] = value;
+            }
+            lastKey = value;
+            lastGroup = g;
           }
           groupOf[j] = g;
         }
@@ -1079,12 +1090,11 @@ public final class ScanAggregation {
           long a = longs[keys[0]][i];
           long b = longs[keys[1]][i];
           long packedKey = (a << 32) | (b & 0xFFFFFFFFL);
-          int g = packed.get(packedKey);
+          int g = packed.putIfAbsent(packedKey, groupCount);
           if (g < 0) {
             g = newGroup();
             keyValues[0][g] = a;
             keyValues[1][g] = b;
-            packed.put(packedKey, g);
           }
           groupOf[j] = g;
           continue;
@@ -1407,59 +1417,83 @@ public final class ScanAggregation {
 
   /** Open-addressing map from long keys to group numbers (no boxing). */
   private static final class LongIntMap {
-    private long[] keys = new long[64];
-    private int[] values = new int[64];
-    private boolean[] used = new boolean[64];
-    private int size;
+    /** The longest probe sequence before a spread table switches to a full mix. */
+    private static final int MAX_PROBES = 64;
 
-    int get(long key) {
-      int mask = keys.length - 1;
-      int i = hash(key) & mask;
-      while (used[i]) {
-        if (keys[i] == key) {
-          return values[i];
+    /**
+     * Two longs per slot, side by side so that a probe reads one cache line: the key, then its
+     * value plus one (0 for an empty slot).
+     */
+    private long[] slots = new long[128];
+    private int mask = 63;
+    private int size;
+    /**
+     * Whether keys are placed by a full 64-bit mix; else by {@code HashMap}'s spread, which keeps
+     * consecutive keys (a scan sorted by its key, as TPC-H's lineitem by l_orderkey) in consecutive
+     * slots. A probe sequence of {@link #MAX_PROBES} switches a spread table to the mix.
+     */
+    private boolean mixed;
+
+    /** @param spread whether to start with the spread (single keys) instead of the mix (packed pairs) */
+    LongIntMap(boolean spread) {
+      this.mixed = !spread;
+    }
+
+    /** The value of {@code key}; if there is none, puts {@code value} and returns -1. */
+    int putIfAbsent(long key, int value) {
+      int slot = position(key);
+      int probes = 0;
+      while (true) {
+        long stored = slots[slot + 1];
+        if (stored == 0) {
+          break;
         }
-        i = (i + 1) & mask;
+        if (slots[slot] == key) {
+          return (int) stored - 1;
+        }
+        if (++probes == MAX_PROBES && !mixed) {
+          mixed = true;
+          rehash(slots.length);
+          return putIfAbsent(key, value);
+        }
+        slot = (slot + 2) & (mask << 1 | 1);
+      }
+      slots[slot] = key;
+      slots[slot + 1] = value + 1L;
+      if (++size * 2 > mask + 1) {
+        rehash(slots.length * 2);
       }
       return -1;
     }
 
-    void put(long key, int value) {
-      if ((size + 1) * 2 > keys.length) {
-        grow();
-      }
-      insert(key, value);
-      size++;
-    }
-
-    private void insert(long key, int value) {
-      int mask = keys.length - 1;
-      int i = hash(key) & mask;
-      while (used[i]) {
-        i = (i + 1) & mask;
-      }
-      used[i] = true;
-      keys[i] = key;
-      values[i] = value;
-    }
-
-    private void grow() {
-      long[] oldKeys = keys;
-      int[] oldValues = values;
-      boolean[] oldUsed = used;
-      keys = new long[oldKeys.length * 2];
-      values = new int[oldKeys.length * 2];
-      used = new boolean[oldKeys.length * 2];
-      for (int i = 0; i < oldKeys.length; i++) {
-        if (oldUsed[i]) {
-          insert(oldKeys[i], oldValues[i]);
+    private void rehash(int length) {
+      long[] old = slots;
+      slots = new long[length];
+      mask = length / 2 - 1;
+      int wrap = mask << 1 | 1;
+      for (int i = 0; i < old.length; i += 2) {
+        if (old[i + 1] != 0) {
+          int slot = position(old[i]);
+          while (slots[slot + 1] != 0) {
+            slot = (slot + 2) & wrap;
+          }
+          slots[slot] = old[i];
+          slots[slot + 1] = old[i + 1];
         }
       }
     }
 
-    private static int hash(long key) {
-      long h = key * 0x9E3779B97F4A7C15L;
-      return (int) (h ^ (h >>> 32));
+    /** The index in {@link #slots} of the key's home slot. */
+    private int position(long key) {
+      int h;
+      if (mixed) {
+        long x = key * 0x9E3779B97F4A7C15L;
+        h = (int) (x ^ (x >>> 32));
+      } else {
+        h = (int) (key ^ (key >>> 32));
+        h ^= h >>> 16;
+      }
+      return (h & mask) << 1;
     }
   }
 }
