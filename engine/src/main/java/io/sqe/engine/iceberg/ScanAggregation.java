@@ -64,6 +64,12 @@ public final class ScanAggregation {
     }
   }
 
+  /** A hash of several keys, one at a time: {@code h} with the next key (NULL or a value) mixed in. */
+  private static long mixIn(long h, boolean isNull, long value) {
+    long x = (h + (isNull ? 0x632B_E59B_D9B4_E019L : value)) * 0x9E37_79B9_7F4A_7C15L;
+    return x ^ (x >>> 29);
+  }
+
   /** How a scan column is held in a folder: an exact number (unscaled), a boolean (0/1) or an interned string code. */
   enum Kind {
     EXACT,
@@ -680,7 +686,9 @@ public final class ScanAggregation {
     /** The single key of the last row grouped, and its group (-1 before the first). */
     private long lastKey;
     private int lastGroup = -1;
-    private final Map<List<Long>, Integer> generic = new HashMap<>();
+    /** Per slot of the general keys' table, a group plus one; 0 for an empty slot. */
+    private int[] general = new int[64];
+    private int generalCount;
     private int nullGroup = -1;
     private int groupCapacity = 16;
     // Accumulators, per call, per group.
@@ -1099,21 +1107,76 @@ public final class ScanAggregation {
           groupOf[j] = g;
           continue;
         }
-        List<Long> key = new ArrayList<>(keys.length);
-        for (int k = 0; k < keys.length; k++) {
-          key.add(nulls[keys[k]][i] ? null : longs[keys[k]][i]);
-        }
-        Integer g = generic.get(key);
-        if (g == null) {
-          g = newGroup();
-          for (int k = 0; k < keys.length; k++) {
-            keyNulls[k][g] = nulls[keys[k]][i];
-            keyValues[k][g] = longs[keys[k]][i];
-          }
-          generic.put(key, g);
-        }
-        groupOf[j] = g;
+        groupOf[j] = generalGroupOf(i);
       }
+    }
+
+    /**
+     * The group of row {@code i}'s keys in the table of general keys (several keys, NULLs, values
+     * beyond 32 bits): their hash places the group, and a probe compares the row's keys with the
+     * group's own, so no key object is made per row.
+     */
+    private int generalGroupOf(int i) {
+      int mask = general.length - 1;
+      int slot = (int) rowHash(i) & mask;
+      while (true) {
+        int stored = general[slot];
+        if (stored == 0) {
+          break;
+        }
+        if (sameKeys(stored - 1, i)) {
+          return stored - 1;
+        }
+        slot = (slot + 1) & mask;
+      }
+      int g = newGroup();
+      for (int k = 0; k < keys.length; k++) {
+        boolean isNull = nulls[keys[k]][i];
+        keyNulls[k][g] = isNull;
+        keyValues[k][g] = isNull ? 0 : longs[keys[k]][i];
+      }
+      general[slot] = g + 1;
+      if (++generalCount * 2 > general.length) {
+        int[] bigger = new int[general.length * 2];
+        int biggerMask = bigger.length - 1;
+        for (int stored : general) {
+          if (stored != 0) {
+            int at = (int) groupHash(stored - 1) & biggerMask;
+            while (bigger[at] != 0) {
+              at = (at + 1) & biggerMask;
+            }
+            bigger[at] = stored;
+          }
+        }
+        general = bigger;
+      }
+      return g;
+    }
+
+    private boolean sameKeys(int g, int i) {
+      for (int k = 0; k < keys.length; k++) {
+        boolean isNull = nulls[keys[k]][i];
+        if (keyNulls[k][g] != isNull || !isNull && keyValues[k][g] != longs[keys[k]][i]) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private long rowHash(int i) {
+      long h = 0;
+      for (int k = 0; k < keys.length; k++) {
+        h = mixIn(h, nulls[keys[k]][i], longs[keys[k]][i]);
+      }
+      return h ^ (h >>> 32);
+    }
+
+    private long groupHash(int g) {
+      long h = 0;
+      for (int k = 0; k < keys.length; k++) {
+        h = mixIn(h, keyNulls[k][g], keyValues[k][g]);
+      }
+      return h ^ (h >>> 32);
     }
 
     private int newGroup() {
