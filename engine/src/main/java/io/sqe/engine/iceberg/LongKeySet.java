@@ -72,7 +72,8 @@ final class LongKeySet {
   /**
    * The distinct values among the first {@code count} of {@code keys} (which lie in {@code [low,
    * high]}), to be tested only: a bitmap over that range when it is at most {@link #MAX_BITMAP_BITS}
-   * wide and no larger than a hash array (at most 64 bits of range per key), else a hash set; null
+   * wide and no larger than the hash array would be at its fullest (two slots of 64 bits per key, so
+   * at most 128 bits of range per key), else a hash set; null
    * when the set would hold more than {@code maxKeys}.
    */
   static LongKeySet frozenOf(long[] keys, int count, long low, long high, int maxKeys) {
@@ -109,7 +110,7 @@ final class LongKeySet {
 
   private static boolean bitmapFits(long min, long max, long keys) {
     long span = max - min + 1;
-    return span > 0 && span <= MAX_BITMAP_BITS && span <= 64L * keys;
+    return span > 0 && span <= MAX_BITMAP_BITS && span <= 128L * keys;
   }
 
   private static void setBit(long[] bitmap, long offset) {
