@@ -39,7 +39,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * exact arithmetic on them) and the condition of the Calc it replaced, which the scan evaluates
  * exactly on every row it reads. The scan folds the rows of each file scan task into one {@link
  * Folder} and returns one row per group (keys, then partial results in the calls' types), for a
- * combining aggregate above.
+ * combining aggregate above. The same folding runs over any input's rows ({@link #foldRows}) for
+ * aggregates elsewhere in a plan ({@code FoldedAggregate}).
  *
  * <p>Exact numerics are unscaled longs with the scale of their Calcite type; +, - and * use {@link
  * Math#addExact} and {@link Math#multiplyExact} and fall back to {@link BigDecimal} on overflow,
@@ -654,7 +655,7 @@ public final class ScanAggregation {
     }
   }
 
-  /** Folds the rows of one file scan task into groups; not thread safe. */
+  /** Folds the rows of one file scan task, or of one input of a folded aggregate, into groups; not thread safe. */
   final class Folder {
     private final Object[] constants;
     /** Per scan column: the batch's values as longs (exact numbers unscaled, booleans 0/1, strings by code) and NULL flags. */
