@@ -14,9 +14,7 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.InvalidRelException;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.AggregateCall;
-import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
-import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.tools.Program;
 
 /**
@@ -67,13 +65,11 @@ final class AggregateIntoScan implements Program {
     RelNode input = aggregate.getInput();
     RexProgram program = null;
     if (input instanceof EnumerableCalc) {
+      if (!PlanInspection.repeatableExpressions(input)) {
+        return null;
+      }
       program = ((EnumerableCalc) input).getProgram();
       input = ((EnumerableCalc) input).getInput();
-      for (RexNode expression : program.getExprList()) {
-        if (RexUtil.containsCorrelation(expression) || !RexUtil.isDeterministic(expression)) {
-          return null;
-        }
-      }
     }
     if (!(input instanceof IcebergTableScan)) {
       return null;

@@ -24,9 +24,6 @@ import org.apache.calcite.rel.InvalidRelException;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.AggregateCall;
-import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexProgram;
-import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -72,7 +69,7 @@ final class FoldedAggregate extends EnumerableAggregate {
       // Over a Calc the folding pays only when it replaces the Calc too: folding the values Calcite
       // computed (TPC-H Q9's EXTRACT and products) measured slower than Calcite's accumulators.
       EnumerableCalc calc = (EnumerableCalc) input;
-      if (!foldable(calc.getProgram())) {
+      if (!PlanInspection.repeatableExpressions(calc)) {
         return Optional.empty();
       }
       aggregation = ScanAggregation.ofRows(calc.getInput().getRowType(), calc.getProgram(), aggregate, aggregate.getCluster().getRexBuilder());
@@ -91,15 +88,6 @@ final class FoldedAggregate extends EnumerableAggregate {
       // The aggregate was valid with these very attributes.
       throw new IllegalStateException(e);
     }
-  }
-
-  private static boolean foldable(RexProgram program) {
-    for (RexNode expression : program.getExprList()) {
-      if (RexUtil.containsCorrelation(expression) || !RexUtil.isDeterministic(expression)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   @Override
