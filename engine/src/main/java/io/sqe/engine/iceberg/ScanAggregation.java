@@ -3,11 +3,13 @@ package io.sqe.engine.iceberg;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -774,25 +776,48 @@ public final class ScanAggregation {
       return results(false);
     }
 
-    /** As {@link #results()}; with {@code oneGroup}, a group of no rows when none was folded. */
+    /**
+     * As {@link #results()}; with {@code oneGroup}, a group of no rows when none was folded. The
+     * list is a view that builds each group's row as it is read: a million groups' rows are never
+     * all alive at once (held in a list, they outlived the young generation and were copied into
+     * the old). Folding no more rows into this folder keeps the view valid.
+     */
     List<Object> results(boolean oneGroup) {
       flush();
       if (oneGroup && groupCount == 0) {
         newGroup();
       }
-      List<Object> rows = new ArrayList<>(groupCount);
-      int width = keys.length + calls.length;
-      for (int g = 0; g < groupCount; g++) {
-        Object[] row = new Object[width];
-        for (int k = 0; k < keys.length; k++) {
-          row[k] = keyNulls[k][g] ? null : keyValue(keys[k], keyValues[k][g]);
+      int size = groupCount;
+      return new AbstractList<>() {
+        @Override
+        public Object get(int g) {
+          Objects.checkIndex(g, size);
+          return row(g);
         }
-        for (int a = 0; a < calls.length; a++) {
-          row[keys.length + a] = result(a, g);
+
+        @Override
+        public int size() {
+          return size;
         }
-        rows.add(width == 1 ? row[0] : row);
+      };
+    }
+
+    private Object row(int g) {
+      if (keys.length + calls.length == 1) {
+        return keys.length == 1 ? key(0, g) : result(0, g);
       }
-      return rows;
+      Object[] row = new Object[keys.length + calls.length];
+      for (int k = 0; k < keys.length; k++) {
+        row[k] = key(k, g);
+      }
+      for (int a = 0; a < calls.length; a++) {
+        row[keys.length + a] = result(a, g);
+      }
+      return row;
+    }
+
+    private Object key(int k, int g) {
+      return keyNulls[k][g] ? null : keyValue(keys[k], keyValues[k][g]);
     }
 
     private Object keyValue(int column, long value) {
