@@ -2,6 +2,9 @@ package io.sqe.engine.iceberg.parquet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -20,16 +23,21 @@ import org.apache.iceberg.arrow.vectorized.VectorHolder;
 import org.apache.iceberg.arrow.vectorized.VectorizedArrowReader;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.EncodingStats;
+import org.apache.parquet.column.ValuesType;
 import org.apache.parquet.column.page.DataPage;
 import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.values.RequiresPreviousReader;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -46,14 +54,22 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * <p>It decodes a column chunk whose encoding statistics show only dictionary-encoded data pages
  * (PLAIN_DICTIONARY / RLE_DICTIONARY) with a PLAIN dictionary, only PLAIN data pages (or RLE for
  * booleans in data pages v2, which Iceberg's reader rejects), or dictionary-encoded pages that fell
- * back to PLAIN part way (read as values, as Iceberg does), in data pages v1 or v2; any other chunk
- * (DELTA_*, BYTE_STREAM_SPLIT, no encoding statistics) is read by Iceberg's reader, which this
- * class extends.
+ * back to PLAIN part way (read as values, as Iceberg does), in data pages v1 or v2. Pages in
+ * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY or BYTE_STREAM_SPLIT (what
+ * Parquet's v2 writer falls back to from a full dictionary) are decoded by parquet-column's own
+ * value readers into the plain layout: Iceberg's vectorized readers of those encodings failed here
+ * with an ArrayIndexOutOfBoundsException on a DELTA_BYTE_ARRAY chunk, and apache/iceberg#17121
+ * reports wrong values from its DELTA_BINARY_PACKED reader. Any other chunk (no encoding
+ * statistics, bit-packed definition levels, a dictionary not in PLAIN) is read by Iceberg's
+ * reader, which this class extends.
  * The file, its row groups (the split and the residual's pruning) and the decompression of pages
  * stay Iceberg's and parquet-hadoop's.
  */
 public final class ParquetColumnDecoder extends VectorizedArrowReader {
   private static final Set<Encoding> DICTIONARY_PAGE_ENCODINGS = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY);
+  /** Value encodings decoded by parquet-column's readers into the plain layout. */
+  private static final Set<Encoding> REENCODED =
+      EnumSet.of(Encoding.DELTA_BINARY_PACKED, Encoding.DELTA_LENGTH_BYTE_ARRAY, Encoding.DELTA_BYTE_ARRAY, Encoding.BYTE_STREAM_SPLIT);
 
   private enum Mode { DICTIONARY_IDS, FIXED, BOOLEAN, BINARY }
 
@@ -95,6 +111,10 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
   private int[] dictionaryInts;
   private long[] dictionaryLongs;
   private byte[][] dictionaryBytes;
+  /** The plain layout of a page decoded by parquet-column's reader. */
+  private byte[] reencoded = new byte[0];
+  /** The chunk's previous page's reader, for DELTA_BYTE_ARRAY pages that continue its last value. */
+  private ValuesReader previousValues;
 
   private ParquetColumnDecoder(ColumnDescriptor descriptor, Types.NestedField field, BufferAllocator allocator) {
     super(descriptor, field, allocator, true);
@@ -199,6 +219,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     pages = source.getPageReader(descriptor);
     pageRows = 0;
     pageRow = 0;
+    previousValues = null;
     dictionary = null;
     dictionaryInts = null;
     dictionaryLongs = null;
@@ -269,7 +290,8 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       }
     }
     for (Encoding encoding : stats.getDataEncodings()) {
-      if (encoding != Encoding.PLAIN && !(encoding == Encoding.RLE && plainMode == Mode.BOOLEAN) && !(dictionaryPages && encoding.usesDictionary())) {
+      boolean plain = encoding == Encoding.PLAIN || (encoding == Encoding.RLE && plainMode == Mode.BOOLEAN);
+      if (!plain && !(dictionaryPages && encoding.usesDictionary()) && !(REENCODED.contains(encoding) && plainMode != Mode.BOOLEAN)) {
         return null;
       }
     }
@@ -543,6 +565,10 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       hybrid.decode(bytes, position + 4, position + 4 + length, 1, booleans, count);
       return;
     }
+    if (REENCODED.contains(encoding) && mode != Mode.BOOLEAN) {
+      reencode(bytes, position, encoding, count);
+      return;
+    }
     if (encoding != Encoding.PLAIN) {
       throw new IllegalStateException("Unexpected encoding " + encoding + " in a plain chunk of " + descriptor);
     }
@@ -579,6 +605,75 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       default:
         throw new IllegalStateException(mode.toString());
     }
+  }
+
+  /**
+   * Decodes {@code count} values in {@code encoding} with parquet-column's reader into the plain
+   * layout the copy expects: little-endian fixed-width values, or byte arrays with their starts and
+   * lengths.
+   */
+  private void reencode(byte[] bytes, int position, Encoding encoding, int count) {
+    ValuesReader reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+    if (reader instanceof RequiresPreviousReader && previousValues != null) {
+      // Files from parquet-mr before 1.8 continue a page's first value from the previous page's last.
+      ((RequiresPreviousReader) reader).setPreviousReader(previousValues);
+    }
+    try {
+      reader.initFromPage(count, ByteBufferInputStream.wrap(ByteBuffer.wrap(bytes, position, bytes.length - position)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    previousValues = reader;
+    PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
+    dataStart = 0;
+    if (mode == Mode.BINARY) {
+      if (starts.length < count) {
+        starts = new int[count];
+        lengths = new int[count];
+      }
+      int end = 0;
+      for (int i = 0; i < count; i++) {
+        Binary value = reader.readBytes();
+        int length = value.length();
+        if (end + length > reencoded.length) {
+          reencoded = Arrays.copyOf(reencoded, Math.max(end + length, reencoded.length * 2));
+        }
+        value.toByteBuffer().get(reencoded, end, length);
+        starts[i] = end;
+        lengths[i] = length;
+        end += length;
+      }
+      data = reencoded;
+      return;
+    }
+    if (reencoded.length < count * width) {
+      reencoded = new byte[count * width];
+    }
+    ByteBuffer out = ByteBuffer.wrap(reencoded).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < count; i++) {
+      switch (physical) {
+        case INT32:
+          out.putInt(reader.readInteger());
+          break;
+        case FLOAT:
+          out.putInt(Float.floatToRawIntBits(reader.readFloat()));
+          break;
+        case INT64:
+          out.putLong(reader.readLong());
+          break;
+        case DOUBLE:
+          out.putLong(Double.doubleToRawLongBits(reader.readDouble()));
+          break;
+        default: {
+          Binary value = reader.readBytes();
+          if (value.length() != width) {
+            throw new IllegalStateException("A value of " + value.length() + " bytes in the fixed-length column " + descriptor);
+          }
+          out.put(value.toByteBuffer());
+        }
+      }
+    }
+    data = reencoded;
   }
 
   @Override
