@@ -60,7 +60,7 @@ class ParallelPipelinesTest {
 
   @BeforeEach
   void setUp() {
-    long seed = System.nanoTime();
+    long seed = Long.getLong("sqe.test.seed", System.nanoTime());
     System.out.println("ParallelPipelinesTest seed: " + seed);
     Random random = new Random(seed);
     lake.catalog().namespaces().createNamespace(Namespace.of("s"));
@@ -69,8 +69,12 @@ class ParallelPipelinesTest {
       List<Record> rows = new ArrayList<>();
       for (int i = 0; i < ROWS_PER_FILE; i++) {
         Record r = GenericRecord.create(SCHEMA);
-        r.setField("id", (long) file * ROWS_PER_FILE + i);
-        r.setField("g", random.nextInt(10) == 0 ? null : random.nextInt(25));
+        long id = (long) file * ROWS_PER_FILE + i;
+        r.setField("id", id);
+        Integer g = random.nextInt(10) == 0 ? null : random.nextInt(25);
+        // The row that divides by zero in the failure tests stays in their build side (g <> 3);
+        // with g = 3 it was filtered out, about one seed in 28, and the query did not fail.
+        r.setField("g", id == 7777 && g != null && g == 3 ? Integer.valueOf(4) : g);
         r.setField("k", random.nextInt(8) == 0 ? null : "k" + random.nextInt(40));
         r.setField("d", random.nextInt(12) == 0 ? null : BigDecimal.valueOf(random.nextLong() % 10_000_000_000L, 2));
         // Quarters add up exactly in any order, so double sums compare exactly too.

@@ -291,7 +291,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     }
     for (Encoding encoding : stats.getDataEncodings()) {
       boolean plain = encoding == Encoding.PLAIN || (encoding == Encoding.RLE && plainMode == Mode.BOOLEAN);
-      if (!plain && !(dictionaryPages && encoding.usesDictionary()) && !(REENCODED.contains(encoding) && plainMode != Mode.BOOLEAN)) {
+      if (!plain && !(dictionaryPages && encoding.usesDictionary()) && !reencodes(encoding)) {
         return null;
       }
     }
@@ -565,7 +565,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       hybrid.decode(bytes, position + 4, position + 4 + length, 1, booleans, count);
       return;
     }
-    if (REENCODED.contains(encoding) && mode != Mode.BOOLEAN) {
+    if (reencodes(encoding)) {
       reencode(bytes, position, encoding, count);
       return;
     }
@@ -589,10 +589,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
         }
         return;
       case BINARY: {
-        if (starts.length < count) {
-          starts = new int[count];
-          lengths = new int[count];
-        }
+        reserveBinarySlots(count);
         int p = position;
         for (int i = 0; i < count; i++) {
           int length = (bytes[p] & 0xFF) | (bytes[p + 1] & 0xFF) << 8 | (bytes[p + 2] & 0xFF) << 16 | (bytes[p + 3] & 0xFF) << 24;
@@ -604,6 +601,18 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       }
       default:
         throw new IllegalStateException(mode.toString());
+    }
+  }
+
+  /** Whether pages in {@code encoding} are decoded by {@link #reencode} (booleans never are). */
+  private boolean reencodes(Encoding encoding) {
+    return REENCODED.contains(encoding) && plainMode != Mode.BOOLEAN;
+  }
+
+  private void reserveBinarySlots(int count) {
+    if (starts.length < count) {
+      starts = new int[count];
+      lengths = new int[count];
     }
   }
 
@@ -627,10 +636,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
     dataStart = 0;
     if (mode == Mode.BINARY) {
-      if (starts.length < count) {
-        starts = new int[count];
-        lengths = new int[count];
-      }
+      reserveBinarySlots(count);
       int end = 0;
       for (int i = 0; i < count; i++) {
         Binary value = reader.readBytes();
