@@ -438,8 +438,10 @@ public final class SqeServer implements AutoCloseable {
       closed = true;
     }
     Duration grace = config.operations().shutdownGracePeriod();
-    serving.serving(false);
+    // New calls are refused before health says NOT_SERVING, so that no client that saw it can
+    // still start one (calls already open, health watches among them, go on).
     server.shutdown();
+    serving.serving(false);
     long running = running();
     if (running > 0) {
       LOG.info("Shutting down: new calls are refused; {} running statements have {} to finish", running, grace);
