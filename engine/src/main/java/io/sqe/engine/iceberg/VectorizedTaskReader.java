@@ -24,6 +24,7 @@ import org.apache.calcite.avatica.util.ByteString;
 import org.apache.calcite.runtime.FlatLists;
 import io.sqe.engine.iceberg.parquet.ParquetColumnDecoder;
 import io.sqe.engine.iceberg.parquet.ParquetFooters;
+import io.sqe.engine.iceberg.parquet.RowGroupReader;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -210,50 +211,25 @@ final class VectorizedTaskReader {
    * The batches of {@code task} (its split, row groups pruned by its residual), read with vectors
    * from {@code allocator}; {@code unsupported[0]} is set when the file stores a column differently
    * from how this reader reads it (see {@link #buildReader}). SQE picks the row groups by their
-   * statistics from the cached footer ({@link ParquetFooters}) and reads each run of them as a split
-   * of its own, unless {@code -Dsqe.scan.ownRowGroupPruning=false} or the file is encrypted or has
-   * no field ids.
+   * statistics from the cached footer ({@link ParquetFooters}) and reads them with {@link
+   * RowGroupReader} from that footer, unless {@code -Dsqe.scan.ownRowGroupPruning=false} or the
+   * file is encrypted or has no field ids (then Iceberg's reader opens the split).
    */
   private static CloseableIterable<VectorHolder[]> batches(
       FileIO io, FileScanTask task, Schema readSchema, Map<Integer, ?> constants, BufferAllocator allocator, boolean[] unsupported) {
     InputFile file = io.newInputFile(task.file());
     if (OWN_ROW_GROUP_PRUNING && task.file().keyMetadata() == null) {
-      List<long[]> ranges = ParquetFooters.rowGroupRanges(file, task.start(), task.length(), readSchema, task.residual());
-      if (ranges != null) {
-        if (ranges.isEmpty()) {
+      ParquetFooters.RowGroups rowGroups =
+          ParquetFooters.rowGroups(file, task.start(), task.length(), readSchema, task.residual());
+      if (rowGroups != null) {
+        if (rowGroups.isEmpty()) {
           return CloseableIterable.empty();
         }
-        List<CloseableIterable<VectorHolder[]>> runs = new ArrayList<>(ranges.size());
-        for (long[] range : ranges) {
-          runs.add(batches(file, range[0], range[1], null, readSchema, constants, allocator, unsupported));
-        }
-        return runs.size() == 1 ? runs.get(0) : firstOpened(runs);
+        return RowGroupReader.read(
+            file, rowGroups, readSchema, fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported), BATCH_ROWS);
       }
     }
     return batches(file, task.start(), task.length(), task.residual(), readSchema, constants, allocator, unsupported);
-  }
-
-  /**
-   * The runs one after the other, the first opened when the iteration starts (as a single read
-   * is), so that {@code unsupported} is known before the first batch is asked for.
-   */
-  private static CloseableIterable<VectorHolder[]> firstOpened(List<CloseableIterable<VectorHolder[]>> runs) {
-    return new CloseableIterable<>() {
-      @Override
-      public CloseableIterator<VectorHolder[]> iterator() {
-        CloseableIterator<VectorHolder[]> first = runs.get(0).iterator();
-        List<CloseableIterable<VectorHolder[]>> chained = new ArrayList<>(runs);
-        chained.set(0, CloseableIterable.combine(() -> first, first));
-        return CloseableIterable.concat(chained).iterator();
-      }
-
-      @Override
-      public void close() throws IOException {
-        for (CloseableIterable<VectorHolder[]> run : runs) {
-          run.close();
-        }
-      }
-    };
   }
 
   private static CloseableIterable<VectorHolder[]> batches(

@@ -24,6 +24,7 @@ import org.apache.iceberg.arrow.vectorized.VectorizedArrowReader;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
@@ -230,7 +231,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
         throw new IllegalStateException("No dictionary page in the dictionary-encoded column chunk " + descriptor);
       }
       try {
-        dictionary = page.getEncoding().initDictionary(descriptor, page);
+        dictionary = NumberDictionary.read(descriptor, page);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -490,7 +491,7 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     try {
       if (page instanceof DataPageV1) {
         DataPageV1 v1 = (DataPageV1) page;
-        byte[] bytes = v1.getBytes().toByteArray();
+        byte[] bytes = bytesOf(v1.getBytes());
         position = 0;
         if (!required) {
           if (v1.getDlEncoding() != Encoding.RLE) {
@@ -508,10 +509,10 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
           throw new IllegalStateException("A compressed data page v2 reached the decoder for " + descriptor);
         }
         if (!required) {
-          byte[] levelBytes = v2.getDefinitionLevels().toByteArray();
+          byte[] levelBytes = bytesOf(v2.getDefinitionLevels());
           defined = readLevels(levelBytes, 0, levelBytes.length, rows);
         }
-        values = v2.getData().toByteArray();
+        values = bytesOf(v2.getData());
         position = 0;
         encoding = v2.getDataEncoding();
       }
@@ -525,6 +526,20 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     pageRows = rows;
     pageRow = 0;
     valueIndex = 0;
+  }
+
+  /**
+   * The page's bytes: the array they are in when they fill one exactly (as {@link PageDecompressors}
+   * hands out a decompressed page), else a copy.
+   */
+  private static byte[] bytesOf(BytesInput input) throws IOException {
+    ByteBuffer buffer = input.toByteBuffer();
+    if (buffer.hasArray() && buffer.arrayOffset() == 0 && buffer.position() == 0 && buffer.remaining() == buffer.array().length) {
+      return buffer.array();
+    }
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.duplicate().get(bytes);
+    return bytes;
   }
 
   /** Decodes the page's definition levels; returns how many rows have a value. */

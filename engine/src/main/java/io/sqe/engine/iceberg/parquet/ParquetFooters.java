@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -49,13 +49,12 @@ public final class ParquetFooters {
   }
 
   /**
-   * The byte ranges ({@code [start, length]} pairs, in file order) that hold the row groups of the
-   * split {@code [start, start + length)} of {@code file} that {@code filter} may match by their
-   * column statistics; each range is a run of adjacent row groups, to be read as a split of its
-   * own. Null when SQE does not choose row groups for this file (its schema carries no field ids:
-   * Iceberg's reader then maps its columns by name and prunes with the filter itself).
+   * The row groups of the split {@code [start, start + length)} of {@code file} that {@code filter}
+   * may match by their column statistics, with the file's footer; null when SQE does not choose row
+   * groups for this file (its schema carries no field ids: Iceberg's reader then maps its columns by
+   * name and prunes with the filter itself).
    */
-  public static List<long[]> rowGroupRanges(InputFile file, long start, long length, Schema readSchema, Expression filter) {
+  public static RowGroups rowGroups(InputFile file, long start, long length, Schema readSchema, Expression filter) {
     ParquetMetadata footer = footer(file);
     MessageType fileSchema = footer.getFileMetaData().getSchema();
     if (!ParquetSchemaUtil.hasIds(fileSchema)) {
@@ -65,29 +64,34 @@ public final class ParquetFooters {
         filter == null || filter.op() == Expression.Operation.TRUE
             ? null
             : new ParquetMetricsRowGroupFilter(readSchema, filter, true);
-    List<long[]> ranges = new ArrayList<>();
+    List<BlockMetaData> blocks = footer.getBlocks();
+    int[] indexes = new int[blocks.size()];
+    int count = 0;
     long end = start + length;
-    long[] open = null;
-    for (BlockMetaData rowGroup : footer.getBlocks()) {
-      long groupStart = rowGroup.getStartingPos();
-      long groupLength = rowGroup.getCompressedSize();
+    for (int i = 0; i < blocks.size(); i++) {
+      BlockMetaData rowGroup = blocks.get(i);
       // A split owns the row groups whose midpoint it holds, as parquet-mr's range filter decides.
-      long midpoint = groupStart + groupLength / 2;
+      long midpoint = rowGroup.getStartingPos() + rowGroup.getCompressedSize() / 2;
       if (midpoint < start || midpoint >= end) {
         continue;
       }
-      if (rowGroup.getRowCount() == 0 || (statistics != null && !statistics.shouldRead(fileSchema, rowGroup))) {
-        open = null;
-        continue;
-      }
-      if (open != null && open[0] + open[1] == groupStart) {
-        open[1] += groupLength;
-      } else {
-        open = new long[] {groupStart, groupLength};
-        ranges.add(open);
+      if (rowGroup.getRowCount() > 0 && (statistics == null || statistics.shouldRead(fileSchema, rowGroup))) {
+        indexes[count++] = i;
       }
     }
-    return ranges;
+    return new RowGroups(footer, Arrays.copyOf(indexes, count));
+  }
+
+  /**
+   * Row groups of one file to read.
+   *
+   * @param footer the file's footer
+   * @param indexes positions in {@code footer.getBlocks()}, ascending
+   */
+  public record RowGroups(ParquetMetadata footer, int[] indexes) {
+    public boolean isEmpty() {
+      return indexes.length == 0;
+    }
   }
 
   private static ParquetMetadata footer(InputFile file) {
@@ -112,7 +116,7 @@ public final class ParquetFooters {
   }
 
   /** An Iceberg input file as parquet-mr's. */
-  private static final class ParquetInput implements org.apache.parquet.io.InputFile {
+  static final class ParquetInput implements org.apache.parquet.io.InputFile {
     private final InputFile file;
 
     ParquetInput(InputFile file) {
