@@ -12,8 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
@@ -218,7 +216,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
     }
     String token = bearer.trim();
     // The token whose verification gave this identity, and no other.
-    return sha256(token).equals(peerIdentity.substring(OIDC_IDENTITY_PREFIX.length())) ? Optional.of(token) : Optional.empty();
+    return TokenService.digest(token).equals(peerIdentity.substring(OIDC_IDENTITY_PREFIX.length())) ? Optional.of(token) : Optional.empty();
   }
 
   private AuthResult authenticateBearer(String token, LoginAttempt attempt) {
@@ -245,7 +243,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
    * @param issued the token to send back to the client (after a password grant); null for none
    */
   private AuthResult authenticateProviderToken(String token, String issued, LoginAttempt attempt) {
-    String key = sha256(token);
+    String key = TokenService.digest(token);
     OidcProvider.Identity identity = verified.getIfPresent(key);
     if (identity == null || !current(identity)) {
       if (issued == null) {
@@ -358,15 +356,6 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       return SignedJWT.parse(token).getJWTClaimsSet().getIssuer();
     } catch (ParseException | RuntimeException e) {
       return null;
-    }
-  }
-
-  private static String sha256(String token) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(UTF_8));
-      return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 

@@ -136,6 +136,26 @@ class TokenServiceTest {
   }
 
   @Test
+  void aTokenVerifiedBeforeExpiresAtTheSameInstantAsOneSeenFirst() throws Exception {
+    Instant start = Instant.parse("2030-01-01T00:00:00Z");
+    MutableClock clock = new MutableClock(start);
+    TokenService timed = TokenService.open(keyFile, "sqe", Duration.ofMinutes(10), clock);
+    String seen = timed.issue(ALICE);
+    String unseen = timed.issue(ALICE);
+    assertThat(timed.verify(seen)).isEqualTo(ALICE);
+
+    // exp is start + 10 min; the 30 s of clock skew keep it valid until just before exp + 30 s.
+    clock.advance(Duration.ofMinutes(10).plusSeconds(29));
+    assertThat(timed.verify(seen)).isEqualTo(ALICE);
+    clock.advance(Duration.ofSeconds(1));
+    assertRejected(timed, seen, Reason.EXPIRED);
+    assertRejected(timed, unseen, Reason.EXPIRED);
+    // A tampered copy of a verified token is not taken for it.
+    String[] parts = seen.split("\\.");
+    assertRejected(timed, parts[0] + "." + parts[1] + "." + parts[2].substring(1) + "A", Reason.SIGNATURE);
+  }
+
+  @Test
   void tamperedPayloadIsRejected() throws Exception {
     String token = service.issue(ALICE);
     String[] parts = token.split("\\.");
