@@ -18,8 +18,6 @@ import org.apache.calcite.linq4j.function.Function1;
  */
 final class LongKeyJoinTable {
   private static final int CHECK_EVERY = 4096;
-  /** Whether dense keys are placed directly ({@link #heads}); {@code -Dsqe.join.directKeys=false} hashes every key. */
-  private static final boolean DIRECT = Boolean.parseBoolean(System.getProperty("sqe.join.directKeys", "true"));
 
   private final Object[] rows;
   private final int rowCount;
@@ -33,18 +31,11 @@ final class LongKeyJoinTable {
    * row with that key, plus one (0 for an empty slot).
    */
   private final long[] slots;
-  /**
-   * Instead of {@code slots} when the keys are dense enough (a range no larger than the hash
-   * table's slots, as with most join keys: TPC-H's are serial numbers): per key, less the smallest
-   * one (the packed key itself for two or more), the first row with it plus one, 0 for none. A probe
-   * then reads one int at a known place instead of hashing and comparing keys.
-   */
-  private final int[] heads;
   /** Per row: the next row with the same key, plus one; 0 at the end of the chain. */
   private final int[] next;
   private final int mask;
 
-  private LongKeyJoinTable(Object[] rows, int rowCount, long[] mins, long[] maxs, int[] bits, long[] slots, int[] heads, int[] next) {
+  private LongKeyJoinTable(Object[] rows, int rowCount, long[] mins, long[] maxs, int[] bits, long[] slots, int[] next) {
     this.rows = rows;
     this.rowCount = rowCount;
     this.packed = bits != null;
@@ -52,7 +43,6 @@ final class LongKeyJoinTable {
     this.maxs = maxs;
     this.bits = bits;
     this.slots = slots;
-    this.heads = heads;
     this.next = next;
     this.mask = slots == null ? 0 : slots.length / 2 - 1;
   }
@@ -106,34 +96,15 @@ final class LongKeyJoinTable {
     }
     int[] bits = packing(mins, maxs);
     if (bits == null) {
-      return new LongKeyJoinTable(rows, n, mins, maxs, null, null, null, null);
+      return new LongKeyJoinTable(rows, n, mins, maxs, null, null, null);
     }
     if (context != null) {
       context.stats().joinTableBuilt();
     }
     int keyed = n - nullKeys.cardinality();
     int capacity = Integer.highestOneBit(Math.max(2, keyed) * 2 - 1) << 1;
-    int[] next = keepRows ? new int[n] : null;
-    int packedBits = Arrays.stream(bits).sum();
-    long span = keyCount == 1 ? maxs[0] - mins[0] + 1 : packedBits < 31 ? 1L << packedBits : -1;
-    if (DIRECT && keyed > 0 && span > 0 && span <= (long) capacity * 4) {
-      // As many ints as the hash table would have longs: no more memory than it.
-      int[] heads = new int[(int) span];
-      for (int r = n - 1; r >= 0; r--) {
-        if (nullKeys.get(r)) {
-          continue;
-        }
-        int at = (int) (keyCount == 1 ? values[0][r] - mins[0] : pack(values, r, mins, bits));
-        if (keepRows) {
-          next[r] = heads[at];
-          heads[at] = r + 1;
-        } else {
-          heads[at] = 1;
-        }
-      }
-      return new LongKeyJoinTable(keepRows ? rows : null, n, mins, maxs, bits, null, heads, next);
-    }
     long[] slots = new long[capacity * 2];
+    int[] next = keepRows ? new int[n] : null;
     int mask = capacity - 1;
     // Backwards, so that each chain lists its rows in the order they were read.
     for (int r = n - 1; r >= 0; r--) {
@@ -153,7 +124,7 @@ final class LongKeyJoinTable {
       }
       slots[slot] = key;
     }
-    return new LongKeyJoinTable(keepRows ? rows : null, n, mins, maxs, bits, slots, null, next);
+    return new LongKeyJoinTable(keepRows ? rows : null, n, mins, maxs, bits, slots, next);
   }
 
   /** Whether the keys fit one long; if not, the join runs Calcite's own over {@link #rowList()}. */
@@ -203,12 +174,6 @@ final class LongKeyJoinTable {
         }
         key = (key << bits[k]) | (v - mins[k]);
       }
-      if (heads != null) {
-        return heads[(int) key];
-      }
-    }
-    if (heads != null) {
-      return heads[(int) (key - mins[0])];
     }
     int slot = (hash(key) & mask) << 1;
     int wrap = mask << 1 | 1;
