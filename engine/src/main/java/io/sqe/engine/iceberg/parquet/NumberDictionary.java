@@ -33,41 +33,40 @@ final class NumberDictionary extends Dictionary {
     if (encoding != Encoding.PLAIN && encoding != Encoding.PLAIN_DICTIONARY) {
       return encoding.initDictionary(descriptor, page);
     }
+    PrimitiveTypeName type = descriptor.getPrimitiveType().getPrimitiveTypeName();
+    boolean floating = type == PrimitiveTypeName.FLOAT || type == PrimitiveTypeName.DOUBLE;
     int count = page.getDictionarySize();
-    switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
+    switch (type) {
       case INT32:
       case FLOAT:
         {
-          // A page's bytes may be a stream that can be read once: read only when this class decodes them.
-          ByteBuffer bytes = littleEndian(page);
-          checkSize(bytes, count, 4, descriptor);
           int[] values = new int[count];
-          bytes.asIntBuffer().get(values);
-          return new NumberDictionary(encoding, values, null, descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.FLOAT);
+          values(descriptor, page, count, 4).asIntBuffer().get(values);
+          return new NumberDictionary(encoding, values, null, floating);
         }
       case INT64:
       case DOUBLE:
         {
-          ByteBuffer bytes = littleEndian(page);
-          checkSize(bytes, count, 8, descriptor);
           long[] values = new long[count];
-          bytes.asLongBuffer().get(values);
-          return new NumberDictionary(encoding, null, values, descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.DOUBLE);
+          values(descriptor, page, count, 8).asLongBuffer().get(values);
+          return new NumberDictionary(encoding, null, values, floating);
         }
       default:
         return encoding.initDictionary(descriptor, page);
     }
   }
 
-  private static ByteBuffer littleEndian(DictionaryPage page) throws IOException {
-    return page.getBytes().toByteBuffer().slice().order(ByteOrder.LITTLE_ENDIAN);
-  }
-
-  private static void checkSize(ByteBuffer bytes, int count, int width, ColumnDescriptor descriptor) throws IOException {
+  /**
+   * The page's {@code count} little-endian values of {@code width} bytes. Read only for the types
+   * this class decodes: a page's bytes may be a stream that can be read once.
+   */
+  private static ByteBuffer values(ColumnDescriptor descriptor, DictionaryPage page, int count, int width) throws IOException {
+    ByteBuffer bytes = page.getBytes().toByteBuffer().slice().order(ByteOrder.LITTLE_ENDIAN);
     if ((long) count * width > bytes.remaining()) {
       throw new IOException(
           "The dictionary page of " + descriptor + " holds " + bytes.remaining() + " bytes, too few for its " + count + " values");
     }
+    return bytes;
   }
 
   @Override

@@ -70,17 +70,15 @@ final class PageDecompressors implements CompressionCodecFactory {
       source.limit(source.position() + compressedSize);
       ByteBuffer target = output.duplicate();
       target.limit(target.position() + decompressedSize);
-      long written;
       if (source.isDirect() && target.isDirect()) {
-        written = Zstd.decompressDirectByteBuffer(target, target.position(), decompressedSize, source, source.position(), compressedSize);
+        check(Zstd.decompressDirectByteBuffer(target, target.position(), decompressedSize, source, source.position(), compressedSize), decompressedSize);
       } else {
         byte[] in = new byte[compressedSize];
         source.get(in);
         byte[] out = new byte[decompressedSize];
-        written = Zstd.decompressByteArray(out, 0, decompressedSize, in, 0, compressedSize);
-        target.put(out, 0, (int) Math.max(0, Math.min(written, decompressedSize)));
+        check(Zstd.decompressByteArray(out, 0, decompressedSize, in, 0, compressedSize), decompressedSize);
+        target.put(out);
       }
-      check(written, decompressedSize);
       output.position(output.position() + decompressedSize);
     }
 
