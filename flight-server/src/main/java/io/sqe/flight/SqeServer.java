@@ -240,7 +240,8 @@ public final class SqeServer implements AutoCloseable {
             config.dataDir().resolve("security"),
             config.auth().tokenLifetime(),
             config.auth().issuer(),
-            config.auth().passwordHashIterations()),
+            config.auth().passwordHashIterations(),
+            config.auth().usersRefreshPeriod()),
         oidc,
         new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
         audit);

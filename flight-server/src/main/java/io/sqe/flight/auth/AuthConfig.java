@@ -8,24 +8,32 @@ import java.time.Duration;
 
 /**
  * Settings of local authentication: the directory holding {@value #USERS_FILE} and {@value
- * #SIGNING_KEYS_FILE}, the lifetime and issuer of server tokens, and the PBKDF2 iteration count for
- * new password hashes.
+ * #SIGNING_KEYS_FILE}, the lifetime and issuer of server tokens, the PBKDF2 iteration count for
+ * new password hashes, and how often the users file is checked for changes made elsewhere.
  */
 public record AuthConfig(
-    Path stateDirectory, Duration tokenLifetime, String issuer, int passwordIterations) {
+    Path stateDirectory, Duration tokenLifetime, String issuer, int passwordIterations, Duration usersRefreshPeriod) {
   public static final String USERS_FILE = "users.json";
   public static final String SIGNING_KEYS_FILE = "signing-keys.jwks";
+  public static final Duration DEFAULT_USERS_REFRESH_PERIOD = Duration.ofSeconds(1);
 
   public AuthConfig {
     requireNonNull(stateDirectory, "stateDirectory is null");
     requireNonNull(tokenLifetime, "tokenLifetime is null");
     requireNonNull(issuer, "issuer is null");
+    requireNonNull(usersRefreshPeriod, "usersRefreshPeriod is null");
     checkArgument(!issuer.isBlank(), "Token issuer is blank");
+    checkArgument(!usersRefreshPeriod.isNegative(), "Invalid users refresh period: %s", usersRefreshPeriod);
     TokenService.checkLifetime(tokenLifetime);
     UserStore.checkIterations(passwordIterations);
   }
 
-  /** Defaults for everything but the directory: 1 hour tokens, issuer "sqe", 210,000 iterations. */
+  /** As the canonical constructor, checking the users file for changes every second. */
+  public AuthConfig(Path stateDirectory, Duration tokenLifetime, String issuer, int passwordIterations) {
+    this(stateDirectory, tokenLifetime, issuer, passwordIterations, DEFAULT_USERS_REFRESH_PERIOD);
+  }
+
+  /** Defaults for everything but the directory: 1 hour tokens, issuer "sqe", 210,000 iterations, 1 s refresh. */
   public static AuthConfig defaults(Path stateDirectory) {
     return new AuthConfig(
         stateDirectory,

@@ -2,6 +2,7 @@ package io.sqe.flight.auth;
 
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
+import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 
@@ -79,6 +80,17 @@ final class PrivateFiles {
     } finally {
       Files.deleteIfExists(temp);
     }
+  }
+
+  /**
+   * Opens a lock file for writing (a lock needs a writable channel), creating it with mode 0600
+   * when missing; it is never written, only locked.
+   */
+  static FileChannel openLockFile(Path file) throws IOException {
+    if (isPosix(parent(file))) {
+      return FileChannel.open(file, Set.of(CREATE, WRITE), ownerOnly());
+    }
+    return FileChannel.open(file, CREATE, WRITE);
   }
 
   /** Logs a warning when group or others have any access to the file. */

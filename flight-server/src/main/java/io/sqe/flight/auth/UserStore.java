@@ -3,16 +3,23 @@ package io.sqe.flight.auth;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sqe.engine.session.Principal;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
@@ -22,6 +29,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
@@ -31,11 +41,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Local users and their PBKDF2-hashed passwords, kept in a JSON file readable by the owner only.
  *
- * <p>The file holds {@code {"version":1,"users":[{"name","roles","algorithm","iterations","salt",
- * "hash"}]}} with salt and hash in Base64. Each user keeps the iteration count it was hashed with,
- * so raising the store's default does not lock out existing users. Every change rewrites the whole
- * file atomically. Lookups read an immutable snapshot, so authentication never waits for a writer.
- * The file is read once by {@link #open}; edits by other processes are not picked up.
+ * <p>The file holds {@code {"version":1,"users":[{"name","id","roles","algorithm","iterations",
+ * "salt","hash"}]}} with salt and hash in Base64. Each user keeps the iteration count it was hashed
+ * with, so raising the store's default does not lock out existing users. The id is random, given
+ * when the user is created, so that tokens of a dropped user do not work for a new user of the same
+ * name; files written before ids existed have none. Lookups read an immutable snapshot, so
+ * authentication never waits for a writer.
+ *
+ * <p>Several servers (and {@code sqe user}) may share the file. Every change takes an exclusive
+ * lock on {@code users.json.lock} next to it, reads the file again, applies the change and
+ * replaces the file atomically, so concurrent changes from any process are all kept. A store also
+ * reads the file again when it changed (another inode, modification time or size), at most once
+ * per refresh period; a file that cannot be read then is logged and the users as last read stay.
  */
 public final class UserStore {
   public static final int DEFAULT_ITERATIONS = 210_000;
@@ -57,19 +74,46 @@ public final class UserStore {
   private static final Logger log = LoggerFactory.getLogger(UserStore.class);
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  /**
+   * One monitor per lock file for the stores of this JVM: a JVM that holds a file lock gets
+   * OverlappingFileLockException instead of waiting when it asks for that lock again.
+   */
+  private static final Map<Path, Object> JVM_LOCKS = new ConcurrentHashMap<>();
 
   private final Path file;
+  private final Path lockFile;
   private final int iterations;
+  private final long refreshNanos;
   private final SecureRandom random = new SecureRandom();
   private final byte[] dummySalt = new byte[SALT_BYTES];
   private final byte[] dummyHash = new byte[HASH_BYTES];
-  private final Object writeLock = new Object();
-  private volatile Map<String, StoredUser> users;
+  private volatile Loaded loaded;
+  private volatile long nextCheck;
 
-  private UserStore(Path file, int iterations, Map<String, StoredUser> users) {
+  /** The users as read from (or written to) the file, and the file's stamp then. */
+  private record Loaded(Map<String, StoredUser> users, FileStamp stamp) {}
+
+  /** What tells one version of the file from another; null fields for a missing file. */
+  private record FileStamp(Object fileKey, FileTime modified, long size) {
+    static final FileStamp MISSING = new FileStamp(null, null, -1);
+
+    static FileStamp of(Path file) throws IOException {
+      try {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        return new FileStamp(attributes.fileKey(), attributes.lastModifiedTime(), attributes.size());
+      } catch (NoSuchFileException e) {
+        return MISSING;
+      }
+    }
+  }
+
+  private UserStore(Path file, Path lockFile, int iterations, Duration refreshPeriod, Loaded loaded) {
     this.file = requireNonNull(file, "file is null");
+    this.lockFile = requireNonNull(lockFile, "lockFile is null");
     this.iterations = iterations;
-    this.users = Collections.unmodifiableMap(users);
+    this.refreshNanos = refreshPeriod.toNanos();
+    this.loaded = requireNonNull(loaded, "loaded is null");
+    this.nextCheck = System.nanoTime() + refreshNanos;
     random.nextBytes(dummySalt);
     random.nextBytes(dummyHash);
   }
@@ -77,17 +121,31 @@ public final class UserStore {
   /**
    * Opens the store in {@code file}, creating its directory (mode 0700) when missing; the file
    * itself is written on the first change. New passwords are hashed with {@code iterations}.
+   * Changes other processes make are read before this store's own changes, and not otherwise.
    */
   public static UserStore open(Path file, int iterations) throws IOException {
+    return open(file, iterations, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #open(Path, int)}, also reading the file again when it changed, checked at most once
+   * per {@code refreshPeriod} (zero: never) when a user is looked up.
+   */
+  public static UserStore open(Path file, int iterations, Duration refreshPeriod) throws IOException {
     requireNonNull(file, "file is null");
+    requireNonNull(refreshPeriod, "refreshPeriod is null");
     checkIterations(iterations);
+    checkArgument(!refreshPeriod.isNegative(), "Invalid refresh period: %s", refreshPeriod);
     Path absolute = file.toAbsolutePath();
     PrivateFiles.createDirectories(absolute.getParent());
-    if (!Files.exists(absolute)) {
-      return new UserStore(absolute, iterations, new LinkedHashMap<>());
+    // The real directory, so that every store of this JVM on the file names its lock the same way.
+    Path lockFile = absolute.getParent().toRealPath().resolve(absolute.getFileName() + ".lock");
+    FileStamp stamp = FileStamp.of(absolute);
+    if (stamp == FileStamp.MISSING) {
+      return new UserStore(absolute, lockFile, iterations, refreshPeriod, new Loaded(Map.of(), stamp));
     }
     PrivateFiles.warnIfShared(absolute, log);
-    return new UserStore(absolute, iterations, read(absolute));
+    return new UserStore(absolute, lockFile, iterations, refreshPeriod, new Loaded(read(absolute), stamp));
   }
 
   static void checkIterations(int iterations) {
@@ -104,23 +162,30 @@ public final class UserStore {
    * stored. Returns empty when the store already has users.
    */
   public Optional<String> bootstrapAdmin() throws IOException {
-    synchronized (writeLock) {
-      if (!users.isEmpty()) {
-        return Optional.empty();
-      }
-      byte[] bytes = new byte[GENERATED_PASSWORD_BYTES];
-      random.nextBytes(bytes);
-      String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-      Arrays.fill(bytes, (byte) 0);
-      char[] chars = password.toCharArray();
-      try {
-        addUser(ADMIN_USER, chars, Set.of(ADMIN_ROLE));
-      } finally {
-        Arrays.fill(chars, '\0');
-      }
-      log.info("Created user '{}' with role '{}' in {}", ADMIN_USER, ADMIN_ROLE, file);
-      return Optional.of(password);
+    byte[] bytes = new byte[GENERATED_PASSWORD_BYTES];
+    random.nextBytes(bytes);
+    String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    Arrays.fill(bytes, (byte) 0);
+    char[] chars = password.toCharArray();
+    StoredUser admin;
+    try {
+      admin = hash(ADMIN_USER, newId(), chars, Set.of(ADMIN_ROLE));
+    } finally {
+      Arrays.fill(chars, '\0');
     }
+    // Decided under the lock, so that of two servers starting on one new directory only one creates it.
+    boolean created = change(users -> {
+      if (!users.isEmpty()) {
+        return false;
+      }
+      users.put(ADMIN_USER, admin);
+      return true;
+    });
+    if (!created) {
+      return Optional.empty();
+    }
+    log.info("Created user '{}' with role '{}' in {}", ADMIN_USER, ADMIN_ROLE, file);
+    return Optional.of(password);
   }
 
   /**
@@ -129,9 +194,14 @@ public final class UserStore {
    * PBKDF2 run, so response time does not tell which user names exist.
    */
   public Optional<Principal> authenticate(String user, char[] password) {
+    return login(user, password).map(Account::principal);
+  }
+
+  /** As {@link #authenticate}, with the user's id, for the token a login returns. */
+  public Optional<Account> login(String user, char[] password) {
     requireNonNull(user, "user is null");
     requireNonNull(password, "password is null");
-    StoredUser stored = users.get(user);
+    StoredUser stored = users().get(user);
     if (stored == null) {
       MessageDigest.isEqual(pbkdf2(password, dummySalt, iterations), dummyHash);
       return Optional.empty();
@@ -139,81 +209,92 @@ public final class UserStore {
     byte[] candidate = pbkdf2(password, stored.salt(), stored.iterations());
     boolean matches = MessageDigest.isEqual(candidate, stored.hash());
     Arrays.fill(candidate, (byte) 0);
-    return matches ? Optional.of(stored.principal()) : Optional.empty();
+    return matches ? Optional.of(stored.account()) : Optional.empty();
   }
 
   /** The user with their current roles, or empty if there is no such user. */
   public Optional<Principal> principal(String user) {
+    return account(user).map(Account::principal);
+  }
+
+  /** The user with their current roles and id, or empty if there is no such user. */
+  public Optional<Account> account(String user) {
     requireNonNull(user, "user is null");
-    return Optional.ofNullable(users.get(user)).map(StoredUser::principal);
+    return Optional.ofNullable(users().get(user)).map(StoredUser::account);
   }
 
   /** The names of all users, sorted. */
   public Set<String> userNames() {
-    return Collections.unmodifiableSet(new TreeSet<>(users.keySet()));
+    return Collections.unmodifiableSet(new TreeSet<>(users().keySet()));
   }
 
-  /** Adds a user; fails if the name is taken or not a valid user name. */
-  public void addUser(String user, char[] password, Set<String> roles) throws IOException {
+  /**
+   * Adds a user with a new id; returns false, changing nothing, if the name is taken. Fails if the
+   * name or a role is not valid, or the password is empty.
+   */
+  public boolean addUser(String user, char[] password, Set<String> roles) throws IOException {
     requireNonNull(user, "user is null");
     requireNonNull(password, "password is null");
     requireNonNull(roles, "roles is null");
-    checkArgument(NAME.matcher(user).matches(), "Invalid user name: %s", user);
-    roles.forEach(
-        role -> checkArgument(NAME.matcher(role).matches(), "Invalid role name: %s", role));
+    checkName(user);
+    checkRoles(roles);
     checkArgument(password.length > 0, "Password of user %s is empty", user);
-    synchronized (writeLock) {
-      checkArgument(!users.containsKey(user), "User already exists: %s", user);
-      Map<String, StoredUser> updated = new LinkedHashMap<>(users);
-      updated.put(user, hash(user, password, roles));
-      commit(updated);
-    }
+    String id = newId();
+    // Hashed before the lock is taken: PBKDF2 takes a while, and other processes wait on the lock.
+    StoredUser added = hash(user, id, password, roles);
+    return change(users -> users.putIfAbsent(user, added) == null);
   }
 
-  /** Replaces a user's password, hashing it with the store's current iteration count. */
-  public void setPassword(String user, char[] password) throws IOException {
+  /**
+   * Replaces a user's password, hashing it with the store's current iteration count; returns false
+   * if there is no such user. The user's id and roles stay.
+   */
+  public boolean setPassword(String user, char[] password) throws IOException {
     requireNonNull(user, "user is null");
     requireNonNull(password, "password is null");
     checkArgument(password.length > 0, "Password of user %s is empty", user);
-    synchronized (writeLock) {
+    StoredUser hashed = hash(user, null, password, Set.of());
+    return change(users -> {
       StoredUser existing = users.get(user);
-      checkArgument(existing != null, "Unknown user: %s", user);
-      Map<String, StoredUser> updated = new LinkedHashMap<>(users);
-      updated.put(user, hash(user, password, existing.roles()));
-      commit(updated);
-    }
+      if (existing == null) {
+        return false;
+      }
+      users.put(user, new StoredUser(user, existing.id(), existing.roles(), hashed.iterations(), hashed.salt(), hashed.hash()));
+      return true;
+    });
   }
 
-  /** Replaces a user's roles; the password hash stays as it is. */
-  public void setRoles(String user, Set<String> roles) throws IOException {
+  /** Replaces a user's roles, the password hash staying as it is; returns false if there is no such user. */
+  public boolean setRoles(String user, Set<String> roles) throws IOException {
     requireNonNull(user, "user is null");
     requireNonNull(roles, "roles is null");
-    roles.forEach(
-        role -> checkArgument(NAME.matcher(role).matches(), "Invalid role name: %s", role));
-    synchronized (writeLock) {
+    checkRoles(roles);
+    return change(users -> {
       StoredUser existing = users.get(user);
-      checkArgument(existing != null, "Unknown user: %s", user);
-      Map<String, StoredUser> updated = new LinkedHashMap<>(users);
-      updated.put(
+      if (existing == null) {
+        return false;
+      }
+      users.put(
           user,
-          new StoredUser(
-              user, Set.copyOf(roles), existing.iterations(), existing.salt(), existing.hash()));
-      commit(updated);
-    }
+          new StoredUser(user, existing.id(), Set.copyOf(roles), existing.iterations(), existing.salt(), existing.hash()));
+      return true;
+    });
   }
 
   /** Removes a user; returns false if there was no such user. */
   public boolean removeUser(String user) throws IOException {
     requireNonNull(user, "user is null");
-    synchronized (writeLock) {
-      if (!users.containsKey(user)) {
-        return false;
-      }
-      Map<String, StoredUser> updated = new LinkedHashMap<>(users);
-      updated.remove(user);
-      commit(updated);
-      return true;
-    }
+    return change(users -> users.remove(user) != null);
+  }
+
+  /** Fails with IllegalArgumentException unless {@code user} may name a user. */
+  public static void checkName(String user) {
+    checkArgument(NAME.matcher(user).matches(), "Invalid user name: %s", user);
+  }
+
+  /** Fails with IllegalArgumentException unless every one of {@code roles} may name a role. */
+  public static void checkRoles(Set<String> roles) {
+    roles.forEach(role -> checkArgument(NAME.matcher(role).matches(), "Invalid role name: %s", role));
   }
 
   /** The file this store lives in. */
@@ -221,22 +302,75 @@ public final class UserStore {
     return file;
   }
 
-  private StoredUser hash(String user, char[] password, Set<String> roles) {
+  /** Reads the file now if it changed since this store last read or wrote it. */
+  public void refresh() {
+    nextCheck = System.nanoTime() + refreshNanos;
+    try {
+      reload();
+    } catch (IOException | RuntimeException e) {
+      log.error("Keeping the users as last read: cannot read {} again: {}", file, e.getMessage());
+    }
+  }
+
+  /** The users now, after reading the file again if it changed and the refresh period is up. */
+  private Map<String, StoredUser> users() {
+    if (refreshNanos > 0 && System.nanoTime() - nextCheck >= 0) {
+      refresh();
+    }
+    return loaded.users();
+  }
+
+  /** Reads the file if its stamp differs from the one last seen; a missing file keeps the users as they are. */
+  private synchronized Loaded reload() throws IOException {
+    Loaded current = loaded;
+    FileStamp stamp = FileStamp.of(file);
+    if (stamp.equals(current.stamp()) || stamp == FileStamp.MISSING) {
+      return current;
+    }
+    Loaded fresh = new Loaded(Collections.unmodifiableMap(read(file)), stamp);
+    loaded = fresh;
+    log.info("Read the users again from {}: {} users", file, fresh.users().size());
+    return fresh;
+  }
+
+  /**
+   * Applies {@code change} to the users as the file has them now, with every other writer (in this
+   * JVM or another process) locked out, and writes the result if it returns true. The in-memory
+   * users change only after the file was written, so a failed write leaves both as they were.
+   */
+  private boolean change(Function<Map<String, StoredUser>, Boolean> change) throws IOException {
+    synchronized (JVM_LOCKS.computeIfAbsent(lockFile, path -> new Object())) {
+      try (FileChannel channel = PrivateFiles.openLockFile(lockFile);
+          FileLock lock = channel.lock()) {
+        Map<String, StoredUser> updated = new LinkedHashMap<>(reload().users());
+        if (!change.apply(updated)) {
+          return false;
+        }
+        write(updated);
+        return true;
+      }
+    }
+  }
+
+  private static String newId() {
+    return UUID.randomUUID().toString();
+  }
+
+  private StoredUser hash(String user, String id, char[] password, Set<String> roles) {
     byte[] salt = new byte[SALT_BYTES];
     random.nextBytes(salt);
     return new StoredUser(
-        user, Set.copyOf(roles), iterations, salt, pbkdf2(password, salt, iterations));
+        user, id, Set.copyOf(roles), iterations, salt, pbkdf2(password, salt, iterations));
   }
 
-  // The in-memory snapshot changes only after the file was written, so a failed write leaves both
-  // as they were.
-  private void commit(Map<String, StoredUser> updated) throws IOException {
+  private synchronized void write(Map<String, StoredUser> updated) throws IOException {
     List<UserEntry> entries =
         updated.values().stream()
             .map(
                 u ->
                     new UserEntry(
                         u.name(),
+                        u.id(),
                         List.copyOf(new TreeSet<>(u.roles())),
                         ALGORITHM,
                         u.iterations(),
@@ -250,7 +384,7 @@ public final class UserStore {
       throw new IOException("Cannot serialize users", e);
     }
     PrivateFiles.replace(file, content);
-    users = Collections.unmodifiableMap(updated);
+    loaded = new Loaded(Collections.unmodifiableMap(updated), FileStamp.of(file));
   }
 
   private static Map<String, StoredUser> read(Path file) throws IOException {
@@ -293,12 +427,15 @@ public final class UserStore {
         || entry.roles().stream().anyMatch(role -> role == null || !NAME.matcher(role).matches())) {
       throw invalid(file, "user %s: invalid roles %s", user, entry.roles());
     }
+    if (entry.id() != null && entry.id().isBlank()) {
+      throw invalid(file, "user %s: blank id", user);
+    }
     byte[] salt = decode(file, user, "salt", entry.salt());
     byte[] hash = decode(file, user, "hash", entry.hash());
     if (salt.length == 0 || hash.length != HASH_BYTES) {
       throw invalid(file, "user %s: empty salt or a hash that is not %s bytes", user, HASH_BYTES);
     }
-    return new StoredUser(user, Set.copyOf(entry.roles()), entry.iterations(), salt, hash);
+    return new StoredUser(user, entry.id(), Set.copyOf(entry.roles()), entry.iterations(), salt, hash);
   }
 
   private static byte[] decode(Path file, String user, String field, String base64)
@@ -325,11 +462,21 @@ public final class UserStore {
     }
   }
 
+  /**
+   * A user as others see it: the principal, and the id given when the user was created (null for
+   * users created before ids existed).
+   */
+  public record Account(Principal principal, String id) {
+    public Account {
+      requireNonNull(principal, "principal is null");
+    }
+  }
+
   /** A user as kept in memory; arrays are never handed out. */
   private record StoredUser(
-      String name, Set<String> roles, int iterations, byte[] salt, byte[] hash) {
-    Principal principal() {
-      return new Principal(name, roles);
+      String name, String id, Set<String> roles, int iterations, byte[] salt, byte[] hash) {
+    Account account() {
+      return new Account(new Principal(name, roles), id);
     }
 
     @Override
@@ -342,8 +489,10 @@ public final class UserStore {
   record UserFile(int version, List<UserEntry> users) {}
 
   /** One user in the JSON document. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   record UserEntry(
       String name,
+      String id,
       List<String> roles,
       String algorithm,
       int iterations,

@@ -62,6 +62,7 @@ public final class ConfigLoader {
           "auth.password-hash-iterations",
           "auth.max-failed-logins",
           "auth.lockout",
+          "auth.users-refresh-period",
           "auth.oidc.issuer",
           "auth.oidc.audience",
           "auth.oidc.jwks-uri",
@@ -228,7 +229,8 @@ public final class ConfigLoader {
             iterations,
             maxFailedLogins,
             duration(values, "auth.lockout", Duration.ofMinutes(1)),
-            oidc(values));
+            oidc(values),
+            duration(values, "auth.users-refresh-period", Duration.ofSeconds(1)));
     long memory = size(values, "query.max-memory", 1L << 30);
     Duration maxRunTime = duration(values, "query.max-run-time", Duration.ZERO);
     int planCacheEntries = integer(values, "query.plan-cache.max-entries", EngineConfig.DEFAULT_PLAN_CACHE_MAX_ENTRIES);

@@ -157,6 +157,8 @@ public record ServerConfig(
    * @param maxFailedLogins failed logins allowed per user, and per client address, within {@code lockout}
    * @param lockout how long a user or address that reached {@code maxFailedLogins} is refused
    * @param oidc an OpenID Connect identity provider whose tokens SQE accepts; null for none
+   * @param usersRefreshPeriod how often the users file is checked for changes made by other
+   *     servers or {@code sqe user}; zero never
    */
   public record AuthSettings(
       Duration tokenLifetime,
@@ -164,11 +166,13 @@ public record ServerConfig(
       int passwordHashIterations,
       int maxFailedLogins,
       Duration lockout,
-      OidcSettings oidc) {
+      OidcSettings oidc,
+      Duration usersRefreshPeriod) {
     public AuthSettings {
       requireNonNull(tokenLifetime, "tokenLifetime is null");
       requireNonNull(issuer, "issuer is null");
       requireNonNull(lockout, "lockout is null");
+      requireNonNull(usersRefreshPeriod, "usersRefreshPeriod is null");
     }
   }
 

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -73,9 +74,13 @@ class UserStoreTest {
         .isEqualTo("rwx------");
     String content = Files.readString(file(), UTF_8);
     assertThat(content).doesNotContain(password).doesNotContain("correct horse battery");
+    // No temporary file is left; the lock file is empty and private too.
+    Path lock = file().resolveSibling("users.json.lock");
     try (var files = Files.list(file().getParent())) {
-      assertThat(files).containsExactly(file());
+      assertThat(files).containsExactlyInAnyOrder(file(), lock);
     }
+    assertThat(Files.size(lock)).isZero();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock))).isEqualTo("rw-------");
 
     JsonNode json = new ObjectMapper().readTree(content);
     assertThat(json.get("version").asInt()).isEqualTo(1);
@@ -179,9 +184,8 @@ class UserStoreTest {
     UserStore store = UserStore.open(file(), FAST);
     store.addUser("alice", "pw".toCharArray(), Set.of());
 
-    assertThatThrownBy(() -> store.addUser("alice", "pw".toCharArray(), Set.of()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("User already exists: alice");
+    assertThat(store.addUser("alice", "other".toCharArray(), Set.of("admin"))).isFalse();
+    assertThat(store.authenticate("alice", "pw".toCharArray())).contains(Principal.of("alice"));
     assertThatThrownBy(() -> store.addUser("a:b", "pw".toCharArray(), Set.of()))
         .hasMessage("Invalid user name: a:b");
     assertThatThrownBy(() -> store.addUser("", "pw".toCharArray(), Set.of()))
@@ -190,9 +194,8 @@ class UserStoreTest {
         .hasMessage("Invalid role name: bad role");
     assertThatThrownBy(() -> store.addUser("bob", new char[0], Set.of()))
         .hasMessage("Password of user bob is empty");
-    assertThatThrownBy(() -> store.setPassword("nobody", "pw".toCharArray()))
-        .hasMessage("Unknown user: nobody");
-    assertThatThrownBy(() -> store.setRoles("nobody", Set.of())).hasMessage("Unknown user: nobody");
+    assertThat(store.setPassword("nobody", "pw".toCharArray())).isFalse();
+    assertThat(store.setRoles("nobody", Set.of())).isFalse();
     assertThatThrownBy(() -> store.setRoles("alice", Set.of(""))).hasMessage("Invalid role name: ");
     assertThatThrownBy(() -> UserStore.open(file(), 10))
         .hasMessage("Invalid PBKDF2 iteration count: 10 (minimum 1000)");
@@ -220,6 +223,91 @@ class UserStoreTest {
     Files.writeString(file(), "{\"version\":2,\"users\":[]}");
     assertThatThrownBy(() -> UserStore.open(file(), FAST))
         .hasMessage("Invalid user file " + file() + ": expected version 1 and a users list");
+  }
+
+  @Test
+  void changesByAnotherStoreOnTheFileAreReadAgain() throws IOException {
+    // Two servers sharing a data directory: each store checks the file at every lookup here.
+    UserStore first = UserStore.open(file(), FAST, Duration.ofNanos(1));
+    UserStore second = UserStore.open(file(), FAST, Duration.ofNanos(1));
+    first.addUser("alice", "pw-alice".toCharArray(), Set.of("analyst"));
+    String aliceId = first.account("alice").orElseThrow().id();
+
+    assertThat(second.login("alice", "pw-alice".toCharArray()))
+        .contains(new UserStore.Account(new Principal("alice", Set.of("analyst")), aliceId));
+    second.setPassword("alice", "pw-alice-2".toCharArray());
+    second.setRoles("alice", Set.of("writer"));
+    assertThat(first.authenticate("alice", "pw-alice".toCharArray())).isEmpty();
+    assertThat(first.login("alice", "pw-alice-2".toCharArray()))
+        .contains(new UserStore.Account(new Principal("alice", Set.of("writer")), aliceId));
+
+    assertThat(second.removeUser("alice")).isTrue();
+    assertThat(first.principal("alice")).isEmpty();
+    assertThat(first.addUser("alice", "pw-new".toCharArray(), Set.of())).isTrue();
+    assertThat(second.account("alice").orElseThrow().id()).isNotEqualTo(aliceId);
+  }
+
+  @Test
+  void aStoreThatDoesNotRefreshSeesOtherChangesOnlyWhenAskedOrWhenItWrites() throws IOException {
+    UserStore first = UserStore.open(file(), FAST);
+    UserStore second = UserStore.open(file(), FAST);
+    first.addUser("alice", "pw".toCharArray(), Set.of());
+    assertThat(second.userNames()).isEmpty();
+    second.refresh();
+    assertThat(second.userNames()).containsExactly("alice");
+    // A write starts from the file as it is, never from an old copy.
+    first.addUser("bob", "pw".toCharArray(), Set.of());
+    second.addUser("carol", "pw".toCharArray(), Set.of());
+    assertThat(second.userNames()).containsExactly("alice", "bob", "carol");
+  }
+
+  @Test
+  void aBadFileWrittenByHandKeepsTheUsersAsLastRead() throws IOException {
+    UserStore store = UserStore.open(file(), FAST, Duration.ofNanos(1));
+    store.addUser("alice", "pw".toCharArray(), Set.of());
+    Files.writeString(file(), "{not json");
+    assertThat(store.authenticate("alice", "pw".toCharArray())).isPresent();
+    Files.delete(file());
+    assertThat(store.authenticate("alice", "pw".toCharArray())).isPresent();
+  }
+
+  @Test
+  void twoStoresWritingTheFileAtOnceLoseNothing() throws Exception {
+    UserStore first = UserStore.open(file(), FAST);
+    UserStore second = UserStore.open(file(), FAST);
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int i = 0; i < 32; i++) {
+        UserStore store = i % 2 == 0 ? first : second;
+        String user = "user" + i;
+        futures.add(pool.submit(() -> store.addUser(user, ("pw-" + user).toCharArray(), Set.of())));
+      }
+      for (Future<?> future : futures) {
+        future.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(UserStore.open(file(), FAST).userNames()).hasSize(32);
+  }
+
+  @Test
+  void twoStoresOnANewFileCreateOneAdmin() throws Exception {
+    UserStore first = UserStore.open(file(), FAST);
+    UserStore second = UserStore.open(file(), FAST);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Optional<String>> a = pool.submit(first::bootstrapAdmin);
+      Future<Optional<String>> b = pool.submit(second::bootstrapAdmin);
+      List<String> passwords = new ArrayList<>();
+      a.get(60, TimeUnit.SECONDS).ifPresent(passwords::add);
+      b.get(60, TimeUnit.SECONDS).ifPresent(passwords::add);
+      assertThat(passwords).hasSize(1);
+      assertThat(UserStore.open(file(), FAST).authenticate("admin", passwords.get(0).toCharArray())).isPresent();
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
