@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Iterator;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallStatus;
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * user name. The producer gets the {@link Principal} from {@link #principal(String)}, which reads
  * the user's roles from the store at that moment, so role changes apply to the next call and a
  * token of a deleted user stops working at once (the roles claim in the token is for other
- * consumers). For a provider token the peer identity is {@code oidc:} and the token's hash, and the
+ * consumers), also when a user of the same name is created again: the token names the user's id. For a provider token the peer identity is {@code oidc:} and the token's hash, and the
  * principal (user and roles from the token's claims) comes from the remembered verification.
  */
 public final class SqeAuthenticator implements CallHeaderAuthenticator {
@@ -225,16 +226,19 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       return authenticateProviderToken(token, null, attempt);
     }
     attempt.is("token", null, false);
-    Principal principal;
+    TokenService.VerifiedToken verified;
     try {
-      principal = tokens.verify(token);
+      verified = tokens.check(token);
     } catch (InvalidTokenException e) {
       throw unauthenticated(INVALID_TOKEN, e.getMessage());
     }
-    if (users.principal(principal.user()).isEmpty()) {
+    String user = verified.principal().user();
+    // A user dropped and created again has a new id: the old user's tokens stay refused.
+    Optional<UserStore.Account> account = users.account(user);
+    if (account.isEmpty() || !Objects.equals(account.get().id(), verified.userId())) {
       throw unauthenticated(INVALID_TOKEN, "user no longer exists");
     }
-    return new Authenticated(principal.user(), null);
+    return new Authenticated(user, null);
   }
 
   /**
@@ -313,13 +317,13 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       if (oidc != null && oidc.settings().passwordGrant()) {
         return passwordGrant(user, password, address, attempt);
       }
-      Optional<Principal> principal = users.authenticate(user, password);
-      if (principal.isEmpty()) {
+      Optional<UserStore.Account> account = users.login(user, password);
+      if (account.isEmpty()) {
         throttle.failed(user, address);
         throw unauthenticated(INVALID_CREDENTIALS, "password check failed");
       }
       throttle.succeeded(user);
-      return new Authenticated(user, tokens.issue(principal.get()));
+      return new Authenticated(user, tokens.issue(account.get().principal(), account.get().id()));
     } finally {
       Arrays.fill(decoded, (byte) 0);
       if (chars != null) {

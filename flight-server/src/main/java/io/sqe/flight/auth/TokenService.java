@@ -64,15 +64,16 @@ import org.slf4j.LoggerFactory;
  * adding a key and removing the old one once the token lifetime has passed.
  *
  * <p>Claims: {@code iss} (configured), {@code aud} = {@value #AUDIENCE}, {@code sub} = user, {@code
- * roles}, {@code iat}, {@code exp}, {@code jti}. Verification accepts ES256 only, requires all of
- * them, matches issuer and audience exactly and allows {@value #MAX_CLOCK_SKEW_SECONDS} s of clock
- * skew.
+ * roles}, {@code iat}, {@code exp}, {@code jti}, and {@code uid}, the user's id in the user store
+ * when the user has one. Verification accepts ES256 only, requires all of them but {@code uid},
+ * matches issuer and audience exactly and allows {@value #MAX_CLOCK_SKEW_SECONDS} s of clock skew.
  */
 public final class TokenService {
   public static final String DEFAULT_ISSUER = "sqe";
   public static final String AUDIENCE = "sqe";
   public static final Duration DEFAULT_LIFETIME = Duration.ofHours(1);
   public static final String ROLES_CLAIM = "roles";
+  public static final String USER_ID_CLAIM = "uid";
   static final int MAX_CLOCK_SKEW_SECONDS = 30;
   // Our tokens are ~400 characters; anything far larger is not ours and not worth parsing.
   private static final int MAX_TOKEN_LENGTH = 8 * 1024;
@@ -97,8 +98,18 @@ public final class TokenService {
   private final Cache<String, Verified> verified =
       Caffeine.newBuilder().maximumSize(VERIFIED_TOKENS).expireAfterWrite(Duration.ofMinutes(10)).build();
 
-  /** A verified token's principal, and the instant from which the processor would call it expired. */
-  private record Verified(Principal principal, Instant expiredFrom) {}
+  /** A verified token's principal and user id, and the instant from which the processor would call it expired. */
+  private record Verified(VerifiedToken token, Instant expiredFrom) {}
+
+  /**
+   * What a verified token says: the principal, and the id of the user it was issued to (null when
+   * the token names none).
+   */
+  public record VerifiedToken(Principal principal, String userId) {
+    public VerifiedToken {
+      requireNonNull(principal, "principal is null");
+    }
+  }
 
   private TokenService(String issuer, Duration lifetime, Clock clock, JWKSet keys)
       throws JOSEException {
@@ -169,8 +180,13 @@ public final class TokenService {
         lifetime);
   }
 
-  /** A signed token for this principal, valid for the configured lifetime from now. */
-  public String issue(Principal principal) {
+  /**
+   * A signed token for this principal, valid for the configured lifetime from now.
+   *
+   * @param userId the user's id in the user store, so that the token works for no later user of
+   *     the same name; null for a user without one
+   */
+  public String issue(Principal principal, String userId) {
     requireNonNull(principal, "principal is null");
     // JWT times have whole seconds; truncating keeps exp - iat equal to the lifetime.
     Instant now = Instant.ofEpochSecond(clock.instant().getEpochSecond());
@@ -183,6 +199,7 @@ public final class TokenService {
             .issueTime(Date.from(now))
             .expirationTime(Date.from(now.plusSeconds(lifetime.toSeconds())))
             .jwtID(UUID.randomUUID().toString())
+            .claim(USER_ID_CLAIM, userId)
             .build();
     SignedJWT jwt = new SignedJWT(header, claims);
     try {
@@ -195,6 +212,11 @@ public final class TokenService {
 
   /** The principal a token was issued for, if it is one of ours, unaltered and not expired. */
   public Principal verify(String token) throws InvalidTokenException {
+    return check(token).principal();
+  }
+
+  /** The principal and user id a token was issued for, if it is one of ours, unaltered and not expired. */
+  public VerifiedToken check(String token) throws InvalidTokenException {
     requireNonNull(token, "token is null");
     if (token.isEmpty() || token.length() > MAX_TOKEN_LENGTH) {
       throw new InvalidTokenException(Reason.MALFORMED, null);
@@ -203,7 +225,7 @@ public final class TokenService {
     Verified known = verified.getIfPresent(key);
     if (known != null) {
       if (clock.instant().isBefore(known.expiredFrom())) {
-        return known.principal();
+        return known.token();
       }
       verified.invalidate(key);
     }
@@ -227,14 +249,15 @@ public final class TokenService {
     }
     try {
       List<String> roles = claims.getStringListClaim(ROLES_CLAIM);
+      String userId = claims.getStringClaim(USER_ID_CLAIM);
       if (claims.getSubject().isBlank() || roles == null || roles.contains(null)) {
         throw new InvalidTokenException(Reason.CLAIMS, null);
       }
-      Principal principal = new Principal(claims.getSubject(), Set.copyOf(roles));
+      VerifiedToken result = new VerifiedToken(new Principal(claims.getSubject(), Set.copyOf(roles)), userId);
       // As the claims verifier decides: expired once exp + the clock skew is not after now.
       Instant expiredFrom = claims.getExpirationTime().toInstant().plusSeconds(MAX_CLOCK_SKEW_SECONDS);
-      verified.put(key, new Verified(principal, expiredFrom));
-      return principal;
+      verified.put(key, new Verified(result, expiredFrom));
+      return result;
     } catch (ParseException e) {
       throw new InvalidTokenException(Reason.CLAIMS, e);
     }

@@ -176,11 +176,11 @@ class AuthenticationIntegrationTest {
             "sqe",
             Duration.ofHours(1),
             new MutableClock(Instant.now().minus(Duration.ofHours(2))));
-    String expired = past.issue(Principal.of("bob"));
+    String expired = past.issue(Principal.of("bob"), auth.users().account("bob").orElseThrow().id());
     assertUnauthenticated(
         () -> actionTypes(client, bearer(expired)), "Invalid or expired token", expired);
 
-    String token = auth.tokens().issue(Principal.of("bob"));
+    String token = auth.tokens().issue(Principal.of("bob"), auth.users().account("bob").orElseThrow().id());
     String[] parts = token.split("\\.");
     String payload =
         new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
@@ -226,7 +226,7 @@ class AuthenticationIntegrationTest {
 
   @Test
   void jdbcDriverWithToken() throws SQLException {
-    String token = auth.tokens().issue(new Principal("admin", Set.of("admin")));
+    String token = auth.tokens().issue(new Principal("admin", Set.of("admin")), auth.users().account("admin").orElseThrow().id());
     try (Connection connection = DriverManager.getConnection(jdbcUrl("token=" + token));
         ResultSet catalogs = connection.getMetaData().getCatalogs()) {
       assertThat(catalogs.next()).isFalse();

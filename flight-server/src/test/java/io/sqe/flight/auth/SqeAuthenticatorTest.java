@@ -53,7 +53,7 @@ class SqeAuthenticatorTest {
 
   @Test
   void bearerTokenAuthenticatesWithoutANewToken() {
-    String token = tokens.issue(new Principal("alice", Set.of("analyst")));
+    String token = tokens.issue(new Principal("alice", Set.of("analyst")), aliceId());
     AuthResult result = authenticator.authenticate(headers("Bearer " + token));
 
     assertThat(result.getPeerIdentity()).isEqualTo("alice");
@@ -69,7 +69,7 @@ class SqeAuthenticatorTest {
                 .authenticate(headers("basic " + encode("alice:" + PASSWORD)))
                 .getPeerIdentity())
         .isEqualTo("alice");
-    String token = tokens.issue(Principal.of("alice"));
+    String token = tokens.issue(Principal.of("alice"), aliceId());
     assertThat(authenticator.authenticate(headers("bearer " + token)).getPeerIdentity())
         .isEqualTo("alice");
   }
@@ -103,7 +103,7 @@ class SqeAuthenticatorTest {
 
   @Test
   void badTokensAreRejected() throws IOException {
-    String token = tokens.issue(Principal.of("alice"));
+    String token = tokens.issue(Principal.of("alice"), aliceId());
     assertUnauthenticated(headers("Bearer "), "Invalid or expired token");
     assertUnauthenticated(headers("Bearer garbage"), "Invalid or expired token");
     assertUnauthenticated(headers("Bearer " + token + "x"), "Invalid or expired token");
@@ -115,7 +115,7 @@ class SqeAuthenticatorTest {
             Duration.ofHours(1),
             new MutableClock(Instant.now().minus(Duration.ofHours(2))));
     assertUnauthenticated(
-        headers("Bearer " + past.issue(Principal.of("alice"))), "Invalid or expired token");
+        headers("Bearer " + past.issue(Principal.of("alice"), aliceId())), "Invalid or expired token");
   }
 
   @Test
@@ -129,7 +129,7 @@ class SqeAuthenticatorTest {
 
   @Test
   void deletedUsersLoseAccess() throws IOException {
-    String token = tokens.issue(Principal.of("alice"));
+    String token = tokens.issue(Principal.of("alice"), aliceId());
     users.removeUser("alice");
 
     assertUnauthenticated(headers("Bearer " + token), "Invalid or expired token");
@@ -140,6 +140,37 @@ class SqeAuthenticatorTest {
               assertThat(e.status().code()).isEqualTo(FlightStatusCode.UNAUTHENTICATED);
               assertThat(e.getMessage()).isEqualTo("Authentication required");
             });
+  }
+
+  @Test
+  void tokensOfADroppedUserStayRefusedWhenTheNameIsCreatedAgain() throws IOException {
+    AuthResult login = authenticator.authenticate(headers(basic("alice", PASSWORD)));
+    CallHeaders outgoing = new FlightCallHeaders();
+    login.appendToOutgoingHeaders(outgoing);
+    String token = outgoing.get(Auth2Constants.AUTHORIZATION_HEADER);
+    assertThat(authenticator.authenticate(headers(token)).getPeerIdentity()).isEqualTo("alice");
+
+    users.removeUser("alice");
+    users.addUser("alice", "the new alice's password".toCharArray(), Set.of("analyst"));
+    assertUnauthenticated(headers(token), "Invalid or expired token");
+    assertThat(authenticator.authenticate(headers(basic("alice", "the new alice's password"))).getPeerIdentity())
+        .isEqualTo("alice");
+  }
+
+  @Test
+  void aChangedPasswordKeepsTheTokensIssuedBefore() throws IOException {
+    AuthResult login = authenticator.authenticate(headers(basic("alice", PASSWORD)));
+    CallHeaders outgoing = new FlightCallHeaders();
+    login.appendToOutgoingHeaders(outgoing);
+    String token = outgoing.get(Auth2Constants.AUTHORIZATION_HEADER);
+
+    users.setPassword("alice", "a new password".toCharArray());
+    assertThat(authenticator.authenticate(headers(token)).getPeerIdentity()).isEqualTo("alice");
+    assertUnauthenticated(headers(basic("alice", PASSWORD)), "Invalid username or password");
+  }
+
+  private String aliceId() {
+    return users.account("alice").orElseThrow().id();
   }
 
   private void assertUnauthenticated(CallHeaders headers, String message) {

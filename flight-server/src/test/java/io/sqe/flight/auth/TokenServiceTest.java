@@ -50,9 +50,9 @@ class TokenServiceTest {
 
   @Test
   void roundTrip() throws Exception {
-    String token = service.issue(ALICE);
+    String token = service.issue(ALICE, null);
     assertThat(service.verify(token)).isEqualTo(ALICE);
-    assertThat(service.verify(service.issue(Principal.of("bob")))).isEqualTo(Principal.of("bob"));
+    assertThat(service.verify(service.issue(Principal.of("bob"), null))).isEqualTo(Principal.of("bob"));
   }
 
   @Test
@@ -60,7 +60,7 @@ class TokenServiceTest {
     Instant now = Instant.parse("2030-01-01T00:00:00Z");
     TokenService timed =
         TokenService.open(keyFile, "sqe-test", Duration.ofMinutes(15), new MutableClock(now));
-    SignedJWT jwt = SignedJWT.parse(timed.issue(ALICE));
+    SignedJWT jwt = SignedJWT.parse(timed.issue(ALICE, null));
 
     ECKey key = (ECKey) JWKSet.load(keyFile.toFile()).getKeys().get(0);
     assertThat(jwt.getHeader().getAlgorithm()).isEqualTo(JWSAlgorithm.ES256);
@@ -75,7 +75,7 @@ class TokenServiceTest {
     assertThat(claims.getIssueTime().toInstant()).isEqualTo(now);
     assertThat(claims.getExpirationTime().toInstant()).isEqualTo(now.plus(Duration.ofMinutes(15)));
     assertThat(claims.getJWTID()).isNotBlank();
-    assertThat(SignedJWT.parse(timed.issue(ALICE)).getJWTClaimsSet().getJWTID())
+    assertThat(SignedJWT.parse(timed.issue(ALICE, null)).getJWTClaimsSet().getJWTID())
         .isNotEqualTo(claims.getJWTID());
   }
 
@@ -90,12 +90,12 @@ class TokenServiceTest {
     assertThat(keys.getKeys()).hasSize(1);
     assertThat(keys.containsNonPublicKeys()).isTrue();
 
-    String token = service.issue(ALICE);
+    String token = service.issue(ALICE, null);
     byte[] before = Files.readAllBytes(keyFile);
     TokenService restarted = TokenService.open(keyFile, "sqe", Duration.ofHours(1));
     assertThat(Files.readAllBytes(keyFile)).isEqualTo(before);
     assertThat(restarted.verify(token)).isEqualTo(ALICE);
-    assertThat(service.verify(restarted.issue(ALICE))).isEqualTo(ALICE);
+    assertThat(service.verify(restarted.issue(ALICE, null))).isEqualTo(ALICE);
   }
 
   @Test
@@ -105,21 +105,21 @@ class TokenServiceTest {
     Files.copy(keyFile, copy);
     TokenService other = TokenService.open(copy, "sqe", Duration.ofHours(1));
 
-    assertThat(other.verify(service.issue(ALICE))).isEqualTo(ALICE);
-    assertThat(service.verify(other.issue(ALICE))).isEqualTo(ALICE);
+    assertThat(other.verify(service.issue(ALICE, null))).isEqualTo(ALICE);
+    assertThat(service.verify(other.issue(ALICE, null))).isEqualTo(ALICE);
   }
 
   @Test
   void serverWithOtherKeysRejectsTokens() throws Exception {
     TokenService other = TokenService.open(dir.resolve("other.jwks"), "sqe", Duration.ofHours(1));
-    assertRejected(other.issue(ALICE), Reason.SIGNATURE);
+    assertRejected(other.issue(ALICE, null), Reason.SIGNATURE);
   }
 
   @Test
   void expiredTokensAreRejectedAfterClockSkew() throws Exception {
     MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
     TokenService timed = TokenService.open(keyFile, "sqe", Duration.ofMinutes(10), clock);
-    String token = timed.issue(ALICE);
+    String token = timed.issue(ALICE, null);
 
     clock.advance(Duration.ofMinutes(10).plusSeconds(20));
     assertThat(timed.verify(token)).isEqualTo(ALICE);
@@ -132,7 +132,7 @@ class TokenServiceTest {
             "sqe",
             Duration.ofHours(1),
             new MutableClock(Instant.now().minus(Duration.ofHours(2))));
-    assertRejected(past.issue(ALICE), Reason.EXPIRED);
+    assertRejected(past.issue(ALICE, null), Reason.EXPIRED);
   }
 
   @Test
@@ -140,8 +140,8 @@ class TokenServiceTest {
     Instant start = Instant.parse("2030-01-01T00:00:00Z");
     MutableClock clock = new MutableClock(start);
     TokenService timed = TokenService.open(keyFile, "sqe", Duration.ofMinutes(10), clock);
-    String seen = timed.issue(ALICE);
-    String unseen = timed.issue(ALICE);
+    String seen = timed.issue(ALICE, null);
+    String unseen = timed.issue(ALICE, null);
     assertThat(timed.verify(seen)).isEqualTo(ALICE);
     // A tampered copy of a verified token is not taken for it, while the token itself is known.
     String[] parts = seen.split("\\.");
@@ -157,7 +157,7 @@ class TokenServiceTest {
 
   @Test
   void tamperedPayloadIsRejected() throws Exception {
-    String token = service.issue(ALICE);
+    String token = service.issue(ALICE, null);
     String[] parts = token.split("\\.");
 
     char[] payload = parts[1].toCharArray();
@@ -231,8 +231,8 @@ class TokenServiceTest {
   @Test
   void wrongIssuerIsRejected() throws Exception {
     TokenService otherIssuer = TokenService.open(keyFile, "not-sqe", Duration.ofHours(1));
-    assertRejected(otherIssuer.issue(ALICE), Reason.CLAIMS);
-    assertRejected(otherIssuer, service.issue(ALICE), Reason.CLAIMS);
+    assertRejected(otherIssuer.issue(ALICE, null), Reason.CLAIMS);
+    assertRejected(otherIssuer, service.issue(ALICE, null), Reason.CLAIMS);
   }
 
   @Test
@@ -254,7 +254,7 @@ class TokenServiceTest {
     Files.setPosixFilePermissions(rotated, PosixFilePermissions.fromString("rw-------"));
 
     TokenService rotatedService = TokenService.open(rotated, "sqe", Duration.ofHours(1));
-    assertThat(SignedJWT.parse(rotatedService.issue(ALICE)).getHeader().getKeyID())
+    assertThat(SignedJWT.parse(rotatedService.issue(ALICE, null)).getHeader().getKeyID())
         .isEqualTo(newer.getKeyID());
     assertThat(rotatedService.verify(sign(older, older.getKeyID(), validClaims().build())))
         .isEqualTo(ALICE);
