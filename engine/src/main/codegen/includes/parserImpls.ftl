@@ -838,6 +838,98 @@ void SqeAddMergeValue(List<SqlNode> values) :
     ( e = Default() | e = Expression(ExprContext.ACCEPT_SUB_QUERY) ) { values.add(e); }
 }
 
+// ---------------------------------------------------------------- users
+
+/** A role: a name, or a string for names that are no SQL identifiers; kept as an identifier. */
+SqlIdentifier SqeRoleName() :
+{
+    final SqlIdentifier name;
+    final SqlCharStringLiteral text;
+}
+{
+    (
+        name = SimpleIdentifier() { return name; }
+    |
+        text = SqeCharString() {
+            return new SqlIdentifier(text.getValueAs(String.class), text.getParserPosition());
+        }
+    )
+}
+
+/** {@code (role, ...)}, possibly empty. */
+SqlNodeList SqeRoleList() :
+{
+    final Span s;
+    final List<SqlNode> roles = new ArrayList<SqlNode>();
+    SqlIdentifier role;
+}
+{
+    <LPAREN> { s = span(); }
+    [
+        role = SqeRoleName() { roles.add(role); }
+        ( <COMMA> role = SqeRoleName() { roles.add(role); } )*
+    ]
+    <RPAREN> {
+        return new SqlNodeList(roles, s.end(this));
+    }
+}
+
+SqlCreate SqeCreateUser(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    final SqlCharStringLiteral password;
+    SqlNodeList roles = SqlNodeList.EMPTY;
+}
+{
+    <USER> ifNotExists = SqeIfNotExists() name = SimpleIdentifier()
+    [ <WITH> ] <PASSWORD> password = SqeCharString()
+    [ <ROLES> roles = SqeRoleList() ]
+    {
+        if (replace) {
+            throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE USER is not supported; use ALTER USER");
+        }
+        return new SqlCreateUser(s.end(this), ifNotExists, name, password, roles);
+    }
+}
+
+SqlNode SqeAlterUser() :
+{
+    final Span s;
+    SqlIdentifier name = null;
+    SqlCharStringLiteral password = null;
+    SqlNodeList roles = null;
+}
+{
+    <ALTER> { s = span(); } <USER>
+    ( <CURRENT_USER> | name = SimpleIdentifier() )
+    (
+        <SET>
+        (
+            <PASSWORD> password = SqeCharString()
+        |
+            <ROLES> roles = SqeRoleList()
+        )
+    |
+        // PostgreSQL's spelling.
+        [ <WITH> ] <PASSWORD> password = SqeCharString()
+    )
+    {
+        return new SqlAlterUser(s.end(this), name, password, roles);
+    }
+}
+
+SqlDrop SqeDropUser(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+}
+{
+    <USER> ifExists = SqeIfExists() name = SimpleIdentifier() {
+        return new SqlDropUser(s.end(this), ifExists, name);
+    }
+}
+
 // ---------------------------------------------------------------- session and utility statements
 
 /** SET [SESSION] name = value and RESET [SESSION] name | ALL; also behind ALTER SYSTEM|SESSION. */

@@ -35,6 +35,7 @@ import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
+import io.sqe.engine.sql.ddl.SqlRedactedStatement;
 import io.sqe.engine.sql.ddl.SqlShow;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.engine.txn.TransactionCommands;
@@ -223,7 +224,9 @@ public final class QueryEngine {
       Optional<PreparedCommand> command = executor.prepare(context, node);
       if (command.isPresent()) {
         checkTransaction(session, command.get(), statementName(node));
-        return new Prepared.Command(sql, command.get());
+        // A password in the text must not reach SHOW QUERIES or anything else that keeps the text.
+        String text = node instanceof SqlRedactedStatement ? ((SqlRedactedStatement) node).redactedText() : sql;
+        return new Prepared.Command(text, command.get());
       }
     }
     throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");

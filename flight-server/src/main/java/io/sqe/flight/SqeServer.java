@@ -7,6 +7,7 @@ import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
+import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
@@ -14,6 +15,8 @@ import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.PolicyFile;
+import io.sqe.engine.users.LocalUsers;
+import io.sqe.engine.users.UserStatements;
 import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.auth.AuthConfig;
@@ -21,6 +24,7 @@ import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
+import io.sqe.flight.auth.StoreUsers;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LakehouseHealth;
@@ -38,6 +42,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -162,7 +167,7 @@ public final class SqeServer implements AutoCloseable {
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
-              WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())),
+              executors(config, authenticating),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
@@ -227,6 +232,17 @@ public final class SqeServer implements AutoCloseable {
       closeQuietly(health, callThreads, catalogs, allocator);
       throw e;
     }
+  }
+
+  /**
+   * The statements besides queries: the write path's, and user management over the user store,
+   * which is ready before the server takes its first call.
+   */
+  private static List<CommandExecutor> executors(ServerConfig config, CompletableFuture<LocalAuthentication> authenticating) {
+    List<CommandExecutor> executors = new ArrayList<>(WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())));
+    CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
+    executors.add(new UserStatements(users::join));
+    return executors;
   }
 
   private static LocalAuthentication authentication(ServerConfig config, AuditLog audit) throws IOException {

@@ -20,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class TrackedQuery {
   /** The role whose holders may see and cancel every user's queries. */
-  public static final String ADMIN_ROLE = "admin";
+  public static final String ADMIN_ROLE = Principal.ADMIN_ROLE;
 
   /** Where a query is: waiting for its first run, running, or how its last run ended. */
   public enum State {

@@ -20,13 +20,16 @@ import io.sqe.engine.sql.ddl.SqlAlterTableRename;
 import io.sqe.engine.sql.ddl.SqlAlterTableRenameColumn;
 import io.sqe.engine.sql.ddl.SqlAlterTableSetProperties;
 import io.sqe.engine.sql.ddl.SqlAlterTableUnsetProperties;
+import io.sqe.engine.sql.ddl.SqlAlterUser;
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
 import io.sqe.engine.sql.ddl.SqlCreateSchema;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
+import io.sqe.engine.sql.ddl.SqlCreateUser;
 import io.sqe.engine.sql.ddl.SqlCreateView;
 import io.sqe.engine.sql.ddl.SqlDropSchema;
 import io.sqe.engine.sql.ddl.SqlDropTable;
+import io.sqe.engine.sql.ddl.SqlDropUser;
 import io.sqe.engine.sql.ddl.SqlDropView;
 import io.sqe.engine.sql.ddl.SqlProperty;
 import io.sqe.engine.sql.ddl.SqlSortField;
@@ -72,6 +75,58 @@ class DdlParserTest {
     SqlDropSchema plain = parse("drop schema s", SqlDropSchema.class);
     assertThat(plain.cascade()).isFalse();
     assertThat(plain.ifExists).isFalse();
+  }
+
+  @Test
+  void createUser() {
+    SqlCreateUser create = parse("CREATE USER IF NOT EXISTS Alice WITH PASSWORD 'it''s secret' ROLES (analyst, 'data-eng')",
+        SqlCreateUser.class);
+    assertThat(create.ifNotExists).isTrue();
+    assertThat(name(create.name())).isEqualTo("alice");
+    assertThat(create.password()).isEqualTo("it's secret");
+    assertThat(create.roles()).map(ParsedStatements::sql).containsExactly("\"analyst\"", "\"data-eng\"");
+    // The text written back never holds the password.
+    assertThat(SqlDialect.toSql(create))
+        .isEqualTo("CREATE USER IF NOT EXISTS \"alice\" PASSWORD '***' ROLES (\"analyst\", \"data-eng\")")
+        .isEqualTo(create.redactedText())
+        .isEqualTo(create.toString().replace('`', '"'));
+
+    SqlCreateUser plain = parse("create user \"Bob@example.com\" password 'pw'", SqlCreateUser.class);
+    assertThat(name(plain.name())).isEqualTo("Bob@example.com");
+    assertThat(plain.ifNotExists).isFalse();
+    assertThat(plain.roles()).isEmpty();
+    assertThat(plain.getOperandList()).noneMatch(node -> node != null && node.toString().contains("pw"));
+
+    assertSyntaxError("create or replace user bob password 'pw'", "CREATE OR REPLACE USER is not supported", 1, 1);
+    assertSyntaxError("create user bob password pw", "Encountered \"pw\"", 1, 26);
+    assertSyntaxError("create user bob", "Encountered \"<EOF>\"", 1, 15);
+  }
+
+  @Test
+  void alterAndDropUser() {
+    SqlAlterUser own = parse("ALTER USER CURRENT_USER SET PASSWORD 'new-pw'", SqlAlterUser.class);
+    assertThat(own.name()).isNull();
+    assertThat(own.setsPassword()).isTrue();
+    assertThat(own.password()).isEqualTo("new-pw");
+    assertThat(own.redactedText()).isEqualTo("ALTER USER CURRENT_USER SET PASSWORD '***'");
+
+    SqlAlterUser postgres = parse("alter user bob with password 'pw'", SqlAlterUser.class);
+    assertThat(name(postgres.name())).isEqualTo("bob");
+    assertThat(postgres.password()).isEqualTo("pw");
+    assertThat(parse("alter user bob password 'pw'", SqlAlterUser.class).password()).isEqualTo("pw");
+
+    SqlAlterUser roles = parse("ALTER USER bob SET ROLES (writer, \"Ops\")", SqlAlterUser.class);
+    assertThat(roles.setsPassword()).isFalse();
+    assertThat(roles.roles()).map(ParsedStatements::sql).containsExactly("\"writer\"", "\"Ops\"");
+    assertThat(parse("alter user bob set roles ()", SqlAlterUser.class).roles()).isEmpty();
+
+    SqlDropUser drop = parse("DROP USER IF EXISTS bob", SqlDropUser.class);
+    assertThat(drop.ifExists).isTrue();
+    assertThat(name(drop.name())).isEqualTo("bob");
+    assertThat(parse("drop user bob", SqlDropUser.class).ifExists).isFalse();
+
+    // The new words stay usable as names.
+    parse("select password, roles from t", SqlNode.class);
   }
 
   @Test

@@ -1,0 +1,44 @@
+package io.sqe.engine.sql.ddl;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import org.apache.calcite.sql.SqlDrop;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlSpecialOperator;
+import org.apache.calcite.sql.SqlWriter;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.util.ImmutableNullableList;
+
+/** {@code DROP USER [IF EXISTS] name}. */
+public final class SqlDropUser extends SqlDrop {
+  private static final SqlOperator OPERATOR = new SqlSpecialOperator("DROP USER", SqlKind.OTHER_DDL);
+
+  private final SqlIdentifier name;
+
+  public SqlDropUser(SqlParserPos pos, boolean ifExists, SqlIdentifier name) {
+    super(OPERATOR, pos, ifExists);
+    this.name = requireNonNull(name, "name is null");
+  }
+
+  public SqlIdentifier name() {
+    return name;
+  }
+
+  @Override
+  public List<SqlNode> getOperandList() {
+    return ImmutableNullableList.of(name);
+  }
+
+  @Override
+  public void unparse(SqlWriter writer, int leftPrec, int rightPrec) {
+    writer.keyword("DROP USER");
+    if (ifExists) {
+      writer.keyword("IF EXISTS");
+    }
+    name.unparse(writer, leftPrec, rightPrec);
+  }
+}
