@@ -96,6 +96,50 @@ class DistributionIT {
   }
 
   /**
+   * {@code sqe user} next to a running server: a user it adds logs in through the shell, a new
+   * password replaces the old one, and a removed user is refused; the password goes in on
+   * standard input only.
+   */
+  @Test
+  void userCommandManagesTheUsersOfTheRunningServer() throws Exception {
+    Map<String, String> environment = Map.of(
+        "SQE_PORT", Integer.toString(freePort()),
+        "SQE_HTTP_PORT", "off",
+        "SQE_DATA__DIR", dir.resolve("data").toString(),
+        "SQE_RUN_DIR", dir.resolve("run").toString(),
+        "SQE_JAVA_OPTS", "-Xmx512m",
+        "SQE_CDS", "off");
+    Path script = Files.writeString(dir.resolve("who.sql"), "SELECT current_user AS who;\n");
+    try {
+      Result start = sqe(environment, "start");
+      assertThat(start.exit()).as(start.output()).isZero();
+
+      Result add = sqeWithInput(environment, "bob-pw-1\n", "user", "add", "bob", "--roles", "analyst");
+      assertThat(add.exit()).as(add.output()).isZero();
+      assertThat(add.output()).contains("Added user 'bob' with roles analyst").doesNotContain("bob-pw-1");
+      Result bob = sqe(environment, "shell", "-n", "bob", "-p", "bob-pw-1", "--run=" + script);
+      assertThat(bob.exit()).as(bob.output()).isZero();
+      assertThat(bob.output()).containsPattern("\\|\\s*bob\\s*\\|");
+
+      Result passwd = sqeWithInput(environment, "bob-pw-2\n", "user", "passwd", "bob");
+      assertThat(passwd.exit()).as(passwd.output()).isZero();
+      assertThat(sqe(environment, "shell", "-n", "bob", "-p", "bob-pw-1", "--run=" + script).output())
+          .contains("UNAUTHENTICATED").doesNotContainPattern("\\|\\s*bob\\s*\\|");
+      assertThat(sqe(environment, "shell", "-n", "bob", "-p", "bob-pw-2", "--run=" + script).output())
+          .containsPattern("\\|\\s*bob\\s*\\|");
+
+      assertThat(sqe(environment, "user", "list").output()).contains("admin\tadmin").contains("bob\tanalyst");
+      Result remove = sqe(environment, "user", "remove", "bob");
+      assertThat(remove.exit()).as(remove.output()).isZero();
+      assertThat(sqe(environment, "shell", "-n", "bob", "-p", "bob-pw-2", "--run=" + script).output())
+          .contains("UNAUTHENTICATED");
+      assertThat(sqe(environment, "user", "remove", "bob").exit()).isEqualTo(1);
+    } finally {
+      sqe(environment, "stop"); // never leave a server behind
+    }
+  }
+
+  /**
    * Class data sharing as an operator gets it: the first background start makes the archive after
    * it listens, the next start maps it and answers; an archive that does not fit (corrupt here)
    * and {@code sqe cds --if-missing} never stop a start.
@@ -191,6 +235,11 @@ class DistributionIT {
   }
 
   private static Result sqe(Map<String, String> environment, String... args) throws IOException, InterruptedException {
+    return sqeWithInput(environment, "", args);
+  }
+
+  /** Runs bin/sqe with {@code stdin} on its standard input. */
+  private static Result sqeWithInput(Map<String, String> environment, String stdin, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(HOME.resolve("bin/sqe").toString());
     command.addAll(List.of(args));
@@ -198,6 +247,7 @@ class DistributionIT {
     builder.environment().putAll(environment);
     builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
     Process process = builder.start();
+    process.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
     process.getOutputStream().close();
     byte[] output = process.getInputStream().readAllBytes();
     if (!process.waitFor(5, TimeUnit.MINUTES)) {
