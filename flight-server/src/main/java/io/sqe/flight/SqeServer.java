@@ -239,7 +239,8 @@ public final class SqeServer implements AutoCloseable {
    * which is ready before the server takes its first call.
    */
   private static List<CommandExecutor> executors(ServerConfig config, CompletableFuture<LocalAuthentication> authenticating) {
-    List<CommandExecutor> executors = new ArrayList<>(WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())));
+    List<CommandExecutor> executors = new ArrayList<>(
+        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), config.writeMaxCommitRetries()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     return executors;

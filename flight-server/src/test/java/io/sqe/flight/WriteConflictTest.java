@@ -71,6 +71,8 @@ class WriteConflictTest {
   void setUp() throws Exception {
     rest = RestCatalogFixture.start(dir.resolve("rest"));
     Map<String, String> settings = new HashMap<>(rest.sqeSettings());
+    // The conflicts themselves: a statement that loses runs again by default (WriteReRunTest).
+    settings.put("write.max-commit-retries", "0");
     first = TestServer.start(dir.resolve("first"), settings);
     second = TestServer.start(dir.resolve("second"), settings);
     allocator = new RootAllocator();

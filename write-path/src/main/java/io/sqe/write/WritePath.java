@@ -18,7 +18,15 @@ public final class WritePath {
 
   /** The executors, with table maintenance limited by {@code maintenance}. */
   public static List<CommandExecutor> executors(MaintenanceSettings maintenance) {
-    return List.of(new DdlExecutor(maintenance), new DmlExecutor());
+    return executors(maintenance, DmlExecutor.DEFAULT_MAX_COMMIT_RETRIES);
+  }
+
+  /**
+   * The executors, with table maintenance limited by {@code maintenance}, and a statement that
+   * loses a commit race outside a transaction run again up to {@code maxCommitRetries} times.
+   */
+  public static List<CommandExecutor> executors(MaintenanceSettings maintenance, int maxCommitRetries) {
+    return List.of(new DdlExecutor(maintenance), new DmlExecutor(maxCommitRetries));
   }
 
   /** Transactions over Iceberg tables, in which the DML of {@link #executors()} is staged. */

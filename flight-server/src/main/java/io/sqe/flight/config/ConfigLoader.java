@@ -11,6 +11,7 @@ import io.sqe.flight.config.ServerConfig.CatalogConfig;
 import io.sqe.flight.config.ServerConfig.CatalogType;
 import io.sqe.flight.config.ServerConfig.OidcSettings;
 import io.sqe.flight.config.ServerConfig.TlsSettings;
+import io.sqe.write.dml.DmlExecutor;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -41,6 +42,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
   public static final String CONFIG_FILE_VARIABLE = "SQE_CONFIG";
+  /** More re-runs than this only add waiting: each lost race means another writer committed. */
+  private static final int MAX_COMMIT_RETRIES = 100;
   /** Variables of the launch scripts (bin/sqe, bin/sqe-server), which are not settings. */
   private static final Set<String> LAUNCHER_VARIABLES =
       Set.of(
@@ -86,6 +89,7 @@ public final class ConfigLoader {
           "query.result-cache.max-bytes",
           "query.parallelism",
           "maintenance.min-retention",
+          "write.max-commit-retries",
           "sample-data.tpch-scale",
           "audit.file",
           "http.port",
@@ -251,13 +255,19 @@ public final class ConfigLoader {
     }
     String audit = blankToNull(values.get("audit.file"));
     Duration minRetention = duration(values, "maintenance.min-retention", Duration.ofDays(7));
+    int retries = integer(values, "write.max-commit-retries", DmlExecutor.DEFAULT_MAX_COMMIT_RETRIES);
+    if (retries < 0 || retries > MAX_COMMIT_RETRIES) {
+      throw new ConfigException(
+          "Setting write.max-commit-retries must be between 0 (fail at the first lost commit race) and " + MAX_COMMIT_RETRIES + ", not " + retries);
+    }
     return new ServerConfig(
         host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
         audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
         minRetention,
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
         operations(values),
-        parallelism);
+        parallelism,
+        retries);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

@@ -29,6 +29,8 @@ import java.util.Set;
  * @param caches the sizes of the engine's plan and result caches
  * @param operations health, metrics, logging and shutdown
  * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
+ * @param writeMaxCommitRetries how many times a statement outside a transaction runs again after
+ *     its commit lost a race with another writer (0: never)
  */
 public record ServerConfig(
     String host,
@@ -45,8 +47,12 @@ public record ServerConfig(
     Duration maintenanceMinRetention,
     CacheSettings caches,
     OperationsSettings operations,
-    int queryParallelism) {
+    int queryParallelism,
+    int writeMaxCommitRetries) {
   public ServerConfig {
+    if (writeMaxCommitRetries < 0) {
+      throw new IllegalArgumentException("writeMaxCommitRetries must not be negative, not " + writeMaxCommitRetries);
+    }
     if (queryParallelism < 1) {
       throw new IllegalArgumentException("queryParallelism must be at least 1, not " + queryParallelism);
     }
@@ -62,19 +68,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries);
   }
 
   /** How log lines are written. */

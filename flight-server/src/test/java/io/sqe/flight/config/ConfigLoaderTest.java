@@ -39,6 +39,22 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void writeAndUserSettings() {
+    ServerConfig defaults = ConfigLoader.load(null, Map.of());
+    assertThat(defaults.writeMaxCommitRetries()).isEqualTo(8);
+    assertThat(defaults.auth().usersRefreshPeriod()).isEqualTo(Duration.ofSeconds(1));
+    ServerConfig set = ConfigLoader.load(null, Map.of("SQE_WRITE_MAX__COMMIT__RETRIES", "0", "SQE_AUTH_USERS__REFRESH__PERIOD", "0s"));
+    assertThat(set.writeMaxCommitRetries()).isZero();
+    assertThat(set.auth().usersRefreshPeriod()).isEqualTo(Duration.ZERO);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("write.max-commit-retries", "-1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("write.max-commit-retries must be between 0");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("auth.users-refresh-period", "often")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("auth.users-refresh-period must be a duration");
+  }
+
+  @Test
   void operationsSettings() {
     ServerConfig.OperationsSettings defaults = ConfigLoader.load(null, Map.of()).operations();
     assertThat(defaults.httpEnabled()).isFalse();

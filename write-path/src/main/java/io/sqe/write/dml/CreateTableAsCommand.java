@@ -131,7 +131,7 @@ final class CreateTableAsCommand implements PreparedCommand {
     }
     Table table = write.table();
     Schema tableSchema = table.schema();
-    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
     List<DataFile> files;
     try (RowStream rows = context.queries().rows(context.session(), query, parameters, context.queryId())) {
       while (rows.next()) {

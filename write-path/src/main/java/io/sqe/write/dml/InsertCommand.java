@@ -75,7 +75,7 @@ final class InsertCommand implements PreparedCommand {
         ? prepared
         : plan(context, target, table.schema(), statement);
     String what = "INSERT into " + target.displayName();
-    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
     List<DataFile> files;
     try (RowStream rows = context.queries().rows(context.session(), plan.query, parameters, context.queryId())) {
       while (rows.next()) {

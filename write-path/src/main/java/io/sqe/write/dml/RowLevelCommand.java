@@ -146,7 +146,7 @@ final class RowLevelCommand implements PreparedCommand {
     }
     String what = kind.description + " " + target.displayName();
     RowChanges changes = new RowChanges();
-    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).build();
+    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
     long[] inserted = {0};
     List<DataFile> removed = new ArrayList<>();
     List<DeleteFile> removedDeletes = new ArrayList<>();

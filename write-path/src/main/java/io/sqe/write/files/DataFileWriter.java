@@ -384,7 +384,10 @@ public final class DataFileWriter implements Closeable {
       return this;
     }
 
-    /** Tells apart the files of writers that share an operation id; 0 by default. */
+    /**
+     * Tells apart the files of writers that share an operation id (the attempts of a statement
+     * run again after a lost commit race); 0 by default.
+     */
     public Builder partitionId(int id) {
       Preconditions.checkArgument(id >= 0, "Invalid partition id: %s", id);
       this.partitionId = id;

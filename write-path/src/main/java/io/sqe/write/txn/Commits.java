@@ -25,6 +25,18 @@ public final class Commits {
   private Commits() {}
 
   /**
+   * Whether {@code error} is what {@link #commit} throws when the commit lost a race with another
+   * writer (a conflicting change, or the catalog refusing a commit based on an old snapshot): the
+   * commit did not happen and its files are gone, so the statement may run again on the new
+   * snapshot. An unknown outcome is not one.
+   */
+  public static boolean lostRace(Throwable error) {
+    return error instanceof SqeException
+        && ((SqeException) error).code() == ErrorCode.FAILED_PRECONDITION
+        && (error.getCause() instanceof ValidationException || error.getCause() instanceof CommitFailedException);
+  }
+
+  /**
    * Runs {@code commit}; on failure runs {@code discard} (unless the outcome is unknown) and throws
    * the error to report.
    *
