@@ -149,9 +149,9 @@ final class AlterTableStatements {
   /** A bare new name keeps the table in its schema (as Spark and PostgreSQL do); a qualified one may move it. */
   private static ObjectName renameTarget(CommandContext context, ObjectName source, SqlIdentifier newName) {
     if (newName.isSimple()) {
-      return new ObjectName(source.catalog(), TableIdentifier.of(source.namespace(), newName.getSimple()), newName);
+      return Names.checkNew(new ObjectName(source.catalog(), TableIdentifier.of(source.namespace(), newName.getSimple()), newName), "table");
     }
-    ObjectName target = Names.object(context, newName);
+    ObjectName target = Names.checkNew(Names.object(context, newName), "table");
     if (target.catalog() != source.catalog()) {
       throw error(
           ErrorCode.NOT_SUPPORTED,

@@ -20,7 +20,7 @@ final class SchemaStatements {
   private SchemaStatements() {}
 
   static PreparedCommand create(CommandContext context, SqlCreateSchema create) {
-    SchemaName name = Names.schema(context, create.name());
+    SchemaName name = Names.checkNew(Names.schema(context, create.name()));
     // A HashMap: Iceberg's REST client fails on immutable maps here.
     Map<String, String> properties = new HashMap<>(PropertyValues.schema(create.properties()));
     return (ctx, parameters) -> {

@@ -39,7 +39,7 @@ final class TableStatements {
   private TableStatements() {}
 
   static PreparedCommand create(CommandContext context, SqlCreateTable create) {
-    ObjectName name = Names.object(context, create.name());
+    ObjectName name = Names.checkNew(Names.object(context, create.name()), "table");
     if (!name.catalog().schemaExists(name.schema())) {
       throw schemaNotFound(name);
     }

@@ -11,6 +11,7 @@ import io.sqe.engine.session.Session;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
 import io.sqe.write.ingest.ArrowValues;
+import io.sqe.write.storage.PathSafeNames;
 import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -88,6 +89,9 @@ public final class BulkIngest {
     String catalogName = request.catalog() == null ? session.catalog() : request.catalog();
     String schemaName = request.schema() != null ? request.schema() : session.schemaName().orElseThrow(() -> new SqeException(
         ErrorCode.INVALID_ARGUMENT, "No schema is selected; name the target schema of the ingest or set the session's schema"));
+    // An ingest may create the table, whose default location the catalog makes of these names.
+    PathSafeNames.check("schema", schemaName, null);
+    PathSafeNames.check("table", request.table(), null);
     TableRef target = TableNames.resolve(
         session, catalogs, new SqlIdentifier(List.of(catalogName, schemaName, request.table()), SqlParserPos.ZERO));
     boolean exists = TableWrite.exists(session, target.catalog(), target.id());

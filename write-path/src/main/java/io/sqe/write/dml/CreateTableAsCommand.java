@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException.SqlPosition;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
@@ -15,6 +16,7 @@ import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.storage.PathSafeNames;
 import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -68,6 +70,9 @@ final class CreateTableAsCommand implements PreparedCommand {
 
   static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create) {
     TableRef target = TableNames.resolve(context, create.name());
+    SqlPosition at = SqlPositions.position(create.name());
+    PathSafeNames.check("schema", target.id().namespace().level(0), at);
+    PathSafeNames.check("table", target.id().name(), at);
     if (target.catalog().views().map(v -> v.viewExists(target.id())).orElse(false)) {
       throw error(ErrorCode.ALREADY_EXISTS, "A view named " + target.displayName() + " exists", create.name());
     }

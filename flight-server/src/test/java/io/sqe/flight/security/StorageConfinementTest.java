@@ -1,0 +1,264 @@
+package io.sqe.flight.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.flight.testing.TestServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.flight.sql.FlightSqlClient.ExecuteIngestOptions;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The attacks of issue 22 on storage, through a real server with a policy file and the Flight SQL
+ * client: a user who may create tables in schema {@code pub} only (bob) tries to make a table's
+ * files land in, or be deleted from, the directory of {@code hr.victim}, which he cannot see, and
+ * to make the server connect to other hosts. After each test the victim's files and rows are all
+ * there. Legitimate use (default locations, an admin under an allowed prefix) still works.
+ */
+class StorageConfinementTest {
+  private static final String POLICY =
+      """
+      {
+        "schemas": [{"role": "admin", "owner": true}, {"role": "analyst", "schema": "pub", "owner": true}],
+        "tables": [
+          {"role": "admin", "privileges": ["OWNERSHIP"]},
+          {"role": "analyst", "schema": "pub", "privileges": ["OWNERSHIP"]}
+        ]
+      }
+      """;
+
+  @TempDir static Path dir;
+  private static RootAllocator allocator;
+  private static TestServer server;
+  private static Path warehouse;
+  private static Path lake;
+  private static Path victimDir;
+  private static Set<Path> victimFiles;
+
+  @BeforeAll
+  static void start() throws Exception {
+    allocator = new RootAllocator();
+    Path policy = dir.resolve("rules.json");
+    Files.writeString(policy, POLICY);
+    lake = Files.createDirectories(dir.resolve("lake"));
+    server = TestServer.start(dir.resolve("data"), Map.of(
+        "security.policy-file", policy.toString(),
+        "maintenance.min-retention", "0s"));
+    server.server().authentication().users().addUser("bob", "bob-pw".toCharArray(), Set.of("analyst"));
+    warehouse = dir.resolve("data").resolve("warehouse");
+    try (TestServer.Client admin = server.client(allocator)) {
+      update(admin, "CREATE SCHEMA hr");
+      update(admin, "CREATE SCHEMA pub");
+      update(admin, "CREATE TABLE hr.victim (id INT, note VARCHAR)");
+      for (int i = 1; i <= 3; i++) {
+        update(admin, "INSERT INTO hr.victim VALUES (" + i + ", 'row " + i + "')");
+      }
+    }
+    victimDir = localPath(table("hr", "victim").location());
+    assertThat(victimDir).isEqualTo(warehouse.resolve("hr").resolve("victim"));
+    victimFiles = files(victimDir);
+    assertThat(victimFiles).isNotEmpty();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    server.close();
+    allocator.close();
+  }
+
+  /** Whatever a test tried, every file of hr.victim is where it was and its rows read back. */
+  @AfterEach
+  void victimIsIntact() throws Exception {
+    assertThat(files(victimDir)).containsAll(victimFiles);
+    try (TestServer.Client admin = server.client(allocator)) {
+      assertThat(rows(admin, "SELECT count(*), sum(id) FROM hr.victim")).containsExactly(List.of(3L, 6L));
+    }
+  }
+
+  // ---- names that would become paths
+
+  @Test
+  void tableNamesThatClimbOutOfTheirSchemaAreRefused() throws Exception {
+    String escape = "../../../../" + dir.getFileName() + "/escaped";
+    try (TestServer.Client bob = bob()) {
+      for (String name : List.of("../hr/victim", escape, "..\\hr\\victim", "..", ".", "a/b", "v?", "v#x", "nul\u0000x", "tab\tx")) {
+        String quoted = "pub.\"" + name + "\"";
+        for (String sql : List.of(
+            "CREATE TABLE " + quoted + " (id INT)",
+            "CREATE OR REPLACE TABLE " + quoted + " (id INT)",
+            "CREATE TABLE " + quoted + " AS SELECT 1 AS id",
+            "CREATE VIEW " + quoted + " AS SELECT 1 AS id")) {
+          assertThatThrownBy(() -> update(bob, sql)).as(sql)
+              .satisfies(status(FlightStatusCode.INVALID_ARGUMENT))
+              .hasMessageContaining("name");
+          attempt(() -> rows(bob, "ALTER TABLE " + quoted + " EXECUTE remove_orphan_files(retention_threshold => '0s')"));
+        }
+      }
+      update(bob, "CREATE TABLE pub.movable (id INT)");
+      update(bob, "CREATE VIEW pub.movable_view AS SELECT 1 AS id");
+      assertThatThrownBy(() -> update(bob, "ALTER TABLE pub.movable RENAME TO pub.\"../hr/moved\""))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT)).hasMessageContaining("../hr/moved");
+      assertThatThrownBy(() -> update(bob, "ALTER VIEW pub.movable_view RENAME TO pub.\"../hr/moved\""))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT)).hasMessageContaining("../hr/moved");
+    }
+    assertThat(dir.resolve("escaped")).doesNotExist();
+    assertThat(catalog().iceberg().listTables(org.apache.iceberg.catalog.Namespace.of("pub")))
+        .extracting(TableIdentifier::name).doesNotContain("../hr/victim", escape);
+  }
+
+  @Test
+  void schemaNamesThatArePathsAreRefused() throws Exception {
+    try (TestServer.Client admin = server.client(allocator)) {
+      for (String name : List.of("../escaped", "..", ".", "a/b", "a\\b", "x\u0001")) {
+        assertThatThrownBy(() -> update(admin, "CREATE SCHEMA \"" + name + "\"")).as(name)
+            .satisfies(status(FlightStatusCode.INVALID_ARGUMENT))
+            .hasMessageContaining("name");
+      }
+    }
+    assertThat(dir.resolve("data").resolve("escaped")).doesNotExist();
+  }
+
+  @Test
+  void bulkIngestWithPathNamesIsRefused() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      for (String name : List.of("../hr/victim", "../../../../" + dir.getFileName() + "/escaped", "..", "x\u0000y")) {
+        for (TableExistsOption ifExists : List.of(TableExistsOption.TABLE_EXISTS_OPTION_APPEND, TableExistsOption.TABLE_EXISTS_OPTION_REPLACE)) {
+          assertThatThrownBy(() -> ingest(bob, "pub", name, ifExists)).as(name)
+              .satisfies(status(FlightStatusCode.INVALID_ARGUMENT))
+              .hasMessageContaining("name");
+        }
+      }
+      assertThatThrownBy(() -> ingest(bob, "pub/../hr", "victim", TableExistsOption.TABLE_EXISTS_OPTION_REPLACE))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT))
+          .hasMessageContaining("pub/../hr");
+      // An ordinary name still ingests.
+      assertThat(ingest(bob, "pub", "ingested", TableExistsOption.TABLE_EXISTS_OPTION_APPEND)).isEqualTo(2);
+    }
+    assertThat(dir.resolve("escaped")).doesNotExist();
+  }
+
+  // ---- legitimate use
+
+  @Test
+  void defaultLocationsStillWork() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      update(bob, "CREATE TABLE pub.plain (id INT)");
+      update(bob, "INSERT INTO pub.plain VALUES (1), (2)");
+      assertThat(rows(bob, "SELECT sum(id) FROM pub.plain")).containsExactly(List.of(3L));
+      assertThat(localPath(table("pub", "plain").location())).isEqualTo(warehouse.resolve("pub").resolve("plain"));
+      Path stray = warehouse.resolve("pub").resolve("plain").resolve("data").resolve("stray.parquet");
+      Files.writeString(stray, "not referenced");
+      assertThat(rows(bob, "ALTER TABLE pub.plain EXECUTE remove_orphan_files(retention_threshold => '0s')"))
+          .singleElement().satisfies(row -> assertThat(row.get(2)).isEqualTo(1L));
+      assertThat(stray).doesNotExist();
+      assertThat(rows(bob, "SELECT sum(id) FROM pub.plain")).containsExactly(List.of(3L));
+    }
+  }
+
+  // ---- helpers
+
+  private static TestServer.Client bob() {
+    FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
+    CallOption auth = flight.authenticateBasicToken("bob", "bob-pw").orElseThrow();
+    return new TestServer.Client(flight, new FlightSqlClient(flight), auth);
+  }
+
+  private static void update(TestServer.Client client, String sql) {
+    client.sql().executeUpdate(sql, client.auth());
+  }
+
+  private static List<List<Object>> rows(TestServer.Client client, String sql) throws Exception {
+    List<List<Object>> rows = new ArrayList<>();
+    for (List<Object> row : client.rows(client.sql().execute(sql, client.auth()))) {
+      List<Object> canonical = new ArrayList<>();
+      for (Object value : row) {
+        canonical.add(value instanceof Number number ? (Object) number.longValue() : value);
+      }
+      rows.add(canonical);
+    }
+    return rows;
+  }
+
+  /** Runs the next step of an attack whether or not the server refused the step before. */
+  private static void attempt(ThrowingRunnable step) {
+    try {
+      step.run();
+    } catch (Exception e) {
+      // The step is expected to fail once the earlier one was refused.
+    }
+  }
+
+  private interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  private static long ingest(TestServer.Client client, String schema, String table, TableExistsOption ifExists) throws Exception {
+    Schema arrow = new Schema(List.of(new Field("id", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+    try (VectorSchemaRoot data = VectorSchemaRoot.create(arrow, allocator)) {
+      ((IntVector) data.getVector("id")).setSafe(0, 7);
+      ((IntVector) data.getVector("id")).setSafe(1, 8);
+      data.setRowCount(2);
+      ExecuteIngestOptions options = new ExecuteIngestOptions(
+          table,
+          TableDefinitionOptions.newBuilder().setIfNotExist(TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE).setIfExists(ifExists).build(),
+          null, schema, Map.of());
+      return client.sql().executeIngest(data, options, client.auth());
+    }
+  }
+
+  private static java.util.function.Consumer<Throwable> status(FlightStatusCode... codes) {
+    return e -> assertThat(e).isInstanceOfSatisfying(FlightRuntimeException.class, f -> assertThat(f.status().code()).isIn((Object[]) codes));
+  }
+
+  private static LakehouseCatalog catalog() {
+    return server.server().catalogs().find("iceberg").orElseThrow();
+  }
+
+  private static Table table(String schema, String name) {
+    return catalog().iceberg().loadTable(TableIdentifier.of(schema, name));
+  }
+
+  private static Path localPath(String location) {
+    return Path.of(location.replaceFirst("^file:(//)?", "")).normalize();
+  }
+
+  private static Set<Path> files(Path root) throws IOException {
+    if (!Files.isDirectory(root)) {
+      return Set.of();
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      // Hadoop's local file system keeps hidden .crc checksums beside files.
+      return walk.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().endsWith(".crc")).collect(Collectors.toSet());
+    }
+  }
+}
