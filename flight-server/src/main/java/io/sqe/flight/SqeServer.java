@@ -33,6 +33,7 @@ import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import io.sqe.write.maintenance.MaintenanceSettings;
+import io.sqe.write.storage.LocationRules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -162,7 +163,7 @@ public final class SqeServer implements AutoCloseable {
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
-              WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())),
+              WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locationRules(config, lakehouse)),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
@@ -316,6 +317,17 @@ public final class SqeServer implements AutoCloseable {
     metrics.registerGauge("sqe_arrow_allocated_bytes", "Arrow memory held by running queries", allocator::getAllocatedMemory);
     metrics.registerGauge(
         "sqe_arrow_peak_allocated_bytes", "The most Arrow memory held at once since start", allocator::getPeakMemoryAllocation);
+  }
+
+  /** Where administrators may place tables; the allowed prefixes must be of the catalog's storage. */
+  private static LocationRules locationRules(ServerConfig config, LakehouseCatalog catalog) {
+    try {
+      LocationRules rules = new LocationRules(config.security().allowedLocations(), config.dataDir());
+      rules.validate(catalog);
+      return rules;
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("Setting security.allowed-locations: " + e.getMessage());
+    }
   }
 
   private static AccessControl accessControl(ServerConfig.SecuritySettings security) {

@@ -5,6 +5,7 @@ import io.sqe.engine.txn.Transactions;
 import io.sqe.write.ddl.DdlExecutor;
 import io.sqe.write.dml.DmlExecutor;
 import io.sqe.write.maintenance.MaintenanceSettings;
+import io.sqe.write.storage.LocationRules;
 import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
 
@@ -13,12 +14,15 @@ public final class WritePath {
   private WritePath() {}
 
   public static List<CommandExecutor> executors() {
-    return executors(MaintenanceSettings.DEFAULT);
+    return executors(MaintenanceSettings.DEFAULT, LocationRules.NONE);
   }
 
-  /** The executors, with table maintenance limited by {@code maintenance}. */
-  public static List<CommandExecutor> executors(MaintenanceSettings maintenance) {
-    return List.of(new DdlExecutor(maintenance), new DmlExecutor());
+  /**
+   * The executors, with table maintenance limited by {@code maintenance} and the locations
+   * statements may choose for tables by {@code locations}.
+   */
+  public static List<CommandExecutor> executors(MaintenanceSettings maintenance, LocationRules locations) {
+    return List.of(new DdlExecutor(maintenance, locations), new DmlExecutor(locations));
   }
 
   /** Transactions over Iceberg tables, in which the DML of {@link #executors()} is staged. */

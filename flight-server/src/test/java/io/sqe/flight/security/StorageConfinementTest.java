@@ -6,12 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.flight.testing.TestServer;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.arrow.flight.CallOption;
@@ -31,6 +35,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -73,6 +78,7 @@ class StorageConfinementTest {
     lake = Files.createDirectories(dir.resolve("lake"));
     server = TestServer.start(dir.resolve("data"), Map.of(
         "security.policy-file", policy.toString(),
+        "security.allowed-locations", lake.toUri().toString(),
         "maintenance.min-retention", "0s"));
     server.server().authentication().users().addUser("bob", "bob-pw".toCharArray(), Set.of("analyst"));
     warehouse = dir.resolve("data").resolve("warehouse");
@@ -167,6 +173,105 @@ class StorageConfinementTest {
     assertThat(dir.resolve("escaped")).doesNotExist();
   }
 
+  // ---- chosen locations and path properties
+
+  @Test
+  void aTableCannotBePlacedInAnotherTablesDirectory() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      for (String location : List.of(victimDir.toString(), victimDir.toUri().toString(), "file://" + victimDir + "/", warehouse + "/pub/../hr/victim")) {
+        assertThatThrownBy(() -> update(bob, "CREATE TABLE pub.squat (id INT) WITH (location = '" + location + "')")).as(location)
+            .satisfies(status(FlightStatusCode.UNAUTHORIZED, FlightStatusCode.INVALID_ARGUMENT))
+            .hasMessageContaining("location");
+        attempt(() -> rows(bob, "ALTER TABLE pub.squat EXECUTE remove_orphan_files(retention_threshold => '0s')"));
+        attempt(() -> update(bob, "DROP TABLE pub.squat"));
+        assertThatThrownBy(() -> update(bob, "CREATE TABLE pub.squat2 WITH (location = '" + location + "') AS SELECT 1 AS id")).as(location)
+            .satisfies(status(FlightStatusCode.UNAUTHORIZED, FlightStatusCode.INVALID_ARGUMENT))
+            .hasMessageContaining("location");
+        attempt(() -> rows(bob, "ALTER TABLE pub.squat2 EXECUTE remove_orphan_files(retention_threshold => '0s')"));
+        attempt(() -> update(bob, "DROP TABLE pub.squat2"));
+      }
+      update(bob, "CREATE TABLE pub.mover (id INT)");
+      update(bob, "INSERT INTO pub.mover VALUES (1)");
+      assertThatThrownBy(() -> update(bob, "ALTER TABLE pub.mover SET PROPERTIES location = '" + victimDir + "'"))
+          .satisfies(status(FlightStatusCode.UNAUTHORIZED)).hasMessageContaining("location");
+      attempt(() -> rows(bob, "ALTER TABLE pub.mover EXECUTE remove_orphan_files(retention_threshold => '0s')"));
+    }
+  }
+
+  @Test
+  void pathPropertiesCannotPointIntoAnotherTable() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      update(bob, "CREATE TABLE pub.paths (id INT)");
+      for (String key : List.of(
+          TableProperties.WRITE_DATA_LOCATION, TableProperties.WRITE_METADATA_LOCATION, TableProperties.OBJECT_STORE_PATH,
+          TableProperties.WRITE_FOLDER_STORAGE_LOCATION)) {
+        String value = victimDir.resolve(key.contains("metadata") ? "metadata" : "data").toString();
+        assertThatThrownBy(() -> update(bob, "CREATE TABLE pub.paths2 (id INT) WITH ('" + key + "' = '" + value + "')")).as(key)
+            .satisfies(status(FlightStatusCode.UNAUTHORIZED)).hasMessageContaining(key);
+        assertThatThrownBy(() -> update(bob, "ALTER TABLE pub.paths SET PROPERTIES '" + key + "' = '" + value + "'")).as(key)
+            .satisfies(status(FlightStatusCode.UNAUTHORIZED)).hasMessageContaining(key);
+        assertThatThrownBy(() -> update(bob, "CREATE TABLE pub.paths3 WITH ('" + key + "' = '" + value + "') AS SELECT 1 AS id")).as(key)
+            .satisfies(status(FlightStatusCode.UNAUTHORIZED)).hasMessageContaining(key);
+      }
+      attempt(() -> update(bob, "INSERT INTO pub.paths VALUES (1)"));
+      attempt(() -> update(bob, "INSERT INTO pub.paths2 VALUES (1)"));
+      for (String table : List.of("paths", "paths2", "paths3")) {
+        attempt(() -> rows(bob, "ALTER TABLE pub." + table + " EXECUTE remove_orphan_files(retention_threshold => '0s')"));
+        attempt(() -> rows(bob, "ALTER TABLE pub." + table + " EXECUTE expire_snapshots(retention_threshold => '0s')"));
+      }
+      // A location provider of one's own would put files anywhere.
+      assertThatThrownBy(() -> update(bob, "ALTER TABLE pub.paths SET PROPERTIES 'write.location-provider.impl' = 'org.example.Anywhere'"))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT, FlightStatusCode.UNAUTHORIZED))
+          .hasMessageContaining("write.location-provider.impl");
+      // Other properties stay free.
+      update(bob, "ALTER TABLE pub.paths SET PROPERTIES 'write.target-file-size-bytes' = 1048576, 'owner.team' = 'bi'");
+    }
+  }
+
+  @Test
+  void locationsOfOtherStorageAreRefusedBeforeAnyConnection() throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      AtomicInteger connections = new AtomicInteger();
+      Thread acceptor = new Thread(() -> {
+        while (!listener.isClosed()) {
+          try (Socket socket = listener.accept()) {
+            connections.incrementAndGet();
+          } catch (IOException closed) {
+            return;
+          }
+        }
+      }, "storage-test-acceptor");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      String host = "127.0.0.1:" + listener.getLocalPort();
+      List<String> locations = List.of(
+          "webhdfs://" + host + "/x", "hdfs://" + host + "/x", "swebhdfs://" + host + "/x", "ftp://" + host + "/x",
+          "har://hdfs-127.0.0.1:" + listener.getLocalPort() + "/x.har", "http://" + host + "/x", "s3://bucket/x");
+      try (TestServer.Client admin = server.client(allocator); TestServer.Client bob = bob()) {
+        for (TestServer.Client client : List.of(admin, bob)) {
+          for (String location : locations) {
+            List<String> statements = new ArrayList<>(List.of(
+                "CREATE TABLE pub.remote (id INT) WITH (location = '" + location + "')",
+                "CREATE TABLE pub.remote WITH (location = '" + location + "') AS SELECT 1 AS id",
+                "CREATE TABLE pub.remote (id INT) WITH ('write.data.path' = '" + location + "')"));
+            if (client == admin) {
+              // Bob owns no schema but pub: the policy refuses him before the location is looked at.
+              statements.add("CREATE SCHEMA remote WITH (location = '" + location + "')");
+            }
+            for (String sql : statements) {
+              assertThatThrownBy(() -> update(client, sql)).as(sql)
+                  .satisfies(status(FlightStatusCode.INVALID_ARGUMENT))
+                  .hasMessageContaining("scheme");
+              attempt(() -> update(client, "INSERT INTO pub.remote VALUES (1)"));
+              attempt(() -> update(client, "DROP TABLE pub.remote"));
+            }
+          }
+        }
+      }
+      assertThat(connections.get()).as("connections to " + host).isZero();
+    }
+  }
+
   // ---- legitimate use
 
   @Test
@@ -182,6 +287,42 @@ class StorageConfinementTest {
           .singleElement().satisfies(row -> assertThat(row.get(2)).isEqualTo(1L));
       assertThat(stray).doesNotExist();
       assertThat(rows(bob, "SELECT sum(id) FROM pub.plain")).containsExactly(List.of(3L));
+    }
+  }
+
+  @Test
+  void anAdministratorMayPlaceTablesUnderAnAllowedPrefixOnly() throws Exception {
+    try (TestServer.Client admin = server.client(allocator)) {
+      update(admin, "CREATE TABLE pub.ext (id INT) WITH (location = '" + lake.resolve("ext").toUri() + "')");
+      update(admin, "INSERT INTO pub.ext VALUES (1), (2)");
+      assertThat(rows(admin, "SELECT sum(id) FROM pub.ext")).containsExactly(List.of(3L));
+      assertThat(files(lake.resolve("ext").resolve("data"))).isNotEmpty();
+      update(admin, "CREATE TABLE pub.ext_copy WITH (LOCATION = '" + lake.resolve("copy") + "/') AS SELECT * FROM pub.ext");
+      assertThat(localPath(table("pub", "ext_copy").location())).isEqualTo(lake.resolve("copy"));
+      assertThat(rows(admin, "SELECT sum(id) FROM pub.ext_copy")).containsExactly(List.of(3L));
+      update(admin, "CREATE TABLE pub.ext_split (id INT)");
+      update(admin, "ALTER TABLE pub.ext_split SET PROPERTIES 'write.data.path' = '" + lake.resolve("split-data") + "'");
+      update(admin, "INSERT INTO pub.ext_split VALUES (5)");
+      assertThat(files(lake.resolve("split-data"))).isNotEmpty();
+      assertThat(rows(admin, "SELECT sum(id) FROM pub.ext_split")).containsExactly(List.of(5L));
+
+      // Inside, equal to, or around another table's location: FAILED_PRECONDITION on the wire.
+      for (Path taken : List.of(lake.resolve("ext").resolve("inner"), lake.resolve("ext"), lake, lake.resolve("split-data"))) {
+        assertThatThrownBy(() -> update(admin, "CREATE TABLE pub.taken (id INT) WITH (location = '" + taken + "')")).as(taken.toString())
+            .satisfies(status(FlightStatusCode.INVALID_ARGUMENT)).hasMessageContaining("share files with another table");
+      }
+      assertThatThrownBy(() -> update(admin, "ALTER TABLE pub.ext_split SET PROPERTIES location = '" + lake.resolve("copy") + "'"))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT)).hasMessageContaining("share files with another table");
+      // Outside the allowed prefixes, also through a symbolic link in the lake, or spelled with '..'.
+      Files.createSymbolicLink(lake.resolve("link"), warehouse.resolve("hr"));
+      for (String outside : List.of(victimDir.toString(), warehouse.resolve("pub").resolve("elsewhere").toString(), lake.resolve("link").resolve("victim2").toString())) {
+        assertThatThrownBy(() -> update(admin, "CREATE TABLE pub.outside (id INT) WITH (location = '" + outside + "')")).as(outside)
+            .satisfies(status(FlightStatusCode.UNAUTHORIZED)).hasMessageContaining("security.allowed-locations");
+      }
+      assertThatThrownBy(() -> update(admin, "CREATE TABLE pub.outside (id INT) WITH (location = '" + lake + "/../data/warehouse/hr/victim')"))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT)).hasMessageContaining("'..'");
+      assertThat(catalog().iceberg().tableExists(TableIdentifier.of("pub", "outside"))).isFalse();
+      assertThat(catalog().iceberg().tableExists(TableIdentifier.of("pub", "taken"))).isFalse();
     }
   }
 

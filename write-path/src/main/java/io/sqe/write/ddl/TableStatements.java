@@ -11,6 +11,8 @@ import io.sqe.engine.sql.ddl.SqlCommentOn;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
+import io.sqe.write.storage.ChosenLocations;
+import io.sqe.write.storage.LocationRules;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,7 +40,7 @@ final class TableStatements {
 
   private TableStatements() {}
 
-  static PreparedCommand create(CommandContext context, SqlCreateTable create) {
+  static PreparedCommand create(CommandContext context, SqlCreateTable create, LocationRules locations) {
     ObjectName name = Names.checkNew(Names.object(context, create.name()), "table");
     if (!name.catalog().schemaExists(name.schema())) {
       throw schemaNotFound(name);
@@ -48,6 +50,7 @@ final class TableStatements {
     SortOrder order = TableLayouts.sortOrder(schema, create.sortedBy());
     Map<String, String> properties = new HashMap<>(PropertyValues.table(create.properties()));
     String location = properties.remove(LOCATION);
+    ChosenLocations chosen = ChosenLocations.of(locations, context.session().principal(), name.catalog(), create.properties());
     if (create.comment() != null) {
       properties.put(TableProperties.COMMENT, create.comment());
     }
@@ -64,6 +67,7 @@ final class TableStatements {
         if (exists && !create.getReplace()) {
           return existing(create, name);
         }
+        chosen.checkFree(name.catalog(), name.id());
         Map<String, String> tableProperties = new HashMap<>(properties);
         if (!exists) {
           tableProperties.putIfAbsent(TableProperties.FORMAT_VERSION, DEFAULT_FORMAT_VERSION);

@@ -1,10 +1,13 @@
 package io.sqe.write.dml;
 
+import static java.util.Objects.requireNonNull;
+
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
+import io.sqe.write.storage.LocationRules;
 import java.util.Optional;
 import org.apache.calcite.sql.SqlDelete;
 import org.apache.calcite.sql.SqlInsert;
@@ -16,6 +19,17 @@ import org.apache.calcite.sql.SqlNode;
  * AS, DELETE, UPDATE and MERGE, each as one Iceberg commit.
  */
 public final class DmlExecutor implements CommandExecutor {
+  private final LocationRules locations;
+
+  public DmlExecutor() {
+    this(LocationRules.NONE);
+  }
+
+  /** @param locations who may choose where a new table's files go (CREATE TABLE ... AS), and where */
+  public DmlExecutor(LocationRules locations) {
+    this.locations = requireNonNull(locations, "locations is null");
+  }
+
   @Override
   public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
     if (statement instanceof SqlInsert) {
@@ -31,7 +45,7 @@ public final class DmlExecutor implements CommandExecutor {
       return Optional.of(MergePlanner.prepare(context, (SqlMergeStatement) statement));
     }
     if (statement instanceof SqlCreateTable && ((SqlCreateTable) statement).query() != null) {
-      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement));
+      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement, locations));
     }
     return Optional.empty();
   }
