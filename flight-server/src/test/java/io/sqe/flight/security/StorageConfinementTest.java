@@ -34,9 +34,12 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -269,6 +272,73 @@ class StorageConfinementTest {
         }
       }
       assertThat(connections.get()).as("connections to " + host).isZero();
+    }
+  }
+
+  // ---- maintenance over tables that share storage (made by another engine, or before these checks)
+
+  @Test
+  void removeOrphanFilesRefusesATableWhoseLocationOverlapsAnother() throws Exception {
+    // As an older server let bob do: a table of his at the victim's location.
+    catalog().iceberg().buildTable(TableIdentifier.of("pub", "legacy"), new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.IntegerType.get())))
+        .withLocation(victimDir.toUri().toString())
+        .create();
+    try (TestServer.Client bob = bob()) {
+      update(bob, "INSERT INTO pub.legacy VALUES (1)");
+      assertThatThrownBy(() -> rows(bob, "ALTER TABLE pub.legacy EXECUTE remove_orphan_files(retention_threshold => '0s')"))
+          .satisfies(status(FlightStatusCode.INVALID_ARGUMENT))
+          .hasMessageContaining("overlaps");
+      assertThat(rows(bob, "SELECT count(*) FROM pub.legacy")).containsExactly(List.of(1L));
+    }
+  }
+
+  @Test
+  void removeOrphanFilesKeepsFilesAnotherTableReferences() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      update(bob, "CREATE TABLE pub.host (id INT)");
+      update(bob, "INSERT INTO pub.host VALUES (1)");
+      Path hostDir = localPath(table("pub", "host").location());
+      // Another engine wrote a table whose data files lie in the host's directory.
+      catalog().iceberg().buildTable(TableIdentifier.of("pub", "guest"), new org.apache.iceberg.Schema(
+          org.apache.iceberg.types.Types.NestedField.optional(1, "id", org.apache.iceberg.types.Types.IntegerType.get())))
+          .withProperty(TableProperties.WRITE_DATA_LOCATION, hostDir.resolve("guest-data").toUri().toString())
+          .create();
+      update(bob, "INSERT INTO pub.guest VALUES (10), (20)");
+      Set<Path> guestFiles = files(hostDir.resolve("guest-data"));
+      assertThat(guestFiles).isNotEmpty();
+      Path stray = hostDir.resolve("data").resolve("stray.parquet");
+      Files.writeString(stray, "not referenced by any table");
+      assertThat(rows(bob, "ALTER TABLE pub.host EXECUTE remove_orphan_files(retention_threshold => '0s')"))
+          .singleElement().satisfies(row -> assertThat(row.get(2)).isEqualTo(1L));
+      assertThat(stray).doesNotExist();
+      assertThat(files(hostDir.resolve("guest-data"))).containsAll(guestFiles);
+      assertThat(rows(bob, "SELECT sum(id) FROM pub.guest")).containsExactly(List.of(30L));
+      assertThat(rows(bob, "SELECT sum(id) FROM pub.host")).containsExactly(List.of(1L));
+    }
+  }
+
+  @Test
+  void expireSnapshotsKeepsFilesAnotherTableReferences() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      update(bob, "CREATE TABLE pub.sharer (id INT, note VARCHAR)");
+      // Another engine added the victim's data files to bob's table (as Spark's add_files does).
+      Table victim = table("hr", "victim");
+      Table sharer = table("pub", "sharer");
+      var append = sharer.newAppend();
+      try (CloseableIterable<FileScanTask> tasks = victim.newScan().planFiles()) {
+        for (FileScanTask task : tasks) {
+          append.appendFile((DataFile) task.file());
+        }
+      }
+      append.commit();
+      assertThat(rows(bob, "SELECT count(*) FROM pub.sharer")).containsExactly(List.of(3L));
+      // The snapshot that removes them, then one more, so that expiring all but the last cleans them up.
+      update(bob, "DELETE FROM pub.sharer");
+      update(bob, "INSERT INTO pub.sharer VALUES (9, 'own')");
+      assertThat(rows(bob, "ALTER TABLE pub.sharer EXECUTE expire_snapshots(retention_threshold => '0s', retain_last => 1)"))
+          .singleElement().satisfies(row -> assertThat(row.get(0)).isEqualTo(2L));
+      assertThat(rows(bob, "SELECT count(*) FROM pub.sharer")).containsExactly(List.of(1L));
     }
   }
 

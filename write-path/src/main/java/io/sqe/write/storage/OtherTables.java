@@ -6,21 +6,25 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.view.BaseView;
 import org.apache.iceberg.view.View;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The tables and views of a catalog other than one table (in every namespace, whoever made them),
- * read from the catalog when first asked: where they keep files. What places files asks them
- * first. One that cannot be read is an error, never a reason to go on.
+ * read from the catalog when first asked: where they keep files, and which files their metadata
+ * references. What deletes or places files asks them first. One that cannot be read is an error,
+ * never a reason to go on: SQE deletes no file it cannot show is unreferenced.
  */
 public final class OtherTables {
   private static final Logger LOG = LoggerFactory.getLogger(OtherTables.class);
@@ -87,6 +91,43 @@ public final class OtherTables {
     return Optional.empty();
   }
 
+  /**
+   * Of the files {@code candidates} (keys, {@link StorageLocation#key()}), those that the
+   * metadata of another table references (in any snapshot, as a data, delete, manifest, manifest
+   * list, statistics or metadata file), or that are the current metadata file of a view.
+   */
+  public Set<String> referenced(Set<String> candidates) {
+    Set<String> found = new HashSet<>();
+    if (candidates.isEmpty()) {
+      return found;
+    }
+    for (Neighbour neighbour : neighbours()) {
+      if (neighbour.view() != null) {
+        if (neighbour.view() instanceof BaseView base) {
+          key(base.operations().current().metadataFileLocation()).filter(candidates::contains).ifPresent(found::add);
+        }
+        continue;
+      }
+      try {
+        ReachableFiles.visit(neighbour.table(), file -> {
+          key(file).filter(candidates::contains).ifPresent(found::add);
+          return found.size() < candidates.size();
+        });
+      } catch (RuntimeException e) {
+        throw unreadable(neighbour.id(), e);
+      }
+      if (found.size() == candidates.size()) {
+        break;
+      }
+    }
+    return found;
+  }
+
+  /** The key of a file's location; empty when it cannot be taken apart (then it matches nothing). */
+  public static Optional<String> key(String location) {
+    return StorageLocation.parseExisting(location).map(StorageLocation::key);
+  }
+
   private List<Neighbour> neighbours() {
     if (neighbours == null) {
       List<Neighbour> loaded = new ArrayList<>();
@@ -140,7 +181,7 @@ public final class OtherTables {
     return new SqeException(
         ErrorCode.FAILED_PRECONDITION,
         "Cannot read the metadata of every other table and view of catalog '" + catalog.name()
-            + "' to make sure none keeps files there (the server log names the one that failed); nothing was changed",
+            + "' to make sure none keeps files there (the server log names the one that failed)",
         e);
   }
 }

@@ -55,6 +55,8 @@ class StorageLocationTest {
     assertThat(StorageLocation.parseExisting("s3://b/wh/v?x/data/f.parquet").orElseThrow().segments()).containsExactly("wh", "v");
     assertThat(StorageLocation.parseExisting("s3a://b/k").orElseThrow().key()).isEqualTo(StorageLocation.parseExisting("s3://b/k").orElseThrow().key());
     assertThat(StorageLocation.parseExisting("file:/a/b").orElseThrow().key()).isEqualTo(StorageLocation.parseExisting("/a/b").orElseThrow().key());
+    assertThat(StorageLocation.parseExisting("file:///w/t//data/a.parquet").orElseThrow().key())
+        .isEqualTo(StorageLocation.parseExisting("file:/w/t/data/a.parquet").orElseThrow().key());
     assertThat(StorageLocation.parseExisting("s3:nobucket")).isEmpty();
   }
 
