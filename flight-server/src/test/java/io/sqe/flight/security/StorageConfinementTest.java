@@ -176,6 +176,29 @@ class StorageConfinementTest {
     assertThat(dir.resolve("escaped")).doesNotExist();
   }
 
+  @Test
+  void bulkIngestNeedsThePrivilegesOfTheStatementsItStandsFor() throws Exception {
+    try (TestServer.Client bob = bob()) {
+      // A table he cannot see is as good as missing: he may not create it, and appending to it finds nothing;
+      // the answers are those for a table that does not exist.
+      for (String table : List.of("victim", "fresh")) {
+        for (TableExistsOption ifExists : List.of(
+            TableExistsOption.TABLE_EXISTS_OPTION_APPEND, TableExistsOption.TABLE_EXISTS_OPTION_REPLACE, TableExistsOption.TABLE_EXISTS_OPTION_FAIL)) {
+          assertThatThrownBy(() -> ingest(bob, "hr", table, TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE, ifExists)).as(table + " " + ifExists)
+              .satisfies(status(FlightStatusCode.UNAUTHORIZED)).hasMessageContaining("cannot CREATE table iceberg.hr." + table);
+        }
+        assertThatThrownBy(() -> ingest(bob, "hr", table, TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL, TableExistsOption.TABLE_EXISTS_OPTION_APPEND))
+            .as(table).satisfies(status(FlightStatusCode.NOT_FOUND)).hasMessageContaining("iceberg.hr." + table + " does not exist");
+      }
+      assertThat(catalog().iceberg().tableExists(TableIdentifier.of("hr", "fresh"))).isFalse();
+      // In his own schema he may create, append and replace.
+      assertThat(ingest(bob, "pub", "own", TableExistsOption.TABLE_EXISTS_OPTION_APPEND)).isEqualTo(2);
+      assertThat(ingest(bob, "pub", "own", TableExistsOption.TABLE_EXISTS_OPTION_APPEND)).isEqualTo(2);
+      assertThat(ingest(bob, "pub", "own", TableExistsOption.TABLE_EXISTS_OPTION_REPLACE)).isEqualTo(2);
+      assertThat(rows(bob, "SELECT count(*) FROM pub.own")).containsExactly(List.of(2L));
+    }
+  }
+
   // ---- chosen locations and path properties
 
   @Test
@@ -434,6 +457,11 @@ class StorageConfinementTest {
   }
 
   private static long ingest(TestServer.Client client, String schema, String table, TableExistsOption ifExists) throws Exception {
+    return ingest(client, schema, table, TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE, ifExists);
+  }
+
+  private static long ingest(TestServer.Client client, String schema, String table, TableNotExistOption ifMissing, TableExistsOption ifExists)
+      throws Exception {
     Schema arrow = new Schema(List.of(new Field("id", FieldType.nullable(new ArrowType.Int(32, true)), null)));
     try (VectorSchemaRoot data = VectorSchemaRoot.create(arrow, allocator)) {
       ((IntVector) data.getVector("id")).setSafe(0, 7);
@@ -441,7 +469,7 @@ class StorageConfinementTest {
       data.setRowCount(2);
       ExecuteIngestOptions options = new ExecuteIngestOptions(
           table,
-          TableDefinitionOptions.newBuilder().setIfNotExist(TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE).setIfExists(ifExists).build(),
+          TableDefinitionOptions.newBuilder().setIfNotExist(ifMissing).setIfExists(ifExists).build(),
           null, schema, Map.of());
       return client.sql().executeIngest(data, options, client.auth());
     }
