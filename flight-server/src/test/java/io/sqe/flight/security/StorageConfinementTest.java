@@ -365,6 +365,31 @@ class StorageConfinementTest {
     }
   }
 
+  @Test
+  void dropTablePurgeKeepsFilesAnotherTableReferences() throws Exception {
+    // Another engine registered the victim's metadata as a table of bob's (Iceberg's register_table).
+    String victimMetadata = ((org.apache.iceberg.HasTableOperations) table("hr", "victim")).operations().current().metadataFileLocation();
+    catalog().iceberg().registerTable(TableIdentifier.of("pub", "clone"), victimMetadata);
+    try (TestServer.Client bob = bob()) {
+      assertThat(rows(bob, "SELECT count(*) FROM pub.clone")).containsExactly(List.of(3L));
+      update(bob, "INSERT INTO pub.clone VALUES (4, 'his own')");
+      Set<Path> own = files(victimDir);
+      own.removeAll(victimFiles);
+      assertThat(own).isNotEmpty();
+      update(bob, "DROP TABLE pub.clone PURGE");
+      assertThat(catalog().iceberg().tableExists(TableIdentifier.of("pub", "clone"))).isFalse();
+      // What only the clone referenced is gone; what the victim references stays (checked after each test).
+      assertThat(own).noneMatch(Files::exists);
+      // A table of his own is purged as before.
+      update(bob, "CREATE TABLE pub.purged (id INT)");
+      update(bob, "INSERT INTO pub.purged VALUES (1)");
+      Path purgedDir = localPath(table("pub", "purged").location());
+      assertThat(files(purgedDir)).isNotEmpty();
+      update(bob, "DROP TABLE pub.purged PURGE");
+      assertThat(files(purgedDir)).isEmpty();
+    }
+  }
+
   // ---- legitimate use
 
   @Test

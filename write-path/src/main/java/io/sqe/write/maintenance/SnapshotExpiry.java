@@ -3,11 +3,9 @@ package io.sqe.write.maintenance;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.SqeException;
-import io.sqe.write.storage.LocationRules;
 import io.sqe.write.storage.OtherTables;
 import io.sqe.write.storage.StorageLocation;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -74,7 +72,7 @@ public final class SnapshotExpiry {
     table.statisticsFiles().forEach(f -> statistics.add(f.path()));
     table.partitionStatisticsFiles().forEach(f -> statistics.add(f.path()));
     Set<String> manifests = new HashSet<>();
-    List<StorageLocation> roots = roots(table);
+    List<StorageLocation> roots = StorageLocation.rootsOf(table);
     ExpireSnapshots expire = table.expireSnapshots().expireOlderThan(olderThan.toEpochMilli()).cleanExpiredFiles(true);
     if (retainLast != null) {
       expire.retainLast(retainLast);
@@ -132,18 +130,6 @@ public final class SnapshotExpiry {
     Set<Long> after = snapshotIds(table);
     before.removeAll(after);
     return new Result(before.size(), dataFiles, manifestFiles, manifestListFiles, statisticsFiles);
-  }
-
-  /** Where the table keeps its files: its location and the directories its path properties name. */
-  private static List<StorageLocation> roots(Table table) {
-    List<StorageLocation> roots = new ArrayList<>();
-    StorageLocation.parseExisting(table.location()).ifPresent(roots::add);
-    table.properties().forEach((key, value) -> {
-      if (LocationRules.isPathProperty(key)) {
-        StorageLocation.parseExisting(value).ifPresent(roots::add);
-      }
-    });
-    return roots;
   }
 
   private static Set<Long> snapshotIds(Table table) {

@@ -43,16 +43,14 @@ public final class OtherTables {
     /** Its location, and for a table the directories its path properties name. */
     List<StorageLocation> roots(boolean withPathProperties) {
       List<StorageLocation> roots = new ArrayList<>();
-      String location = table != null ? table.location() : view.location();
-      StorageLocation.parseExisting(location).map(StorageLocation::resolveLinks).ifPresent(roots::add);
-      if (withPathProperties && table != null) {
-        table.properties().forEach((key, value) -> {
-          if (LocationRules.isPathProperty(key)) {
-            StorageLocation.parseExisting(value).map(StorageLocation::resolveLinks).ifPresent(roots::add);
-          }
-        });
+      if (table == null) {
+        StorageLocation.parseExisting(view.location()).ifPresent(roots::add);
+      } else if (withPathProperties) {
+        roots.addAll(StorageLocation.rootsOf(table));
+      } else {
+        StorageLocation.parseExisting(table.location()).ifPresent(roots::add);
       }
-      return roots;
+      return roots.stream().map(StorageLocation::resolveLinks).toList();
     }
   }
 

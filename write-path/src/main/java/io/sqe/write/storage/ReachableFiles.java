@@ -31,6 +31,14 @@ public final class ReachableFiles {
    * @return false when the visitor stopped the walk
    */
   public static boolean visit(Table table, Predicate<String> visitor) {
+    return visit(table, true, visitor);
+  }
+
+  /**
+   * As above; without {@code contentFiles}, the data and delete files are left out (the manifests
+   * that list them are not).
+   */
+  public static boolean visit(Table table, boolean contentFiles, Predicate<String> visitor) {
     for (String metadata : ReachableFileUtil.metadataFileLocations(table, false)) {
       if (!visitor.test(metadata)) {
         return false;
@@ -62,6 +70,9 @@ public final class ReachableFiles {
         }
         if (!visitor.test(manifest.path())) {
           return false;
+        }
+        if (!contentFiles) {
+          continue;
         }
         try (CloseableIterable<String> files = manifest.content() == ManifestContent.DATA
             ? ManifestFiles.readPaths(manifest, table.io(), specs)

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.iceberg.Table;
 
 /**
  * A storage location taken apart for comparison: the scheme's family ({@code s3a} and {@code s3n}
@@ -120,6 +121,18 @@ public record StorageLocation(String scheme, String authority, List<String> segm
       }
     }
     return Optional.of(new StorageLocation(parts.scheme, parts.authority, segments));
+  }
+
+  /** Where a table keeps its files: its location and the directories its path properties name, as far as they can be taken apart. */
+  public static List<StorageLocation> rootsOf(Table table) {
+    List<StorageLocation> roots = new ArrayList<>();
+    parseExisting(table.location()).ifPresent(roots::add);
+    table.properties().forEach((key, value) -> {
+      if (LocationRules.isPathProperty(key)) {
+        parseExisting(value).ifPresent(roots::add);
+      }
+    });
+    return roots;
   }
 
   /** Whether {@code other} is this location or lies under it. */
