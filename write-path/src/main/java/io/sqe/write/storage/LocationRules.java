@@ -65,7 +65,7 @@ public final class LocationRules {
     this.allowedPrefixes = List.copyOf(prefixes);
     this.dataDirectory = dataDirectory == null
         ? null
-        : StorageLocation.parseChosen(dataDirectory.toAbsolutePath().normalize().toString());
+        : StorageLocation.parseExisting(dataDirectory.toAbsolutePath().normalize().toString()).orElseThrow();
   }
 
   /**
