@@ -177,6 +177,11 @@ public final class QueryEngine {
     return config;
   }
 
+  /** The privilege checks of the access policy, for statements that do not come as SQL (bulk ingest). */
+  public StatementPrivileges privileges() {
+    return privileges;
+  }
+
   /** The statements this engine runs, by query id: to cancel them and to list them. */
   public QueryTracker queries() {
     return queries;

@@ -37,6 +37,7 @@ import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import io.sqe.write.maintenance.MaintenanceSettings;
+import io.sqe.write.storage.LocationRules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -167,7 +168,7 @@ public final class SqeServer implements AutoCloseable {
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
-              executors(config, authenticating),
+              executors(config, authenticating, locationRules(config, lakehouse)),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
               access);
@@ -238,9 +239,10 @@ public final class SqeServer implements AutoCloseable {
    * The statements besides queries: the write path's, and user management over the user store,
    * which is ready before the server takes its first call.
    */
-  private static List<CommandExecutor> executors(ServerConfig config, CompletableFuture<LocalAuthentication> authenticating) {
+  private static List<CommandExecutor> executors(
+      ServerConfig config, CompletableFuture<LocalAuthentication> authenticating, LocationRules locations) {
     List<CommandExecutor> executors = new ArrayList<>(
-        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), config.writeMaxCommitRetries()));
+        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     return executors;
@@ -334,6 +336,17 @@ public final class SqeServer implements AutoCloseable {
     metrics.registerGauge("sqe_arrow_allocated_bytes", "Arrow memory held by running queries", allocator::getAllocatedMemory);
     metrics.registerGauge(
         "sqe_arrow_peak_allocated_bytes", "The most Arrow memory held at once since start", allocator::getPeakMemoryAllocation);
+  }
+
+  /** Where administrators may place tables; the allowed prefixes must be of the catalog's storage. */
+  private static LocationRules locationRules(ServerConfig config, LakehouseCatalog catalog) {
+    try {
+      LocationRules rules = new LocationRules(config.security().allowedLocations(), config.dataDir());
+      rules.validate(catalog);
+      return rules;
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("Setting security.allowed-locations: " + e.getMessage());
+    }
   }
 
   private static AccessControl accessControl(ServerConfig.SecuritySettings security) {

@@ -101,6 +101,33 @@ public final class StatementPrivileges {
     }
   }
 
+  /**
+   * Checks a bulk ingest into {@code catalog.schema.table} (as resolved against the catalog) as the
+   * statements it stands for: appending to an existing table is an INSERT; creating the table, or
+   * replacing an existing one, a CREATE [OR REPLACE] TABLE. A table the user may not see is
+   * treated as missing, so the answer does not tell whether it exists.
+   *
+   * @param exists whether the table exists
+   * @param append whether the rows go into the table when it exists
+   * @param create whether the table is created when it is missing
+   */
+  public void checkIngest(Session session, String catalog, String schema, String table, boolean exists, boolean append, boolean create) {
+    String name = String.join(".", catalog, schema, table);
+    TableAccess granted = access.tableAccess(session.principal(), catalog, schema, table);
+    if (exists && granted.visible() && append) {
+      if (!granted.has(Privilege.INSERT)) {
+        throw denied(session, Privilege.INSERT + " on " + name);
+      }
+      return;
+    }
+    if (!(exists && granted.visible()) && !create) {
+      throw new SqeException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist");
+    }
+    if (!granted.has(Privilege.CREATE)) {
+      throw denied(session, "CREATE table " + name);
+    }
+  }
+
   private void existing(Session session, SqlIdentifier name, Set<Privilege> needed) {
     List<String> object = resolve(session, name);
     if (object == null) {

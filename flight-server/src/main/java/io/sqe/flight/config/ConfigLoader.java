@@ -12,6 +12,7 @@ import io.sqe.flight.config.ServerConfig.CatalogType;
 import io.sqe.flight.config.ServerConfig.OidcSettings;
 import io.sqe.flight.config.ServerConfig.TlsSettings;
 import io.sqe.write.dml.DmlExecutor;
+import io.sqe.write.storage.StorageLocation;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -80,6 +81,7 @@ public final class ConfigLoader {
           "auth.oidc.scopes",
           "security.policy-file",
           "security.refresh-period",
+          "security.allowed-locations",
           "tls.certificate-chain",
           "tls.private-key",
           "tls.client-ca",
@@ -301,14 +303,22 @@ public final class ConfigLoader {
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {
     String file = blankToNull(values.get("security.policy-file"));
     Duration refresh = duration(values, "security.refresh-period", Duration.ofSeconds(10));
+    List<String> allowedLocations = List.copyOf(list(values, "security.allowed-locations", ""));
+    for (String location : allowedLocations) {
+      try {
+        StorageLocation.parseChosen(location);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("Setting security.allowed-locations lists '" + location + "', which is not usable: " + e.getMessage());
+      }
+    }
     if (file == null) {
-      return new ServerConfig.SecuritySettings(null, refresh);
+      return new ServerConfig.SecuritySettings(null, refresh, allowedLocations);
     }
     Path path = Path.of(file).toAbsolutePath().normalize();
     if (!java.nio.file.Files.isRegularFile(path)) {
       throw new ConfigException("Setting security.policy-file names " + path + ", which is not a file");
     }
-    return new ServerConfig.SecuritySettings(path, refresh);
+    return new ServerConfig.SecuritySettings(path, refresh, allowedLocations);
   }
 
   private static OidcSettings oidc(Map<String, String> values) {

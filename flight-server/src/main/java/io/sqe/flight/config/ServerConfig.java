@@ -251,10 +251,13 @@ public record ServerConfig(
   /**
    * @param policyFile the access policy (Trino rules.json format, JSON or YAML); null: every user may do everything
    * @param refreshPeriod how often the policy file is checked for changes; zero: never
+   * @param allowedLocations the location prefixes under which administrators may place tables
+   *     ({@code location} and the path properties); empty: nobody may choose where files go
    */
-  public record SecuritySettings(Path policyFile, Duration refreshPeriod) {
+  public record SecuritySettings(Path policyFile, Duration refreshPeriod, List<String> allowedLocations) {
     public SecuritySettings {
       requireNonNull(refreshPeriod, "refreshPeriod is null");
+      allowedLocations = List.copyOf(allowedLocations);
     }
   }
 }

@@ -80,6 +80,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void allowedLocationsAreAListOfUnambiguousLocations() {
+    assertThat(ConfigLoader.load(null, Map.of()).security().allowedLocations()).isEmpty();
+    assertThat(ConfigLoader.load(null, Map.of("SQE_SECURITY_ALLOWED__LOCATIONS", "file:/srv/lake/, s3://bucket/external")).security()
+        .allowedLocations()).containsExactly("file:/srv/lake/", "s3://bucket/external");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("security.allowed-locations", "/srv/lake/../etc")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("security.allowed-locations lists '/srv/lake/../etc'");
+  }
+
+  @Test
   void maxRunTimeTakesADuration() {
     assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__RUN__TIME", "90s")).maxRunTime()).isEqualTo(Duration.ofSeconds(90));
     assertThat(ConfigLoader.fromSettings(Map.of("query.max-run-time", "PT2H")).maxRunTime()).isEqualTo(Duration.ofHours(2));

@@ -7,10 +7,12 @@ import io.sqe.catalog.types.ArrowTypeMapping;
 import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.security.StatementPrivileges;
 import io.sqe.engine.session.Session;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
 import io.sqe.write.ingest.ArrowValues;
+import io.sqe.write.storage.PathSafeNames;
 import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -70,9 +72,12 @@ public final class BulkIngest {
   }
 
   private final Catalogs catalogs;
+  private final StatementPrivileges privileges;
 
-  public BulkIngest(Catalogs catalogs) {
+  /** @param privileges the access policy's checks; an ingest needs what INSERT or CREATE TABLE would */
+  public BulkIngest(Catalogs catalogs, StatementPrivileges privileges) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.privileges = requireNonNull(privileges, "privileges is null");
   }
 
   /**
@@ -88,9 +93,15 @@ public final class BulkIngest {
     String catalogName = request.catalog() == null ? session.catalog() : request.catalog();
     String schemaName = request.schema() != null ? request.schema() : session.schemaName().orElseThrow(() -> new SqeException(
         ErrorCode.INVALID_ARGUMENT, "No schema is selected; name the target schema of the ingest or set the session's schema"));
+    // An ingest may create the table, whose default location the catalog makes of these names.
+    PathSafeNames.check("schema", schemaName, null);
+    PathSafeNames.check("table", request.table(), null);
     TableRef target = TableNames.resolve(
         session, catalogs, new SqlIdentifier(List.of(catalogName, schemaName, request.table()), SqlParserPos.ZERO));
     boolean exists = TableWrite.exists(session, target.catalog(), target.id());
+    privileges.checkIngest(
+        session, target.catalog().name(), target.id().namespace().level(0), target.id().name(), exists,
+        request.ifExists() == IfExists.APPEND, request.ifMissing() == IfMissing.CREATE);
     List<Field> fields = root.getSchema().getFields();
     TableWrite write;
     String what;
