@@ -1,0 +1,92 @@
+package io.sqe.engine.plan;
+
+import io.sqe.engine.sql.functions.LikeFunctions;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.fun.SqlLikeOperator;
+
+/**
+ * Puts SQE's implementations in place of Calcite's for the operators whose run-time code Calcite
+ * generates unsafely for hostile input: LIKE and ILIKE (a backtracking regular expression) run on
+ * {@link io.sqe.engine.sql.functions.LikePattern}.
+ *
+ * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
+ * expressions the planner folds): planner rules, the scans' pushed predicates and EXPLAIN all see
+ * Calcite's operators. Each call becomes one call of the same operands and type.
+ */
+final class OperatorImplementations {
+  private final Calls calls;
+  private final Map<RelNode, RelNode> done = new IdentityHashMap<>();
+
+  private OperatorImplementations(RexBuilder rexBuilder) {
+    this.calls = new Calls(rexBuilder);
+  }
+
+  /** The plan with SQE's implementations; a node that occurs twice stays one node. */
+  static RelNode rewrite(RelNode plan) {
+    return new OperatorImplementations(plan.getCluster().getRexBuilder()).rel(plan);
+  }
+
+  /** The expression with SQE's implementations. */
+  static RexNode rewrite(RexBuilder rexBuilder, RexNode expression) {
+    return expression.accept(new Calls(rexBuilder));
+  }
+
+  private RelNode rel(RelNode rel) {
+    RelNode rewritten = done.get(rel);
+    if (rewritten != null) {
+      return rewritten;
+    }
+    List<RelNode> inputs = new ArrayList<>();
+    boolean changed = false;
+    for (RelNode input : rel.getInputs()) {
+      RelNode converted = rel(input);
+      changed |= converted != input;
+      inputs.add(converted);
+    }
+    RelNode current = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    rewritten = current.accept(calls);
+    done.put(rel, rewritten);
+    return rewritten;
+  }
+
+  /** Replaces the calls of one expression, operands first. */
+  private static final class Calls extends RexShuttle {
+    private final RexBuilder rexBuilder;
+
+    Calls(RexBuilder rexBuilder) {
+      this.rexBuilder = rexBuilder;
+    }
+
+    @Override
+    public RexNode visitCall(RexCall call) {
+      RexNode visited = super.visitCall(call);
+      if (!(visited instanceof RexCall)) {
+        return visited;
+      }
+      RexCall rewritten = (RexCall) visited;
+      SqlOperator replacement = replacement(rewritten.getOperator());
+      return replacement == null ? rewritten : rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());
+    }
+
+    private static SqlOperator replacement(SqlOperator operator) {
+      if (operator.getKind() == SqlKind.LIKE && operator instanceof SqlLikeOperator) {
+        SqlLikeOperator like = (SqlLikeOperator) operator;
+        if (like.isCaseSensitive()) {
+          return like.isNegated() ? LikeFunctions.NOT_LIKE : LikeFunctions.LIKE;
+        }
+        return like.isNegated() ? LikeFunctions.NOT_ILIKE : LikeFunctions.ILIKE;
+      }
+      return null;
+    }
+  }
+}
