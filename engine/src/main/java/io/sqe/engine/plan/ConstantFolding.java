@@ -42,9 +42,9 @@ import org.apache.calcite.tools.Programs;
  *       ({@link MicrosecondTimestamps}), which Calcite's literal conversion would read as
  *       milliseconds;
  *   <li>no user-defined function, whose code may not be safe to run while planning;
- *   <li>an expression that fails (a division by zero, a bad cast) or runs too long (a LIKE over a
- *       long literal: see {@link io.sqe.engine.exec.Checkpoint#of}) is left for execution, where
- *       it fails with the statement's usual error or stops at its timeout.
+ *   <li>an expression that fails (a division by zero, a bad cast) or runs too long (a regular
+ *       expression that backtracks: see {@link io.sqe.engine.exec.Checkpoint#of}) is left for
+ *       execution, where it fails with the statement's usual error or stops at its timeout.
  * </ul>
  *
  * <p>Expressions are computed with the implementations the compiled plan has ({@link

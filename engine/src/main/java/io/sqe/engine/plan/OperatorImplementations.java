@@ -1,6 +1,7 @@
 package io.sqe.engine.plan;
 
 import io.sqe.engine.sql.functions.LikeFunctions;
+import io.sqe.engine.sql.functions.RegexFunctions;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -12,18 +13,32 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 
 /**
  * Puts SQE's implementations in place of Calcite's for the operators whose run-time code Calcite
  * generates unsafely for hostile input: LIKE and ILIKE (a backtracking regular expression) run on
- * {@link io.sqe.engine.sql.functions.LikePattern}.
+ * {@link io.sqe.engine.sql.functions.LikePattern}; SIMILAR TO, {@code regexp_like} and {@code
+ * regexp_replace} on {@link RegexFunctions}, which a statement timeout interrupts.
  *
  * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
  * expressions the planner folds): planner rules, the scans' pushed predicates and EXPLAIN all see
  * Calcite's operators. Each call becomes one call of the same operands and type.
  */
 final class OperatorImplementations {
+  /**
+   * SQE's implementations of Calcite's operators by identity (operators of one name and class are
+   * equal, as the 3- and 4-operand {@code regexp_replace} are).
+   */
+  private static final Map<SqlOperator, SqlOperator> REPLACED = new IdentityHashMap<>();
+
+  static {
+    REPLACED.put(SqlLibraryOperators.REGEXP_LIKE, RegexFunctions.REGEXP_LIKE);
+    REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_3, RegexFunctions.REGEXP_REPLACE);
+    REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_4, RegexFunctions.REGEXP_REPLACE);
+  }
+
   private final Calls calls;
   private final Map<RelNode, RelNode> done = new IdentityHashMap<>();
 
@@ -86,7 +101,10 @@ final class OperatorImplementations {
         }
         return like.isNegated() ? LikeFunctions.NOT_ILIKE : LikeFunctions.ILIKE;
       }
-      return null;
+      if (operator.getKind() == SqlKind.SIMILAR && operator instanceof SqlLikeOperator) {
+        return ((SqlLikeOperator) operator).isNegated() ? RegexFunctions.NOT_SIMILAR : RegexFunctions.SIMILAR;
+      }
+      return REPLACED.get(operator);
     }
   }
 }
