@@ -1,11 +1,13 @@
 package io.sqe.engine.plan;
 
+import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import io.sqe.engine.sql.functions.LikeFunctions;
 import io.sqe.engine.sql.functions.RegexFunctions;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.calcite.adapter.enumerable.EnumerableWindow;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
@@ -20,7 +22,9 @@ import org.apache.calcite.sql.fun.SqlLikeOperator;
  * Puts SQE's implementations in place of Calcite's for the operators whose run-time code Calcite
  * generates unsafely for hostile input: LIKE and ILIKE (a backtracking regular expression) run on
  * {@link io.sqe.engine.sql.functions.LikePattern}; SIMILAR TO, {@code regexp_like} and {@code
- * regexp_replace} on {@link RegexFunctions}, which a statement timeout interrupts.
+ * regexp_replace} on {@link RegexFunctions}, which a statement timeout interrupts; integer +, -, *,
+ * /, negation and {@code abs} on {@link ArithmeticFunctions}, which fail on overflow instead of
+ * wrapping around, and so does the running total of SUM in a window ({@link CheckedSums}).
  *
  * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
  * expressions the planner folds): planner rules, the scans' pushed predicates and EXPLAIN all see
@@ -70,6 +74,9 @@ final class OperatorImplementations {
     }
     RelNode current = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
     rewritten = current.accept(calls);
+    if (rewritten instanceof EnumerableWindow) {
+      rewritten = new CheckedSums(rewritten.getCluster(), rewritten.getTraitSet(), rewritten);
+    }
     done.put(rel, rewritten);
     return rewritten;
   }
@@ -89,11 +96,16 @@ final class OperatorImplementations {
         return visited;
       }
       RexCall rewritten = (RexCall) visited;
-      SqlOperator replacement = replacement(rewritten.getOperator());
+      SqlOperator replacement = replacement(rewritten);
       return replacement == null ? rewritten : rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());
     }
 
-    private static SqlOperator replacement(SqlOperator operator) {
+    private static SqlOperator replacement(RexCall call) {
+      SqlOperator operator = call.getOperator();
+      SqlOperator arithmetic = ArithmeticFunctions.replacement(call);
+      if (arithmetic != null) {
+        return arithmetic;
+      }
       if (operator.getKind() == SqlKind.LIKE && operator instanceof SqlLikeOperator) {
         SqlLikeOperator like = (SqlLikeOperator) operator;
         if (like.isCaseSensitive()) {

@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.enumerable.CallImplementor;
 import org.apache.calcite.adapter.enumerable.EnumUtils;
@@ -27,12 +28,12 @@ import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 
 /**
- * A function that generated code calls as a public static method whose first parameter is the
- * execution's {@link DataContext}, through which it reaches its query (its {@link
- * io.sqe.engine.exec.Checkpoint}). The method is chosen by the call's operand count; a NULL
- * operand makes the result NULL without a call. Such functions are never named in SQL: the planner
- * puts them in place of Calcite's operators in the plan it compiles (see {@code
- * OperatorImplementations}), so they have no operand checking or type inference of their own.
+ * A function that generated code calls as a public static method, chosen by the call's operand
+ * count; a method whose first parameter is a {@link DataContext} gets the execution's, through
+ * which it reaches its query (its {@link io.sqe.engine.exec.Checkpoint}). A NULL operand makes the
+ * result NULL without a call. Such functions are never named in SQL: the planner puts them in place
+ * of Calcite's operators in the plan it compiles (see {@code OperatorImplementations}), so they have
+ * no operand checking or type inference of their own.
  */
 final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
   private final List<Method> methods;
@@ -45,10 +46,13 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
             (translator, call, operands) -> {
               Method method = method(operands.size());
               Class<?>[] types = method.getParameterTypes();
+              int first = takesRoot(method) ? 1 : 0;
               List<Expression> arguments = new ArrayList<>();
-              arguments.add(translator.getRoot());
+              if (first == 1) {
+                arguments.add(translator.getRoot());
+              }
               for (int i = 0; i < operands.size(); i++) {
-                arguments.add(EnumUtils.convert(operands.get(i), types[i + 1]));
+                arguments.add(EnumUtils.convert(operands.get(i), types[i + first]));
               }
               return Expressions.call(method, arguments);
             },
@@ -58,20 +62,29 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
 
   /**
    * An operator named {@code name} implemented by the public static methods of {@code owner}
-   * called {@code method}, one per operand count.
+   * called {@code method} that take a {@link DataContext} first, one per operand count.
    */
   static SqlOperator operator(String name, Class<?> owner, String method) {
+    return operator(name, owner, method, m -> takesRoot(m));
+  }
+
+  /**
+   * An operator named {@code name} implemented by the public static methods of {@code owner}
+   * called {@code method} that return {@code type}, one per operand count.
+   */
+  static SqlOperator operator(String name, Class<?> owner, String method, Class<?> type) {
+    return operator(name, owner, method, m -> m.getReturnType() == type);
+  }
+
+  private static SqlOperator operator(String name, Class<?> owner, String method, Predicate<Method> chosen) {
     List<Method> overloads = new ArrayList<>();
     for (Method m : owner.getMethods()) {
-      if (m.getName().equals(method)
-          && Modifier.isStatic(m.getModifiers())
-          && m.getParameterCount() > 0
-          && m.getParameterTypes()[0] == DataContext.class) {
+      if (m.getName().equals(method) && Modifier.isStatic(m.getModifiers()) && chosen.test(m)) {
         overloads.add(m);
       }
     }
     if (overloads.isEmpty()) {
-      throw new IllegalStateException("No method " + owner.getSimpleName() + "." + method + "(DataContext, ...)");
+      throw new IllegalStateException("No method " + owner.getSimpleName() + "." + method + " for " + name);
     }
     return new SqlUserDefinedFunction(
         new SqlIdentifier(name, SqlParserPos.ZERO),
@@ -82,9 +95,13 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
         new ExecutionFunction(overloads));
   }
 
+  private static boolean takesRoot(Method method) {
+    return method.getParameterCount() > 0 && method.getParameterTypes()[0] == DataContext.class;
+  }
+
   private Method method(int operands) {
     for (Method method : methods) {
-      if (method.getParameterCount() == operands + 1) {
+      if (method.getParameterCount() == operands + (takesRoot(method) ? 1 : 0)) {
         return method;
       }
     }
