@@ -1,6 +1,7 @@
 package io.sqe.engine.plan;
 
 import io.sqe.engine.sql.functions.ArithmeticFunctions;
+import io.sqe.engine.sql.functions.BoundedFunctions;
 import io.sqe.engine.sql.functions.LikeFunctions;
 import io.sqe.engine.sql.functions.RegexFunctions;
 import java.util.ArrayList;
@@ -17,6 +18,8 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 
 /**
  * Puts SQE's implementations in place of Calcite's for the operators whose run-time code Calcite
@@ -24,7 +27,10 @@ import org.apache.calcite.sql.fun.SqlLikeOperator;
  * {@link io.sqe.engine.sql.functions.LikePattern}; SIMILAR TO, {@code regexp_like} and {@code
  * regexp_replace} on {@link RegexFunctions}, which a statement timeout interrupts; integer +, -, *,
  * /, negation and {@code abs} on {@link ArithmeticFunctions}, which fail on overflow instead of
- * wrapping around, and so does the running total of SUM in a window ({@link CheckedSums}).
+ * wrapping around, and so does the running total of SUM in a window ({@link CheckedSums}); {@code
+ * lpad}, {@code rpad}, {@code repeat}, {@code replace}, {@code ||} on text, {@code array_join} and
+ * {@code array_to_string} on {@link BoundedFunctions}, which refuse a result over the query's
+ * limit on one value before allocating it.
  *
  * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
  * expressions the planner folds): planner rules, the scans' pushed predicates and EXPLAIN all see
@@ -41,6 +47,19 @@ final class OperatorImplementations {
     REPLACED.put(SqlLibraryOperators.REGEXP_LIKE, RegexFunctions.REGEXP_LIKE);
     REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_3, RegexFunctions.REGEXP_REPLACE);
     REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_4, RegexFunctions.REGEXP_REPLACE);
+    REPLACED.put(SqlLibraryOperators.ARRAY_JOIN, BoundedFunctions.ARRAY_TO_STRING);
+    REPLACED.put(SqlLibraryOperators.ARRAY_TO_STRING, BoundedFunctions.ARRAY_TO_STRING);
+  }
+
+  /** Replacements of Calcite's operators that also take binary or array operands: for text only. */
+  private static final Map<SqlOperator, SqlOperator> REPLACED_FOR_TEXT = new IdentityHashMap<>();
+
+  static {
+    REPLACED_FOR_TEXT.put(SqlLibraryOperators.LPAD, BoundedFunctions.LPAD);
+    REPLACED_FOR_TEXT.put(SqlLibraryOperators.RPAD, BoundedFunctions.RPAD);
+    REPLACED_FOR_TEXT.put(SqlLibraryOperators.REPEAT, BoundedFunctions.REPEAT);
+    REPLACED_FOR_TEXT.put(SqlStdOperatorTable.REPLACE, BoundedFunctions.REPLACE);
+    REPLACED_FOR_TEXT.put(SqlStdOperatorTable.CONCAT, BoundedFunctions.CONCAT);
   }
 
   private final Calls calls;
@@ -115,6 +134,9 @@ final class OperatorImplementations {
       }
       if (operator.getKind() == SqlKind.SIMILAR && operator instanceof SqlLikeOperator) {
         return ((SqlLikeOperator) operator).isNegated() ? RegexFunctions.NOT_SIMILAR : RegexFunctions.SIMILAR;
+      }
+      if (REPLACED_FOR_TEXT.containsKey(operator) && SqlTypeUtil.inCharFamily(call.getType())) {
+        return REPLACED_FOR_TEXT.get(operator);
       }
       return REPLACED.get(operator);
     }

@@ -146,23 +146,29 @@ public final class RegexFunctions {
 
   /** The first match replaced, as in PostgreSQL; {@code \1} names a group. */
   public static String regexpReplace(DataContext root, String s, String regex, String replacement) {
-    return replace(javaPattern(regex, 0).matcher(checked(root, s)), replacement(replacement), false);
+    return replace(root, javaPattern(regex, 0).matcher(checked(root, s)), replacement(replacement), false);
   }
 
   /** With flags: {@code g} replaces every match. */
   public static String regexpReplace(DataContext root, String s, String regex, String replacement, String flags) {
-    return replace(javaPattern(regex, flags(flags)).matcher(checked(root, s)), replacement(replacement), flags.indexOf('g') >= 0);
+    return replace(root, javaPattern(regex, flags(flags)).matcher(checked(root, s)), replacement(replacement), flags.indexOf('g') >= 0);
   }
 
-  private static String replace(Matcher matcher, String replacement, boolean all) {
+  /** The replaced text, refused as soon as it grows past the query's limit on one value. */
+  private static String replace(DataContext root, Matcher matcher, String replacement, boolean all) {
     StringBuilder result = new StringBuilder();
+    long limit = BoundedFunctions.limit(root);
     while (matcher.find()) {
       matcher.appendReplacement(result, replacement);
+      if (result.length() > limit) {
+        BoundedFunctions.check(root, result.length(), "regexp_replace");
+      }
       if (!all) {
         break;
       }
     }
     matcher.appendTail(result);
+    BoundedFunctions.check(root, result.length(), "regexp_replace");
     return result.toString();
   }
 
