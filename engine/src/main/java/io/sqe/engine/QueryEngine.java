@@ -32,6 +32,7 @@ import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.functions.BoundedFunctions;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
@@ -334,7 +335,7 @@ public final class QueryEngine {
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), run);
+        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -393,9 +394,9 @@ public final class QueryEngine {
     return values;
   }
 
-  private static QueryContext context(
+  private QueryContext context(
       Session session, PlannedQuery plan, List<Object> parameters, QueryRun run, String queryId) {
-    Map<String, Object> values = variables(session);
+    Map<String, Object> values = executionValues(session);
     for (int i = 0; i < parameters.size(); i++) {
       values.put("?" + i, parameters.get(i));
     }
@@ -403,6 +404,13 @@ public final class QueryEngine {
     run.stats().planningNanos(plan.planningNanos());
     run.stats().planCached(plan.cached());
     return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
+  }
+
+  /** The {@link #variables} of an execution, with the engine's limits on its values. */
+  private Map<String, Object> executionValues(Session session) {
+    Map<String, Object> values = variables(session);
+    values.put(BoundedFunctions.VARIABLE, config.maxValueSize());
+    return values;
   }
 
   /** The variables Calcite's generated code reads: the clock, the time zone, the user. */

@@ -167,7 +167,8 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
-                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
+                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
+                  .withMaxValueSize(config.maxValueSize()),
               executors(config, authenticating, locationRules(config, lakehouse)),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),

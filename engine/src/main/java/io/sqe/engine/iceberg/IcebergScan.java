@@ -488,8 +488,8 @@ public final class IcebergScan {
     private VectorSelection selection() {
       // The LIKE predicates are evaluated in any case: the Filter above no longer holds them.
       return VectorSelection.ENABLED
-          ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats())
-          : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats());
+          ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats(), context::checkCancelled)
+          : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats(), context::checkCancelled);
     }
 
     /** The rows of one task in Calcite's shape, read by columns when {@code vectorized} and the reader handles the task. */
@@ -528,7 +528,7 @@ public final class IcebergScan {
     private boolean keptByLikes(Record record) {
       for (int i = 0; i < likes.size(); i++) {
         LikePredicate like = likes.get(i);
-        if (!like.keeps(record.getField(like.column().name()))) {
+        if (!like.keeps(record.getField(like.column().name()), context::checkCancelled)) {
           return false;
         }
       }

@@ -90,6 +90,7 @@ public final class ConfigLoader {
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
           "query.parallelism",
+          "query.max-value-size",
           "maintenance.min-retention",
           "write.max-commit-retries",
           "sample-data.tpch-scale",
@@ -251,6 +252,10 @@ public final class ConfigLoader {
     if (parallelism < 1) {
       throw new ConfigException("Setting query.parallelism must be at least 1 (1 turns parallel pipelines off), not " + parallelism);
     }
+    long maxValueSize = size(values, "query.max-value-size", EngineConfig.DEFAULT_MAX_VALUE_SIZE);
+    if (maxValueSize < EngineConfig.MIN_MAX_VALUE_SIZE || maxValueSize > EngineConfig.MAX_MAX_VALUE_SIZE) {
+      throw new ConfigException("Setting query.max-value-size must be from 1m to 1g, not " + values.get("query.max-value-size"));
+    }
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -269,7 +274,8 @@ public final class ConfigLoader {
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
         operations(values),
         parallelism,
-        retries);
+        retries,
+        maxValueSize);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

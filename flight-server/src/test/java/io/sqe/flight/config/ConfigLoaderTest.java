@@ -7,6 +7,7 @@ import io.sqe.flight.config.ServerConfig.CatalogType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +126,19 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.parallelism", "0")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("query.parallelism");
+  }
+
+  @Test
+  void maxValueSizeIsFromOneMebibyteToOneGibibyte() {
+    assertThat(ConfigLoader.fromSettings(Map.of()).maxValueSize()).isEqualTo(16L << 20);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-value-size", "1m")).maxValueSize()).isEqualTo(1L << 20);
+    assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__VALUE__SIZE", "1g")).maxValueSize()).isEqualTo(1L << 30);
+    for (String bad : List.of("100k", "2g", "big")) {
+      assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-value-size", bad)))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("query.max-value-size");
+    }
   }
 
   @Test
