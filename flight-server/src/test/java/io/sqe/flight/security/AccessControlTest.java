@@ -3,6 +3,7 @@ package io.sqe.flight.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sqe.flight.testing.NumberTable;
 import io.sqe.flight.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -259,6 +263,45 @@ class AccessControlTest {
         assertThat(query(c, "SELECT note FROM pub.target ORDER BY id")).containsExactly(List.of("XXX-6789"), List.of("XXX-3456"));
       } finally {
         s.execute("DROP TABLE pub.target");
+      }
+    }
+  }
+
+  @Test
+  void anAdminCancelsAnotherUsersQueryUnderThePolicyAndOthersCannot() throws Exception {
+    NumberTable.create(server.server().catalogs().find("iceberg").orElseThrow(), "pub", "numbers", 20_000, 2_500);
+    // Hundreds of millions of row pairs: runs until cancelled.
+    CompletableFuture<List<List<Object>>> endless = CompletableFuture.supplyAsync(() -> {
+      try {
+        return bob("SELECT count(*), max(a.label || b.label) FROM pub.numbers a CROSS JOIN pub.numbers b");
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    try (RootAllocator allocator = new RootAllocator(); TestServer.Client flight = server.client(allocator);
+        Connection admin = connect(TestServer.ADMIN, server.adminPassword()); Statement a = admin.createStatement();
+        Connection carol = connect("carol", "carol-pw"); Statement c = carol.createStatement()) {
+      String queryId = null;
+      for (int attempt = 0; attempt < 200 && queryId == null; attempt++) {
+        for (List<Object> row : flight.rows(flight.sql().execute("SHOW QUERIES", flight.auth()))) {
+          if ("bob".equals(String.valueOf(row.get(1)))) {
+            queryId = String.valueOf(row.get(0));
+          }
+        }
+        if (queryId == null) {
+          Thread.sleep(50);
+        }
+      }
+      assertThat(queryId).as("bob's query in SHOW QUERIES").isNotNull();
+      String cancel = "CALL system.cancel_query('" + queryId + "')";
+      assertThatThrownBy(() -> c.execute(cancel)).hasMessageContaining("belongs to another user");
+      assertThat(a.executeUpdate(cancel)).isEqualTo(1);
+      assertThatThrownBy(() -> endless.get(30, TimeUnit.SECONDS)).hasMessageContaining("cancelled by admin");
+      assertThatThrownBy(() -> c.execute("CALL system.cancel_query('no-such-query')")).hasMessageContaining("Unknown query");
+    } finally {
+      endless.cancel(true);
+      try (Connection admin = connect(TestServer.ADMIN, server.adminPassword()); Statement a = admin.createStatement()) {
+        a.execute("DROP TABLE pub.numbers");
       }
     }
   }
