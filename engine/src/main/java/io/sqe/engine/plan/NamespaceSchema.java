@@ -167,10 +167,20 @@ final class NamespaceSchema extends AbstractSchema {
     try {
       View view = catalog.views().get().loadView(id);
       reads.view(catalog.name(), id, view);
-      return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view);
+      return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view, principal.user(), () -> hidesColumnsRead(view));
     } catch (NoSuchViewException e) {
       return null;
     }
+  }
+
+  /** Whether the principal's policy hides columns of a table or view that the view's SQL names. */
+  private boolean hidesColumnsRead(View view) {
+    for (List<String> table : ViewDefinitions.tablesRead(view.currentVersion(), catalog.name(), name)) {
+      if (access.hidesColumns(principal, table.get(0), table.get(1), table.get(2))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Set<String> names() {

@@ -50,6 +50,11 @@ public interface AccessControl extends ObjectVisibility {
   }
 
   @Override
+  default boolean hidesColumns(Principal principal, String catalog, String schema, String table) {
+    return !tableAccess(principal, catalog, schema, table).hiddenColumns().isEmpty();
+  }
+
+  @Override
   default boolean canSeeColumn(Principal principal, String catalog, String schema, String table, String column) {
     TableAccess access = tableAccess(principal, catalog, schema, table);
     return access.visible() && !access.hiddenColumns().contains(column);

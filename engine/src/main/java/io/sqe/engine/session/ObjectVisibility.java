@@ -39,4 +39,9 @@ public interface ObjectVisibility {
   default boolean canSeeRowCount(Principal principal, String catalog, String schema, String table) {
     return canSeeTable(principal, catalog, schema, table);
   }
+
+  /** Whether the principal's access to a table or view hides some of its columns from them. */
+  default boolean hidesColumns(Principal principal, String catalog, String schema, String table) {
+    return false;
+  }
 }
