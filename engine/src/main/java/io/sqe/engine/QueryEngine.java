@@ -180,6 +180,11 @@ public final class QueryEngine {
     return config;
   }
 
+  /** The access policy the engine enforces, for statements that reach the catalogs another way (bulk ingest). */
+  public AccessControl accessControl() {
+    return access;
+  }
+
   /** The statements this engine runs, by query id: to cancel them and to list them. */
   public QueryTracker queries() {
     return queries;

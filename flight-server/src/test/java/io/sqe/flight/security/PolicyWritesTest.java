@@ -16,6 +16,21 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.flight.sql.FlightSqlClient.ExecuteIngestOptions;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SET, MERGE UPDATE SET, INSERT and MERGE INSERT naming it), and the answer is the same as for a
  * column that does not exist; a masked column cannot be written either, so a self-assignment never
  * stores the mask; statements that leave both alone work, and the copy-on-write rewrite keeps
- * their stored values.
+ * their stored values. Flight SQL bulk ingest follows the same rules, and needs INSERT (CREATE for
+ * a new table).
  */
 class PolicyWritesTest {
   static final String POLICY =
@@ -155,6 +171,62 @@ class PolicyWritesTest {
     assertThat(stored()).containsExactly(
         List.of(1L, "merged", "c-1", "EU", 100L), List.of(2L, "ben", "c-2", "US", 200L), List.of(3L, "merged", "c-3", "EU", 300L),
         Arrays.asList(4L, "dan", null, "EU", null));
+  }
+
+  /** Bulk ingest (Flight SQL's CommandStatementIngest) of one row with these columns into hr.{@code table}, as {@code user}. */
+  static long ingest(String user, String table, TableNotExistOption ifMissing, String... columns) throws Exception {
+    try (RootAllocator allocator = new RootAllocator()) {
+      FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
+      try (FlightSqlClient sql = new FlightSqlClient(flight)) {
+        CallOption auth = flight.authenticateBasicToken(user, user + "-pw").orElseThrow();
+        List<Field> fields = new ArrayList<>();
+        for (String column : columns) {
+          boolean number = column.equals("id") || column.equals("salary") || column.equals("wage") || column.equals("secret");
+          fields.add(new Field(column, FieldType.nullable(number ? new ArrowType.Int(32, true) : ArrowType.Utf8.INSTANCE), null));
+        }
+        try (VectorSchemaRoot data = VectorSchemaRoot.create(new Schema(fields), allocator)) {
+          for (var vector : data.getFieldVectors()) {
+            if (vector instanceof IntVector ints) {
+              ints.setSafe(0, 7);
+            } else {
+              ((VarCharVector) vector).setSafe(0, "x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+          }
+          data.setRowCount(1);
+          ExecuteIngestOptions options = new ExecuteIngestOptions(
+              table, TableDefinitionOptions.newBuilder().setIfNotExist(ifMissing).setIfExists(TableExistsOption.TABLE_EXISTS_OPTION_APPEND).build(),
+              null, "hr", Map.of());
+          return sql.executeIngest(data, options, auth);
+        }
+      }
+    }
+  }
+
+  @Test
+  void bulkIngestNeedsTheRightPrivilegeAndWritesOnlyColumnsTheUserMayWrite() throws Exception {
+    TableNotExistOption fail = TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL;
+    assertThat(ingest("lou", "staff", fail, "id", "name", "region")).isEqualTo(1);
+    assertThat(stored()).contains(Arrays.asList(7L, "x", null, "x", null));
+    assertThatThrownBy(() -> ingest("lou", "staff", fail, "id", "salary"))
+        .hasMessageContaining("Access denied: user 'lou' cannot write column salary of iceberg.hr.staff");
+    assertThatThrownBy(() -> ingest("lou", "staff", fail, "id", "wage"))
+        .hasMessageContaining("Access denied: user 'lou' cannot write column wage of iceberg.hr.staff");
+    assertThatThrownBy(() -> ingest("cleo", "staff", fail, "id", "code"))
+        .hasMessageContaining("Access denied: user 'cleo' cannot write column code of iceberg.hr.staff");
+    // A hidden NOT NULL column the data lacks: refused without its name.
+    assertThatThrownBy(() -> ingest("lou", "strict", fail, "id"))
+        .hasMessageContaining("Access denied: user 'lou' cannot INGEST into iceberg.hr.strict")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("secret"));
+    // Privileges: cleo may only read hr.changes; lou cannot see it; nobody here may create tables.
+    assertThatThrownBy(() -> ingest("cleo", "changes", fail, "id", "name"))
+        .hasMessageContaining("Access denied: user 'cleo' cannot INSERT on iceberg.hr.changes");
+    assertThatThrownBy(() -> ingest("lou", "changes", fail, "id", "name")).hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> ingest("cleo", "fresh", TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE, "id"))
+        .hasMessageContaining("Access denied: user 'cleo' cannot CREATE table iceberg.hr.fresh");
+    try (Connection admin = admin(); Statement s = admin.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM hr.changes")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getLong(1)).isEqualTo(2);
+    }
   }
 
   @Test

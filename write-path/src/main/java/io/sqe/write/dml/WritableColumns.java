@@ -18,8 +18,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Types;
 
 /**
- * The columns of an INSERT, UPDATE or MERGE target that the statement's user may write under the
- * access policy. A hidden column is not one: the user cannot see it, so naming it is refused just
+ * The columns of an INSERT, UPDATE, MERGE or bulk ingest target that the statement's user may
+ * write under the access policy. A hidden column is not one: the user cannot see it, so naming it is refused just
  * as naming a column the table does not have (either answer would otherwise tell the other). A
  * masked column is not one either: the user reads only the mask, and a statement that wrote it
  * back ({@code SET code = code}) would store the mask; a rule without the mask gives the right to
@@ -39,9 +39,27 @@ final class WritableColumns {
   /** The columns of {@code table}, which {@code target} names, that the context's user may write. */
   static WritableColumns of(CommandContext context, TableRef target, Table table) {
     TableAccess access = context.queries().access(context.session(), target.catalog().name(), target.id());
-    String name = target.displayName();
-    return new WritableColumns(ColumnRules.bind(access, table.schema(), table.schemas().values(), name),
-        context.session().principal().user(), name);
+    return of(access, table, context.session().principal().user(), target.displayName());
+  }
+
+  /** The columns of {@code table}, called {@code name} in messages, that {@code user}, granted {@code access}, may write. */
+  static WritableColumns of(TableAccess access, Table table, String user, String name) {
+    return new WritableColumns(ColumnRules.bind(access, table.schema(), table.schemas().values(), name), user, name);
+  }
+
+  /** Whether the user may write the column: it is neither hidden from them nor masked. */
+  boolean mayWrite(Types.NestedField column) {
+    return !rules.hides(column.fieldId()) && rules.mask(column.fieldId()).isEmpty();
+  }
+
+  /** Whether the column is hidden from the user. */
+  boolean hides(Types.NestedField column) {
+    return rules.hides(column.fieldId());
+  }
+
+  /** Whether the user's access hides or masks columns: then a column the table lacks is answered as a hidden one is. */
+  boolean restrictsColumns() {
+    return rules.restrictsColumns();
   }
 
   /**
@@ -55,12 +73,12 @@ final class WritableColumns {
       column = TargetColumns.find(schema, name, qualifier, table);
     } catch (SqeException e) {
       if (e.code() == ErrorCode.NOT_FOUND && rules.restrictsColumns()) {
-        throw denied(name);
+        throw denied(name.names.get(name.names.size() - 1), name);
       }
       throw e;
     }
-    if (rules.hides(column.fieldId()) || rules.mask(column.fieldId()).isPresent()) {
-      throw denied(name);
+    if (!mayWrite(column)) {
+      throw denied(name.names.get(name.names.size() - 1), name);
     }
     return column;
   }
@@ -96,17 +114,22 @@ final class WritableColumns {
       return TargetColumns.defaultValue(column, table, at);
     } catch (SqeException e) {
       if (rules.hides(column.fieldId())) {
-        throw error(
-            ErrorCode.PERMISSION_DENIED,
-            "Access denied: user '" + user + "' cannot " + statement + " into " + table + ": a column the user cannot write needs a value",
-            at);
+        throw needsHiddenValue(statement, at);
       }
       throw e;
     }
   }
 
-  private SqeException denied(SqlIdentifier name) {
-    String column = name.names.get(name.names.size() - 1);
-    return error(ErrorCode.PERMISSION_DENIED, "Access denied: user '" + user + "' cannot write column " + column + " of " + table, name);
+  /** PERMISSION_DENIED for writing {@code column}, as the statement names it, at {@code at} (may be null). */
+  SqeException denied(String column, SqlNode at) {
+    return error(ErrorCode.PERMISSION_DENIED, "Access denied: user '" + user + "' cannot write column " + column + " of " + table, at);
+  }
+
+  /** PERMISSION_DENIED for a statement that leaves out a hidden column which needs a value; names no column. */
+  SqeException needsHiddenValue(String statement, SqlNode at) {
+    return error(
+        ErrorCode.PERMISSION_DENIED,
+        "Access denied: user '" + user + "' cannot " + statement + " into " + table + ": a column the user cannot write needs a value",
+        at);
   }
 }
