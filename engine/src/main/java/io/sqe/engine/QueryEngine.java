@@ -30,6 +30,7 @@ import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.functions.BoundedFunctions;
@@ -67,6 +68,7 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlExplain;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * The engine's entry point: prepares SQL statements for a session and runs them. Queries stream
@@ -95,6 +97,7 @@ public final class QueryEngine {
   private final QueryServices services = new Services(null);
   private final QueryTracker queries = new QueryTracker();
   private final StatementPrivileges privileges;
+  private final AccessControl access;
   private final QueryCaches caches;
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
@@ -143,6 +146,7 @@ public final class QueryEngine {
       List<SystemSchema> systemSchemas,
       AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.access = requireNonNull(access, "access is null");
     this.planner = new QueryPlanner(catalogs, systemSchemas, access);
     this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -178,9 +182,9 @@ public final class QueryEngine {
     return config;
   }
 
-  /** The privilege checks of the access policy, for statements that do not come as SQL (bulk ingest). */
-  public StatementPrivileges privileges() {
-    return privileges;
+  /** The access policy the engine enforces, for statements that reach the catalogs another way (bulk ingest). */
+  public AccessControl accessControl() {
+    return access;
   }
 
   /** The statements this engine runs, by query id: to cancel them and to list them. */
@@ -450,6 +454,11 @@ public final class QueryEngine {
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
       return planner.plan(session, query, sql, readTables(session, tables));
+    }
+
+    @Override
+    public TableAccess access(Session session, String catalog, TableIdentifier table) {
+      return access.tableAccess(session.principal(), catalog, String.join(".", table.namespace().levels()), table.name());
     }
 
     @Override

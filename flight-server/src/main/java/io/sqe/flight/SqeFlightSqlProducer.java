@@ -187,7 +187,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator);
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
-    this.ingest = new BulkIngest(catalogs, engine.privileges());
+    this.ingest = new BulkIngest(catalogs, engine.accessControl());
   }
 
   /**

@@ -7,7 +7,9 @@ import io.sqe.catalog.types.ArrowTypeMapping;
 import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
-import io.sqe.engine.security.StatementPrivileges;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.Privilege;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Session;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
@@ -72,16 +74,18 @@ public final class BulkIngest {
   }
 
   private final Catalogs catalogs;
-  private final StatementPrivileges privileges;
+  private final AccessControl access;
 
-  /** @param privileges the access policy's checks; an ingest needs what INSERT or CREATE TABLE would */
-  public BulkIngest(Catalogs catalogs, StatementPrivileges privileges) {
+  /** Ingests under {@code access}, as INSERT and CREATE TABLE are: see {@link #ingest}. */
+  public BulkIngest(Catalogs catalogs, AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.privileges = requireNonNull(privileges, "privileges is null");
+    this.access = requireNonNull(access, "access is null");
   }
 
   /**
-   * Writes every batch into the table.
+   * Writes every batch into the table. Under an access policy, appending needs INSERT (a table the
+   * user has no privilege on does not exist for them) and writes only columns the user may write
+   * (see {@link WritableColumns}); creating a table needs CREATE, replacing one DROP and CREATE.
    *
    * @param root the batches' schema and, after each {@code next} that returns true, a batch
    * @return the rows written
@@ -99,14 +103,19 @@ public final class BulkIngest {
     TableRef target = TableNames.resolve(
         session, catalogs, new SqlIdentifier(List.of(catalogName, schemaName, request.table()), SqlParserPos.ZERO));
     boolean exists = TableWrite.exists(session, target.catalog(), target.id());
-    privileges.checkIngest(
-        session, target.catalog().name(), target.id().namespace().level(0), target.id().name(), exists,
-        request.ifExists() == IfExists.APPEND, request.ifMissing() == IfMissing.CREATE);
+    TableAccess granted = access.tableAccess(
+        session.principal(), target.catalog().name(), String.join(".", target.id().namespace().levels()), target.id().name());
+    if (exists && !granted.visible()) {
+      throw new SqeException(ErrorCode.NOT_FOUND, "Table " + target.displayName() + " does not exist");
+    }
     List<Field> fields = root.getSchema().getFields();
     TableWrite write;
     String what;
+    WritableColumns writable = null;
     if (exists && request.ifExists() == IfExists.APPEND) {
+      require(session, granted, Privilege.INSERT, "INSERT on " + target.displayName());
       write = TableWrite.existing(session, target.catalog(), target.id(), target::loadFresh, queryId);
+      writable = WritableColumns.of(granted, write.table(), session.principal().user(), target.displayName());
       what = "ingest into " + target.displayName();
     } else if (exists && request.ifExists() == IfExists.FAIL) {
       throw new SqeException(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists");
@@ -114,6 +123,10 @@ public final class BulkIngest {
       throw new SqeException(ErrorCode.NOT_FOUND, "Table " + target.displayName() + " does not exist");
     } else {
       boolean replace = exists;
+      if (replace) {
+        require(session, granted, Privilege.DROP, "DROP on " + target.displayName());
+      }
+      require(session, granted, Privilege.CREATE, "CREATE table " + target.displayName());
       Catalog.TableBuilder builder = target.catalog().iceberg().buildTable(target.id(), newSchema(fields));
       write = TableWrite.create(
           session,
@@ -123,7 +136,13 @@ public final class BulkIngest {
           queryId);
       what = "ingest " + (replace ? "replacing " : "creating ") + target.displayName();
     }
-    return write(write, fields, root, next, what, queryId);
+    return write(write, fields, root, next, what, writable, queryId);
+  }
+
+  private static void require(Session session, TableAccess granted, Privilege privilege, String what) {
+    if (!granted.has(privilege)) {
+      throw new SqeException(ErrorCode.PERMISSION_DENIED, "Access denied: user '" + session.principal().user() + "' cannot " + what);
+    }
   }
 
   private static Schema newSchema(List<Field> fields) {
@@ -140,10 +159,12 @@ public final class BulkIngest {
     }
   }
 
-  private static long write(TableWrite write, List<Field> fields, VectorSchemaRoot root, BooleanSupplier next, String what, String queryId) {
+  /** @param writable the columns the user may write into an existing table; null for a table the ingest creates */
+  private static long write(
+      TableWrite write, List<Field> fields, VectorSchemaRoot root, BooleanSupplier next, String what, WritableColumns writable, String queryId) {
     Table table = write.table();
     Schema schema = table.schema();
-    int[] targets = targets(schema, fields);
+    int[] targets = targets(schema, fields, writable);
     DataFileWriter writer = DataFileWriter.builder(table).operationId(queryId).build();
     List<DataFile> files;
     // Every batch is loaded into the same vectors, so one set of readers serves them all.
@@ -177,8 +198,12 @@ public final class BulkIngest {
     return writer.rowCount();
   }
 
-  /** The position in {@code schema} of each data column's table column; every required column must have one. */
-  private static int[] targets(Schema schema, List<Field> fields) {
+  /**
+   * The position in {@code schema} of each data column's table column; every required column must
+   * have one. With {@code writable}, each must be a column the user may write, and a column the
+   * table lacks or a required column left out is answered without naming a hidden column.
+   */
+  private static int[] targets(Schema schema, List<Field> fields, WritableColumns writable) {
     List<Types.NestedField> columns = schema.columns();
     int[] targets = new int[fields.size()];
     Set<Integer> covered = new HashSet<>();
@@ -195,16 +220,23 @@ public final class BulkIngest {
           target = c;
         }
       }
+      if (writable != null && (target < 0 ? writable.restrictsColumns() : !writable.mayWrite(columns.get(target)))) {
+        throw writable.denied(name, null);
+      }
       if (target < 0 || !covered.add(target)) {
         throw new SqeException(
             ErrorCode.INVALID_ARGUMENT,
-            (target < 0 ? "The table has no column " : "Two data columns go to column ") + name + "; its columns are " + names(columns));
+            (target < 0 ? "The table has no column " : "Two data columns go to column ") + name + "; its columns are "
+                + names(columns, writable));
       }
       targets[i] = target;
     }
     List<String> missing = new ArrayList<>();
     for (int c = 0; c < columns.size(); c++) {
       if (!covered.contains(c) && columns.get(c).isRequired()) {
+        if (writable != null && writable.hides(columns.get(c))) {
+          throw writable.needsHiddenValue("INGEST", null);
+        }
         missing.add(columns.get(c).name());
       }
     }
@@ -214,9 +246,14 @@ public final class BulkIngest {
     return targets;
   }
 
-  private static String names(List<Types.NestedField> columns) {
+  /** The names of the columns, those hidden from the user left out. */
+  private static String names(List<Types.NestedField> columns, WritableColumns writable) {
     List<String> names = new ArrayList<>();
-    columns.forEach(c -> names.add(c.name()));
+    for (Types.NestedField column : columns) {
+      if (writable == null || !writable.hides(column)) {
+        names.add(column.name());
+      }
+    }
     return String.join(", ", names);
   }
 }
