@@ -106,7 +106,12 @@ public final class BulkIngest {
     TableAccess granted = access.tableAccess(
         session.principal(), target.catalog().name(), String.join(".", target.id().namespace().levels()), target.id().name());
     if (exists && !granted.visible()) {
-      throw new SqeException(ErrorCode.NOT_FOUND, "Table " + target.displayName() + " does not exist");
+      // A table the user cannot see is as good as missing: the answers are those for a missing
+      // table, and creating it needs CREATE, which would have made it visible.
+      if (request.ifMissing() == IfMissing.FAIL) {
+        throw new SqeException(ErrorCode.NOT_FOUND, "Table " + target.displayName() + " does not exist");
+      }
+      require(session, granted, Privilege.CREATE, "CREATE table " + target.displayName());
     }
     List<Field> fields = root.getSchema().getFields();
     TableWrite write;
