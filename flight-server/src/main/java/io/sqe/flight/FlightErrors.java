@@ -50,6 +50,14 @@ final class FlightErrors {
     }
   }
 
+  /** A name a client sent outside SQL (a bulk ingest's table); INVALID_ARGUMENT if it holds a NUL, as in SQL. */
+  static String name(String what, String name) {
+    if (name.indexOf('\0') >= 0) {
+      throw invalid("The " + what + " name holds a NUL character (U+0000), which no name may hold");
+    }
+    return name;
+  }
+
   static FlightRuntimeException invalid(String message) {
     return CallStatus.INVALID_ARGUMENT.withDescription(message).toRuntimeException();
   }

@@ -858,12 +858,28 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             readAction(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
         listener.onNext(new Result(renew(endpoint, context).serialize().array()));
       } else {
+        checkSessionActionBody(type, action.getBody());
         super.doAction(context, action, listener);
         return;
       }
       listener.onCompleted();
     } catch (RuntimeException e) {
       listener.onError(FlightErrors.toFlight(e, type));
+    }
+  }
+
+  /**
+   * Refuses the body of a session action that is not the message the action takes, as
+   * INVALID_ARGUMENT; Flight SQL's dispatch, which reads them, would say INTERNAL.
+   */
+  private static void checkSessionActionBody(String type, byte[] body) {
+    ByteBuffer buffer = ByteBuffer.wrap(body);
+    if (type.equals(FlightConstants.SET_SESSION_OPTIONS.getType())) {
+      readAction(type, () -> SetSessionOptionsRequest.deserialize(buffer));
+    } else if (type.equals(FlightConstants.GET_SESSION_OPTIONS.getType())) {
+      readAction(type, () -> GetSessionOptionsRequest.deserialize(buffer));
+    } else if (type.equals(FlightConstants.CLOSE_SESSION.getType())) {
+      readAction(type, () -> CloseSessionRequest.deserialize(buffer));
     }
   }
 
@@ -1170,9 +1186,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_exists: FAIL, APPEND or REPLACE");
     }
     return new BulkIngest.Request(
-        command.hasCatalog() ? command.getCatalog() : null,
-        command.hasSchema() ? command.getSchema() : null,
-        command.getTable(),
+        command.hasCatalog() ? FlightErrors.name("catalog", command.getCatalog()) : null,
+        command.hasSchema() ? FlightErrors.name("schema", command.getSchema()) : null,
+        FlightErrors.name("table", command.getTable()),
         ifMissing,
         ifExists);
   }

@@ -46,7 +46,7 @@ public final class SessionOptions {
       Optional<String> value = text(option.getValue());
       switch (name) {
         case CATALOG:
-          if (value.isEmpty() || catalogs.find(value.get()).isEmpty()) {
+          if (value.isEmpty() || !isName(value.get()) || catalogs.find(value.get()).isEmpty()) {
             errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
           } else {
             String catalog = catalogs.find(value.get()).get().name();
@@ -56,7 +56,7 @@ public final class SessionOptions {
         case SCHEMA:
           if (value.isEmpty() || value.get().isBlank()) {
             session.update(s -> s.withSchema(null));
-          } else if (!schemaExists(session.session(), value.get())) {
+          } else if (!isName(value.get()) || !schemaExists(session.session(), value.get())) {
             errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
           } else {
             session.update(s -> s.withSchema(value.get()));
@@ -119,6 +119,11 @@ public final class SessionOptions {
               }
             });
     return millis == null || millis < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+  }
+
+  /** No name holds a NUL character (SQL refuses one too); the catalog's store would end the name there. */
+  private static boolean isName(String value) {
+    return value.indexOf('\0') < 0;
   }
 
   private boolean schemaExists(Session session, String schema) {
