@@ -183,7 +183,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config().statementTimeout());
+    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config());
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator);
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
