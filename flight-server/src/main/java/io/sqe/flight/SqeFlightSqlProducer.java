@@ -42,6 +42,7 @@ import io.sqe.engine.command.CommandResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.memory.ArrowBuf;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
@@ -158,18 +159,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
   private final BulkIngest ingest;
   private final AuditLog audit;
+  private final HeapGuard heap;
 
-  public SqeFlightSqlProducer(
-      QueryEngine engine,
-      Catalogs catalogs,
-      SessionManager sessions,
-      PrincipalResolver principals,
-      CatalogMetadata catalogMetadata,
-      BufferAllocator allocator) {
-    this(engine, catalogs, sessions, principals, catalogMetadata, allocator, AuditLog.disabled());
-  }
-
-  /** As above, recording every statement in {@code audit}. */
+  /**
+   * @param audit where every statement is recorded
+   * @param heap watches the statements that run, to stop the biggest when the heap runs short
+   */
   public SqeFlightSqlProducer(
       QueryEngine engine,
       Catalogs catalogs,
@@ -177,15 +172,17 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       PrincipalResolver principals,
       CatalogMetadata catalogMetadata,
       BufferAllocator allocator,
-      AuditLog audit) {
+      AuditLog audit,
+      HeapGuard heap) {
     this.audit = requireNonNull(audit, "audit is null");
+    this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config());
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
-    this.results = new ResultStreamer(allocator);
+    this.results = new ResultStreamer(allocator, heap);
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
     this.ingest = new BulkIngest(catalogs);
   }
@@ -258,11 +255,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return server.newId();
   }
 
-  private Prepared prepare(Session session, String sql) {
+  private Prepared prepare(Session session, String sql, String queryId) {
     try {
       return engine.prepare(session, sql);
-    } catch (RuntimeException e) {
-      throw FlightErrors.toFlight(e, "prepare");
+    } catch (RuntimeException | Error e) {
+      throw FlightErrors.toFlight(e, queryId);
     }
   }
 
@@ -299,7 +296,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ClientSession session = session(context);
       listener.onNext(new SetSessionOptionsResult(sessionOptions.apply(session, request.getSessionOptions())));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "session"));
     }
   }
@@ -309,7 +306,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       listener.onNext(new GetSessionOptionsResult(sessionOptions.current(session(context))));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "session"));
     }
   }
@@ -321,7 +318,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       sessions.close(credential(call), sessionCookie(call), principals.principal(context));
       listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "session"));
     }
   }
@@ -346,11 +343,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
   }
 
+  // Each Flight call below also answers an Error its statement's own handling did not reach with
+  // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN.
+
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       return super.getFlightInfo(context, descriptor);
+    } catch (Error e) {
+      throw FlightErrors.toFlight(e, "GetFlightInfo");
     }
   }
 
@@ -359,13 +361,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     command(descriptor);
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       return super.getSchema(context, descriptor);
+    } catch (Error e) {
+      throw FlightErrors.toFlight(e, "GetSchema");
     }
   }
 
   @Override
   public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
-      return CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
+      Runnable put = CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
+      return () -> {
+        try {
+          put.run();
+        } catch (Error e) {
+          ackStream.onError(FlightErrors.toFlight(e, "DoPut"));
+        }
+      };
     }
   }
 
@@ -380,6 +391,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       super.getStream(context, ticket, listener);
+    } catch (Error e) {
+      listener.error(FlightErrors.toFlight(e, "DoGet"));
     }
   }
 
@@ -398,7 +411,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
     try {
-      Prepared statement = prepare(statementSession, command.getQuery());
+      Prepared statement = prepare(statementSession, command.getQuery(), queryId);
       if (statement instanceof Prepared.Command) {
         // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
         Prepared.Command run = (Prepared.Command) statement;
@@ -407,10 +420,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         return commandResult(session, queryId, run, outcome, descriptor);
       }
       return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
-      throw e;
+    } catch (RuntimeException | Error e) {
+      throw failed(record, queryId, e);
     }
+  }
+
+  /** What a statement failed with as a Flight status, recorded in its audit line. */
+  private static RuntimeException failed(StatementAudit record, String queryId, Throwable e) {
+    RuntimeException error = FlightErrors.toFlight(e, queryId);
+    record.failed(queryId, error, null);
+    return error;
   }
 
   /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
@@ -449,7 +468,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         return new CommandOutcome(rows, report);
       });
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       engine.queries().forget(queryId);
       throw FlightErrors.toFlight(e, queryId);
     }
@@ -477,7 +496,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         cancelled -> engine.queries().find(queryId).ifPresent(q ->
             q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
     call.addListener(stop, Runnable::run);
-    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId)) {
+    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId);
+        HeapGuard.Watch watch = heap.watch(queryId)) {
       return work.get();
     } finally {
       call.removeListener(stop);
@@ -512,7 +532,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
-    return new SchemaResult(prepare(statementSession(session, command.getTransactionId()), command.getQuery()).resultSchema());
+    return new SchemaResult(prepare(statementSession(session, command.getTransactionId()), command.getQuery(), newQueryId()).resultSchema());
   }
 
   @Override
@@ -521,8 +541,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PendingQuery query;
     try {
       query = ownTicket(queryId, context);
-    } catch (RuntimeException e) {
-      listener.error(e);
+    } catch (RuntimeException | Error e) {
+      listener.error(FlightErrors.toFlight(e, queryId));
       return;
     }
     StatementAudit record = query.takeAudit();
@@ -585,7 +605,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       return future.join();
     } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+      throw ExecutionErrors.rethrow(e.getCause());
     }
   }
 
@@ -600,11 +620,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       String handle = newQueryId();
       Prepared statement;
       try {
-        statement = prepare(statementSession, request.getQuery());
-      } catch (RuntimeException e) {
+        statement = prepare(statementSession, request.getQuery(), handle);
+      } catch (RuntimeException | Error e) {
         // A statement that cannot be prepared never runs: this is its only record.
-        audit(context, statementSession, request.getQuery()).failed(handle, e, null);
-        throw e;
+        throw failed(audit(context, statementSession, request.getQuery()), handle, e);
       }
       prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
       ActionCreatePreparedStatementResult result =
@@ -620,7 +639,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
               .build();
       listener.onNext(new Result(Any.pack(result).toByteArray()));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "prepare"));
     }
   }
@@ -673,7 +692,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
     try {
-      Prepared current = statement.current(statementSession, this::prepare);
+      Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
       if (current instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) current;
         CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
@@ -681,9 +700,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         return commandResult(session, queryId, run, outcome, descriptor);
       }
       return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
-      throw e;
+    } catch (RuntimeException | Error e) {
+      throw failed(record, queryId, e);
     }
   }
 
@@ -711,8 +729,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PreparedHandle statement;
     try {
       statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    } catch (RuntimeException e) {
-      listener.error(e);
+    } catch (RuntimeException | Error e) {
+      listener.error(FlightErrors.toFlight(e, "prepare"));
       return;
     }
     if (statement.statement() instanceof Prepared.Command) {
@@ -728,9 +746,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       statementSession = statement.executionSession(session(context));
       record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
       parameterSets = parameterSets(statement);
-      current = statement.current(statementSession, this::prepare);
-    } catch (RuntimeException e) {
-      RuntimeException error = FlightErrors.toFlight(e, "prepare");
+      current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
+    } catch (RuntimeException | Error e) {
+      RuntimeException error = FlightErrors.toFlight(e, queryId);
       record.failed(queryId, error, null);
       listener.error(error);
       return;
@@ -753,7 +771,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         statement.bind(rows);
         ackStream.onCompleted();
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "bind"));
       }
     };
@@ -777,11 +795,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared current = statement.current(statementSession, this::prepare);
+          Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
           return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
         });
         sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
     };
@@ -797,14 +815,14 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared statement = prepare(statementSession, command.getQuery());
+          Prepared statement = prepare(statementSession, command.getQuery(), queryId);
           if (!(statement instanceof Prepared.Command)) {
             throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
           }
           return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
         });
         sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
     };
@@ -837,6 +855,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       doActionAsCaller(context, action, listener);
+    } catch (Error e) {
+      listener.onError(FlightErrors.toFlight(e, action.getType()));
     }
   }
 
@@ -863,7 +883,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         return;
       }
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, type));
     }
   }
@@ -970,6 +990,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       return pollFlightInfoAsCaller(context, descriptor);
+    } catch (Error e) {
+      throw FlightErrors.toFlight(e, "PollFlightInfo");
     }
   }
 
@@ -997,21 +1019,20 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
         statementSession = statementSession(session, query.getTransactionId());
         record = audit(context, statementSession, query.getQuery());
-        statement = prepare(statementSession, query.getQuery());
+        statement = prepare(statementSession, query.getQuery(), queryId);
         parameterSets = List.of(List.of());
       } else if (command.is(CommandPreparedStatementQuery.class)) {
         PreparedHandle handle =
             preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
         statementSession = handle.executionSession(session);
         record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
-        statement = handle.current(statementSession, this::prepare);
+        statement = handle.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
         parameterSets = parameterSets(handle);
       } else {
         return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
       }
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
-      throw e;
+    } catch (RuntimeException | Error e) {
+      throw failed(record, queryId, e);
     }
     StatementAudit audited = record;
     engine.queries().track(queryId, statementSession.principal(), statement.sql());
@@ -1026,9 +1047,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
           CommandOutcome outcome;
           try {
             outcome = runCommand(session, statementSession, run, parameterSets, queryId);
-          } catch (RuntimeException e) {
-            audited.failed(queryId, e, null);
-            throw e;
+          } catch (RuntimeException | Error e) {
+            throw failed(audited, queryId, e);
           }
           audited.succeeded(queryId, outcome.rows());
           return commandResult(session, queryId, run, outcome, descriptor);
@@ -1036,11 +1056,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       } else {
         startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
       }
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
+    } catch (RuntimeException | Error e) {
       polls.invalidate(queryId);
       engine.queries().forget(queryId);
-      throw e;
+      throw failed(record, queryId, e);
     }
     return pollInfo(queryId, poll, Duration.ZERO);
   }
@@ -1068,7 +1087,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
         first.complete(execution);
         return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         if (execution != null) {
           execution.close();
         }
@@ -1084,7 +1103,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static void complete(CompletableFuture<FlightInfo> result, Supplier<FlightInfo> work) {
     try {
       result.complete(work.get());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       result.completeExceptionally(e);
     }
   }
@@ -1125,7 +1144,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         long rows = record.recordUpdate(
             queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
         sendUpdateCount(ackStream, rows);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, queryId));
       }
     };
@@ -1206,7 +1225,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.onNext(
           ActionBeginTransactionResult.newBuilder().setTransactionId(ByteString.copyFromUtf8(transaction.id())).build());
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "transaction"));
     }
   }
@@ -1235,7 +1254,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       }
       transactionSessions.invalidate(transaction.id());
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "transaction"));
     }
   }
@@ -1250,7 +1269,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ByteString id = ByteString.copyFromUtf8(transaction.id() + SAVEPOINT_SEPARATOR + savepoint);
       listener.onNext(ActionBeginSavepointResult.newBuilder().setSavepointId(id).build());
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "savepoint"));
     }
   }
@@ -1276,7 +1295,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
           throw FlightErrors.invalid("EndSavepoint needs an action: RELEASE or ROLLBACK");
       }
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "savepoint"));
     }
   }
@@ -1339,7 +1358,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.start(root);
       listener.putNext();
       listener.completed();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.error(FlightErrors.toFlight(e, "metadata"));
     }
   }

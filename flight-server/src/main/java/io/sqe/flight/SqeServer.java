@@ -79,6 +79,7 @@ public final class SqeServer implements AutoCloseable {
   private final LakehouseHealth health;
   private final OpsHttpServer http;
   private final ExecutorService callThreads;
+  private final HeapGuard heap;
   private final Object closing = new Object();
   private boolean closed;
 
@@ -105,11 +106,12 @@ public final class SqeServer implements AutoCloseable {
     this.health = operations.health();
     this.http = operations.http();
     this.callThreads = operations.callThreads();
+    this.heap = operations.heap();
   }
 
   /** The operations parts a server owns. */
   private record Operations(
-      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads) {}
+      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads, HeapGuard heap) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
@@ -121,6 +123,7 @@ public final class SqeServer implements AutoCloseable {
     LakehouseHealth health = null;
     OpsHttpServer http = null;
     ExecutorService callThreads = null;
+    HeapGuard heap = null;
     try {
       if (config.auditFile() != null) {
         audit = AuditLog.open(config.auditFile(), metrics);
@@ -170,6 +173,7 @@ public final class SqeServer implements AutoCloseable {
       LocalAuthentication authentication = await(authenticating);
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
+      heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
               engine,
@@ -178,7 +182,8 @@ public final class SqeServer implements AutoCloseable {
               context -> authenticator.principal(context.peerIdentity()),
               metadata,
               allocator,
-              audit);
+              audit,
+              heap);
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
@@ -217,14 +222,14 @@ public final class SqeServer implements AutoCloseable {
       }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http, callThreads));
+          new Operations(serving, metrics, health, http, callThreads, heap));
     } catch (IOException e) {
       audit.close();
-      closeQuietly(health, callThreads, catalogs, allocator);
+      closeQuietly(heap, health, callThreads, catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       audit.close();
-      closeQuietly(health, callThreads, catalogs, allocator);
+      closeQuietly(heap, health, callThreads, catalogs, allocator);
       throw e;
     }
   }
@@ -358,7 +363,11 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
+  private static void closeQuietly(
+      HeapGuard heap, LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
+    if (heap != null) {
+      heap.close();
+    }
     if (health != null) {
       health.close();
     }
@@ -451,6 +460,7 @@ public final class SqeServer implements AutoCloseable {
     }
     // Cancels what still runs and waits for result streams, so that no buffer outlives the allocator.
     producer.close();
+    heap.close();
     if (!server.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
     }

@@ -75,7 +75,7 @@ public final class StatementAudit {
     long rows;
     try {
       rows = statement.getAsLong();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed(queryId, e, null);
       throw e;
     }

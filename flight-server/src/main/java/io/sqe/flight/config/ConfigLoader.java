@@ -84,6 +84,7 @@ public final class ConfigLoader {
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
           "query.parallelism",
+          "query.heap-stop-threshold",
           "maintenance.min-retention",
           "sample-data.tpch-scale",
           "audit.file",
@@ -255,7 +256,17 @@ public final class ConfigLoader {
         minRetention,
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
         operations(values),
-        parallelism);
+        parallelism,
+        limits(values));
+  }
+
+  private static ServerConfig.Limits limits(Map<String, String> values) {
+    double heapStop = decimal(values, "query.heap-stop-threshold", ServerConfig.Limits.DEFAULT.heapStopThreshold());
+    if (heapStop < 0 || heapStop >= 1) {
+      throw new ConfigException(
+          "Setting query.heap-stop-threshold must be a share of the heap from 0 (off) to below 1, such as 0.9, not " + heapStop);
+    }
+    return new ServerConfig.Limits(heapStop);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

@@ -29,6 +29,7 @@ import java.util.Set;
  * @param caches the sizes of the engine's plan and result caches
  * @param operations health, metrics, logging and shutdown
  * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
+ * @param limits what the server's own defences allow: heap, pending tickets, connections
  */
 public record ServerConfig(
     String host,
@@ -45,8 +46,10 @@ public record ServerConfig(
     Duration maintenanceMinRetention,
     CacheSettings caches,
     OperationsSettings operations,
-    int queryParallelism) {
+    int queryParallelism,
+    Limits limits) {
   public ServerConfig {
+    requireNonNull(limits, "limits is null");
     if (queryParallelism < 1) {
       throw new IllegalArgumentException("queryParallelism must be at least 1, not " + queryParallelism);
     }
@@ -62,19 +65,35 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, limits);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, limits);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, limits);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, limits);
+  }
+
+  /**
+   * What the server's own defences allow, so that no client can take the server down for others.
+   *
+   * @param heapStopThreshold the share of the heap (0 to 1) still in use after a full collection
+   *     at which the running statement that allocated the most is stopped; 0 turns this off
+   */
+  public record Limits(double heapStopThreshold) {
+    public static final Limits DEFAULT = new Limits(0.9);
+
+    public Limits {
+      if (heapStopThreshold < 0 || heapStopThreshold > 1) {
+        throw new IllegalArgumentException("heapStopThreshold must be between 0 and 1, not " + heapStopThreshold);
+      }
+    }
   }
 
   /** How log lines are written. */
