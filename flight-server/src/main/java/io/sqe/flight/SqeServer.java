@@ -24,6 +24,7 @@ import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LakehouseHealth;
+import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
@@ -116,6 +117,7 @@ public final class SqeServer implements AutoCloseable {
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
     requireNonNull(config, "config is null");
+    LogSettings.protectCredentials();
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
     ServerMetrics metrics = ServerMetrics.create();
@@ -213,7 +215,7 @@ public final class SqeServer implements AutoCloseable {
       serving.serving(true);
       if (config.operations().httpEnabled()) {
         try {
-          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics);
+          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login);
         } catch (IOException e) {
           server.shutdown();
           throw e;
