@@ -256,7 +256,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   private Prepared prepare(Session session, String sql, String queryId) {
-    try {
+    // The query id on the log lines of planning, which never print the statement itself.
+    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId)) {
       return engine.prepare(session, sql);
     } catch (RuntimeException | Error e) {
       throw FlightErrors.toFlight(e, queryId);

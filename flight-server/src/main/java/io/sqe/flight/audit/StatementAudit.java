@@ -1,5 +1,6 @@
 package io.sqe.flight.audit;
 
+import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.session.Session;
 import java.time.Instant;
