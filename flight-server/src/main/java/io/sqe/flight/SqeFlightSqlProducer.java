@@ -135,6 +135,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
   private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
   private static final char SAVEPOINT_SEPARATOR = '/';
+  private static final int SHOWN_TEXT_LENGTH = 4_096;
 
   private final QueryEngine engine;
   private final SessionManager sessions;
@@ -164,6 +165,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /**
    * @param audit where every statement is recorded
    * @param heap watches the statements that run, to stop the biggest when the heap runs short
+   * @param ticketBudget bounds what the tickets of each user, and of all, keep
    */
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -173,7 +175,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       CatalogMetadata catalogMetadata,
       BufferAllocator allocator,
       AuditLog audit,
-      HeapGuard heap) {
+      HeapGuard heap,
+      TicketBudget ticketBudget) {
     this.audit = requireNonNull(audit, "audit is null");
     this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
@@ -183,7 +186,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config());
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator, heap);
-    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
+    // A poll's state goes with its evicted ticket: it holds the statement too.
+    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
     this.ingest = new BulkIngest(catalogs);
   }
 
@@ -418,7 +422,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         Prepared.Command run = (Prepared.Command) statement;
         CommandOutcome outcome = runCommand(session, statementSession, run, List.of(List.of()), queryId);
         record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor);
+        return commandResult(session, queryId, run, outcome, descriptor, 0);
       }
       return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
     } catch (RuntimeException | Error e) {
@@ -441,8 +445,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       List<List<Object>> parameterSets,
       FlightDescriptor descriptor,
       StatementAudit record) {
-    engine.queries().track(queryId, session.principal(), statement.sql());
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, 0);
+    engine.queries().track(queryId, session.principal(), shownText(statement.sql()));
     pending.audit(record);
     long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
     return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
@@ -456,7 +460,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   private CommandOutcome runCommand(
       ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    engine.queries().track(queryId, statementSession.principal(), command.sql());
+    engine.queries().track(queryId, statementSession.principal(), shownText(command.sql()));
     try {
       return whileTheCallLasts(queryId, () -> {
         long rows = 0;
@@ -510,13 +514,29 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * rowcount). A command that reports what it did (table maintenance) returns its report instead.
    */
   private FlightInfo commandResult(
-      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor) {
+      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor, long alsoKept) {
+    // Its ticket returns the outcome and never runs the statement again: it keeps no more of it
+    // than SHOW QUERIES shows.
+    String text = shownText(command.sql());
     Prepared result = command.reports()
-        ? new Prepared.Rows(command.sql(), command.resultSchema(), outcome.report())
-        : new Prepared.Rows(command.sql(), Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
-    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true);
+        ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
+        : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
+    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
     long records = command.reports() ? outcome.report().size() : outcome.rows();
     return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
+  }
+
+  /** What a poll keeps besides its ticket: its descriptor, which holds the statement again. */
+  private static long keptBytes(FlightDescriptor descriptor) {
+    return descriptor.isCommand() ? descriptor.getCommand().length : 0;
+  }
+
+  /**
+   * The text of a statement that SHOW QUERIES shows and that is kept where the statement itself
+   * is not needed: at most its first {@value #SHOWN_TEXT_LENGTH} characters.
+   */
+  private static String shownText(String sql) {
+    return sql.length() <= SHOWN_TEXT_LENGTH ? sql : sql.substring(0, SHOWN_TEXT_LENGTH) + "...";
   }
 
   /** Tells a DoPut client how many rows its update changed. */
@@ -546,6 +566,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.toFlight(e, queryId));
       return;
     }
+    tickets.read(queryId);
     StatementAudit record = query.takeAudit();
     if (record == null) {
       // A later DoGet of the same ticket runs the statement again; a command's count is no run.
@@ -698,7 +719,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         Prepared.Command run = (Prepared.Command) current;
         CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
         record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor);
+        return commandResult(session, queryId, run, outcome, descriptor, 0);
       }
       return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
     } catch (RuntimeException | Error e) {
@@ -1036,7 +1057,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       throw failed(record, queryId, e);
     }
     StatementAudit audited = record;
-    engine.queries().track(queryId, statementSession.principal(), statement.sql());
+    engine.queries().track(queryId, statementSession.principal(), shownText(statement.sql()));
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
     PollState poll =
         new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(TICKET_LIFETIME));
@@ -1052,7 +1073,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             throw failed(audited, queryId, e);
           }
           audited.succeeded(queryId, outcome.rows());
-          return commandResult(session, queryId, run, outcome, descriptor);
+          return commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
         }));
       } else {
         startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
@@ -1074,7 +1095,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       FlightDescriptor descriptor,
       CompletableFuture<FlightInfo> result,
       StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, keptBytes(descriptor));
     pending.audit(record);
     CompletableFuture<QueryExecution> first = new CompletableFuture<>();
     pending.prefetched(first);

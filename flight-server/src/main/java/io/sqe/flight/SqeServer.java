@@ -176,6 +176,7 @@ public final class SqeServer implements AutoCloseable {
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
+      TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes());
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
               engine,
@@ -185,10 +186,14 @@ public final class SqeServer implements AutoCloseable {
               metadata,
               allocator,
               audit,
-              heap);
+              heap,
+              ticketBudget);
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
+      metrics.registerGauge(
+          "sqe_tickets_kept_bytes", "What tickets keep (statements, parameters), estimated, within query.tickets.max-bytes",
+          ticketBudget::totalBytes);
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .executor(callThreads)

@@ -85,6 +85,8 @@ public final class ConfigLoader {
           "query.result-cache.max-bytes",
           "query.parallelism",
           "query.heap-stop-threshold",
+          "query.tickets.max-bytes-per-user",
+          "query.tickets.max-bytes",
           "maintenance.min-retention",
           "sample-data.tpch-scale",
           "audit.file",
@@ -266,7 +268,11 @@ public final class ConfigLoader {
       throw new ConfigException(
           "Setting query.heap-stop-threshold must be a share of the heap from 0 (off) to below 1, such as 0.9, not " + heapStop);
     }
-    return new ServerConfig.Limits(heapStop);
+    ServerConfig.Limits defaults = ServerConfig.Limits.DEFAULT;
+    return new ServerConfig.Limits(
+        heapStop,
+        size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
+        size(values, "query.tickets.max-bytes", defaults.ticketBytes()));
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

@@ -85,13 +85,18 @@ public record ServerConfig(
    *
    * @param heapStopThreshold the share of the heap (0 to 1) still in use after a full collection
    *     at which the running statement that allocated the most is stopped; 0 turns this off
+   * @param ticketBytesPerUser the most bytes the tickets of one user keep (statements, parameters)
+   * @param ticketBytes the most bytes all tickets keep
    */
-  public record Limits(double heapStopThreshold) {
-    public static final Limits DEFAULT = new Limits(0.9);
+  public record Limits(double heapStopThreshold, long ticketBytesPerUser, long ticketBytes) {
+    public static final Limits DEFAULT = new Limits(0.9, 64L << 20, 256L << 20);
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
         throw new IllegalArgumentException("heapStopThreshold must be between 0 and 1, not " + heapStopThreshold);
+      }
+      if (ticketBytesPerUser <= 0 || ticketBytes <= 0) {
+        throw new IllegalArgumentException("Ticket limits must be positive: " + ticketBytesPerUser + ", " + ticketBytes);
       }
     }
   }
