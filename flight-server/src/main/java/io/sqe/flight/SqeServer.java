@@ -22,6 +22,7 @@ import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.connections.GuardedTransport;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LakehouseHealth;
 import io.sqe.flight.ops.LogSettings;
@@ -81,6 +82,7 @@ public final class SqeServer implements AutoCloseable {
   private final OpsHttpServer http;
   private final ExecutorService callThreads;
   private final HeapGuard heap;
+  private final GuardedTransport transport;
   private final Object closing = new Object();
   private boolean closed;
 
@@ -108,11 +110,18 @@ public final class SqeServer implements AutoCloseable {
     this.http = operations.http();
     this.callThreads = operations.callThreads();
     this.heap = operations.heap();
+    this.transport = operations.transport();
   }
 
   /** The operations parts a server owns. */
   private record Operations(
-      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads, HeapGuard heap) {}
+      ServingState serving,
+      ServerMetrics metrics,
+      LakehouseHealth health,
+      OpsHttpServer http,
+      ExecutorService callThreads,
+      HeapGuard heap,
+      GuardedTransport transport) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
@@ -126,6 +135,7 @@ public final class SqeServer implements AutoCloseable {
     OpsHttpServer http = null;
     ExecutorService callThreads = null;
     HeapGuard heap = null;
+    GuardedTransport transport = null;
     try {
       if (config.auditFile() != null) {
         audit = AuditLog.open(config.auditFile(), metrics);
@@ -194,6 +204,13 @@ public final class SqeServer implements AutoCloseable {
       metrics.registerGauge(
           "sqe_tickets_kept_bytes", "What tickets keep (statements, parameters), estimated, within query.tickets.max-bytes",
           ticketBudget::totalBytes);
+      ServerConfig.Limits limits = config.limits();
+      transport = new GuardedTransport(limits.maxConnectionsPerAddress(), limits.handshakeTimeout(), limits.connectionIdleTimeout());
+      GuardedTransport flightTransport = transport;
+      metrics.registerGauge("sqe_connections_open", "Flight connections open", () -> flightTransport.guard().open());
+      metrics.registerGauge(
+          "sqe_connections_refused", "Flight connections refused since start for their address's limit (server.max-connections-per-address)",
+          () -> flightTransport.guard().refused());
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .executor(callThreads)
@@ -204,17 +221,19 @@ public final class SqeServer implements AutoCloseable {
               .transportHint(
                   "grpc.builderConsumer",
                   (Consumer<NettyServerBuilder>)
-                      netty ->
-                          netty
-                              .callExecutor(new ClientAddressHeader())
-                              .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
-                                  figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
-                              // Flight's middleware (authentication) only sees Flight's own service,
-                              // so health checks need no credentials.
-                              .addService(serving.healthService())
-                              // Load balancers and clients keep idle connections alive with pings.
-                              .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
-                              .permitKeepAliveWithoutCalls(true));
+                      netty -> {
+                        flightTransport.configure(netty);
+                        netty
+                            .callExecutor(new ClientAddressHeader())
+                            .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
+                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
+                            // Flight's middleware (authentication) only sees Flight's own service,
+                            // so health checks need no credentials.
+                            .addService(serving.healthService())
+                            // Load balancers and clients keep idle connections alive with pings.
+                            .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
+                            .permitKeepAliveWithoutCalls(true);
+                      });
       FlightServer server = tls(builder, config.tls()).build();
       server.start();
       serving.serving(true);
@@ -229,14 +248,14 @@ public final class SqeServer implements AutoCloseable {
       }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http, callThreads, heap));
+          new Operations(serving, metrics, health, http, callThreads, heap, transport));
     } catch (IOException e) {
       audit.close();
-      closeQuietly(heap, health, callThreads, catalogs, allocator);
+      closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       audit.close();
-      closeQuietly(heap, health, callThreads, catalogs, allocator);
+      closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
       throw e;
     }
   }
@@ -371,7 +390,15 @@ public final class SqeServer implements AutoCloseable {
   }
 
   private static void closeQuietly(
-      HeapGuard heap, LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
+      GuardedTransport transport,
+      HeapGuard heap,
+      LakehouseHealth health,
+      ExecutorService callThreads,
+      Catalogs catalogs,
+      BufferAllocator allocator) {
+    if (transport != null) {
+      transport.close();
+    }
     if (heap != null) {
       heap.close();
     }
@@ -472,6 +499,7 @@ public final class SqeServer implements AutoCloseable {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
     }
     server.close();
+    transport.close();
     callThreads.shutdown();
     if (!callThreads.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Flight call threads still busy {} after the server stopped", CANCEL_WAIT);

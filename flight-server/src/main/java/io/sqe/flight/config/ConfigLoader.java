@@ -92,6 +92,9 @@ public final class ConfigLoader {
           "audit.file",
           "http.port",
           "server.shutdown-grace-period",
+          "server.max-connections-per-address",
+          "server.handshake-timeout",
+          "server.connection-idle-timeout",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -269,10 +272,25 @@ public final class ConfigLoader {
           "Setting query.heap-stop-threshold must be a share of the heap from 0 (off) to below 1, such as 0.9, not " + heapStop);
     }
     ServerConfig.Limits defaults = ServerConfig.Limits.DEFAULT;
+    int perAddress = integer(values, "server.max-connections-per-address", defaults.maxConnectionsPerAddress());
+    if (perAddress < 0) {
+      throw new ConfigException("Setting server.max-connections-per-address must be 0 (no limit) or more, not " + perAddress);
+    }
+    Duration handshake = duration(values, "server.handshake-timeout", defaults.handshakeTimeout());
+    if (handshake.isZero() || handshake.isNegative()) {
+      throw new ConfigException("Setting server.handshake-timeout must be positive, such as 10s");
+    }
+    Duration idle = duration(values, "server.connection-idle-timeout", defaults.connectionIdleTimeout());
+    if (idle.isNegative()) {
+      throw new ConfigException("Setting server.connection-idle-timeout must not be negative (0 keeps idle connections open)");
+    }
     return new ServerConfig.Limits(
         heapStop,
         size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
-        size(values, "query.tickets.max-bytes", defaults.ticketBytes()));
+        size(values, "query.tickets.max-bytes", defaults.ticketBytes()),
+        perAddress,
+        handshake,
+        idle);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

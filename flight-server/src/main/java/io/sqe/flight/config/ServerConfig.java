@@ -87,9 +87,22 @@ public record ServerConfig(
    *     at which the running statement that allocated the most is stopped; 0 turns this off
    * @param ticketBytesPerUser the most bytes the tickets of one user keep (statements, parameters)
    * @param ticketBytes the most bytes all tickets keep
+   * @param maxConnectionsPerAddress the most Flight connections open at once from one client
+   *     address; 0 for no limit
+   * @param handshakeTimeout how long a new connection may take to send its first bytes and, with
+   *     TLS, to finish its handshake
+   * @param connectionIdleTimeout how long a connection may go without a call before it is closed
+   *     (clients reconnect on their next call); zero for never
    */
-  public record Limits(double heapStopThreshold, long ticketBytesPerUser, long ticketBytes) {
-    public static final Limits DEFAULT = new Limits(0.9, 64L << 20, 256L << 20);
+  public record Limits(
+      double heapStopThreshold,
+      long ticketBytesPerUser,
+      long ticketBytes,
+      int maxConnectionsPerAddress,
+      Duration handshakeTimeout,
+      Duration connectionIdleTimeout) {
+    public static final Limits DEFAULT =
+        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30));
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
@@ -98,6 +111,11 @@ public record ServerConfig(
       if (ticketBytesPerUser <= 0 || ticketBytes <= 0) {
         throw new IllegalArgumentException("Ticket limits must be positive: " + ticketBytesPerUser + ", " + ticketBytes);
       }
+      if (maxConnectionsPerAddress < 0) {
+        throw new IllegalArgumentException("maxConnectionsPerAddress must not be negative: " + maxConnectionsPerAddress);
+      }
+      requireNonNull(handshakeTimeout, "handshakeTimeout is null");
+      requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
     }
   }
 
