@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.exec.QueryRun;
 import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.ops.LogSettings;
-import io.sqe.engine.exec.QueryRun;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Set;
@@ -51,7 +51,7 @@ final class ResultStreamer implements AutoCloseable {
    * stream itself before its client is told without it: a thread stuck where it never checks
    * for cancellation, or gone, must not leave the client waiting.
    */
-  static final Duration STOP_GRACE = Duration.ofSeconds(5);
+  private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
   private final BufferAllocator allocator;
   private final HeapGuard heap;
