@@ -11,8 +11,8 @@ import java.time.Duration;
  * @param maxQueryMemoryBytes Arrow memory one query may hold at once
  * @param batchMaxRows most rows in one record batch
  * @param batchMaxBytes approximate largest record batch, kept under gRPC's usual 4 MiB message limit
- * @param statementTimeout how long a statement may run when its session sets no limit of its own;
- *     zero for no limit
+ * @param statementTimeout how long a statement may run: the limit of sessions that set none, and
+ *     the most any session may set ({@link #statementTimeout(Duration)}); zero for no limit
  * @param planCacheMaxEntries how many compiled plans the plan cache keeps; zero turns it off
  * @param resultCacheMaxBytes how many bytes of Arrow results the result cache keeps; zero turns it
  *     off. One result may take at most a quarter of it.
@@ -68,6 +68,22 @@ public record EngineConfig(
   /** Limits without a default statement timeout, with the default caches. */
   public EngineConfig(long maxQueryMemoryBytes, int batchMaxRows, long batchMaxBytes) {
     this(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, Duration.ZERO);
+  }
+
+  /**
+   * The limit a statement runs under when its session asks for {@code requested} (null: the
+   * default; zero: none): the engine's {@link #statementTimeout()}, when it has one, is a ceiling
+   * that a session may lower but not raise or lift, as Trino caps its session memory limits at the
+   * server's.
+   */
+  public Duration statementTimeout(Duration requested) {
+    if (requested == null) {
+      return statementTimeout;
+    }
+    if (statementTimeout.isZero()) {
+      return requested;
+    }
+    return requested.isZero() || requested.compareTo(statementTimeout) > 0 ? statementTimeout : requested;
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {

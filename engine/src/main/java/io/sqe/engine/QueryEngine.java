@@ -192,9 +192,9 @@ public final class QueryEngine {
     return queries;
   }
 
-  /** How long a statement of {@code session} may run: the session's limit, else the engine's; zero for none. */
+  /** How long a statement of {@code session} may run: the session's limit within the engine's; zero for none. */
   public Duration statementTimeout(Session session) {
-    return session.statementTimeout() != null ? session.statementTimeout() : config.statementTimeout();
+    return config.statementTimeout(session.statementTimeout());
   }
 
   /** Parses, validates and plans a statement; every error in the SQL surfaces here. */

@@ -33,6 +33,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -157,11 +159,24 @@ public final class BulkIngest {
         throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The data has two columns named " + field.getName());
       }
     }
+    Schema schema;
     try {
-      return ArrowTypeMapping.toIceberg(fields);
+      schema = ArrowTypeMapping.toIceberg(fields);
     } catch (UnsupportedTypeException e) {
       throw new SqeException(ErrorCode.NOT_SUPPORTED, e.getMessage(), e);
     }
+    // New tables are of Iceberg's format 2, which keeps timestamps to the microsecond; cutting the
+    // nanoseconds off silently would change the data. (Appending to a microsecond column is fine:
+    // its type says what it keeps.)
+    for (Types.NestedField column : TypeUtil.indexById(schema.asStruct()).values()) {
+      if (column.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
+        throw new SqeException(
+            ErrorCode.INVALID_ARGUMENT,
+            "Column " + column.name() + " holds nanosecond timestamps, which a new table cannot keep: SQE creates tables of "
+                + "Iceberg format 2, whose timestamps have microseconds. Send timestamp[us], or create the table first and append");
+      }
+    }
+    return schema;
   }
 
   /** @param writable the columns the user may write into an existing table; null for a table the ingest creates */
