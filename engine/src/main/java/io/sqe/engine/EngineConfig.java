@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param planCacheMaxEntries how many compiled plans the plan cache keeps; zero turns it off
  * @param resultCacheMaxBytes how many bytes of Arrow results the result cache keeps; zero turns it
  *     off. One result may take at most a quarter of it.
+ * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
+ *     their order; a larger join keeps the FROM list's order
  */
 public record EngineConfig(
     long maxQueryMemoryBytes,
@@ -22,8 +24,10 @@ public record EngineConfig(
     long batchMaxBytes,
     Duration statementTimeout,
     int planCacheMaxEntries,
-    long resultCacheMaxBytes) {
+    long resultCacheMaxBytes,
+    int maxReorderedJoins) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
+  public static final int DEFAULT_MAX_REORDERED_JOINS = 16;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
   public static final EngineConfig DEFAULT = new EngineConfig(1L << 30, 65_536, 2L << 20, Duration.ZERO);
 
@@ -41,6 +45,9 @@ public record EngineConfig(
     if (resultCacheMaxBytes < 0) {
       throw new IllegalArgumentException("resultCacheMaxBytes is negative: " + resultCacheMaxBytes);
     }
+    if (maxReorderedJoins < 2) {
+      throw new IllegalArgumentException("maxReorderedJoins must be at least 2, not " + maxReorderedJoins);
+    }
   }
 
   /** Limits with the default caches. */
@@ -51,7 +58,8 @@ public record EngineConfig(
         batchMaxBytes,
         statementTimeout,
         DEFAULT_PLAN_CACHE_MAX_ENTRIES,
-        DEFAULT_RESULT_CACHE_MAX_BYTES);
+        DEFAULT_RESULT_CACHE_MAX_BYTES,
+        DEFAULT_MAX_REORDERED_JOINS);
   }
 
   /** Limits without a default statement timeout, with the default caches. */
@@ -60,18 +68,23 @@ public record EngineConfig(
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxReorderedJoins);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxReorderedJoins);
   }
 
   public EngineConfig withPlanCacheMaxEntries(int entries) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxReorderedJoins);
   }
 
   public EngineConfig withResultCacheMaxBytes(long bytes) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxReorderedJoins);
+  }
+
+  public EngineConfig withMaxReorderedJoins(int tables) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, tables);
   }
 }

@@ -141,7 +141,8 @@ public final class QueryEngine {
       List<SystemSchema> systemSchemas,
       AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.planner = new QueryPlanner(catalogs, systemSchemas, access);
+    requireNonNull(config, "config is null");
+    this.planner = new QueryPlanner(catalogs, systemSchemas, access, config.maxReorderedJoins());
     this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.config = requireNonNull(config, "config is null");

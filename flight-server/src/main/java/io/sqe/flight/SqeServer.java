@@ -161,7 +161,8 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
-                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
+                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
+                  .withMaxReorderedJoins(config.maxReorderedJoins()),
               WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention())),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),

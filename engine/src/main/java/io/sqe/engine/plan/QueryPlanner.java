@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.engine.EngineConfig;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.QueryContext;
@@ -81,36 +82,30 @@ import org.apache.calcite.tools.Programs;
 
 /**
  * Validates a query and compiles it: Calcite's standard optimisation (sub-query removal,
- * decorrelation, field trimming, cost-based planning with heuristic join order from two joins on,
+ * decorrelation, field trimming, cost-based planning with the join order of {@link JoinOrder},
  * hash joins only for equi-joins, join row counts from Iceberg statistics) with SQE's rules that
  * push work into Iceberg scans, then code generation.
  */
 public final class QueryPlanner {
-  /**
-   * Join counts from which the planner orders joins heuristically ({@code LoptOptimizeJoinRule},
-   * with the row counts of {@link JoinCardinality}) instead of exhaustively. From two joins on:
-   * Volcano's exhaustive search kept the FROM list's order when it started with a cartesian
-   * product (TPC-H Q9), and swapping a join's inputs there costs a projection that hides the
-   * cheaper build side.
-   */
-  private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 2;
-
   private final Catalogs catalogs;
   private final List<SystemSchema> systemSchemas;
   private final CalciteConnectionConfig connectionConfig;
   private final AccessControl access;
+  private final int maxReorderedJoins;
 
   /** A planner that shows {@code systemSchemas} in every catalog and allows everything. */
   public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas) {
-    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL);
+    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL, EngineConfig.DEFAULT_MAX_REORDERED_JOINS);
   }
 
   /**
-   * A planner that shows {@code systemSchemas} in every catalog and applies {@code access} to every
-   * table and view a statement reads.
+   * A planner that shows {@code systemSchemas} in every catalog, applies {@code access} to every
+   * table and view a statement reads, and orders the tables of joins of at most {@code
+   * maxReorderedJoins} tables.
    */
-  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access) {
+  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access, int maxReorderedJoins) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.maxReorderedJoins = maxReorderedJoins;
     this.systemSchemas = List.copyOf(systemSchemas);
     this.access = requireNonNull(access, "access is null");
     Properties properties = new Properties();
@@ -218,7 +213,7 @@ public final class QueryPlanner {
       relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
-      RelNode best = program(planner.getRules()).run(planner, relRoot.rel, desired, List.of(), List.of());
+      RelNode best = program(planner.getRules(), maxReorderedJoins).run(planner, relRoot.rel, desired, List.of(), List.of());
       enumerable = project((EnumerableRel) best, relRoot);
       PlanInspection.inspect(enumerable, reads);
     } catch (SqeException e) {
@@ -431,7 +426,7 @@ public final class QueryPlanner {
     return types;
   }
 
-  private static Program program(List<RelOptRule> rules) {
+  private static Program program(List<RelOptRule> rules, int maxReorderedJoins) {
     return Programs.sequence(
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
@@ -439,7 +434,7 @@ public final class QueryPlanner {
         new FactorOrConditions(),
         FilterIntoScanRule.likesIntoScans(),
         Programs.trim(),
-        Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
+        new JoinOrder(rules, maxReorderedJoins),
         new SemiJoinReduction(),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
         // It splits the final physical plan (semi-join reductions included) into parallel parts.

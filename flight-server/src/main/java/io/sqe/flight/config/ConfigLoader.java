@@ -84,6 +84,7 @@ public final class ConfigLoader {
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
           "query.parallelism",
+          "query.max-reordered-joins",
           "maintenance.min-retention",
           "sample-data.tpch-scale",
           "audit.file",
@@ -243,6 +244,10 @@ public final class ConfigLoader {
     if (parallelism < 1) {
       throw new ConfigException("Setting query.parallelism must be at least 1 (1 turns parallel pipelines off), not " + parallelism);
     }
+    int maxReorderedJoins = integer(values, "query.max-reordered-joins", EngineConfig.DEFAULT_MAX_REORDERED_JOINS);
+    if (maxReorderedJoins < 2) {
+      throw new ConfigException("Setting query.max-reordered-joins must be at least 2, not " + maxReorderedJoins);
+    }
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -255,7 +260,8 @@ public final class ConfigLoader {
         minRetention,
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
         operations(values),
-        parallelism);
+        parallelism,
+        maxReorderedJoins);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

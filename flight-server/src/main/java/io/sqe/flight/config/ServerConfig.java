@@ -29,6 +29,8 @@ import java.util.Set;
  * @param caches the sizes of the engine's plan and result caches
  * @param operations health, metrics, logging and shutdown
  * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
+ * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
+ *     their order; a larger join keeps the FROM list's order
  */
 public record ServerConfig(
     String host,
@@ -45,7 +47,8 @@ public record ServerConfig(
     Duration maintenanceMinRetention,
     CacheSettings caches,
     OperationsSettings operations,
-    int queryParallelism) {
+    int queryParallelism,
+    int maxReorderedJoins) {
   public ServerConfig {
     if (queryParallelism < 1) {
       throw new IllegalArgumentException("queryParallelism must be at least 1, not " + queryParallelism);
@@ -62,19 +65,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, maxReorderedJoins);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, maxReorderedJoins);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, maxReorderedJoins);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, maxReorderedJoins);
   }
 
   /** How log lines are written. */
