@@ -258,9 +258,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return server.newId();
   }
 
-  private Prepared prepare(Session session, String sql) {
+  /**
+   * Plans a statement under {@code queryId}, which lists it and cancels it while it is planned,
+   * as does the client cancelling the call or its deadline passing.
+   */
+  private Prepared prepare(Session session, String sql, String queryId) {
     try {
-      return engine.prepare(session, sql);
+      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId));
     } catch (RuntimeException e) {
       throw FlightErrors.toFlight(e, "prepare");
     }
@@ -397,8 +401,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession = statementSession(session, command.getTransactionId());
     StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
+    // Known from its arrival, so that its planning can be listed, cancelled and timed.
+    engine.queries().track(queryId, statementSession.principal(), command.getQuery());
     try {
-      Prepared statement = prepare(statementSession, command.getQuery());
+      Prepared statement = prepare(statementSession, command.getQuery(), queryId);
       if (statement instanceof Prepared.Command) {
         // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
         Prepared.Command run = (Prepared.Command) statement;
@@ -408,6 +414,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       }
       return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
     } catch (RuntimeException e) {
+      engine.queries().forget(queryId);
       record.failed(queryId, e, null);
       throw e;
     }
@@ -512,7 +519,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
-    return new SchemaResult(prepare(statementSession(session, command.getTransactionId()), command.getQuery()).resultSchema());
+    Session statementSession = statementSession(session, command.getTransactionId());
+    return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
   }
 
   @Override
@@ -600,7 +608,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       String handle = newQueryId();
       Prepared statement;
       try {
-        statement = prepare(statementSession, request.getQuery());
+        statement = prepare(statementSession, request.getQuery(), handle);
       } catch (RuntimeException e) {
         // A statement that cannot be prepared never runs: this is its only record.
         audit(context, statementSession, request.getQuery()).failed(handle, e, null);
@@ -672,8 +680,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession = statement.executionSession(session);
     StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
+    engine.queries().track(queryId, statementSession.principal(), statement.statement().sql());
     try {
-      Prepared current = statement.current(statementSession, this::prepare);
+      Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
       if (current instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) current;
         CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
@@ -682,6 +691,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       }
       return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
     } catch (RuntimeException e) {
+      engine.queries().forget(queryId);
       record.failed(queryId, e, null);
       throw e;
     }
@@ -728,7 +738,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       statementSession = statement.executionSession(session(context));
       record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
       parameterSets = parameterSets(statement);
-      current = statement.current(statementSession, this::prepare);
+      current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
     } catch (RuntimeException e) {
       RuntimeException error = FlightErrors.toFlight(e, "prepare");
       record.failed(queryId, error, null);
@@ -777,8 +787,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared current = statement.current(statementSession, this::prepare);
-          return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+          engine.queries().track(queryId, statementSession.principal(), statement.statement().sql());
+          try {
+            Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
+            return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+          } finally {
+            engine.queries().forget(queryId);
+          }
         });
         sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
@@ -797,11 +812,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared statement = prepare(statementSession, command.getQuery());
-          if (!(statement instanceof Prepared.Command)) {
-            throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+          engine.queries().track(queryId, statementSession.principal(), command.getQuery());
+          try {
+            Prepared statement = prepare(statementSession, command.getQuery(), queryId);
+            if (!(statement instanceof Prepared.Command)) {
+              throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+            }
+            return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+          } finally {
+            engine.queries().forget(queryId);
           }
-          return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
         });
         sendUpdateCount(ackStream, updated);
       } catch (RuntimeException e) {
@@ -981,19 +1001,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
         statementSession = statementSession(session, query.getTransactionId());
         record = audit(context, statementSession, query.getQuery());
-        statement = prepare(statementSession, query.getQuery());
+        engine.queries().track(queryId, statementSession.principal(), query.getQuery());
+        statement = prepare(statementSession, query.getQuery(), queryId);
         parameterSets = List.of(List.of());
       } else if (command.is(CommandPreparedStatementQuery.class)) {
         PreparedHandle handle =
             preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
         statementSession = handle.executionSession(session);
         record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
-        statement = handle.current(statementSession, this::prepare);
+        engine.queries().track(queryId, statementSession.principal(), handle.statement().sql());
+        statement = handle.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
         parameterSets = parameterSets(handle);
       } else {
         return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
       }
     } catch (RuntimeException e) {
+      engine.queries().forget(queryId);
       record.failed(queryId, e, null);
       throw e;
     }

@@ -470,8 +470,10 @@ public final class SqeServer implements AutoCloseable {
     allocator.close();
   }
 
-  /** Statements running now, queries and commands alike. */
+  /** Statements being planned or running now, queries and commands alike. */
   long running() {
-    return engine.queries().all().stream().filter(q -> q.state() == TrackedQuery.State.RUNNING).count();
+    return engine.queries().all().stream()
+        .filter(q -> q.state() == TrackedQuery.State.RUNNING || q.state() == TrackedQuery.State.PLANNING)
+        .count();
   }
 }

@@ -177,7 +177,9 @@ public final class QueryPlanner {
     }
     List<RelDataType> parameterTypes = parameterTypes(validator, validated);
 
-    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig));
+    // Volcano polls the flag before each rule; cancelled, it stops and keeps its best plan so far,
+    // which the check after each step of the program refuses.
+    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig, PlanningThreads.cancelFlag()));
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
     ConstantFolding.install(planner);
@@ -427,7 +429,7 @@ public final class QueryPlanner {
   }
 
   private static Program program(List<RelOptRule> rules, int maxReorderedJoins) {
-    return Programs.sequence(
+    return checked(
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
         ConstantFolding.program(),
@@ -444,6 +446,19 @@ public final class QueryPlanner {
         SharedSubplans.INSTANCE,
         // After every step that makes or copies aggregates: their GROUP BY on primitive-key tables.
         HashGroupingAggregates.INSTANCE);
+  }
+
+  /** The steps in sequence, checking before and after each whether the statement was cancelled. */
+  private static Program checked(Program... steps) {
+    return (planner, rel, traits, materializations, lattices) -> {
+      RelNode current = rel;
+      for (Program step : steps) {
+        PlanningThreads.checkCancelled();
+        current = step.run(planner, current, traits, materializations, lattices);
+      }
+      PlanningThreads.checkCancelled();
+      return current;
+    };
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */
