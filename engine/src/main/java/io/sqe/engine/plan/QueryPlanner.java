@@ -164,6 +164,8 @@ public final class QueryPlanner {
         SqlValidatorUtil.newValidator(operators, reader, typeFactory, SqlDialect.validatorConfig());
 
     SqlNode validated;
+    // The large IN lists of the statement and of the views it reads; each must have been converted.
+    List<LargeInLists.Sample> samples = new ArrayList<>();
     try {
       SqlNode resolved = TableVersions.resolve(
           SessionFunctions.bind(query, session.catalog(), session.schema()),
@@ -171,6 +173,7 @@ public final class QueryPlanner {
           (base, name, table, snapshotId, pos) -> register(root, namespaces, base, name, table, snapshotId, session, reads, pos),
           expression -> evaluate(session, expression),
           session.timeZone());
+      samples.addAll(LargeInLists.sample(resolved, typeFactory));
       validated = validator.validate(DateTimeFunctions.standardize(resolved));
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
@@ -200,8 +203,8 @@ public final class QueryPlanner {
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     cluster.setMetadataQuerySupplier(JoinCardinality::new);
     SqlToRelConverter converter =
-        new SqlToRelConverter(
-            new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads),
+        new InListConverter(
+            new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads, samples),
             validator,
             reader,
             cluster,
@@ -212,6 +215,7 @@ public final class QueryPlanner {
     RelRoot relRoot;
     try {
       relRoot = converter.convertQuery(validated, false, true);
+      LargeInLists.checkConverted(samples);
       relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
@@ -225,9 +229,12 @@ public final class QueryPlanner {
     }
 
     Map<String, Object> internalParameters = new HashMap<>();
+    String explain = RelOptUtil.toString(enumerable);
+    PlanningThreads.checkCancelled();
+    EnumerableRel compiled = (EnumerableRel) SetSearches.rewrite(enumerable, internalParameters);
     @SuppressWarnings("unchecked")
     Bindable<Object> bindable =
-        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
+        EnumerableInterpretable.toBindable(internalParameters, null, compiled, EnumerableRel.Prefer.ARRAY);
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(
@@ -238,7 +245,7 @@ public final class QueryPlanner {
         bindable,
         internalParameters,
         root.plus(),
-        RelOptUtil.toString(enumerable),
+        explain,
         System.nanoTime() - start,
         reads,
         false);
@@ -263,6 +270,7 @@ public final class QueryPlanner {
     private final Session session;
     private final Map<List<String>, SchemaPlus> namespaces;
     private final PlanReads reads;
+    private final List<LargeInLists.Sample> samples;
     private final Set<List<String>> expanding = new HashSet<>();
 
     ViewExpansion(
@@ -271,13 +279,15 @@ public final class QueryPlanner {
         RelOptCluster cluster,
         Session session,
         Map<List<String>, SchemaPlus> namespaces,
-        PlanReads reads) {
+        PlanReads reads,
+        List<LargeInLists.Sample> samples) {
       this.root = root;
       this.typeFactory = typeFactory;
       this.cluster = cluster;
       this.session = session;
       this.namespaces = namespaces;
       this.reads = reads;
+      this.samples = samples;
     }
 
     @Override
@@ -301,12 +311,13 @@ public final class QueryPlanner {
               (base, name, table, snapshotId, pos) -> register(root, namespaces, base, name, table, snapshotId, session, reads, pos),
               expression -> evaluate(session, expression),
               session.timeZone());
+          samples.addAll(LargeInLists.sample(resolved, typeFactory));
           validated = validator.validate(DateTimeFunctions.standardize(resolved));
         } catch (RuntimeException e) {
           throw SqlErrors.translate(e);
         }
         SqlToRelConverter converter =
-            new SqlToRelConverter(this, validator, reader, cluster, StandardConvertletTable.INSTANCE, converterConfig());
+            new InListConverter(this, validator, reader, cluster, StandardConvertletTable.INSTANCE, converterConfig());
         return converter.convertQuery(validated, false, false);
       } finally {
         expanding.remove(viewPath);
