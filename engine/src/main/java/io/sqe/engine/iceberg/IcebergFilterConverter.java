@@ -37,13 +37,14 @@ import org.apache.iceberg.types.Types;
  * visitors recurse: a left-deep OR of 10,000 terms overflowed a scan thread's stack). A search of
  * a set ({@code x IN (...)}, Calcite's Sarg) becomes Iceberg's {@code in} or {@code notIn}, or the
  * ranges' OR, up to {@value #MAX_PUSHED_VALUES} values or ranges; a larger one is pushed as the
- * range from its least to its greatest value, and the Filter above tests the set.
+ * range from its least to its greatest value, and the Filter above tests the set. An OR of more
+ * branches than that is not pushed.
  */
 final class IcebergFilterConverter {
   /**
-   * The most values (or ranges) of a set pushed to Iceberg as a list: its metrics evaluator gives
-   * up on longer IN lists (InclusiveMetricsEvaluator's limit is 200), and each file's evaluation
-   * goes through them all.
+   * The most values (or ranges) of a set, or branches of an OR, pushed to Iceberg: its metrics
+   * evaluator gives up on longer IN lists (InclusiveMetricsEvaluator's limit is 200), and each
+   * file's evaluation goes through them all.
    */
   static final int MAX_PUSHED_VALUES = 200;
 
@@ -75,6 +76,10 @@ final class IcebergFilterConverter {
         return parts.isEmpty() ? Optional.empty() : Optional.of(balanced(parts, Expressions::and));
       }
       case OR: {
+        if (((RexCall) node).getOperands().size() > MAX_PUSHED_VALUES) {
+          // Each file and each row the scan selects would be tested against every branch.
+          return Optional.empty();
+        }
         List<Expression> parts = new ArrayList<>();
         for (RexNode operand : ((RexCall) node).getOperands()) {
           Optional<Expression> part = translate(operand);

@@ -76,7 +76,7 @@ public final class PlanningThreads {
       try {
         result.complete(work.get());
       } catch (Throwable e) {
-        result.completeExceptionally(e);
+        result.completeExceptionally(ExecutionErrors.stackOverflow(e).<Throwable>map(tooDeep -> tooDeep).orElse(e));
       } finally {
         RUN.remove();
       }

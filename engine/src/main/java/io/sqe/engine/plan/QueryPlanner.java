@@ -36,7 +36,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
-import org.apache.calcite.adapter.enumerable.EnumerableInterpretable;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRules;
 import org.apache.calcite.config.CalciteConnectionConfig;
@@ -232,9 +231,7 @@ public final class QueryPlanner {
     String explain = RelOptUtil.toString(enumerable);
     PlanningThreads.checkCancelled();
     EnumerableRel compiled = (EnumerableRel) SetSearches.rewrite(enumerable, internalParameters);
-    @SuppressWarnings("unchecked")
-    Bindable<Object> bindable =
-        EnumerableInterpretable.toBindable(internalParameters, null, compiled, EnumerableRel.Prefer.ARRAY);
+    Bindable<Object> bindable = PlanCompiler.compile(compiled, internalParameters);
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(

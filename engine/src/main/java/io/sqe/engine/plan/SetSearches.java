@@ -4,6 +4,7 @@ import com.google.common.collect.BoundType;
 import com.google.common.collect.Range;
 import com.google.common.collect.RangeSet;
 import com.google.common.collect.TreeRangeSet;
+import io.sqe.engine.exec.TupleSet;
 import io.sqe.engine.exec.ValueSet;
 import java.lang.reflect.Type;
 import java.math.BigDecimal;
@@ -13,6 +14,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.LinkedHashMap;
 import org.apache.calcite.adapter.enumerable.NullPolicy;
 import org.apache.calcite.adapter.enumerable.RexImpTable;
 import org.apache.calcite.linq4j.tree.Expression;
@@ -25,12 +27,14 @@ import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUnknownAs;
+import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.schema.FunctionParameter;
 import org.apache.calcite.schema.ImplementableFunction;
 import org.apache.calcite.schema.ScalarFunction;
@@ -41,6 +45,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 import org.apache.calcite.util.BuiltInMethod;
 import org.apache.calcite.util.DateString;
@@ -57,12 +62,24 @@ import org.apache.calcite.util.Sarg;
  * <p>Integers and dates are kept as sorted ranges of longs (a binary search per row); decimals,
  * doubles and strings as Guava's range set of their run-time values. A Sarg over other types
  * (timestamps, booleans, fixed-length strings) is left to Calcite.
+ *
+ * <p>Likewise an OR of more than {@link ValueSet#MIN_RANGES} conjunctions of equalities over the
+ * same expressions, {@code (a = 1 AND b = 'x') OR (a = 2 AND b = 'y') OR ...} (500 of them outgrew
+ * a Java method), becomes one lookup in a {@link TupleSet} of the listed rows.
  */
 final class SetSearches {
   /** {@code IN_SET(x, 'key')}: whether x is in the set the data context holds under key; NULL for NULL. */
   static final SqlOperator IN_SET =
       new SqlUserDefinedFunction(
           new SqlIdentifier("$IN_SET", SqlParserPos.ZERO), SqlKind.OTHER_FUNCTION, ReturnTypes.BOOLEAN_NULLABLE, null, null, new InSet());
+
+  /**
+   * {@code IN_TUPLES(a, b, ..., 'key')}: whether the row of values is among those of the tuple set
+   * the data context holds under key, with an OR's NULL rule (see {@link TupleSet}).
+   */
+  static final SqlOperator IN_TUPLES =
+      new SqlUserDefinedFunction(
+          new SqlIdentifier("$IN_TUPLES", SqlParserPos.ZERO), SqlKind.OTHER_FUNCTION, ReturnTypes.BOOLEAN_NULLABLE, null, null, new InTuples());
 
   private static final String KEY_PREFIX = "sqe.valueSet.";
 
@@ -132,6 +149,13 @@ final class SetSearches {
 
     @Override
     public RexNode visitCall(RexCall call) {
+      if (call.getKind() == SqlKind.OR && call.getOperands().size() > ValueSet.MIN_RANGES) {
+        Optional<RexNode> tuples = tupleLookup(call);
+        if (tuples.isPresent()) {
+          changed = true;
+          return tuples.get();
+        }
+      }
       if (call.getKind() != SqlKind.SEARCH || !ValueSet.isLarge(call)) {
         return super.visitCall(call);
       }
@@ -156,6 +180,90 @@ final class SetSearches {
             type, SqlStdOperatorTable.AND, List.of(rexBuilder.makeCall(SqlStdOperatorTable.IS_NOT_NULL, value), lookup));
       }
       return lookup;
+    }
+
+    /**
+     * {@code (a = 1 AND b = 'x') OR (a = 2 AND b = 'y') OR ...} as one lookup, when every
+     * disjunct is a conjunction of equalities between the same two or more (deterministic)
+     * expressions and literals.
+     */
+    private Optional<RexNode> tupleLookup(RexCall or) {
+      List<RexNode> columns = null;
+      List<Object[]> rows = new ArrayList<>();
+      for (RexNode disjunct : or.getOperands()) {
+        Map<RexNode, RexLiteral> values = new LinkedHashMap<>();
+        for (RexNode conjunct : RelOptUtil.conjunctions(disjunct)) {
+          if (conjunct.getKind() != SqlKind.EQUALS) {
+            return Optional.empty();
+          }
+          RexNode a = ((RexCall) conjunct).getOperands().get(0);
+          RexNode b = ((RexCall) conjunct).getOperands().get(1);
+          RexNode column = a instanceof RexLiteral ? b : a;
+          RexNode literal = a instanceof RexLiteral ? a : b;
+          if (column instanceof RexLiteral || !(literal instanceof RexLiteral) || ((RexLiteral) literal).isNull()
+              || !RexUtil.isDeterministic(column) || values.put(column, (RexLiteral) literal) != null) {
+            return Optional.empty();
+          }
+        }
+        if (columns == null) {
+          columns = new ArrayList<>(values.keySet());
+        } else if (columns.size() != values.size() || !values.keySet().containsAll(columns)) {
+          return Optional.empty();
+        }
+        Object[] row = new Object[columns.size()];
+        for (int i = 0; i < row.length; i++) {
+          RexNode column = columns.get(i);
+          Optional<Object> value = runtimeValue(values.get(column), column.getType());
+          if (value.isEmpty()) {
+            return Optional.empty();
+          }
+          row[i] = value.get();
+        }
+        rows.add(row);
+      }
+      if (columns == null || columns.size() < 2) {
+        return Optional.empty();
+      }
+      String key = KEY_PREFIX + parameters.size();
+      parameters.put(key, new TupleSet(rows));
+      List<RexNode> operands = new ArrayList<>();
+      for (RexNode column : columns) {
+        operands.add(column.accept(this));
+      }
+      operands.add(rexBuilder.makeLiteral(key));
+      return Optional.of(rexBuilder.makeCall(or.getType(), IN_TUPLES, operands));
+    }
+  }
+
+  /** A literal compared with a column of {@code type}, as the generated code holds the column's values. */
+  private static Optional<Object> runtimeValue(RexLiteral literal, RelDataType type) {
+    switch (type.getSqlTypeName()) {
+      case TINYINT:
+      case SMALLINT:
+      case INTEGER:
+      case BIGINT: {
+        BigDecimal value = literal.getValueAs(BigDecimal.class);
+        try {
+          return value == null ? Optional.empty() : Optional.of(value.longValueExact());
+        } catch (ArithmeticException e) {
+          // A fraction or a number no long holds: no integer column's value equals it.
+          return Optional.empty();
+        }
+      }
+      case DATE:
+        return literal.getTypeName() == SqlTypeName.DATE ? Optional.ofNullable(literal.getValueAs(Integer.class)) : Optional.empty();
+      case DECIMAL:
+        return Optional.ofNullable(literal.getValueAs(BigDecimal.class));
+      case DOUBLE:
+      case FLOAT:
+      case REAL:
+        return Optional.ofNullable(literal.getValueAs(Double.class));
+      case VARCHAR:
+        return SqlTypeUtil.isCharacter(literal.getType()) ? Optional.ofNullable(literal.getValueAs(String.class)) : Optional.empty();
+      case BOOLEAN:
+        return Optional.ofNullable(literal.getValueAs(Boolean.class));
+      default:
+        return Optional.empty();
     }
   }
 
@@ -274,6 +382,41 @@ final class SetSearches {
       return Range.upTo(high, range.upperBoundType());
     }
     return Range.all();
+  }
+
+  /**
+   * The implementation of {@link #IN_TUPLES}: {@code ((TupleSet) root.get(key)).contains(new
+   * Object[] {a, b, ...})}, which answers NULL itself.
+   */
+  private static final class InTuples implements ScalarFunction, ImplementableFunction {
+    @Override
+    public RelDataType getReturnType(RelDataTypeFactory typeFactory) {
+      return typeFactory.createTypeWithNullability(typeFactory.createSqlType(SqlTypeName.BOOLEAN), true);
+    }
+
+    @Override
+    public List<FunctionParameter> getParameters() {
+      return List.of();
+    }
+
+    @Override
+    public org.apache.calcite.adapter.enumerable.CallImplementor getImplementor() {
+      return RexImpTable.createImplementor(
+          (translator, call, operands) -> {
+            int columns = operands.size() - 1;
+            Expression set =
+                Expressions.convert_(
+                    Expressions.call(translator.getRoot(), BuiltInMethod.DATA_CONTEXT_GET.method, operands.get(columns)),
+                    TupleSet.class);
+            List<Expression> values = new ArrayList<>();
+            for (Expression value : operands.subList(0, columns)) {
+              values.add(Expressions.box(value));
+            }
+            return Expressions.call(set, "contains", Expressions.newArrayInit(Object.class, values));
+          },
+          NullPolicy.NONE,
+          false);
+    }
   }
 
   /**
