@@ -18,6 +18,8 @@ import java.time.Duration;
  *     off. One result may take at most a quarter of it.
  * @param maxValueSize the longest value (in characters) one call of a function that can grow its
  *     input ({@code repeat}, {@code lpad}, {@code ||}...) may return; from 1 Mi to 1 Gi
+ * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
+ *     their order; a larger join keeps the FROM list's order
  */
 public record EngineConfig(
     long maxQueryMemoryBytes,
@@ -26,8 +28,10 @@ public record EngineConfig(
     Duration statementTimeout,
     int planCacheMaxEntries,
     long resultCacheMaxBytes,
-    long maxValueSize) {
+    long maxValueSize,
+    int maxReorderedJoins) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
+  public static final int DEFAULT_MAX_REORDERED_JOINS = 16;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_MAX_VALUE_SIZE = 16L << 20;
   public static final long MIN_MAX_VALUE_SIZE = BoundedFunctions.WHILE_PLANNING;
@@ -51,6 +55,9 @@ public record EngineConfig(
     if (maxValueSize < MIN_MAX_VALUE_SIZE || maxValueSize > MAX_MAX_VALUE_SIZE) {
       throw new IllegalArgumentException("maxValueSize must be from 1 Mi to 1 Gi, not " + maxValueSize);
     }
+    if (maxReorderedJoins < 2) {
+      throw new IllegalArgumentException("maxReorderedJoins must be at least 2, not " + maxReorderedJoins);
+    }
   }
 
   /** Limits with the default caches. */
@@ -62,7 +69,8 @@ public record EngineConfig(
         statementTimeout,
         DEFAULT_PLAN_CACHE_MAX_ENTRIES,
         DEFAULT_RESULT_CACHE_MAX_BYTES,
-        DEFAULT_MAX_VALUE_SIZE);
+        DEFAULT_MAX_VALUE_SIZE,
+        DEFAULT_MAX_REORDERED_JOINS);
   }
 
   /** Limits without a default statement timeout, with the default caches. */
@@ -87,22 +95,27 @@ public record EngineConfig(
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withPlanCacheMaxEntries(int entries) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withResultCacheMaxBytes(long bytes) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withMaxValueSize(long size) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins);
+  }
+
+  public EngineConfig withMaxReorderedJoins(int tables) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables);
   }
 }

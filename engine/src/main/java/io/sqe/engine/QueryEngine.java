@@ -26,6 +26,7 @@ import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.PlanningThreads;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
@@ -51,6 +52,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TimeZone;
+import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -147,10 +149,10 @@ public final class QueryEngine {
       AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
     this.access = requireNonNull(access, "access is null");
-    this.planner = new QueryPlanner(catalogs, systemSchemas, access);
+    this.config = requireNonNull(config, "config is null");
+    this.planner = new QueryPlanner(catalogs, systemSchemas, access, config.maxReorderedJoins());
     this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.config = requireNonNull(config, "config is null");
     List<CommandExecutor> all = new ArrayList<>();
     all.add(new SessionCommands());
     all.add(new TransactionCommands(transactions));
@@ -197,8 +199,28 @@ public final class QueryEngine {
     return config.statementTimeout(session.statementTimeout());
   }
 
-  /** Parses, validates and plans a statement; every error in the SQL surfaces here. */
+  /**
+   * Parses, validates and plans a statement under a query id of its own; every error in the SQL
+   * surfaces here.
+   */
   public Prepared prepare(Session session, String sql) {
+    return prepare(session, sql, UUID.randomUUID().toString());
+  }
+
+  /**
+   * Parses, validates and plans a statement; every error in the SQL surfaces here. While it is
+   * planned, the statement is listed under {@code queryId} (state PLANNING) and cancelling that
+   * query stops the planning; its statement timeout counts from now.
+   */
+  public Prepared prepare(Session session, String sql, String queryId) {
+    try (QueryRun run = queries.plan(queryId, session.principal(), sql, statementTimeout(session))) {
+      Prepared prepared = PlanningThreads.plan(run, () -> prepareStatement(session, sql));
+      run.succeeded();
+      return prepared;
+    }
+  }
+
+  private Prepared prepareStatement(Session session, String sql) {
     // A transaction's statements read what it staged, which no cached plan knows of.
     boolean cacheable = session.openTransaction().isEmpty();
     if (cacheable && caches.plans().isPresent()) {
@@ -243,8 +265,8 @@ public final class QueryEngine {
   }
 
   /**
-   * SHOW QUERIES: the statements queued or running, oldest first; the caller's own, or everyone's
-   * for an admin.
+   * SHOW QUERIES: the statements being planned, queued or running, oldest first; the caller's own,
+   * or everyone's for an admin.
    */
   private Prepared.Rows showQueries(String sql, Principal caller, SqlShow show) {
     if (show.like() != null) {
@@ -253,7 +275,9 @@ public final class QueryEngine {
     List<Object[]> rows = new ArrayList<>();
     for (TrackedQuery query : queries.all()) {
       TrackedQuery.State state = query.state();
-      if ((state == TrackedQuery.State.QUEUED || state == TrackedQuery.State.RUNNING) && query.isControllableBy(caller)) {
+      boolean active =
+          state == TrackedQuery.State.PLANNING || state == TrackedQuery.State.QUEUED || state == TrackedQuery.State.RUNNING;
+      if (active && query.isControllableBy(caller)) {
         Instant created = query.created();
         rows.add(new Object[] {
           query.id(),
@@ -448,12 +472,15 @@ public final class QueryEngine {
 
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql) {
-      return planner.plan(session, query, sql, readTables(session, List.of()));
+      return plan(session, query, sql, List.of());
     }
 
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
-      return planner.plan(session, query, sql, readTables(session, tables));
+      // A command plans its queries as it runs, under its run's cancellation; while it is
+      // prepared, on the planning thread already.
+      QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
+      return PlanningThreads.plan(planning, () -> planner.plan(session, query, sql, readTables(session, tables)));
     }
 
     @Override

@@ -259,10 +259,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return server.newId();
   }
 
+  /**
+   * Plans a statement under {@code queryId}, which lists it and cancels it while it is planned,
+   * as does the client cancelling the call or its deadline passing.
+   */
   private Prepared prepare(Session session, String sql, String queryId) {
-    // The query id on the log lines of planning, which never print the statement itself.
-    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId)) {
-      return engine.prepare(session, sql);
+    try {
+      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId));
     } catch (RuntimeException | Error e) {
       throw FlightErrors.toFlight(e, queryId);
     }
@@ -415,6 +418,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession = statementSession(session, command.getTransactionId());
     StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
+    // Known from its arrival, so that its planning can be listed, cancelled and timed.
+    engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
     try {
       Prepared statement = prepare(statementSession, command.getQuery(), queryId);
       if (statement instanceof Prepared.Command) {
@@ -426,6 +431,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       }
       return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
     } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
       throw failed(record, queryId, e);
     }
   }
@@ -553,7 +559,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
-    return new SchemaResult(prepare(statementSession(session, command.getTransactionId()), command.getQuery(), newQueryId()).resultSchema());
+    Session statementSession = statementSession(session, command.getTransactionId());
+    return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
   }
 
   @Override
@@ -713,6 +720,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession = statement.executionSession(session);
     StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
+    engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
     try {
       Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
       if (current instanceof Prepared.Command) {
@@ -723,6 +731,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       }
       return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
     } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
       throw failed(record, queryId, e);
     }
   }
@@ -817,8 +826,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-          return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+          engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
+          try {
+            Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
+            return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+          } finally {
+            engine.queries().forget(queryId);
+          }
         });
         sendUpdateCount(ackStream, updated);
       } catch (RuntimeException | Error e) {
@@ -837,11 +851,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared statement = prepare(statementSession, command.getQuery(), queryId);
-          if (!(statement instanceof Prepared.Command)) {
-            throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+          engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
+          try {
+            Prepared statement = prepare(statementSession, command.getQuery(), queryId);
+            if (!(statement instanceof Prepared.Command)) {
+              throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+            }
+            return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+          } finally {
+            engine.queries().forget(queryId);
           }
-          return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
         });
         sendUpdateCount(ackStream, updated);
       } catch (RuntimeException | Error e) {
@@ -1041,6 +1060,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
         statementSession = statementSession(session, query.getTransactionId());
         record = audit(context, statementSession, query.getQuery());
+        engine.queries().track(queryId, statementSession.principal(), shownText(query.getQuery()));
         statement = prepare(statementSession, query.getQuery(), queryId);
         parameterSets = List.of(List.of());
       } else if (command.is(CommandPreparedStatementQuery.class)) {
@@ -1048,12 +1068,14 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
         statementSession = handle.executionSession(session);
         record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
+        engine.queries().track(queryId, statementSession.principal(), shownText(handle.statement().sql()));
         statement = handle.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
         parameterSets = parameterSets(handle);
       } else {
         return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
       }
     } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
       throw failed(record, queryId, e);
     }
     StatementAudit audited = record;

@@ -183,7 +183,8 @@ public final class SqeServer implements AutoCloseable {
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
-                  .withMaxValueSize(config.maxValueSize()),
+                  .withMaxValueSize(config.maxValueSize())
+                  .withMaxReorderedJoins(config.maxReorderedJoins()),
               executors(config, authenticating, locationRules(config, lakehouse)),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
@@ -546,8 +547,10 @@ public final class SqeServer implements AutoCloseable {
     allocator.close();
   }
 
-  /** Statements running now, queries and commands alike. */
+  /** Statements being planned or running now, queries and commands alike. */
   long running() {
-    return engine.queries().all().stream().filter(q -> q.state() == TrackedQuery.State.RUNNING).count();
+    return engine.queries().all().stream()
+        .filter(q -> q.state() == TrackedQuery.State.RUNNING || q.state() == TrackedQuery.State.PLANNING)
+        .count();
   }
 }

@@ -20,6 +20,10 @@ public final class ExecutionErrors {
     if (e instanceof SqeException) {
       return (SqeException) e;
     }
+    java.util.Optional<SqeException> tooDeep = stackOverflow(error);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
+    }
     java.util.Optional<SqeException> service = ServiceFailures.classify(e);
     if (service.isPresent()) {
       return service.get();
@@ -44,6 +48,25 @@ public final class ExecutionErrors {
     LOG.error("Query {} failed", queryId, e);
     return new SqeException(
         ErrorCode.INTERNAL, "Internal error in query " + queryId + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
+  }
+
+  /**
+   * INVALID_ARGUMENT if {@code error} is, or was caused by, a stack overflow: the statement nests
+   * deeper than a thread's stack allows. Logged in one line: the overflow's own trace is
+   * thousands of frames, and the wrappers Calcite adds on the way up each quote the expression.
+   */
+  public static java.util.Optional<SqeException> stackOverflow(Throwable error) {
+    for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+      if (cause instanceof StackOverflowError) {
+        StackTraceElement[] frames = cause.getStackTrace();
+        LOG.warn("A statement nests too deeply: the stack overflowed at {}", frames.length > 0 ? frames[0] : "an unknown place");
+        return java.util.Optional.of(new SqeException(
+            ErrorCode.INVALID_ARGUMENT,
+            "The statement is nested too deeply to plan or run; write long chains of AND, OR or || (which may be of any"
+                + " length), IN lists or CASE instead of deep nesting"));
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.sqe.engine.iceberg;
 
+import io.sqe.engine.exec.ValueSet;
 import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -251,7 +252,7 @@ public final class ScanAggregation {
     description.append(']');
     Cond condition = null;
     if (calc != null && calc.getCondition() != null) {
-      RexNode expanded = RexUtil.expandSearch(rexBuilder, null, calc.expandLocalRef(calc.getCondition()));
+      RexNode expanded = calc.expandLocalRef(calc.getCondition());
       condition = compiler.cond(expanded);
       if (condition == null) {
         return Optional.empty();
@@ -484,7 +485,8 @@ public final class ScanAggregation {
           return child == null ? null : new Cond(Cond.NOT, new Cond[] {child}, null, null);
         }
         case SEARCH:
-          return cond(RexUtil.expandSearch(rexBuilder, null, call));
+          // A large set is one lookup in the compiled plan, but thousands of comparisons here.
+          return ValueSet.isLarge(call) ? null : cond(RexUtil.expandSearch(rexBuilder, null, call));
         case IS_NULL:
         case IS_NOT_NULL: {
           Num operand = num(operands.get(0));

@@ -7,7 +7,11 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 
-/** Parses exactly one SQL statement (a trailing semicolon is allowed). */
+/**
+ * Parses exactly one SQL statement (a trailing semicolon is allowed), with chains of AND, OR and
+ * {@code ||} balanced and the length and nesting of expressions limited (see {@link
+ * ExpressionLength}, {@link ExpressionChains}, {@link NestingDepth}).
+ */
 public final class SqeParser {
   private SqeParser() {}
 
@@ -16,6 +20,7 @@ public final class SqeParser {
       throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The statement is empty");
     }
     checkNoNul(sql);
+    ExpressionLength.check(sql);
     SqlNodeList statements;
     try {
       statements = SqlParser.create(sql, SqlDialect.parserConfig()).parseStmtList();
@@ -26,7 +31,7 @@ public final class SqeParser {
       throw new SqeException(
           ErrorCode.INVALID_ARGUMENT, "Expected one statement, found " + statements.size());
     }
-    return statements.get(0);
+    return bounded(statements.get(0));
   }
 
   /**
@@ -59,10 +64,16 @@ public final class SqeParser {
     if (sql == null || sql.isBlank()) {
       throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The expression is empty");
     }
+    ExpressionLength.check(sql);
     try {
-      return SqlParser.create(sql, SqlDialect.parserConfig()).parseExpression();
+      return bounded(SqlParser.create(sql, SqlDialect.parserConfig()).parseExpression());
     } catch (SqlParseException e) {
       throw SqlErrors.parseError(e);
     }
+  }
+
+  private static SqlNode bounded(SqlNode node) {
+    NestingDepth.check(ExpressionChains.balance(node));
+    return node;
   }
 }

@@ -23,6 +23,10 @@ public final class SqlErrors {
   private SqlErrors() {}
 
   public static SqeException parseError(SqlParseException e) {
+    java.util.Optional<SqeException> tooDeep = ExecutionErrors.stackOverflow(e);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
+    }
     SqlParserPos pos = e.getPos();
     String message = firstLine(e.getMessage());
     SqlPosition position = position(pos);
@@ -38,6 +42,10 @@ public final class SqlErrors {
   public static SqeException translate(RuntimeException e) {
     if (e instanceof SqeException) {
       return (SqeException) e;
+    }
+    java.util.Optional<SqeException> tooDeep = ExecutionErrors.stackOverflow(e);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
     }
     java.util.Optional<SqeException> service = ServiceFailures.classify(e);
     if (service.isPresent()) {
@@ -65,6 +73,10 @@ public final class SqlErrors {
     SqeException inner = find(e, SqeException.class);
     if (inner != null) {
       return inner;
+    }
+    java.util.Optional<SqeException> tooDeep = ExecutionErrors.stackOverflow(e);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
     }
     java.util.Optional<SqeException> service = ServiceFailures.classify(e);
     if (service.isPresent()) {

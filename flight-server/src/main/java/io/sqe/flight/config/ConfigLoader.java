@@ -94,6 +94,7 @@ public final class ConfigLoader {
           "query.heap-stop-threshold",
           "query.tickets.max-bytes-per-user",
           "query.tickets.max-bytes",
+          "query.max-reordered-joins",
           "maintenance.min-retention",
           "write.max-commit-retries",
           "sample-data.tpch-scale",
@@ -262,6 +263,10 @@ public final class ConfigLoader {
     if (maxValueSize < EngineConfig.MIN_MAX_VALUE_SIZE || maxValueSize > EngineConfig.MAX_MAX_VALUE_SIZE) {
       throw new ConfigException("Setting query.max-value-size must be from 1m to 1g, not " + values.get("query.max-value-size"));
     }
+    int maxReorderedJoins = integer(values, "query.max-reordered-joins", EngineConfig.DEFAULT_MAX_REORDERED_JOINS);
+    if (maxReorderedJoins < 2) {
+      throw new ConfigException("Setting query.max-reordered-joins must be at least 2, not " + maxReorderedJoins);
+    }
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -282,6 +287,7 @@ public final class ConfigLoader {
         parallelism,
         retries,
         maxValueSize,
+        maxReorderedJoins,
         limits(values));
   }
 

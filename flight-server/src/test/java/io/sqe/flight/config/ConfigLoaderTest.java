@@ -164,6 +164,15 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void maxReorderedJoinsIsAtLeastTwo() {
+    assertThat(ConfigLoader.fromSettings(Map.of()).maxReorderedJoins()).isEqualTo(16);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-reordered-joins", "40")).maxReorderedJoins()).isEqualTo(40);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-reordered-joins", "1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.max-reordered-joins");
+  }
+
+  @Test
   void yamlFileThenEnvironmentOverrides() throws Exception {
     Path file = dir.resolve("sqe.yaml");
     Files.writeString(file, String.join("\n",

@@ -1,0 +1,90 @@
+package io.sqe.engine.sql;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.SqeException.SqlPosition;
+import io.sqe.engine.sql.parser.SqeSqlParserImpl;
+import io.sqe.engine.sql.parser.SqeSqlParserImplConstants;
+import io.sqe.engine.sql.parser.Token;
+import io.sqe.engine.sql.parser.TokenMgrError;
+import java.io.StringReader;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Set;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
+
+/**
+ * Refuses, before parsing, a statement with more than {@link #MAX_OPERATORS} operators in one run
+ * of an expression: Calcite's parser collects such a run and then reduces it one operator at a
+ * time, scanning the whole run for each, so its time grows with the square of the run's length
+ * (40,000 operators took 9 s of CPU, 100,000 half a minute) and nothing stops it once it has
+ * begun. The count is made on the parser's own tokens, in linear time: operators between the same
+ * parentheses, up to a comma or a clause's keyword. Parentheses nested deeper than {@link
+ * NestingDepth#MAX_DEPTH} are refused too: the parser recurses through them (100,000 took 28 s).
+ */
+public final class ExpressionLength {
+  /** The most operators of one run: a 5,000-term OR of {@code a = 1 AND b = 2} terms has 20,000. */
+  public static final int MAX_OPERATORS = 25_000;
+
+  private static final Set<Integer> OPERATORS = Set.of(
+      SqeSqlParserImplConstants.AND, SqeSqlParserImplConstants.OR,
+      SqeSqlParserImplConstants.EQ, SqeSqlParserImplConstants.NE, SqeSqlParserImplConstants.NE2,
+      SqeSqlParserImplConstants.LT, SqeSqlParserImplConstants.LE, SqeSqlParserImplConstants.GT, SqeSqlParserImplConstants.GE,
+      SqeSqlParserImplConstants.PLUS, SqeSqlParserImplConstants.MINUS, SqeSqlParserImplConstants.STAR,
+      SqeSqlParserImplConstants.SLASH, SqeSqlParserImplConstants.PERCENT_REMAINDER, SqeSqlParserImplConstants.CONCAT);
+
+  /** Tokens that end one expression and begin another. */
+  private static final Set<Integer> SEPARATORS = Set.of(
+      SqeSqlParserImplConstants.COMMA, SqeSqlParserImplConstants.SELECT, SqeSqlParserImplConstants.FROM,
+      SqeSqlParserImplConstants.WHERE, SqeSqlParserImplConstants.GROUP, SqeSqlParserImplConstants.HAVING,
+      SqeSqlParserImplConstants.ORDER, SqeSqlParserImplConstants.WHEN, SqeSqlParserImplConstants.THEN,
+      SqeSqlParserImplConstants.ELSE, SqeSqlParserImplConstants.END, SqeSqlParserImplConstants.ON,
+      SqeSqlParserImplConstants.SET, SqeSqlParserImplConstants.VALUES, SqeSqlParserImplConstants.SEMICOLON);
+
+  private ExpressionLength() {}
+
+  /** Fails with INVALID_ARGUMENT, at the run's start, if {@code sql} has a run of too many operators. */
+  public static void check(String sql) {
+    SqeSqlParserImpl lexer = new SqeSqlParserImpl(new StringReader(sql));
+    lexer.switchTo(SqlAbstractParserImpl.LexicalState.forConfig(SqlDialect.parserConfig()));
+    Deque<int[]> runs = new ArrayDeque<>();
+    // Per open parenthesis: the operators of its current run, and where the run began.
+    runs.push(new int[] {0, 1, 1});
+    try {
+      for (Token token = lexer.getNextToken(); token.kind != SqeSqlParserImplConstants.EOF; token = lexer.getNextToken()) {
+        int[] run = runs.peek();
+        if (token.kind == SqeSqlParserImplConstants.LPAREN) {
+          if (runs.size() > NestingDepth.MAX_DEPTH) {
+            throw new SqeException(
+                ErrorCode.INVALID_ARGUMENT,
+                "The statement nests parentheses more than " + NestingDepth.MAX_DEPTH + " levels deep",
+                new SqlPosition(token.beginLine, token.beginColumn),
+                null);
+          }
+          runs.push(new int[] {0, token.endLine, token.endColumn + 1});
+        } else if (token.kind == SqeSqlParserImplConstants.RPAREN) {
+          if (runs.size() > 1) {
+            runs.pop();
+          }
+        } else if (SEPARATORS.contains(token.kind)) {
+          restart(run, token);
+        } else if (OPERATORS.contains(token.kind) && ++run[0] > MAX_OPERATORS) {
+          throw new SqeException(
+              ErrorCode.INVALID_ARGUMENT,
+              "An expression of the statement has more than " + MAX_OPERATORS + " operators in a row; write long lists of"
+                  + " values as IN lists, which may be of any length",
+              new SqlPosition(run[1], run[2]),
+              null);
+        }
+      }
+    } catch (TokenMgrError e) {
+      // Not a statement the parser reads: it says why, with the position.
+    }
+  }
+
+  private static void restart(int[] run, Token token) {
+    run[0] = 0;
+    run[1] = token.endLine;
+    run[2] = token.endColumn + 1;
+  }
+}
