@@ -229,8 +229,8 @@ public final class QueryPlanner {
 
     Map<String, Object> internalParameters = new HashMap<>();
     @SuppressWarnings("unchecked")
-    Bindable<Object> bindable =
-        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
+    Bindable<Object> bindable = new InitializerFailures(
+        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY));
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(

@@ -1,0 +1,122 @@
+package io.sqe.flight.fuzz;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.flight.testing.TestServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.CallOptions;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What {@link SqlFuzzTest} found and was fixed, each as the smallest statement that showed it, run
+ * through a real server with the Flight SQL client. Every call has a deadline, so a statement that
+ * never answers fails its test instead of blocking the run; after each test the server still
+ * answers a query.
+ */
+class FuzzFindingsTest {
+  private static final CallOption DEADLINE = CallOptions.timeout(30, TimeUnit.SECONDS);
+
+  @TempDir static Path dir;
+  private static TestServer server;
+  private static BufferAllocator allocator;
+  private static TestServer.Client client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = TestServer.start(dir, Map.of());
+    allocator = new RootAllocator();
+    client = server.client(allocator);
+    for (String sql : List.of(
+        "CREATE SCHEMA fz",
+        "CREATE TABLE fz.t (i INTEGER, s VARCHAR, m MAP(VARCHAR, INTEGER))",
+        "INSERT INTO fz.t VALUES (1, 'a', MAP['a', 1]), (2, 'b', MAP['b', 2]), (NULL, NULL, NULL)")) {
+      client.sql().executeUpdate(sql, client.auth(), DEADLINE);
+    }
+  }
+
+  @AfterEach
+  void theServerStillAnswers() throws Exception {
+    assertThat(rows("SELECT count(*) FROM fz.t")).containsExactly(List.of(3L));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    client.close();
+    server.close();
+    allocator.close();
+  }
+
+  /**
+   * Calcite computes constant expressions once, in a static initializer of the plan's generated
+   * class. When that failed, the plan cache (or a prepared statement) ran the same class again,
+   * which the JVM then refuses with NoClassDefFoundError: the second run's stream never ended.
+   */
+  @Test
+  void aConstantThatFailsFailsTheSameWayEveryRun() throws Exception {
+    for (int run = 0; run < 3; run++) {
+      assertError("SELECT i, 1 / 0 FROM fz.t", FlightStatusCode.INVALID_ARGUMENT, "Division by zero");
+    }
+    FlightSqlClient.PreparedStatement prepared = client.sql().prepare("SELECT i, 1 / 0 FROM fz.t", client.auth(), DEADLINE);
+    try {
+      for (int run = 0; run < 2; run++) {
+        assertThatThrownBy(() -> rows(prepared.execute(client.auth(), DEADLINE)))
+            .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+              assertThat(e.status().code()).as(e.getMessage()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT);
+              assertThat(e.status().description()).contains("Division by zero");
+            });
+      }
+    } finally {
+      prepared.close(client.auth(), DEADLINE);
+    }
+  }
+
+  private static List<List<Object>> rows(String sql) throws Exception {
+    return rows(client.sql().execute(sql, client.auth(), DEADLINE));
+  }
+
+  /** Every row of {@code info}'s result, read with the deadline. */
+  private static List<List<Object>> rows(FlightInfo info) throws Exception {
+    List<List<Object>> rows = new ArrayList<>();
+    try (FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth(), DEADLINE)) {
+      while (stream.next()) {
+        VectorSchemaRoot root = stream.getRoot();
+        for (int r = 0; r < root.getRowCount(); r++) {
+          List<Object> row = new ArrayList<>();
+          for (FieldVector vector : root.getFieldVectors()) {
+            row.add(vector.getObject(r));
+          }
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static void assertError(String sql, FlightStatusCode code, String message) {
+    assertThatThrownBy(() -> rows(sql))
+        .as(sql)
+        .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).as("%s: %s", sql, e.getMessage()).isEqualTo(code);
+          assertThat(e.status().description()).as(sql).contains(message);
+        });
+  }
+}
