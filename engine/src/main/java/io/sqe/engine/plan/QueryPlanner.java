@@ -228,9 +228,15 @@ public final class QueryPlanner {
     }
 
     Map<String, Object> internalParameters = new HashMap<>();
-    @SuppressWarnings("unchecked")
-    Bindable<Object> bindable = new InitializerFailures(
-        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY));
+    Bindable<Object> bindable;
+    try {
+      @SuppressWarnings("unchecked")
+      Bindable<Object> compiled =
+          EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
+      bindable = new InitializerFailures(compiled);
+    } catch (RuntimeException e) {
+      throw SqlErrors.translateCodeGeneration(e, sql);
+    }
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(
