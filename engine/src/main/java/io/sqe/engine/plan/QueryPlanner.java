@@ -15,6 +15,7 @@ import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.RowLimits;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
@@ -168,6 +169,7 @@ public final class QueryPlanner {
     SqlValidator validator =
         SqlValidatorUtil.newValidator(operators, reader, typeFactory, SqlDialect.validatorConfig());
 
+    RowLimits.check(query);
     SqlNode validated;
     try {
       SqlNode resolved = TableVersions.resolve(

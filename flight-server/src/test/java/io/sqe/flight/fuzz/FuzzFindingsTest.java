@@ -102,6 +102,19 @@ class FuzzFindingsTest {
         "This statement cannot be planned yet: Unable to get aggregate implementation for aggregate CUME_DIST");
   }
 
+  /** The executor counts rows in an int: a larger LIMIT or OFFSET failed as INTERNAL when compiled. */
+  @Test
+  void aLimitOrOffsetPastTheIntegerRangeIsInvalid() throws Exception {
+    assertError("SELECT i FROM fz.t LIMIT 2147483648", FlightStatusCode.INVALID_ARGUMENT,
+        "LIMIT 2147483648 is more than 2147483647, the most SQE supports (line 1, column 26)");
+    assertError("SELECT i FROM fz.t ORDER BY i OFFSET 9223372036854775807 ROWS", FlightStatusCode.INVALID_ARGUMENT,
+        "OFFSET 9223372036854775807 is more than 2147483647");
+    assertError("SELECT count(*) FROM (SELECT i FROM fz.t LIMIT 1 OFFSET 2147483648) AS q", FlightStatusCode.INVALID_ARGUMENT,
+        "OFFSET 2147483648");
+    assertThat(rows("SELECT i FROM fz.t ORDER BY i LIMIT 2147483647 OFFSET 2147483646")).isEmpty();
+    assertThat(rows("SELECT i FROM fz.t ORDER BY i LIMIT 2147483647")).hasSize(3);
+  }
+
   private static List<List<Object>> rows(String sql) throws Exception {
     return rows(client.sql().execute(sql, client.auth(), DEADLINE));
   }
