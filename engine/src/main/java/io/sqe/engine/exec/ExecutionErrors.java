@@ -34,6 +34,10 @@ public final class ExecutionErrors {
     if (value.isPresent()) {
       return value.get();
     }
+    if (e instanceof IllegalStateException && String.valueOf(e.getMessage()).startsWith("more than one value in agg")) {
+      // Calcite's SINGLE_VALUE, which a scalar sub-query's rows go through.
+      return new SqeException(ErrorCode.INVALID_ARGUMENT, "A scalar sub-query returned more than one row", e);
+    }
     if (e instanceof CalciteException || e instanceof IllegalArgumentException && e.getMessage() != null) {
       return new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
     }

@@ -115,6 +115,13 @@ class FuzzFindingsTest {
     assertThat(rows("SELECT i FROM fz.t ORDER BY i LIMIT 2147483647")).hasSize(3);
   }
 
+  /** Calcite's runtime said "more than one value in agg SINGLE_VALUE", as INTERNAL. */
+  @Test
+  void aScalarSubQueryOfMoreThanOneRowIsInvalid() {
+    assertError("SELECT i, (SELECT t2.i FROM fz.t AS t2 WHERE t2.i IS NOT NULL) FROM fz.t", FlightStatusCode.INVALID_ARGUMENT,
+        "A scalar sub-query returned more than one row");
+  }
+
   private static List<List<Object>> rows(String sql) throws Exception {
     return rows(client.sql().execute(sql, client.auth(), DEADLINE));
   }
