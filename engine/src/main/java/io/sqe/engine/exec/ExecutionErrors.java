@@ -1,9 +1,12 @@
 package io.sqe.engine.exec;
 
+import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
+import java.sql.SQLException;
 import java.time.DateTimeException;
+import java.util.regex.PatternSyntaxException;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.calcite.runtime.CalciteException;
 import org.slf4j.Logger;
@@ -69,7 +72,23 @@ public final class ExecutionErrors {
     if (e instanceof DateTimeException) {
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, "Invalid date or time: " + e.getMessage(), e));
     }
+    if (e instanceof PatternSyntaxException pattern) {
+      return java.util.Optional.of(new SqeException(
+          ErrorCode.INVALID_ARGUMENT,
+          "Invalid regular expression '" + pattern.getPattern() + "': " + pattern.getDescription() + " near index " + pattern.getIndex(),
+          e));
+    }
+    if (e instanceof SQLException && thrownByCalciteFunctions(e)) {
+      // Calcite's PostgreSQL-style to_date and to_timestamp throw SQLException for text that does
+      // not fit the format.
+      return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
+    }
     return java.util.Optional.empty();
+  }
+
+  private static boolean thrownByCalciteFunctions(Throwable e) {
+    StackTraceElement[] stack = e.getStackTrace();
+    return stack.length > 0 && stack[0].getClassName().startsWith("org.apache.calcite.runtime.");
   }
 
   /**
@@ -96,7 +115,9 @@ public final class ExecutionErrors {
             || current instanceof ExceptionInInitializerError
             || current instanceof java.lang.reflect.InvocationTargetException
             || current instanceof java.lang.reflect.UndeclaredThrowableException
-            || current instanceof java.util.concurrent.ExecutionException)) {
+            || current instanceof java.util.concurrent.ExecutionException
+            // Calcite's caches of compiled patterns and formats throw their loaders' errors in it.
+            || current instanceof UncheckedExecutionException)) {
       current = current.getCause();
     }
     return current;

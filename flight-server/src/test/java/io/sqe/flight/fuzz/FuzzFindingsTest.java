@@ -122,6 +122,20 @@ class FuzzFindingsTest {
         "A scalar sub-query returned more than one row");
   }
 
+  /**
+   * A text that does not fit its date format and a regular expression that does not compile are
+   * the statement's values, whether a row or a constant holds them; both were INTERNAL.
+   */
+  @Test
+  void aTextThatDoesNotFitItsFormatAndABadRegularExpressionAreInvalid() {
+    for (String sql : List.of("SELECT TO_DATE(s, 'HH12:MI AM') FROM fz.t", "SELECT TO_DATE('x', 'HH12:MI AM')")) {
+      assertError(sql, FlightStatusCode.INVALID_ARGUMENT, "Invalid format: 'HH12:MI AM' for datetime string");
+    }
+    for (String sql : List.of("SELECT REGEXP_LIKE(s, 'a{2,1}') FROM fz.t", "SELECT REGEXP_LIKE('x', 'a{2,1}')")) {
+      assertError(sql, FlightStatusCode.INVALID_ARGUMENT, "Invalid regular expression 'a{2,1}': Illegal repetition range near index 5");
+    }
+  }
+
   private static List<List<Object>> rows(String sql) throws Exception {
     return rows(client.sql().execute(sql, client.auth(), DEADLINE));
   }
