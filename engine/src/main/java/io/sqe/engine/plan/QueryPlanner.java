@@ -217,6 +217,7 @@ public final class QueryPlanner {
     RelRoot relRoot;
     try {
       relRoot = converter.convertQuery(validated, false, true);
+      MapOrdering.check(relRoot.rel);
       relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();

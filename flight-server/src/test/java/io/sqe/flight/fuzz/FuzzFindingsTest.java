@@ -136,6 +136,18 @@ class FuzzFindingsTest {
     }
   }
 
+  /** Maps have no order; sorting by one failed in Calcite's comparator as INTERNAL. */
+  @Test
+  void sortingByAMapIsInvalid() {
+    for (String sql : List.of(
+        "SELECT i FROM fz.t ORDER BY m",
+        "SELECT t.i, t.m FROM fz.t AS t LEFT JOIN fz.t AS u ON t.i = u.i ORDER BY 2 DESC",
+        "SELECT i, row_number() OVER (ORDER BY m) FROM fz.t",
+        "SELECT array_agg(i ORDER BY m) FROM fz.t")) {
+      assertError(sql, FlightStatusCode.INVALID_ARGUMENT, "Cannot sort by a value of type (VARCHAR, INTEGER) MAP: maps have no order");
+    }
+  }
+
   private static List<List<Object>> rows(String sql) throws Exception {
     return rows(client.sql().execute(sql, client.auth(), DEADLINE));
   }
