@@ -83,12 +83,22 @@ public final class ExecutionErrors {
       // not fit the format.
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
     }
+    if (e instanceof StringIndexOutOfBoundsException && thrownByCalciteFunctions(e)) {
+      // Calcite's OVERLAY cuts its string at the position given, past the string's end too.
+      return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, "Position out of range: " + e.getMessage(), e));
+    }
     return java.util.Optional.empty();
   }
 
+  /** Whether the first frame of {@code e} outside the JDK is in Calcite's runtime functions. */
   private static boolean thrownByCalciteFunctions(Throwable e) {
-    StackTraceElement[] stack = e.getStackTrace();
-    return stack.length > 0 && stack[0].getClassName().startsWith("org.apache.calcite.runtime.");
+    for (StackTraceElement frame : e.getStackTrace()) {
+      String name = frame.getClassName();
+      if (!name.startsWith("java.") && !name.startsWith("jdk.")) {
+        return name.startsWith("org.apache.calcite.runtime.");
+      }
+    }
+    return false;
   }
 
   /**

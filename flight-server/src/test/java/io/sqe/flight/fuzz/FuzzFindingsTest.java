@@ -136,6 +136,13 @@ class FuzzFindingsTest {
     }
   }
 
+  /** Calcite's OVERLAY cuts the string at the position as given, past its end too. */
+  @Test
+  void anOverlayPastTheEndOfItsStringIsInvalid() {
+    assertError("SELECT OVERLAY('ab' PLACING 'xyz' FROM 5)", FlightStatusCode.INVALID_ARGUMENT, "begin 0, end 4, length 2");
+    assertError("SELECT i, OVERLAY(RIGHT(s, i) PLACING 'xyz' FROM 4) FROM fz.t", FlightStatusCode.INVALID_ARGUMENT, "length");
+  }
+
   /** Maps have no order; sorting by one failed in Calcite's comparator as INTERNAL. */
   @Test
   void sortingByAMapIsInvalid() {
