@@ -83,6 +83,10 @@ public final class ExecutionErrors {
       // not fit the format.
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
     }
+    if (e.getClass() == RuntimeException.class && thrownByCalciteFunctions(e) && String.valueOf(e.getMessage()).startsWith("Invalid escape")) {
+      // Calcite's LIKE and SIMILAR TO refuse a bad ESCAPE or escape sequence with a plain RuntimeException.
+      return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
+    }
     if (e instanceof StringIndexOutOfBoundsException && thrownByCalciteFunctions(e)) {
       // Calcite's OVERLAY cuts its string at the position given, past the string's end too.
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, "Position out of range: " + e.getMessage(), e));

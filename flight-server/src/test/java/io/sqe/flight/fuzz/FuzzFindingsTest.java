@@ -136,6 +136,18 @@ class FuzzFindingsTest {
     }
   }
 
+  /**
+   * An ESCAPE that is not one character, or an escape before a character that is not a wildcard
+   * or itself: Calcite's LIKE refuses them with a plain RuntimeException, which was INTERNAL.
+   */
+  @Test
+  void aBadLikeEscapeIsInvalid() {
+    assertError("SELECT i FROM fz.t WHERE s LIKE 'a!%' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character 'ab'");
+    assertError("SELECT i FROM fz.t WHERE (s LIKE s ESCAPE '') IS FALSE", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character ''");
+    assertError("SELECT i FROM fz.t WHERE upper(s) LIKE 'x\\y' ESCAPE '\\'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape sequence");
+    assertError("SELECT 'x' LIKE 'x' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character 'ab'");
+  }
+
   /** Calcite's OVERLAY cuts the string at the position as given, past its end too. */
   @Test
   void anOverlayPastTheEndOfItsStringIsInvalid() {
