@@ -6,6 +6,7 @@ import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
 import java.sql.SQLException;
 import java.time.DateTimeException;
+import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.calcite.runtime.CalciteException;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 /** Turns what a running plan throws into the error a client should see. */
 public final class ExecutionErrors {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionErrors.class);
+  private static final Pattern BAD_PATTERN = Pattern.compile("Invalid (escape|regular expression)");
 
   private ExecutionErrors() {}
 
@@ -83,8 +85,10 @@ public final class ExecutionErrors {
       // not fit the format.
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
     }
-    if (e.getClass() == RuntimeException.class && thrownByCalciteFunctions(e) && String.valueOf(e.getMessage()).startsWith("Invalid escape")) {
-      // Calcite's LIKE and SIMILAR TO refuse a bad ESCAPE or escape sequence with a plain RuntimeException.
+    if (e.getClass() == RuntimeException.class
+        && thrownByCalciteFunctions(e)
+        && BAD_PATTERN.matcher(String.valueOf(e.getMessage())).lookingAt()) {
+      // Calcite's LIKE and SIMILAR TO refuse a bad ESCAPE, escape sequence or pattern with a plain RuntimeException.
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e));
     }
     if (e instanceof StringIndexOutOfBoundsException && thrownByCalciteFunctions(e)) {

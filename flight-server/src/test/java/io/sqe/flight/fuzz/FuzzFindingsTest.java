@@ -148,6 +148,12 @@ class FuzzFindingsTest {
     assertError("SELECT 'x' LIKE 'x' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character 'ab'");
   }
 
+  /** Calcite's SIMILAR TO refuses a pattern that is no regular expression with a plain RuntimeException. */
+  @Test
+  void aSimilarToPatternThatDoesNotCompileIsInvalid() {
+    assertError("SELECT i FROM fz.t WHERE s SIMILAR TO '['", FlightStatusCode.INVALID_ARGUMENT, "Invalid regular expression '[', index 1");
+  }
+
   /** Calcite's OVERLAY cuts the string at the position as given, past its end too. */
   @Test
   void anOverlayPastTheEndOfItsStringIsInvalid() {
