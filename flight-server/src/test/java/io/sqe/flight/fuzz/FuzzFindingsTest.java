@@ -154,6 +154,20 @@ class FuzzFindingsTest {
     assertError("SELECT i FROM fz.t WHERE s SIMILAR TO '['", FlightStatusCode.INVALID_ARGUMENT, "Invalid regular expression '[', index 1");
   }
 
+  /**
+   * VALUES rows of maps whose values widen (INTEGER in one row, DECIMAL in another) keep the
+   * narrower row's Integer objects; the write cast each value to BigDecimal, which failed as
+   * INTERNAL, where arrays said which value does not fit.
+   */
+  @Test
+  void mapValuesThatWidenAcrossValuesRowsAreWrittenOrRefusedByValue() throws Exception {
+    client.sql().executeUpdate("CREATE TABLE fz.maps (k INTEGER, m MAP(VARCHAR, INTEGER))", client.auth(), DEADLINE);
+    assertError("INSERT INTO fz.maps VALUES (1, MAP['a', 1]), (2, MAP['b', 99999999999999999999])", FlightStatusCode.INVALID_ARGUMENT,
+        "Value 99999999999999999999 is out of range for column m.value of type int");
+    client.sql().executeUpdate("INSERT INTO fz.maps VALUES (1, MAP['a', 1]), (2, MAP['b', 2.0])", client.auth(), DEADLINE);
+    assertThat(rows("SELECT k, coalesce(m['a'], m['b']) FROM fz.maps ORDER BY k")).containsExactly(List.of(1, 1), List.of(2, 2));
+  }
+
   /** Calcite's OVERLAY cuts the string at the position as given, past its end too. */
   @Test
   void anOverlayPastTheEndOfItsStringIsInvalid() {
