@@ -46,6 +46,12 @@ public final class ExecutionErrors {
     if (e instanceof CalciteException || e instanceof IllegalArgumentException && e.getMessage() != null) {
       return new SqeException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
     }
+    if (compilingForTheInterpreter(error)) {
+      // Calcite's interpreter compiles the filter it pushes into a table (information_schema's)
+      // only when the query starts: what its code generator cannot compile fails then.
+      return new SqeException(
+          ErrorCode.NOT_SUPPORTED, "This statement cannot be run yet: " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+    }
     if (e instanceof OutOfMemoryError) {
       return new SqeException(
           ErrorCode.RESOURCE_EXHAUSTED, "Query " + queryId + " ran out of heap memory", e);
@@ -96,6 +102,18 @@ public final class ExecutionErrors {
       return java.util.Optional.of(new SqeException(ErrorCode.INVALID_ARGUMENT, "Position out of range: " + e.getMessage(), e));
     }
     return java.util.Optional.empty();
+  }
+
+  /** Whether {@code e}, or one of its causes, was thrown while Calcite's interpreter compiled an expression. */
+  private static boolean compilingForTheInterpreter(Throwable e) {
+    for (Throwable current = e; current != null; current = current.getCause() == current ? null : current.getCause()) {
+      for (StackTraceElement frame : current.getStackTrace()) {
+        if (frame.getClassName().equals("org.apache.calcite.interpreter.JaninoRexCompiler")) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Whether the first frame of {@code e} outside the JDK is in Calcite's runtime functions. */

@@ -42,9 +42,6 @@ final class KnownFailures {
               + " DESC NULLS LAST) casts them to Comparable",
           "^INTERNAL: .*ClassCastException: class (\\[Ljava.lang.Object;|java.util.ArrayList) cannot be cast to class"
               + " java.lang.Comparable", ""),
-      known("a filter on an information_schema table holding a ROW value fails to compile in Calcite's interpreter"
-              + " (WHERE CAST(NULL AS ROW(a INTEGER, b VARCHAR)) IS DISTINCT FROM ROW(-42, 'x'))",
-          "^INTERNAL: .*RuntimeException: unsupported type Record", "(?i)information_schema"),
       known("arrays converted element by element (a CAST, or two arrays widened to one element type) fail on NULL"
               + " elements (SELECT CAST(ARRAY[1.5, NULL] AS ARRAY(INTEGER))) or keep narrower elements (Integer for Long;"
               + " seed 707724022, statement 1405)",
