@@ -3,6 +3,7 @@ package io.sqe.engine.plan;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.ExecutionErrors;
+import io.sqe.engine.sql.SqlErrors;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -29,7 +30,7 @@ final class PlanCompiler {
 
   private PlanCompiler() {}
 
-  static Bindable<Object> compile(EnumerableRel plan, Map<String, Object> internalParameters) {
+  static Bindable<Object> compile(EnumerableRel plan, Map<String, Object> internalParameters, String sql) {
     Consumer<Object> bound = source -> {
       int length = source.toString().length();
       if (length > MAX_SOURCE_CHARS) {
@@ -50,15 +51,17 @@ final class PlanCompiler {
       if (tooDeep.isPresent()) {
         throw tooDeep.get();
       }
-      throw translate(e);
+      throw translate(e, sql);
     }
   }
 
   /**
-   * A compilation failure, told by Janino's own exceptions (their innermost says why; Calcite's
-   * wrapper quotes the whole source).
+   * A compilation failure: a plan too large for Janino or the JVM is the statement's fault
+   * (INVALID_ARGUMENT), told by Janino's own exceptions (their innermost says why; Calcite's
+   * wrapper quotes the whole source); anything else is a gap of the engine (see {@link
+   * SqlErrors#translateCodeGeneration}).
    */
-  private static SqeException translate(RuntimeException e) {
+  private static SqeException translate(RuntimeException e, String sql) {
     String reason = e.getClass().getSimpleName();
     // Janino is on the run-time class path only: its exceptions are told by their package.
     for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
@@ -73,8 +76,7 @@ final class PlanCompiler {
           "The statement is too large to compile (" + reason + "): an expression of thousands of terms must be a list of"
               + " values (IN, or an OR of equalities on one column) or a join with a table of them");
     }
-    LOG.error("Cannot compile a statement's plan: {}", reason);
-    return new SqeException(ErrorCode.NOT_SUPPORTED, "This statement cannot be compiled yet: " + reason);
+    return SqlErrors.translateCodeGeneration(e, sql);
   }
 
   private static String firstLine(String message) {

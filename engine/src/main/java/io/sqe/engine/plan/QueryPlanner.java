@@ -16,6 +16,7 @@ import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.RowLimits;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
@@ -162,6 +163,7 @@ public final class QueryPlanner {
     SqlValidator validator =
         SqlValidatorUtil.newValidator(operators, reader, typeFactory, SqlDialect.validatorConfig());
 
+    RowLimits.check(query);
     SqlNode validated;
     // The large IN lists of the statement and of the views it reads; each must have been converted.
     List<LargeInLists.Sample> samples = new ArrayList<>();
@@ -215,6 +217,7 @@ public final class QueryPlanner {
     try {
       relRoot = converter.convertQuery(validated, false, true);
       LargeInLists.checkConverted(samples);
+      MapOrdering.check(relRoot.rel);
       relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
@@ -232,7 +235,7 @@ public final class QueryPlanner {
     PlanningThreads.checkCancelled();
     EnumerableRel compiled =
         (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
-    Bindable<Object> bindable = PlanCompiler.compile(compiled, internalParameters);
+    Bindable<Object> bindable = new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql));
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(

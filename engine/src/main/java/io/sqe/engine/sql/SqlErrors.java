@@ -96,6 +96,23 @@ public final class SqlErrors {
         ErrorCode.NOT_SUPPORTED, "This statement cannot be planned yet: " + firstLine(String.valueOf(e.getMessage())), e);
   }
 
+  /**
+   * Translates a failure to compile a plan into Java. Calcite's code generator throws "Unable to
+   * implement" with the whole plan, and what it could not generate as a suppressed exception;
+   * Janino's compile errors come as the cause of "Error while compiling generated Java code".
+   */
+  public static SqeException translateCodeGeneration(RuntimeException e, String sql) {
+    String message = String.valueOf(e.getMessage());
+    if (message.startsWith("Unable to implement") && e.getSuppressed().length > 0
+        && e.getSuppressed()[0] instanceof RuntimeException generation) {
+      return translatePlanning(generation, sql);
+    }
+    if (message.startsWith("Error while compiling generated Java code") && e.getCause() != null) {
+      return translatePlanning(new IllegalStateException(e.getCause().getMessage(), e.getCause()), sql);
+    }
+    return translatePlanning(e, sql);
+  }
+
   private static SqlPosition position(SqlParserPos pos) {
     return pos == null || pos.getLineNum() <= 0 ? null : new SqlPosition(pos.getLineNum(), pos.getColumnNum());
   }
