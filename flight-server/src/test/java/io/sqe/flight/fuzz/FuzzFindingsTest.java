@@ -142,10 +142,10 @@ class FuzzFindingsTest {
    */
   @Test
   void aBadLikeEscapeIsInvalid() {
-    assertError("SELECT i FROM fz.t WHERE s LIKE 'a!%' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character 'ab'");
-    assertError("SELECT i FROM fz.t WHERE (s LIKE s ESCAPE '') IS FALSE", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character ''");
-    assertError("SELECT i FROM fz.t WHERE upper(s) LIKE 'x\\y' ESCAPE '\\'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape sequence");
-    assertError("SELECT 'x' LIKE 'x' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "Invalid escape character 'ab'");
+    assertError("SELECT i FROM fz.t WHERE s LIKE 'a!%' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "must be one character, not 'ab'");
+    assertError("SELECT i FROM fz.t WHERE (s LIKE s ESCAPE '') IS FALSE", FlightStatusCode.INVALID_ARGUMENT, "must be one character, not ''");
+    assertError("SELECT i FROM fz.t WHERE upper(s) LIKE 'x\\y' ESCAPE '\\'", FlightStatusCode.INVALID_ARGUMENT, "Invalid LIKE pattern");
+    assertError("SELECT 'x' LIKE 'x' ESCAPE 'ab'", FlightStatusCode.INVALID_ARGUMENT, "must be one character, not 'ab'");
   }
 
   /** Calcite's SIMILAR TO refuses a pattern that is no regular expression with a plain RuntimeException. */

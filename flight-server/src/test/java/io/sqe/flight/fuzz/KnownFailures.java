@@ -27,27 +27,23 @@ final class KnownFailures {
   }
 
   static final List<Known> LIST = List.of(
-      // Being fixed by others (issue 22).
-      known("bad input gives UNKNOWN: an AssertionError escapes GetFlightInfo (SET statement_timeout = 30, SET plan_cache"
-              + " = false, WHERE i > CAST('x' AS INTEGER))",
-          "^UNKNOWN: Application error processing RPC", ""),
-      known("bad input gives INTERNAL: SET catalog = NULL, SET schema = NULL",
-          "^INTERNAL: .*ClassCastException: Cannot cast org.apache.calcite.rel.metadata.NullSentinel", "(?i)^\\s*SET\\b"),
-      known("LIKE backtracking: a pattern of many % runs past the statement timeout",
-          "^CLIENT_DEADLINE: ", "(?i)\\bI?LIKE\\b[^%]*%.*%.*%"),
-      known("oversized lpad/rpad/repeat: the result is built past the statement timeout or the heap",
-          "^(CLIENT_DEADLINE|INTERNAL|RESOURCE_EXHAUSTED): ", "(?i)\\b(REPEAT|LPAD|RPAD)\\s*\\("),
       // New, reported (issue 22) and not fixed here: the fixes are in Calcite's generated code.
       known("sorting ROW or ARRAY values as a single column or by a window's value (SELECT ROW(0) FROM t ORDER BY 1"
-              + " DESC NULLS LAST) casts them to Comparable",
-          "^INTERNAL: .*ClassCastException: class (\\[Ljava.lang.Object;|java.util.ArrayList) cannot be cast to class"
+              + " DESC NULLS LAST, or an ARRAY cast's list; seed 20261205, statement 748) casts them to Comparable",
+          "^INTERNAL: .*ClassCastException: class (\\[Ljava.lang.Object;|java.util.ArrayList|org.apache.calcite.runtime.SqlFunctions\\$TransformingList) cannot be cast to class"
               + " java.lang.Comparable", ""),
       known("arrays converted element by element (a CAST, or two arrays widened to one element type) fail on NULL"
               + " elements (SELECT CAST(ARRAY[1.5, NULL] AS ARRAY(INTEGER))) or keep narrower elements (Integer for Long;"
               + " seed 707724022, statement 1405)",
           "^INTERNAL: .*(NullPointerException: Cannot invoke \"(java.lang.Number.doubleValue|Object.getClass)\\(\\)\" because"
               + " \"value\" is null|ClassCastException: class java.lang.Integer cannot be cast to class java.lang.Long)",
-          "(?i)\\bARRAY\\b"));
+          "(?i)\\bARRAY\\b"),
+      // Calcite's planner asserting (the tests run with -ea) on plans it made itself; seen with
+      // random seeds after the hardening merges, left for the columnar planner (issue 27).
+      known("Calcite planner assertions: a window over a CASE with constant branches (\"Program is not normalized\"),"
+              + " GROUPING SETS under NOT EXISTS, a NOT IN of constants that fold to NULL (\"Comparison with NULL in"
+              + " pulledUpPredicates\"); seed 14085213786815, statements 13, 342, 624",
+          "^INTERNAL: .*AssertionError: (Program is not normalized|\\[\\{|Comparison with NULL in pulledUpPredicates)", ""));
 
   private KnownFailures() {}
 

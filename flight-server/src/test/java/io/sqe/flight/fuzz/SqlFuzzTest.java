@@ -52,15 +52,26 @@ class SqlFuzzTest {
   private static final int BATCH = 100;
   /** Statements between two rebuilds of the scratch table; replays start at a multiple of it. */
   static final int SCRATCH_LIFE = 200;
+  /**
+   * The seed of the round every build runs: fixed, so that a build fails only when a change
+   * brings a failure class back or makes a new one, never because a fresh seed found an old bug.
+   * New seeds ({@code -Dsqe.fuzz.seed=random}) are for rounds run on demand.
+   */
+  private static final long CI_SEED = 20_261_205L;
+
   private static final int SHRINK_TRIES = 150;
   private static final int SHRINK_CLASSES = 12;
   private static final long F_ROWS = 10;
 
   @TempDir java.nio.file.Path dir;
 
+  private static long seed(String value) {
+    return value.equals("random") ? System.nanoTime() : Long.parseLong(value);
+  }
+
   @Test
   void generatedStatementsNeverFailInternallyHangOrStopTheServer() throws Exception {
-    long seed = Long.getLong("sqe.fuzz.seed", System.nanoTime());
+    long seed = seed(System.getProperty("sqe.fuzz.seed", String.valueOf(CI_SEED)));
     System.out.printf("SqlFuzzTest seed: %d (replay with -Dsqe.fuzz.seed=%d -Dsqe.fuzz.statements=%d -Dsqe.fuzz.first=%d)%n",
         seed, seed, STATEMENTS, FIRST);
     long started = System.nanoTime();
