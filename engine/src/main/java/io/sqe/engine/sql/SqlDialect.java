@@ -23,6 +23,7 @@ import org.apache.calcite.sql.dialect.CalciteSqlDialect;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformance;
@@ -68,7 +69,11 @@ public final class SqlDialect {
 
   private SqlDialect() {}
 
-  /** Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}). */
+  /**
+   * Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}) and without
+   * USER, SESSION_USER and SYSTEM_USER: Trino has none of them (only CURRENT_USER), and Calcite would
+   * read a column named {@code user} as the function.
+   */
   private static final class WithoutReplaced implements SqlOperatorTable {
     private final SqlOperatorTable library;
 
@@ -81,13 +86,20 @@ public final class SqlDialect {
         SqlIdentifier name, SqlFunctionCategory category, SqlSyntax syntax, List<SqlOperator> operators, SqlNameMatcher matcher) {
       List<SqlOperator> found = new ArrayList<>();
       library.lookupOperatorOverloads(name, category, syntax, found, matcher);
-      found.removeIf(StringFunctions::isReplaced);
+      found.removeIf(WithoutReplaced::isLeftOut);
       operators.addAll(found);
     }
 
     @Override
     public List<SqlOperator> getOperatorList() {
-      return library.getOperatorList().stream().filter(o -> !StringFunctions.isReplaced(o)).toList();
+      return library.getOperatorList().stream().filter(o -> !isLeftOut(o)).toList();
+    }
+
+    private static boolean isLeftOut(SqlOperator operator) {
+      return StringFunctions.isReplaced(operator)
+          || operator == SqlStdOperatorTable.USER
+          || operator == SqlStdOperatorTable.SESSION_USER
+          || operator == SqlStdOperatorTable.SYSTEM_USER;
     }
   }
 
