@@ -240,6 +240,30 @@ def families():
         + exprs("between", "2 BETWEEN 1 AND 3", "'b' BETWEEN 'a' AND 'c'")
         + exprs("in", "2 IN (1, 2)", "NULL IN (1, 2)", "3 IN (1, NULL)")
     )
+    f["more"] = (
+        calls("format_number", "123", "1234", "123456", "1234567", "-1234567", "999999", "DOUBLE '1234.5'", "0")
+        + calls("parse_data_size", "'2.5kB'", "'1MB'", "'12'") + calls("parse_presto_data_size", "'2.5kB'")
+        + exprs("uuid", "typeof(uuid())", "length(CAST(uuid() AS VARCHAR))")
+        + [agg("approx_most_frequent", "'a', 'b', 'a', 'c', 'a', 'b'", "approx_most_frequent(2, x, 100)"),
+           agg("map_union", "map(ARRAY['a'], ARRAY[1]), map(ARRAY['b'], ARRAY[2])", "map_union(x)")]
+        + calls("map_entries", "map(ARRAY['a', 'b'], ARRAY[1, 2])")
+        + calls("map_from_entries", "ARRAY[ROW('a', 1), ROW('a', 2)]")
+        + calls("multimap_from_entries", "ARRAY[ROW('a', 1), ROW('b', 2), ROW('a', 3)]")
+        + calls("regexp_extract", "NULL, 'a'", "'abc', NULL") + calls("json_extract_scalar", "'[1, 2]', '$[1]'", "'{\"a\": true}', '$.a'")
+        + calls("url_extract_parameter", "'http://x.com/?a=1&a=2', 'a'", "'http://x.com/?a', 'a'")
+        + calls("to_base64", "X''") + calls("from_hex", "'AbCd'") + calls("bit_count", "-7, 64")
+        + calls("array_sort", "ARRAY[NULL, 'b', NULL, 'a']") + calls("array_distinct", "ARRAY[]")
+        + calls("element_at", "ARRAY['a', 'b'], -3") + calls("arrays_overlap", "ARRAY[1, NULL], ARRAY[1]")
+        + calls("levenshtein_distance", "'héllo', 'hello'") + calls("split_to_map", "'a=1,b=2', ',', '='", "'a=1,a=2', ',', '='")
+        + calls("day_of_week", "TIMESTAMP '2024-05-19 10:00:00'") + calls("last_day_of_month", "TIMESTAMP '2023-02-10 10:00:00'")
+        + calls("date_format", "TIMESTAMP '2024-01-05 09:05:03.123', '%d/%c/%y %h:%i %p %f'")
+        + calls("week_of_year", "DATE '2021-01-03'") + calls("year_of_week", "DATE '2021-01-03'")
+        + exprs("transform", "transform(ARRAY[1, NULL], x -> x IS NULL)", "transform(ARRAY[ARRAY[1, 2]], a -> cardinality(a))")
+        + exprs("filter", "filter(ARRAY['a', 'bb', 'ccc'], s -> length(s) > 1)")
+        + exprs("zip_with", "zip_with(ARRAY['a', 'b'], ARRAY['x', 'y'], (a, b) -> a || b)")
+        + [agg("count_if", "1, 2, 3", "count_if(x > 1)"), agg("approx_distinct", "'a', 'b', 'a'", "approx_distinct(x)"),
+           agg("histogram", "1, NULL, 1", "histogram(x)"), agg("geometric_mean", "CAST(NULL AS DOUBLE)", "geometric_mean(x)")]
+    )
     return f
 
 

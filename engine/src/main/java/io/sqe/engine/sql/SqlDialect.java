@@ -1,8 +1,15 @@
 package io.sqe.engine.sql;
 
 import io.sqe.engine.sql.functions.ArrayFunctions;
+import io.sqe.engine.sql.functions.BinaryFunctions;
+import io.sqe.engine.sql.functions.BitwiseFunctions;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.functions.JsonFunctions;
+import io.sqe.engine.sql.functions.MathFunctions;
+import io.sqe.engine.sql.functions.RegexpFunctions;
 import io.sqe.engine.sql.functions.StringFunctions;
+import io.sqe.engine.sql.functions.TextFunctions;
+import io.sqe.engine.sql.functions.UrlFunctions;
 import io.sqe.engine.sql.parser.SqeSqlParserImpl;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -48,6 +55,13 @@ public final class SqlDialect {
           SqlOperatorTables.of(DateTimeFunctions.ALL.toArray(new SqlOperator[0])),
           SqlOperatorTables.of(StringFunctions.ALL),
           SqlOperatorTables.of(ArrayFunctions.ALL),
+          SqlOperatorTables.of(MathFunctions.ALL),
+          SqlOperatorTables.of(BitwiseFunctions.ALL),
+          SqlOperatorTables.of(BinaryFunctions.ALL),
+          SqlOperatorTables.of(TextFunctions.ALL),
+          SqlOperatorTables.of(RegexpFunctions.ALL),
+          SqlOperatorTables.of(JsonFunctions.ALL),
+          SqlOperatorTables.of(UrlFunctions.ALL),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   /** How {@link #toSql} writes SQL. */
@@ -70,7 +84,8 @@ public final class SqlDialect {
   private SqlDialect() {}
 
   /**
-   * Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}) and without
+   * Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}, {@link
+   * RegexpFunctions#ALL}) and without
    * USER, SESSION_USER and SYSTEM_USER: Trino has none of them (only CURRENT_USER), and Calcite would
    * read a column named {@code user} as the function.
    */
@@ -97,6 +112,7 @@ public final class SqlDialect {
 
     private static boolean isLeftOut(SqlOperator operator) {
       return StringFunctions.isReplaced(operator)
+          || RegexpFunctions.isReplaced(operator)
           || operator == SqlStdOperatorTable.USER
           || operator == SqlStdOperatorTable.SESSION_USER
           || operator == SqlStdOperatorTable.SYSTEM_USER;
