@@ -1,10 +1,13 @@
 package io.sqe.engine.sql;
 
+import io.sqe.engine.sql.functions.AggregateFunctions;
 import io.sqe.engine.sql.functions.ArrayFunctions;
 import io.sqe.engine.sql.functions.BinaryFunctions;
 import io.sqe.engine.sql.functions.BitwiseFunctions;
+import io.sqe.engine.sql.functions.CollectionFunctions;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import io.sqe.engine.sql.functions.JsonFunctions;
+import io.sqe.engine.sql.functions.LambdaFunctions;
 import io.sqe.engine.sql.functions.MathFunctions;
 import io.sqe.engine.sql.functions.RegexpFunctions;
 import io.sqe.engine.sql.functions.StringFunctions;
@@ -62,6 +65,9 @@ public final class SqlDialect {
           SqlOperatorTables.of(RegexpFunctions.ALL),
           SqlOperatorTables.of(JsonFunctions.ALL),
           SqlOperatorTables.of(UrlFunctions.ALL),
+          SqlOperatorTables.of(CollectionFunctions.ALL),
+          SqlOperatorTables.of(AggregateFunctions.ALL),
+          SqlOperatorTables.of(LambdaFunctions.ALL),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   /** How {@link #toSql} writes SQL. */
