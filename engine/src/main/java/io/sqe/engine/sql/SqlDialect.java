@@ -4,7 +4,9 @@ import io.sqe.engine.sql.functions.AggregateFunctions;
 import io.sqe.engine.sql.functions.ArrayFunctions;
 import io.sqe.engine.sql.functions.BinaryFunctions;
 import io.sqe.engine.sql.functions.BitwiseFunctions;
+import io.sqe.engine.sql.functions.CalendarFunctions;
 import io.sqe.engine.sql.functions.CollectionFunctions;
+import io.sqe.engine.sql.functions.ConditionalFunctions;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import io.sqe.engine.sql.functions.JsonFunctions;
 import io.sqe.engine.sql.functions.LambdaFunctions;
@@ -67,7 +69,9 @@ public final class SqlDialect {
           SqlOperatorTables.of(UrlFunctions.ALL),
           SqlOperatorTables.of(CollectionFunctions.ALL),
           SqlOperatorTables.of(AggregateFunctions.ALL),
+          SqlOperatorTables.of(CalendarFunctions.ALL),
           SqlOperatorTables.of(LambdaFunctions.ALL),
+          SqlOperatorTables.of(ConditionalFunctions.ALL),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   /** How {@link #toSql} writes SQL. */

@@ -44,6 +44,7 @@ class TrinoFunctionCoverageTest {
     System.out.printf(Locale.ROOT, "Trino 476 functions: %d of %d (%.1f%%); missing: %s%n",
         names.size() - missing.size(), names.size(), 100 * coverage, String.join(" ", missing));
     assertThat(missing).as("Trino functions SQE lacks (missing-functions.txt and docs/sql.md)").isEqualTo(listed);
+    assertThat(coverage).as("share of Trino 476's functions SQE has").isGreaterThanOrEqualTo(0.90);
   }
 
   /**

@@ -51,6 +51,7 @@ public final class CollectionFunctions {
         "array_except", "trim_array", "shuffle")) {
       all.addAll(JavaFunctions.scalar(name, CollectionFunctions.class, MathFunctions.camel(name), ReturnTypes.ARG0));
     }
+    all.addAll(JavaFunctions.scalar("reverse", CollectionFunctions.class, "reverse", ReturnTypes.ARG0));
     all.addAll(JavaFunctions.scalar("flatten", CollectionFunctions.class, "flatten", ELEMENT));
     all.addAll(JavaFunctions.scalar("sequence", CollectionFunctions.class, "sequence", BIGINT_ARRAY));
     for (String name : List.of("combinations", "ngrams")) {
@@ -218,6 +219,13 @@ public final class CollectionFunctions {
   public static List<Object> shuffle(List<Object> array) {
     List<Object> out = new ArrayList<>(array);
     Collections.shuffle(out);
+    return out;
+  }
+
+  @Strict
+  public static List<Object> reverse(List<Object> array) {
+    List<Object> out = new ArrayList<>(array);
+    Collections.reverse(out);
     return out;
   }
 

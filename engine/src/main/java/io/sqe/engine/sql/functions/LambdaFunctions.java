@@ -55,6 +55,8 @@ public final class LambdaFunctions {
       function("zip_with", 3, (t, args) -> List.of(List.of(element(t, args.get(0)), element(t, args.get(1)))),
           b -> b.getTypeFactory().createArrayType(
               b.getTypeFactory().createTypeWithNullability(lambdaResult(b, 2), true), -1)),
+      function("array_sort", 2, (t, args) -> List.of(List.of(element(t, args.get(0)), element(t, args.get(0)))),
+          b -> b.getOperandType(0)),
       function("map_filter", 2, (t, args) -> List.of(List.of(args.get(0).getKeyType(), t.createTypeWithNullability(args.get(0).getValueType(), true))),
           b -> b.getOperandType(0)),
       function("transform_keys", 2, (t, args) -> List.of(List.of(args.get(0).getKeyType(), t.createTypeWithNullability(args.get(0).getValueType(), true))),
@@ -297,6 +299,22 @@ public final class LambdaFunctions {
     for (int i = 0; i < n; i++) {
       out.add(apply(f, i < x.size() ? x.get(i) : null, i < y.size() ? y.get(i) : null));
     }
+    return out;
+  }
+
+  /** The array sorted by a comparator lambda (negative, zero or positive); its NULL is an error, as in Trino. */
+  public static List<Object> arraySort(List<Object> array, Object comparator) {
+    if (array == null) {
+      return null;
+    }
+    List<Object> out = new ArrayList<>(array);
+    out.sort((x, y) -> {
+      Object r = apply(comparator, x, y);
+      if (r == null) {
+        throw new IllegalArgumentException("Lambda comparator must return either -1, 0, or 1");
+      }
+      return Integer.signum(((Number) r).intValue());
+    });
     return out;
   }
 

@@ -22,6 +22,7 @@ public final class TextFunctions {
     }
     all.addAll(JavaFunctions.scalar("reverse", TextFunctions.class, "reverse"));
     all.addAll(JavaFunctions.scalar("format_number", TextFunctions.class, "formatNumber"));
+    all.addAll(JavaFunctions.scalar("format", TextFunctions.class, "format"));
     all.addAll(JavaFunctions.scalar("split", TextFunctions.class, "split",
         ReturnTypes.explicit(f -> f.createArrayType(f.createSqlType(SqlTypeName.VARCHAR), -1))));
     return List.copyOf(all);
@@ -120,6 +121,38 @@ public final class TextFunctions {
     }
     java.math.BigDecimal rounded = x.round(new java.math.MathContext(3, java.math.RoundingMode.HALF_UP));
     return rounded.stripTrailingZeros().toPlainString() + units[unit];
+  }
+
+  /** Trino's format(format, args...): Java's Formatter, with one to five arguments. */
+  public static String format(String format, Object a) {
+    return formatted(format, a);
+  }
+
+  public static String format(String format, Object a, Object b) {
+    return formatted(format, a, b);
+  }
+
+  public static String format(String format, Object a, Object b, Object c) {
+    return formatted(format, a, b, c);
+  }
+
+  public static String format(String format, Object a, Object b, Object c, Object d) {
+    return formatted(format, a, b, c, d);
+  }
+
+  public static String format(String format, Object a, Object b, Object c, Object d, Object e) {
+    return formatted(format, a, b, c, d, e);
+  }
+
+  private static String formatted(String format, Object... args) {
+    if (format == null) {
+      return null;
+    }
+    try {
+      return String.format(java.util.Locale.ENGLISH, format, args);
+    } catch (java.util.IllegalFormatException e) {
+      throw new IllegalArgumentException("Invalid format string: " + format + " (" + e.getMessage() + ")");
+    }
   }
 
   @Strict
