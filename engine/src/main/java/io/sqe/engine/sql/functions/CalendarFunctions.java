@@ -2,7 +2,6 @@ package io.sqe.engine.sql.functions;
 
 import static org.apache.calcite.sql.type.SqlTypeFamily.CHARACTER;
 import static org.apache.calcite.sql.type.SqlTypeFamily.DATE;
-import static org.apache.calcite.sql.type.SqlTypeFamily.INTEGER;
 import static org.apache.calcite.sql.type.SqlTypeFamily.INTERVAL_DAY_TIME;
 import static org.apache.calcite.sql.type.SqlTypeFamily.NUMERIC;
 import static org.apache.calcite.sql.type.SqlTypeFamily.TIMESTAMP;
@@ -11,7 +10,6 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
