@@ -30,8 +30,10 @@ import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.functions.BoundedFunctions;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
@@ -66,6 +68,7 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlExplain;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * The engine's entry point: prepares SQL statements for a session and runs them. Queries stream
@@ -94,6 +97,7 @@ public final class QueryEngine {
   private final QueryServices services = new Services(null);
   private final QueryTracker queries = new QueryTracker();
   private final StatementPrivileges privileges;
+  private final AccessControl access;
   private final QueryCaches caches;
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
@@ -142,6 +146,7 @@ public final class QueryEngine {
       List<SystemSchema> systemSchemas,
       AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.access = requireNonNull(access, "access is null");
     this.planner = new QueryPlanner(catalogs, systemSchemas, access);
     this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -177,9 +182,9 @@ public final class QueryEngine {
     return config;
   }
 
-  /** The privilege checks of the access policy, for statements that do not come as SQL (bulk ingest). */
-  public StatementPrivileges privileges() {
-    return privileges;
+  /** The access policy the engine enforces, for statements that reach the catalogs another way (bulk ingest). */
+  public AccessControl accessControl() {
+    return access;
   }
 
   /** The statements this engine runs, by query id: to cancel them and to list them. */
@@ -187,9 +192,9 @@ public final class QueryEngine {
     return queries;
   }
 
-  /** How long a statement of {@code session} may run: the session's limit, else the engine's; zero for none. */
+  /** How long a statement of {@code session} may run: the session's limit within the engine's; zero for none. */
   public Duration statementTimeout(Session session) {
-    return session.statementTimeout() != null ? session.statementTimeout() : config.statementTimeout();
+    return config.statementTimeout(session.statementTimeout());
   }
 
   /** Parses, validates and plans a statement; every error in the SQL surfaces here. */
@@ -334,7 +339,7 @@ public final class QueryEngine {
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), run);
+        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -393,9 +398,9 @@ public final class QueryEngine {
     return values;
   }
 
-  private static QueryContext context(
+  private QueryContext context(
       Session session, PlannedQuery plan, List<Object> parameters, QueryRun run, String queryId) {
-    Map<String, Object> values = variables(session);
+    Map<String, Object> values = executionValues(session);
     for (int i = 0; i < parameters.size(); i++) {
       values.put("?" + i, parameters.get(i));
     }
@@ -403,6 +408,13 @@ public final class QueryEngine {
     run.stats().planningNanos(plan.planningNanos());
     run.stats().planCached(plan.cached());
     return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
+  }
+
+  /** The {@link #variables} of an execution, with the engine's limits on its values. */
+  private Map<String, Object> executionValues(Session session) {
+    Map<String, Object> values = variables(session);
+    values.put(BoundedFunctions.VARIABLE, config.maxValueSize());
+    return values;
   }
 
   /** The variables Calcite's generated code reads: the clock, the time zone, the user. */
@@ -442,6 +454,11 @@ public final class QueryEngine {
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
       return planner.plan(session, query, sql, readTables(session, tables));
+    }
+
+    @Override
+    public TableAccess access(Session session, String catalog, TableIdentifier table) {
+      return access.tableAccess(session.principal(), catalog, String.join(".", table.namespace().levels()), table.name());
     }
 
     @Override

@@ -26,8 +26,10 @@ import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.auth.StoreUsers;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.connections.GuardedTransport;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LakehouseHealth;
+import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
@@ -85,6 +87,8 @@ public final class SqeServer implements AutoCloseable {
   private final LakehouseHealth health;
   private final OpsHttpServer http;
   private final ExecutorService callThreads;
+  private final HeapGuard heap;
+  private final GuardedTransport transport;
   private final Object closing = new Object();
   private boolean closed;
 
@@ -111,15 +115,24 @@ public final class SqeServer implements AutoCloseable {
     this.health = operations.health();
     this.http = operations.http();
     this.callThreads = operations.callThreads();
+    this.heap = operations.heap();
+    this.transport = operations.transport();
   }
 
   /** The operations parts a server owns. */
   private record Operations(
-      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads) {}
+      ServingState serving,
+      ServerMetrics metrics,
+      LakehouseHealth health,
+      OpsHttpServer http,
+      ExecutorService callThreads,
+      HeapGuard heap,
+      GuardedTransport transport) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
     requireNonNull(config, "config is null");
+    LogSettings.protectCredentials();
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
     ServerMetrics metrics = ServerMetrics.create();
@@ -127,6 +140,8 @@ public final class SqeServer implements AutoCloseable {
     LakehouseHealth health = null;
     OpsHttpServer http = null;
     ExecutorService callThreads = null;
+    HeapGuard heap = null;
+    GuardedTransport transport = null;
     try {
       if (config.auditFile() != null) {
         audit = AuditLog.open(config.auditFile(), metrics);
@@ -167,7 +182,8 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
-                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
+                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
+                  .withMaxValueSize(config.maxValueSize()),
               executors(config, authenticating, locationRules(config, lakehouse)),
               WritePath.transactions(),
               InformationSchema.schemas(metadata),
@@ -176,6 +192,8 @@ public final class SqeServer implements AutoCloseable {
       LocalAuthentication authentication = await(authenticating);
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
+      heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
+      TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes());
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
               engine,
@@ -184,10 +202,22 @@ public final class SqeServer implements AutoCloseable {
               context -> authenticator.principal(context.peerIdentity()),
               metadata,
               allocator,
-              audit);
+              audit,
+              heap,
+              ticketBudget);
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
+      metrics.registerGauge(
+          "sqe_tickets_kept_bytes", "What tickets keep (statements, parameters), estimated, within query.tickets.max-bytes",
+          ticketBudget::totalBytes);
+      ServerConfig.Limits limits = config.limits();
+      transport = new GuardedTransport(limits.maxConnectionsPerAddress(), limits.handshakeTimeout(), limits.connectionIdleTimeout());
+      GuardedTransport flightTransport = transport;
+      metrics.registerGauge("sqe_connections_open", "Flight connections open", () -> flightTransport.guard().open());
+      metrics.registerGauge(
+          "sqe_connections_refused", "Flight connections refused since start for their address's limit (server.max-connections-per-address)",
+          () -> flightTransport.guard().refused());
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .executor(callThreads)
@@ -198,23 +228,25 @@ public final class SqeServer implements AutoCloseable {
               .transportHint(
                   "grpc.builderConsumer",
                   (Consumer<NettyServerBuilder>)
-                      netty ->
-                          netty
-                              .callExecutor(new ClientAddressHeader())
-                              .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
-                                  figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
-                              // Flight's middleware (authentication) only sees Flight's own service,
-                              // so health checks need no credentials.
-                              .addService(serving.healthService())
-                              // Load balancers and clients keep idle connections alive with pings.
-                              .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
-                              .permitKeepAliveWithoutCalls(true));
+                      netty -> {
+                        flightTransport.configure(netty);
+                        netty
+                            .callExecutor(new ClientAddressHeader())
+                            .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
+                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
+                            // Flight's middleware (authentication) only sees Flight's own service,
+                            // so health checks need no credentials.
+                            .addService(serving.healthService())
+                            // Load balancers and clients keep idle connections alive with pings.
+                            .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
+                            .permitKeepAliveWithoutCalls(true);
+                      });
       FlightServer server = tls(builder, config.tls()).build();
       server.start();
       serving.serving(true);
       if (config.operations().httpEnabled()) {
         try {
-          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics);
+          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login);
         } catch (IOException e) {
           server.shutdown();
           throw e;
@@ -223,14 +255,14 @@ public final class SqeServer implements AutoCloseable {
       }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http, callThreads));
+          new Operations(serving, metrics, health, http, callThreads, heap, transport));
     } catch (IOException e) {
       audit.close();
-      closeQuietly(health, callThreads, catalogs, allocator);
+      closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       audit.close();
-      closeQuietly(health, callThreads, catalogs, allocator);
+      closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
       throw e;
     }
   }
@@ -389,7 +421,19 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
+  private static void closeQuietly(
+      GuardedTransport transport,
+      HeapGuard heap,
+      LakehouseHealth health,
+      ExecutorService callThreads,
+      Catalogs catalogs,
+      BufferAllocator allocator) {
+    if (transport != null) {
+      transport.close();
+    }
+    if (heap != null) {
+      heap.close();
+    }
     if (health != null) {
       health.close();
     }
@@ -482,10 +526,12 @@ public final class SqeServer implements AutoCloseable {
     }
     // Cancels what still runs and waits for result streams, so that no buffer outlives the allocator.
     producer.close();
+    heap.close();
     if (!server.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
     }
     server.close();
+    transport.close();
     callThreads.shutdown();
     if (!callThreads.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Flight call threads still busy {} after the server stopped", CANCEL_WAIT);

@@ -259,6 +259,11 @@ final class IcebergFilterConverter {
       switch (type.typeId()) {
         case INTEGER:
         case LONG: {
+          // Text compared with a number column ('a', '1') is cast when the statement runs, which
+          // also refuses text that is no number; Calcite's literal cannot convert it here.
+          if (!SqlTypeName.NUMERIC_TYPES.contains(literal.getTypeName())) {
+            return Optional.empty();
+          }
           BigDecimal n = literal.getValueAs(BigDecimal.class);
           if (n == null || n.stripTrailingZeros().scale() > 0) {
             return Optional.empty();
@@ -270,6 +275,9 @@ final class IcebergFilterConverter {
           return Optional.of(type.typeId() == Type.TypeID.INTEGER ? (Object) (int) l : (Object) l);
         }
         case DECIMAL: {
+          if (!SqlTypeName.NUMERIC_TYPES.contains(literal.getTypeName())) {
+            return Optional.empty();
+          }
           BigDecimal n = literal.getValueAs(BigDecimal.class);
           int scale = ((Types.DecimalType) type).scale();
           if (n == null) {

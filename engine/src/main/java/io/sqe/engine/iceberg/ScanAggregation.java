@@ -1,5 +1,6 @@
 package io.sqe.engine.iceberg;
 
+import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -861,8 +862,8 @@ public final class ScanAggregation {
             BigDecimal sum = BigDecimal.valueOf(sums[a][g], call.arg.scale);
             return big == null ? sum : big.add(sum);
           }
-          // BIGINT: Java's long arithmetic, as Calcite's own sum wraps around.
-          return big == null ? sums[a][g] : big.toBigInteger().add(BigInteger.valueOf(sums[a][g])).longValue();
+          // BIGINT: the exact total, which fails past the type's range as the sums of rows do.
+          return big == null ? sums[a][g] : ArithmeticFunctions.sum(big.toBigInteger().add(BigInteger.valueOf(sums[a][g])));
         }
         default: {
           if (!seen[a][g]) {

@@ -230,7 +230,8 @@ public final class QueryPlanner {
     Map<String, Object> internalParameters = new HashMap<>();
     @SuppressWarnings("unchecked")
     Bindable<Object> bindable =
-        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
+        EnumerableInterpretable.toBindable(
+            internalParameters, null, (EnumerableRel) OperatorImplementations.rewrite(enumerable), EnumerableRel.Prefer.ARRAY);
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(

@@ -15,6 +15,7 @@ public final class SqeParser {
     if (sql == null || sql.isBlank()) {
       throw new SqeException(ErrorCode.INVALID_ARGUMENT, "The statement is empty");
     }
+    checkNoNul(sql);
     SqlNodeList statements;
     try {
       statements = SqlParser.create(sql, SqlDialect.parserConfig()).parseStmtList();
@@ -26,6 +27,31 @@ public final class SqeParser {
           ErrorCode.INVALID_ARGUMENT, "Expected one statement, found " + statements.size());
     }
     return statements.get(0);
+  }
+
+  /**
+   * Refuses a statement with a NUL character: no catalog, table or column name may hold one (the
+   * catalog's SQLite store and file paths end a name there), and as in PostgreSQL no text value
+   * may either.
+   */
+  private static void checkNoNul(String sql) {
+    int at = sql.indexOf('\0');
+    if (at < 0) {
+      return;
+    }
+    int line = 1;
+    int lineStart = 0;
+    for (int i = 0; i < at; i++) {
+      if (sql.charAt(i) == '\n') {
+        line++;
+        lineStart = i + 1;
+      }
+    }
+    throw new SqeException(
+        ErrorCode.INVALID_ARGUMENT,
+        "The statement holds a NUL character (U+0000), which no name or text may hold",
+        new SqeException.SqlPosition(line, at - lineStart + 1),
+        null);
   }
 
   /** Parses one SQL expression, such as a column mask or a row filter. */

@@ -3,6 +3,7 @@ package io.sqe.engine.sql;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.SqeException.SqlPosition;
 import java.util.regex.Pattern;
@@ -76,7 +77,9 @@ public final class SqlErrors {
         return value.get();
       }
     }
-    LOG.error("Cannot plan statement: {}", sql, e);
+    // Not the statement's text, nor its literals in the error (a plan's dump quotes them): the
+    // query id of the log line (its MDC) ties it to the client's statement.
+    LOG.error("Cannot plan a statement", Redaction.forLog(e, sql));
     return new SqeException(
         ErrorCode.NOT_SUPPORTED, "This statement cannot be planned yet: " + firstLine(String.valueOf(e.getMessage())), e);
   }

@@ -90,12 +90,19 @@ public final class ConfigLoader {
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
           "query.parallelism",
+          "query.max-value-size",
+          "query.heap-stop-threshold",
+          "query.tickets.max-bytes-per-user",
+          "query.tickets.max-bytes",
           "maintenance.min-retention",
           "write.max-commit-retries",
           "sample-data.tpch-scale",
           "audit.file",
           "http.port",
           "server.shutdown-grace-period",
+          "server.max-connections-per-address",
+          "server.handshake-timeout",
+          "server.connection-idle-timeout",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -251,6 +258,10 @@ public final class ConfigLoader {
     if (parallelism < 1) {
       throw new ConfigException("Setting query.parallelism must be at least 1 (1 turns parallel pipelines off), not " + parallelism);
     }
+    long maxValueSize = size(values, "query.max-value-size", EngineConfig.DEFAULT_MAX_VALUE_SIZE);
+    if (maxValueSize < EngineConfig.MIN_MAX_VALUE_SIZE || maxValueSize > EngineConfig.MAX_MAX_VALUE_SIZE) {
+      throw new ConfigException("Setting query.max-value-size must be from 1m to 1g, not " + values.get("query.max-value-size"));
+    }
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -269,7 +280,37 @@ public final class ConfigLoader {
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
         operations(values),
         parallelism,
-        retries);
+        retries,
+        maxValueSize,
+        limits(values));
+  }
+
+  private static ServerConfig.Limits limits(Map<String, String> values) {
+    double heapStop = decimal(values, "query.heap-stop-threshold", ServerConfig.Limits.DEFAULT.heapStopThreshold());
+    if (heapStop < 0 || heapStop >= 1) {
+      throw new ConfigException(
+          "Setting query.heap-stop-threshold must be a share of the heap from 0 (off) to below 1, such as 0.9, not " + heapStop);
+    }
+    ServerConfig.Limits defaults = ServerConfig.Limits.DEFAULT;
+    int perAddress = integer(values, "server.max-connections-per-address", defaults.maxConnectionsPerAddress());
+    if (perAddress < 0) {
+      throw new ConfigException("Setting server.max-connections-per-address must be 0 (no limit) or more, not " + perAddress);
+    }
+    Duration handshake = duration(values, "server.handshake-timeout", defaults.handshakeTimeout());
+    if (handshake.isZero() || handshake.isNegative()) {
+      throw new ConfigException("Setting server.handshake-timeout must be positive, such as 10s");
+    }
+    Duration idle = duration(values, "server.connection-idle-timeout", defaults.connectionIdleTimeout());
+    if (idle.isNegative()) {
+      throw new ConfigException("Setting server.connection-idle-timeout must not be negative (0 keeps idle connections open)");
+    }
+    return new ServerConfig.Limits(
+        heapStop,
+        size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
+        size(values, "query.tickets.max-bytes", defaults.ticketBytes()),
+        perAddress,
+        handshake,
+        idle);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

@@ -31,6 +31,9 @@ import java.util.Set;
  * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
  * @param writeMaxCommitRetries how many times a statement outside a transaction runs again after
  *     its commit lost a race with another writer (0: never)
+ * @param maxValueSize the longest value (in characters) one call of {@code repeat}, {@code lpad},
+ *     {@code ||} and the other functions that can grow their input may return
+ * @param limits what the server's own defences allow: heap, pending tickets, connections
  */
 public record ServerConfig(
     String host,
@@ -48,8 +51,11 @@ public record ServerConfig(
     CacheSettings caches,
     OperationsSettings operations,
     int queryParallelism,
-    int writeMaxCommitRetries) {
+    int writeMaxCommitRetries,
+    long maxValueSize,
+    Limits limits) {
   public ServerConfig {
+    requireNonNull(limits, "limits is null");
     if (writeMaxCommitRetries < 0) {
       throw new IllegalArgumentException("writeMaxCommitRetries must not be negative, not " + writeMaxCommitRetries);
     }
@@ -68,19 +74,58 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, limits);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, limits);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, limits);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, maxValueSize, limits);
+  }
+
+  /**
+   * What the server's own defences allow, so that no client can take the server down for others.
+   *
+   * @param heapStopThreshold the share of the heap (0 to 1) still in use after a full collection
+   *     at which the running statement that allocated the most is stopped; 0 turns this off
+   * @param ticketBytesPerUser the most bytes the tickets of one user keep (statements, parameters)
+   * @param ticketBytes the most bytes all tickets keep
+   * @param maxConnectionsPerAddress the most Flight connections open at once from one client
+   *     address; 0 for no limit
+   * @param handshakeTimeout how long a new connection may take to send its first bytes and, with
+   *     TLS, to finish its handshake
+   * @param connectionIdleTimeout how long a connection may go without a call before it is closed
+   *     (clients reconnect on their next call); zero for never
+   */
+  public record Limits(
+      double heapStopThreshold,
+      long ticketBytesPerUser,
+      long ticketBytes,
+      int maxConnectionsPerAddress,
+      Duration handshakeTimeout,
+      Duration connectionIdleTimeout) {
+    public static final Limits DEFAULT =
+        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30));
+
+    public Limits {
+      if (heapStopThreshold < 0 || heapStopThreshold > 1) {
+        throw new IllegalArgumentException("heapStopThreshold must be between 0 and 1, not " + heapStopThreshold);
+      }
+      if (ticketBytesPerUser <= 0 || ticketBytes <= 0) {
+        throw new IllegalArgumentException("Ticket limits must be positive: " + ticketBytesPerUser + ", " + ticketBytes);
+      }
+      if (maxConnectionsPerAddress < 0) {
+        throw new IllegalArgumentException("maxConnectionsPerAddress must not be negative: " + maxConnectionsPerAddress);
+      }
+      requireNonNull(handshakeTimeout, "handshakeTimeout is null");
+      requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
+    }
   }
 
   /** How log lines are written. */

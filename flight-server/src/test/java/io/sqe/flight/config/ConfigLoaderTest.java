@@ -7,6 +7,7 @@ import io.sqe.flight.config.ServerConfig.CatalogType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +119,28 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void limitsOfTheServersOwnDefences() {
+    ServerConfig.Limits defaults = ConfigLoader.fromSettings(Map.of()).limits();
+    assertThat(defaults).isEqualTo(ServerConfig.Limits.DEFAULT);
+    ServerConfig.Limits set = ConfigLoader.fromSettings(Map.of(
+        "query.heap-stop-threshold", "0",
+        "query.tickets.max-bytes-per-user", "8m",
+        "query.tickets.max-bytes", "1g",
+        "server.max-connections-per-address", "0",
+        "server.handshake-timeout", "3s",
+        "server.connection-idle-timeout", "0s")).limits();
+    assertThat(set).isEqualTo(new ServerConfig.Limits(0, 8L << 20, 1L << 30, 0, Duration.ofSeconds(3), Duration.ZERO));
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.heap-stop-threshold", "1.5")))
+        .hasMessageContaining("query.heap-stop-threshold");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.tickets.max-bytes", "lots")))
+        .hasMessageContaining("query.tickets.max-bytes");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("server.max-connections-per-address", "-1")))
+        .hasMessageContaining("server.max-connections-per-address");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("server.handshake-timeout", "0s")))
+        .hasMessageContaining("server.handshake-timeout");
+  }
+
+  @Test
   void queryParallelismIsAtLeastOne() {
     assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "1")).queryParallelism()).isEqualTo(1);
     assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "4")).queryParallelism()).isEqualTo(4);
@@ -125,6 +148,19 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.parallelism", "0")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("query.parallelism");
+  }
+
+  @Test
+  void maxValueSizeIsFromOneMebibyteToOneGibibyte() {
+    assertThat(ConfigLoader.fromSettings(Map.of()).maxValueSize()).isEqualTo(16L << 20);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-value-size", "1m")).maxValueSize()).isEqualTo(1L << 20);
+    assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__VALUE__SIZE", "1g")).maxValueSize()).isEqualTo(1L << 30);
+    for (String bad : List.of("100k", "2g", "big")) {
+      assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-value-size", bad)))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("query.max-value-size");
+    }
   }
 
   @Test

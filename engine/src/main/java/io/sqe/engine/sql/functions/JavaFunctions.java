@@ -34,7 +34,9 @@ import org.apache.calcite.util.Optionality;
  * functions: the operands' types come from the parameters (String is VARCHAR, long BIGINT, double
  * DOUBLE, ByteString VARBINARY, List ARRAY, Map MAP), the result is nullable, and a method marked
  * {@code @Strict} gives NULL for a NULL argument without being called. An IllegalArgumentException
- * it throws reaches the client as INVALID_ARGUMENT with its message.
+ * it throws reaches the client as INVALID_ARGUMENT with its message. A method whose first parameter
+ * is a {@link org.apache.calcite.DataContext} gets the execution's (to reach its query's checkpoint
+ * and limits); it is then strict whether marked or not.
  */
 final class JavaFunctions {
   private JavaFunctions() {}
@@ -56,8 +58,8 @@ final class JavaFunctions {
           SqlKind.OTHER_FUNCTION,
           result,
           InferTypes.FIRST_KNOWN,
-          operands(m.getParameterTypes(), 0),
-          ScalarFunctionImpl.create(m)));
+          operands(m.getParameterTypes(), ExecutionFunction.takesRoot(m) ? 1 : 0),
+          implementation(m)));
     }
     if (functions.isEmpty()) {
       throw new IllegalStateException("No public static method " + owner.getName() + "." + method);
@@ -105,6 +107,10 @@ final class JavaFunctions {
             i -> "arg" + i,
             i -> false),
         ScalarFunctionImpl.create(m));
+  }
+
+  private static org.apache.calcite.schema.Function implementation(Method m) {
+    return ExecutionFunction.takesRoot(m) ? ExecutionFunction.of(m) : ScalarFunctionImpl.create(m);
   }
 
   private static RelDataType typeOf(RelDataTypeFactory types, SqlTypeFamily family) {

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import org.apache.calcite.linq4j.function.Strict;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -15,6 +15,9 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * Trino's regular expression functions, with Java's regular expressions (Trino's own are Java's
  * syntax too): a pattern that does not compile, or a group the pattern lacks, is INVALID_ARGUMENT.
+ * They match text that calls the query's checkpoint as it is read ({@link RegexFunctions#checked}),
+ * so a statement timeout or a cancel stops a pattern that backtracks within one value, and
+ * regexp_replace refuses a result over the query's limit on one value.
  */
 public final class RegexpFunctions {
   /** The functions, for SQE's operator table; they replace Calcite's of the same names. */
@@ -51,7 +54,7 @@ public final class RegexpFunctions {
     try {
       p = Pattern.compile(regex);
     } catch (PatternSyntaxException e) {
-      throw new IllegalArgumentException("Invalid regular expression: " + e.getDescription() + " in " + regex);
+      throw new IllegalArgumentException("Invalid regular expression '" + regex + "': " + e.getDescription());
     }
     if (PATTERNS.size() >= MAX_PATTERNS) {
       PATTERNS.clear();
@@ -68,31 +71,26 @@ public final class RegexpFunctions {
 
   // ---- called from generated code
 
-  @Strict
-  public static boolean regexpLike(String s, String regex) {
-    return pattern(regex).matcher(s).find();
+  public static boolean regexpLike(DataContext root, String s, String regex) {
+    return pattern(regex).matcher(RegexFunctions.checked(root, s)).find();
   }
 
-  @Strict
-  public static String regexpExtract(String s, String regex) {
-    return regexpExtract(s, regex, 0);
+  public static String regexpExtract(DataContext root, String s, String regex) {
+    return regexpExtract(root, s, regex, 0);
   }
 
-  @Strict
-  public static String regexpExtract(String s, String regex, long group) {
-    Matcher m = pattern(regex).matcher(s);
+  public static String regexpExtract(DataContext root, String s, String regex, long group) {
+    Matcher m = pattern(regex).matcher(RegexFunctions.checked(root, s));
     checkGroup(m, group);
     return m.find() ? m.group((int) group) : null;
   }
 
-  @Strict
-  public static List<String> regexpExtractAll(String s, String regex) {
-    return regexpExtractAll(s, regex, 0);
+  public static List<String> regexpExtractAll(DataContext root, String s, String regex) {
+    return regexpExtractAll(root, s, regex, 0);
   }
 
-  @Strict
-  public static List<String> regexpExtractAll(String s, String regex, long group) {
-    Matcher m = pattern(regex).matcher(s);
+  public static List<String> regexpExtractAll(DataContext root, String s, String regex, long group) {
+    Matcher m = pattern(regex).matcher(RegexFunctions.checked(root, s));
     checkGroup(m, group);
     List<String> out = new ArrayList<>();
     while (m.find()) {
@@ -101,23 +99,31 @@ public final class RegexpFunctions {
     return out;
   }
 
-  @Strict
-  public static String regexpReplace(String s, String regex) {
-    return pattern(regex).matcher(s).replaceAll("");
+  public static String regexpReplace(DataContext root, String s, String regex) {
+    return regexpReplace(root, s, regex, "");
   }
 
-  @Strict
-  public static String regexpReplace(String s, String regex, String replacement) {
+  public static String regexpReplace(DataContext root, String s, String regex, String replacement) {
+    Matcher m = pattern(regex).matcher(RegexFunctions.checked(root, s));
+    StringBuilder result = new StringBuilder();
+    long limit = BoundedFunctions.limit(root);
     try {
-      return pattern(regex).matcher(s).replaceAll(replacement);
+      while (m.find()) {
+        m.appendReplacement(result, replacement);
+        if (result.length() > limit) {
+          BoundedFunctions.check(root, result.length(), "regexp_replace");
+        }
+      }
     } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
       throw new IllegalArgumentException("Illegal replacement sequence: " + replacement);
     }
+    m.appendTail(result);
+    BoundedFunctions.check(root, result.length(), "regexp_replace");
+    return result.toString();
   }
 
-  @Strict
-  public static long regexpCount(String s, String regex) {
-    Matcher m = pattern(regex).matcher(s);
+  public static long regexpCount(DataContext root, String s, String regex) {
+    Matcher m = pattern(regex).matcher(RegexFunctions.checked(root, s));
     long count = 0;
     while (m.find()) {
       count++;
@@ -125,19 +131,16 @@ public final class RegexpFunctions {
     return count;
   }
 
-  @Strict
-  public static int regexpPosition(String s, String regex) {
-    return regexpPosition(s, regex, 1, 1);
+  public static int regexpPosition(DataContext root, String s, String regex) {
+    return regexpPosition(root, s, regex, 1, 1);
   }
 
-  @Strict
-  public static int regexpPosition(String s, String regex, long start) {
-    return regexpPosition(s, regex, start, 1);
+  public static int regexpPosition(DataContext root, String s, String regex, long start) {
+    return regexpPosition(root, s, regex, start, 1);
   }
 
   /** The 1-based position of the {@code occurrence}th match at or after {@code start}; -1 when there is none. */
-  @Strict
-  public static int regexpPosition(String s, String regex, long start, long occurrence) {
+  public static int regexpPosition(DataContext root, String s, String regex, long start, long occurrence) {
     if (start < 1) {
       throw new IllegalArgumentException("start position cannot be smaller than 1");
     }
@@ -147,7 +150,7 @@ public final class RegexpFunctions {
     if (start > s.length()) {
       return -1;
     }
-    Matcher m = pattern(regex).matcher(s);
+    Matcher m = pattern(regex).matcher(RegexFunctions.checked(root, s));
     int from = (int) start - 1;
     for (long found = 0; m.find(from); ) {
       if (++found == occurrence) {
@@ -161,8 +164,7 @@ public final class RegexpFunctions {
     return -1;
   }
 
-  @Strict
-  public static List<String> regexpSplit(String s, String regex) {
-    return Arrays.asList(pattern(regex).split(s, -1));
+  public static List<String> regexpSplit(DataContext root, String s, String regex) {
+    return Arrays.asList(pattern(regex).split(RegexFunctions.checked(root, s), -1));
   }
 }
