@@ -97,6 +97,53 @@ class LambdaFunctionsTest {
     }
   }
 
+  @Test
+  void arithmeticInLambdasFailsOnOverflow() {
+    // The checked arithmetic the planner puts in compiled plans reaches lambda bodies too.
+    for (String sql : List.of(
+        "SELECT transform(ARRAY[2147483647], x -> x + 1)",
+        "SELECT reduce(ARRAY[9223372036854775807, 1], CAST(0 AS BIGINT), (s, x) -> s + x, s -> s)")) {
+      assertThatThrownBy(() -> rows(sql)).as(sql)
+          .isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+          .hasMessageContaining("overflow");
+    }
+  }
+
+  @Test
+  void tryGivesNullWhereTheValueFails() {
+    assertThat(row("SELECT try(1 / 0), try(CAST('x' AS INTEGER)), try(5), try(2147483647 + 1), try(json_parse('{'))"))
+        .containsExactly(null, null, 5, null, null);
+    assertThat(rows("SELECT x, try(10 / x), try(x + 2147483646), try(element_at(ARRAY[7], x)) FROM (VALUES 0, 1, 2) t(x) ORDER BY x"))
+        .containsExactly(
+            java.util.Arrays.asList(0, null, 2147483646, null),
+            java.util.Arrays.asList(1, 10, 2147483647, 7),
+            java.util.Arrays.asList(2, 5, null, null));
+    assertThat(row("SELECT coalesce(try(CAST('12' AS INTEGER)), -1) + 1, try(transform(ARRAY[1, 0], x -> 10 / x))"))
+        .containsExactly(13, null);
+    // Through a merged projection, in a filter, and beside the same expression outside try.
+    assertThat(rows("SELECT a, try(a / b), try(a / b) + 1 FROM (SELECT x + 1 AS a, x - 1 AS b FROM (VALUES 1, 2, 3) t(x)) u"
+            + " WHERE try(6 / b) IS NULL OR a > 3 ORDER BY a"))
+        .containsExactly(java.util.Arrays.asList(2, null, null), java.util.Arrays.asList(4, 2, 3));
+    assertThatThrownBy(() -> rows("SELECT 10 / x, try(10 / x) FROM (VALUES 0) t(x)")).hasMessageContaining("Division by zero");
+  }
+
+  @Test
+  void tryKeepsErrorsThatAreNotBadValues() {
+    assertThatThrownBy(() -> rows("SELECT try(no_such_column)")).isInstanceOfSatisfying(SqeException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT)).hasMessageContaining("no_such_column");
+    assertThatThrownBy(() -> rows("SELECT try(1, 2)")).hasMessageContaining("Invalid number of arguments to function 'TRY'");
+    // A cancelled or timed-out query is not a bad value: try does not turn it into NULL.
+    Session timed = EmbeddedLake.session("t").withStatementTimeout(java.time.Duration.ofSeconds(1));
+    assertThatThrownBy(() -> {
+      try (QueryExecution exec = engine.execute(timed, engine.prepare(timed,
+          "SELECT count(try(regexp_like(s, '(.*a){12}b'))) FROM (VALUES '" + "a".repeat(40) + "') t(s)"), List.of(), "t")) {
+        while (exec.next()) {
+          // drain
+        }
+      }
+    }).isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED));
+  }
+
   private List<Object> row(String sql) {
     List<List<Object>> rows = rows(sql);
     assertThat(rows).as(sql).hasSize(1);

@@ -17,7 +17,7 @@ import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.validate.SqlValidator;
 
-/** Trino's {@code if(condition, then [, else])}, which the validator rewrites into a CASE. */
+/** Trino's {@code if(condition, then [, else])}, which the validator rewrites into a CASE, and {@code try(expression)}. */
 public final class ConditionalFunctions {
   /** if(condition, a [, b]): a when the condition is true, else b (NULL without one). */
   public static final SqlOperator IF = new SqlFunction(
@@ -37,8 +37,16 @@ public final class ConditionalFunctions {
     }
   };
 
+  /**
+   * try(expression): NULL where computing the expression fails for a bad value. It is validated and
+   * planned as an ordinary function of its operand; the compiled plan computes the operand inside
+   * {@link LambdaFunctions#TRY_EVALUATION}, which catches the error (see OperatorImplementations).
+   */
+  public static final SqlOperator TRY = new SqlFunction(
+      "TRY", SqlKind.OTHER_FUNCTION, ReturnTypes.ARG0_FORCE_NULLABLE, null, OperandTypes.ANY, SqlFunctionCategory.SYSTEM);
+
   /** The functions, for SQE's operator table. */
-  public static final List<SqlOperator> ALL = List.of(IF);
+  public static final List<SqlOperator> ALL = List.of(IF, TRY);
 
   private ConditionalFunctions() {}
 }

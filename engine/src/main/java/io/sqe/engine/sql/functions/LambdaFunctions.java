@@ -1,5 +1,7 @@
 package io.sqe.engine.sql.functions;
 
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.function.Function1;
 import org.apache.calcite.linq4j.function.Function2;
 import org.apache.calcite.linq4j.function.Predicate1;
@@ -63,6 +66,14 @@ public final class LambdaFunctions {
           b -> b.getTypeFactory().createMapType(lambdaResult(b, 1), b.getOperandType(0).getValueType())),
       function("transform_values", 2, (t, args) -> List.of(List.of(args.get(0).getKeyType(), t.createTypeWithNullability(args.get(0).getValueType(), true))),
           b -> b.getTypeFactory().createMapType(b.getOperandType(0).getKeyType(), lambdaResult(b, 1))));
+
+  /**
+   * {@code sqe_try(() -> expression)}: how a compiled plan computes {@link ConditionalFunctions#TRY},
+   * whose expression becomes a lambda so that it runs inside the call that catches its error. Not
+   * in the operator table: SQL names {@code try}.
+   */
+  public static final SqlOperator TRY_EVALUATION = function("sqe_try", 1, (t, args) -> List.of(List.of()),
+      b -> b.getTypeFactory().createTypeWithNullability(lambdaResult(b, 0), true));
 
   private LambdaFunctions() {}
 
@@ -300,6 +311,27 @@ public final class LambdaFunctions {
       out.add(apply(f, i < x.size() ? x.get(i) : null, i < y.size() ? y.get(i) : null));
     }
     return out;
+  }
+
+  /**
+   * Trino's try(expression) as {@link #TRY_EVALUATION} computes it: the value, or NULL when
+   * computing it fails for a bad value (division by zero, a cast or a function argument that fails,
+   * an overflow).
+   */
+  @SuppressWarnings("unchecked")
+  public static Object sqeTry(Object expression) {
+    try {
+      return ((Function0<Object>) expression).apply();
+    } catch (ArithmeticException | IllegalArgumentException | java.time.DateTimeException | ClassCastException
+        | org.apache.calcite.runtime.CalciteException e) {
+      return null;
+    } catch (SqeException e) {
+      // A bad value (an overflow, a result over the size limit) is NULL; a timeout or a cancel is not.
+      if (e.code() == ErrorCode.INVALID_ARGUMENT) {
+        return null;
+      }
+      throw e;
+    }
   }
 
   /** The array sorted by a comparator lambda (negative, zero or positive); its NULL is an error, as in Trino. */
