@@ -83,6 +83,13 @@ class KeywordNamesEndToEndTest {
         }
         assertThat(labels).isEqualTo(WORDS.subList(0, 6));
       }
+
+      // A schema named method; DELETE through an alias that is a keyword too.
+      statement.execute("create schema method");
+      statement.execute("create table method.date (position int, user varchar, time varchar)");
+      statement.executeUpdate("insert into method.date (position, user, time) values (1, 'a', 't'), (2, 'b', 't')");
+      assertThat(statement.executeUpdate("delete from method.date as rank where rank.position = 1")).isEqualTo(1);
+      assertThat(rows(statement, "select position, user, time from method.date")).containsExactly(List.of("2", "b", "t"));
     }
   }
 
