@@ -1141,3 +1141,67 @@ SqlNode SqeCurrentSchemaCall() :
         return SqlStdOperatorTable.CURRENT_SCHEMA.createCall(s.end(this));
     }
 }
+
+/**
+ * Trino's typed literals: {@code DOUBLE '1.5'}, {@code REAL '1'}, {@code BIGINT '7'}, {@code INTEGER},
+ * {@code SMALLINT} and {@code TINYINT} are casts of the text; {@code DECIMAL '1.20'} is the exact
+ * number as written; {@code JSON '[1]'} is json_parse of the text.
+ */
+SqlNode SqeTypedLiteral() :
+{
+    final Span s;
+    SqlTypeName type = null;
+    boolean json = false;
+    final SqlNode text;
+}
+{
+    (
+        <DOUBLE> { type = SqlTypeName.DOUBLE; }
+    |   <REAL> { type = SqlTypeName.REAL; }
+    |   <BIGINT> { type = SqlTypeName.BIGINT; }
+    |   <INTEGER> { type = SqlTypeName.INTEGER; }
+    |   <SMALLINT> { type = SqlTypeName.SMALLINT; }
+    |   <TINYINT> { type = SqlTypeName.TINYINT; }
+    |   <DECIMAL> { type = SqlTypeName.DECIMAL; }
+    |   <JSON> { json = true; }
+    )
+    { s = span(); }
+    <QUOTED_STRING> {
+        String value = SqlParserUtil.parseString(token.image);
+        SqlNode literal = SqlLiteral.createCharString(value, getPos());
+        if (json) {
+            return createCall(new SqlIdentifier("JSON_PARSE", s.pos()), s.end(this),
+                SqlFunctionCategory.USER_DEFINED_FUNCTION, null, ImmutableList.of(literal));
+        }
+        if (type == SqlTypeName.DECIMAL) {
+            try {
+                new java.math.BigDecimal(value.trim());
+            } catch (NumberFormatException e) {
+                throw SqlUtil.newContextException(s.end(this), RESOURCE.illegalLiteral("DECIMAL", value, e.getMessage()));
+            }
+            return SqlLiteral.createExactNumeric(value.trim(), s.end(this));
+        }
+        return SqlStdOperatorTable.CAST.createCall(s.end(this), literal,
+            new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, s.pos()), s.pos()));
+    }
+}
+
+/** Trino's {@code normalize(string [, NFC | NFD | NFKC | NFKD])}; NORMALIZE is a reserved word. */
+SqlNode SqeNormalizeCall() :
+{
+    final Span s;
+    final List<SqlNode> args = new ArrayList<SqlNode>();
+}
+{
+    <NORMALIZE> { s = span(); }
+    <LPAREN> AddExpression(args, ExprContext.ACCEPT_SUB_QUERY)
+    [
+        <COMMA> <IDENTIFIER> {
+            args.add(SqlLiteral.createCharString(token.image.toUpperCase(Locale.ROOT), getPos()));
+        }
+    ]
+    <RPAREN> {
+        return createCall(new SqlIdentifier("NORMALIZE", s.pos()), s.end(this),
+            SqlFunctionCategory.USER_DEFINED_FUNCTION, null, args);
+    }
+}

@@ -114,6 +114,12 @@ class HostilePatternsTest {
             "SELECT count(*) FROM p.texts WHERE s SIMILAR TO '(%a){12}b'",
             "SELECT count(*) FROM p.texts WHERE regexp_like(s, '" + REGEX + "')",
             "SELECT max(regexp_replace(s, '" + REGEX + "', 'x')) FROM p.texts",
+            // Trino's other regular expression functions.
+            "SELECT max(regexp_extract(s, '" + REGEX + "')) FROM p.texts",
+            "SELECT max(cardinality(regexp_extract_all(s, '" + REGEX + "', 1))) FROM p.texts",
+            "SELECT max(regexp_count(s, '" + REGEX + "')) FROM p.texts",
+            "SELECT max(regexp_position(s, '" + REGEX + "')) FROM p.texts",
+            "SELECT max(cardinality(regexp_split(s, '" + REGEX + "'))) FROM p.texts",
             // Literals: too long to fold while planning, so it runs (and stops) as the statement.
             "SELECT regexp_like('" + AS + "', '" + REGEX + "')")) {
       try (Connection c = connect("2s"); Statement s = c.createStatement()) {
@@ -125,7 +131,7 @@ class HostilePatternsTest {
   @Test
   void regularExpressionsKeepTheirMeaning() throws Exception {
     assertThat(query("SELECT id, s SIMILAR TO 'a+b', s NOT SIMILAR TO '%(b|c)', regexp_like(s, '^a{40}$'),"
-            + " regexp_like(upper(s), 'a+b', 'i'), regexp_replace(s, 'a(a*)b', 'x\\1y'), regexp_replace(s, 'a', '-', 'g')"
+            + " regexp_like(upper(s), '(?i)a+b'), regexp_replace(s, 'a(a*)b', 'x$1y'), regexp_replace(s, 'a', '-')"
             + " FROM p.texts WHERE id >= 2 ORDER BY id"))
         .containsExactly(
             List.of(2L, true, false, false, true, "x" + "a".repeat(39) + "y", "-".repeat(40) + "b"),

@@ -91,7 +91,8 @@ class SqlFeaturesVersusDuckDbTest extends TpchHarness {
         q("right over columns", "select right(n_name, n_regionkey), right(n_name, 0) from nation order by n_nationkey"),
         q("pad left right split", "select lpad(n_name, 12, '*'), rpad(n_name, 12, '.'), left(n_name, 3), right(n_name, 2), split_part(n_comment, ' ', 2) from nation order by n_nationkey"),
         // (DuckDB's SIMILAR TO is a plain regular expression, not the SQL standard's, so it is not compared.)
-        q("regexp", "select regexp_replace(n_name, '[AEIOU]', '_'), n_name like '%IA' from nation order by n_nationkey"),
+        // Anchored: SQE's regexp_replace replaces every match (Trino), DuckDB's only the first.
+        q("regexp", "select regexp_replace(n_name, '^[AEIOU]', '_'), n_name like '%IA' from nation order by n_nationkey"),
         // math functions
         q("math", "select abs(-o_totalprice), ceil(o_totalprice), floor(o_totalprice), round(o_totalprice / 7, 2), mod(o_orderkey, 7), sign(o_totalprice - 100000) from orders order by o_orderkey limit 10"),
         q("math double", "select sqrt(o_totalprice), power(o_orderkey, 2), exp(1.0), ln(o_totalprice), log10(o_totalprice) from orders order by o_orderkey limit 10"),

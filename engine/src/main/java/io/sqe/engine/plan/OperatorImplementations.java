@@ -2,6 +2,8 @@ package io.sqe.engine.plan;
 
 import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import io.sqe.engine.sql.functions.BoundedFunctions;
+import io.sqe.engine.sql.functions.ConditionalFunctions;
+import io.sqe.engine.sql.functions.LambdaFunctions;
 import io.sqe.engine.sql.functions.LikeFunctions;
 import io.sqe.engine.sql.functions.RegexFunctions;
 import java.util.ArrayList;
@@ -10,8 +12,12 @@ import java.util.List;
 import java.util.Map;
 import org.apache.calcite.adapter.enumerable.EnumerableWindow;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Calc;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexLambda;
+import org.apache.calcite.rex.RexLocalRef;
+import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlKind;
@@ -30,11 +36,13 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * wrapping around, and so does the running total of SUM in a window ({@link CheckedSums}); {@code
  * lpad}, {@code rpad}, {@code repeat}, {@code replace}, {@code ||} on text, {@code array_join} and
  * {@code array_to_string} on {@link BoundedFunctions}, which refuse a result over the query's
- * limit on one value before allocating it.
+ * limit on one value before allocating it. Trino's {@code try(x)} becomes {@code sqe_try(() -> x)},
+ * which computes x where it can catch x's error.
  *
  * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
  * expressions the planner folds): planner rules, the scans' pushed predicates and EXPLAIN all see
- * Calcite's operators. Each call becomes one call of the same operands and type.
+ * Calcite's operators. Each call becomes one call of the same operands and type, in lambda bodies
+ * too.
  */
 final class OperatorImplementations {
   /**
@@ -66,7 +74,7 @@ final class OperatorImplementations {
   private final Map<RelNode, RelNode> done = new IdentityHashMap<>();
 
   private OperatorImplementations(RexBuilder rexBuilder) {
-    this.calls = new Calls(rexBuilder);
+    this.calls = new Calls(rexBuilder, null);
   }
 
   /** The plan with SQE's implementations; a node that occurs twice stays one node. */
@@ -76,7 +84,7 @@ final class OperatorImplementations {
 
   /** The expression with SQE's implementations. */
   static RexNode rewrite(RexBuilder rexBuilder, RexNode expression) {
-    return expression.accept(new Calls(rexBuilder));
+    return expression.accept(new Calls(rexBuilder, null));
   }
 
   private RelNode rel(RelNode rel) {
@@ -92,7 +100,7 @@ final class OperatorImplementations {
       inputs.add(converted);
     }
     RelNode current = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
-    rewritten = current.accept(calls);
+    rewritten = current.accept(current instanceof Calc calc ? new Calls(calls.rexBuilder, calc.getProgram()) : calls);
     if (rewritten instanceof EnumerableWindow) {
       rewritten = new CheckedSums(rewritten.getCluster(), rewritten.getTraitSet(), rewritten);
     }
@@ -103,13 +111,28 @@ final class OperatorImplementations {
   /** Replaces the calls of one expression, operands first. */
   private static final class Calls extends RexShuttle {
     private final RexBuilder rexBuilder;
+    private final RexProgram program;
 
-    Calls(RexBuilder rexBuilder) {
+    /** @param program the program of the Calc whose expressions these are; null for full expressions */
+    Calls(RexBuilder rexBuilder, RexProgram program) {
       this.rexBuilder = rexBuilder;
+      this.program = program;
     }
 
     @Override
     public RexNode visitCall(RexCall call) {
+      if (call.getOperator() == ConditionalFunctions.TRY) {
+        // The operand is computed inside the call that catches its error. In a Calc it is expanded
+        // from its local reference: a lambda's body must not share the Calc's other expressions, as
+        // they are computed outside it (and Calcite's shuttles keep a lambda's body as it is, so
+        // its references would not follow a renumbering of the program).
+        RexNode operand = call.getOperands().get(0);
+        if (operand instanceof RexLocalRef ref && program != null) {
+          operand = program.expandLocalRef(ref);
+        }
+        RexNode body = operand.accept(this);
+        return rexBuilder.makeCall(call.getType(), LambdaFunctions.TRY_EVALUATION, List.of(rexBuilder.makeLambdaCall(body, List.of())));
+      }
       RexNode visited = super.visitCall(call);
       if (!(visited instanceof RexCall)) {
         return visited;
@@ -117,6 +140,14 @@ final class OperatorImplementations {
       RexCall rewritten = (RexCall) visited;
       SqlOperator replacement = replacement(rewritten);
       return replacement == null ? rewritten : rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());
+    }
+
+    @Override
+    public RexNode visitLambda(RexLambda lambda) {
+      // RexShuttle visits a lambda's body but keeps the old one; transform(a, x -> x + 1) and
+      // try(...), whose expression is a lambda, need the checked operators as much as the rest.
+      RexNode body = lambda.getExpression().accept(this);
+      return body == lambda.getExpression() ? lambda : rexBuilder.makeLambdaCall(body, lambda.getParameters());
     }
 
     private static SqlOperator replacement(RexCall call) {

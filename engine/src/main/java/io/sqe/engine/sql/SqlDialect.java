@@ -1,8 +1,20 @@
 package io.sqe.engine.sql;
 
+import io.sqe.engine.sql.functions.AggregateFunctions;
 import io.sqe.engine.sql.functions.ArrayFunctions;
+import io.sqe.engine.sql.functions.BinaryFunctions;
+import io.sqe.engine.sql.functions.BitwiseFunctions;
+import io.sqe.engine.sql.functions.CalendarFunctions;
+import io.sqe.engine.sql.functions.CollectionFunctions;
+import io.sqe.engine.sql.functions.ConditionalFunctions;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
+import io.sqe.engine.sql.functions.JsonFunctions;
+import io.sqe.engine.sql.functions.LambdaFunctions;
+import io.sqe.engine.sql.functions.MathFunctions;
+import io.sqe.engine.sql.functions.RegexpFunctions;
 import io.sqe.engine.sql.functions.StringFunctions;
+import io.sqe.engine.sql.functions.TextFunctions;
+import io.sqe.engine.sql.functions.UrlFunctions;
 import io.sqe.engine.sql.parser.SqeSqlParserImpl;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -23,6 +35,7 @@ import org.apache.calcite.sql.dialect.CalciteSqlDialect;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformance;
@@ -47,6 +60,18 @@ public final class SqlDialect {
           SqlOperatorTables.of(DateTimeFunctions.ALL.toArray(new SqlOperator[0])),
           SqlOperatorTables.of(StringFunctions.ALL),
           SqlOperatorTables.of(ArrayFunctions.ALL),
+          SqlOperatorTables.of(MathFunctions.ALL),
+          SqlOperatorTables.of(BitwiseFunctions.ALL),
+          SqlOperatorTables.of(BinaryFunctions.ALL),
+          SqlOperatorTables.of(TextFunctions.ALL),
+          SqlOperatorTables.of(RegexpFunctions.ALL),
+          SqlOperatorTables.of(JsonFunctions.ALL),
+          SqlOperatorTables.of(UrlFunctions.ALL),
+          SqlOperatorTables.of(CollectionFunctions.ALL),
+          SqlOperatorTables.of(AggregateFunctions.ALL),
+          SqlOperatorTables.of(CalendarFunctions.ALL),
+          SqlOperatorTables.of(LambdaFunctions.ALL),
+          SqlOperatorTables.of(ConditionalFunctions.ALL),
           SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST));
 
   /** How {@link #toSql} writes SQL. */
@@ -68,7 +93,12 @@ public final class SqlDialect {
 
   private SqlDialect() {}
 
-  /** Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}). */
+  /**
+   * Calcite's library functions without those SQE replaces ({@link StringFunctions#ALL}, {@link
+   * RegexpFunctions#ALL}) and without
+   * USER, SESSION_USER and SYSTEM_USER: Trino has none of them (only CURRENT_USER), and Calcite would
+   * read a column named {@code user} as the function.
+   */
   private static final class WithoutReplaced implements SqlOperatorTable {
     private final SqlOperatorTable library;
 
@@ -81,13 +111,21 @@ public final class SqlDialect {
         SqlIdentifier name, SqlFunctionCategory category, SqlSyntax syntax, List<SqlOperator> operators, SqlNameMatcher matcher) {
       List<SqlOperator> found = new ArrayList<>();
       library.lookupOperatorOverloads(name, category, syntax, found, matcher);
-      found.removeIf(StringFunctions::isReplaced);
+      found.removeIf(WithoutReplaced::isLeftOut);
       operators.addAll(found);
     }
 
     @Override
     public List<SqlOperator> getOperatorList() {
-      return library.getOperatorList().stream().filter(o -> !StringFunctions.isReplaced(o)).toList();
+      return library.getOperatorList().stream().filter(o -> !isLeftOut(o)).toList();
+    }
+
+    private static boolean isLeftOut(SqlOperator operator) {
+      return StringFunctions.isReplaced(operator)
+          || RegexpFunctions.isReplaced(operator)
+          || operator == SqlStdOperatorTable.USER
+          || operator == SqlStdOperatorTable.SESSION_USER
+          || operator == SqlStdOperatorTable.SYSTEM_USER;
     }
   }
 

@@ -5,7 +5,6 @@ import io.sqe.engine.sql.SqlDialect;
 import io.sqe.infoschema.LikePattern;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +40,7 @@ import org.apache.calcite.sql.SqlIntervalQualifier;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.SqlTableFunction;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.SqlTypeCoercionRule;
@@ -215,14 +215,14 @@ public final class ServerSqlInfo {
   }
 
   /**
-   * The parser's keywords that are not SQL:2003 reserved words, which is what JDBC's
-   * {@code getSQLKeywords} reports.
+   * The parser's keywords, reserved or not, that are not SQL:92 reserved words, which is what JDBC's
+   * {@code getSQLKeywords} reports (keywords, not only reserved words: LIMIT and OFFSET are not
+   * reserved, as in Trino, but are keywords).
    */
   static String[] keywords() {
-    String jdbcKeywords = SqlParser.create("", SqlDialect.parserConfig()).getMetadata().getJdbcKeywords();
-    return Arrays.stream(jdbcKeywords.split(","))
-        .map(String::trim)
-        .filter(k -> !k.isEmpty())
+    SqlAbstractParserImpl.Metadata metadata = SqlParser.create("", SqlDialect.parserConfig()).getMetadata();
+    return metadata.getTokens().stream()
+        .filter(t -> t.matches("[A-Z][A-Z0-9_]*") && metadata.isKeyword(t) && !metadata.isSql92ReservedWord(t))
         .sorted()
         .distinct()
         .toArray(String[]::new);

@@ -76,6 +76,14 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
     return operator(name, owner, method, m -> m.getReturnType() == type);
   }
 
+  /**
+   * The implementation of a single method, for a function declared elsewhere with its own operand
+   * checking (see {@link JavaFunctions}); a {@link DataContext} first parameter gets the execution's.
+   */
+  static ExecutionFunction of(Method method) {
+    return new ExecutionFunction(List.of(method));
+  }
+
   private static SqlOperator operator(String name, Class<?> owner, String method, Predicate<Method> chosen) {
     List<Method> overloads = new ArrayList<>();
     for (Method m : owner.getMethods()) {
@@ -95,7 +103,7 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
         new ExecutionFunction(overloads));
   }
 
-  private static boolean takesRoot(Method method) {
+  static boolean takesRoot(Method method) {
     return method.getParameterCount() > 0 && method.getParameterTypes()[0] == DataContext.class;
   }
 

@@ -113,8 +113,11 @@ public final class RegexFunctions {
     return result;
   }
 
-  /** {@code s} as text that calls {@code root}'s checkpoint while a matcher reads it. */
-  private static CharSequence checked(DataContext root, String s) {
+  /**
+   * {@code s} as text that calls {@code root}'s checkpoint while a matcher reads it (also for
+   * Trino's functions, {@link RegexpFunctions}).
+   */
+  static CharSequence checked(DataContext root, String s) {
     return new CheckedText(s, Checkpoint.of(root));
   }
 
