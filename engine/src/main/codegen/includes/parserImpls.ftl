@@ -1073,14 +1073,17 @@ SqlNode SqeTransactionStatement() :
 {
     final Span s;
     final SqlTransactionStatement.Action action;
+    final List<String> modes = new ArrayList<String>();
 }
 {
     (
         <BEGIN> { s = span(); action = SqlTransactionStatement.Action.BEGIN; }
         [ <TRANSACTION> | <WORK> ]
+        [ SqeTransactionMode(modes) ( <COMMA> SqeTransactionMode(modes) )* ]
     |
         <START> { s = span(); action = SqlTransactionStatement.Action.BEGIN; }
         <TRANSACTION>
+        [ SqeTransactionMode(modes) ( <COMMA> SqeTransactionMode(modes) )* ]
     |
         <COMMIT> { s = span(); action = SqlTransactionStatement.Action.COMMIT; }
         [ <WORK> ]
@@ -1089,8 +1092,35 @@ SqlNode SqeTransactionStatement() :
         [ <WORK> ]
     )
     {
-        return new SqlTransactionStatement(s.end(this), action);
+        return new SqlTransactionStatement(s.end(this), action, modes);
     }
+}
+
+/** A transaction mode of START TRANSACTION, as Trino's JDBC driver sends them. */
+void SqeTransactionMode(List<String> modes) :
+{
+}
+{
+    <ISOLATION> <LEVEL>
+    (
+        <READ>
+        (
+            <UNCOMMITTED> { modes.add("READ UNCOMMITTED"); }
+        |
+            <COMMITTED> { modes.add("READ COMMITTED"); }
+        )
+    |
+        <REPEATABLE> <READ> { modes.add("REPEATABLE READ"); }
+    |
+        <SERIALIZABLE> { modes.add("SERIALIZABLE"); }
+    )
+|
+    <READ>
+    (
+        <WRITE> { modes.add("READ WRITE"); }
+    |
+        <ONLY> { modes.add("READ ONLY"); }
+    )
 }
 
 SqlNode SqeCallProcedure() :

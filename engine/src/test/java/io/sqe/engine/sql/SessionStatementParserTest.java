@@ -115,6 +115,18 @@ class SessionStatementParserTest {
   }
 
   @Test
+  void transactionModesAsTrinosDriverSendsThem() {
+    SqlTransactionStatement begin =
+        parse("START TRANSACTION ISOLATION LEVEL READ UNCOMMITTED, READ WRITE", SqlTransactionStatement.class);
+    assertThat(begin.action()).isEqualTo(Action.BEGIN);
+    assertThat(begin.modes()).containsExactly("READ UNCOMMITTED", "READ WRITE");
+    assertThat(parse("begin isolation level serializable", SqlTransactionStatement.class).modes()).containsExactly("SERIALIZABLE");
+    assertThat(parse("START TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ", SqlTransactionStatement.class).modes())
+        .containsExactly("READ ONLY", "REPEATABLE READ");
+    assertThat(parse("START TRANSACTION", SqlTransactionStatement.class).modes()).isEmpty();
+  }
+
+  @Test
   void callProcedure() {
     SqlCallProcedure positional = parse("CALL system.rollback_to_snapshot('sales.orders', 8954597067493422955)",
         SqlCallProcedure.class);
