@@ -21,6 +21,8 @@ import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
+import io.sqe.flight.auth.HttpAuthentication;
+import io.sqe.flight.auth.SqeAuthenticator;
 import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
@@ -32,6 +34,7 @@ import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
 import io.sqe.flight.session.SessionManager;
+import io.sqe.flight.trino.TrinoEndpoint;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
 import io.sqe.sample.tpch.TpchLoader;
@@ -83,6 +86,7 @@ public final class SqeServer implements AutoCloseable {
   private final ServerMetrics metrics;
   private final LakehouseHealth health;
   private final OpsHttpServer http;
+  private final TrinoEndpoint trino;
   private final ExecutorService callThreads;
   private final Object closing = new Object();
   private boolean closed;
@@ -109,12 +113,14 @@ public final class SqeServer implements AutoCloseable {
     this.metrics = operations.metrics();
     this.health = operations.health();
     this.http = operations.http();
+    this.trino = operations.trino();
     this.callThreads = operations.callThreads();
   }
 
-  /** The operations parts a server owns. */
+  /** The operations parts a server owns, and the Trino endpoint (null when off). */
   private record Operations(
-      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads) {}
+      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads,
+      TrinoEndpoint trino) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
@@ -125,6 +131,7 @@ public final class SqeServer implements AutoCloseable {
     AuditLog audit = AuditLog.disabled(metrics);
     LakehouseHealth health = null;
     OpsHttpServer http = null;
+    TrinoEndpoint trino = null;
     ExecutorService callThreads = null;
     try {
       if (config.auditFile() != null) {
@@ -220,9 +227,21 @@ public final class SqeServer implements AutoCloseable {
         }
         LOG.info("Health and metrics on http://{}:{}/health and /metrics", config.host(), http.port());
       }
+      if (config.trino().enabled()) {
+        try {
+          trino = trinoEndpoint(config, engine, authenticator, audit);
+        } catch (IOException e) {
+          server.shutdown();
+          if (http != null) {
+            http.close();
+          }
+          throw e;
+        }
+        LOG.info("Trino clients on {}://{}:{}", trino.scheme(), trinoHost(config), trino.port());
+      }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http, callThreads));
+          new Operations(serving, metrics, health, http, callThreads, trino));
     } catch (IOException e) {
       audit.close();
       closeQuietly(health, callThreads, catalogs, allocator);
@@ -232,6 +251,21 @@ public final class SqeServer implements AutoCloseable {
       closeQuietly(health, callThreads, catalogs, allocator);
       throw e;
     }
+  }
+
+  private static TrinoEndpoint trinoEndpoint(ServerConfig config, QueryEngine engine, SqeAuthenticator authenticator, AuditLog audit)
+      throws IOException {
+    ServerConfig.TrinoSettings trino = config.trino();
+    return TrinoEndpoint.start(
+        new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), ServerSqlInfo.SESSION_IDLE_TIMEOUT, config.tls()),
+        engine,
+        new HttpAuthentication(authenticator),
+        audit,
+        config.catalog().name());
+  }
+
+  private static String trinoHost(ServerConfig config) {
+    return config.trino().host() == null ? config.host() : config.trino().host();
   }
 
   /**
@@ -437,6 +471,11 @@ public final class SqeServer implements AutoCloseable {
     return metrics;
   }
 
+  /** The port of the Trino endpoint; empty when it is off. */
+  public Optional<Integer> trinoPort() {
+    return Optional.ofNullable(trino).map(TrinoEndpoint::port);
+  }
+
   /** The port of the HTTP operations endpoint; empty when it is off. */
   public Optional<Integer> httpPort() {
     return Optional.ofNullable(http).map(OpsHttpServer::port);
@@ -459,6 +498,9 @@ public final class SqeServer implements AutoCloseable {
     // New calls are refused before health says NOT_SERVING, so that no client that saw it can
     // still start one (calls already open, health watches among them, go on).
     server.shutdown();
+    if (trino != null) {
+      trino.refuseNew();
+    }
     serving.serving(false);
     long running = running();
     if (running > 0) {
@@ -469,6 +511,9 @@ public final class SqeServer implements AutoCloseable {
     }
     // Cancels what still runs and waits for result streams, so that no buffer outlives the allocator.
     producer.close();
+    if (trino != null) {
+      trino.close();
+    }
     if (!server.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
     }

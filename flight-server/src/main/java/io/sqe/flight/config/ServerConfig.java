@@ -31,6 +31,7 @@ import java.util.Set;
  * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
  * @param writeMaxCommitRetries how many times a statement outside a transaction runs again after
  *     its commit lost a race with another writer (0: never)
+ * @param trino the endpoint for Trino's client protocol
  */
 public record ServerConfig(
     String host,
@@ -48,8 +49,10 @@ public record ServerConfig(
     CacheSettings caches,
     OperationsSettings operations,
     int queryParallelism,
-    int writeMaxCommitRetries) {
+    int writeMaxCommitRetries,
+    TrinoSettings trino) {
   public ServerConfig {
+    requireNonNull(trino, "trino is null");
     if (writeMaxCommitRetries < 0) {
       throw new IllegalArgumentException("writeMaxCommitRetries must not be negative, not " + writeMaxCommitRetries);
     }
@@ -68,19 +71,41 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, trino);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, trino);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, trino);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, trino);
+  }
+
+  /**
+   * The endpoint for Trino's client protocol (the Trino CLI and JDBC driver, trino-python-client,
+   * dbt-trino), off unless it has a port; it serves HTTPS with the {@code tls.*} settings when
+   * those are set.
+   *
+   * @param host the address to bind; null for the server's {@code host}
+   * @param port the port; 0 picks a free one; -1: no Trino endpoint
+   * @param clientTimeout how long a statement may go without its client fetching results before
+   *     it is cancelled as abandoned (Trino's {@code query.client.timeout})
+   */
+  public record TrinoSettings(String host, int port, Duration clientTimeout) {
+    public static final TrinoSettings OFF = new TrinoSettings(null, -1, Duration.ofMinutes(5));
+
+    public TrinoSettings {
+      requireNonNull(clientTimeout, "clientTimeout is null");
+    }
+
+    public boolean enabled() {
+      return port >= 0;
+    }
   }
 
   /** How log lines are written. */

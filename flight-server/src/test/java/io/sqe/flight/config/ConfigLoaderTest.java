@@ -80,6 +80,25 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void trinoEndpointIsOffUnlessItHasAPort() {
+    ServerConfig.TrinoSettings defaults = ConfigLoader.load(null, Map.of()).trino();
+    assertThat(defaults.enabled()).isFalse();
+    assertThat(defaults.clientTimeout()).isEqualTo(Duration.ofMinutes(5));
+    ServerConfig.TrinoSettings set = ConfigLoader.load(null, Map.of(
+        "SQE_TRINO_PORT", "8080", "SQE_TRINO_HOST", "0.0.0.0", "SQE_TRINO_CLIENT__TIMEOUT", "30s")).trino();
+    assertThat(set.enabled()).isTrue();
+    assertThat(set.port()).isEqualTo(8080);
+    assertThat(set.host()).isEqualTo("0.0.0.0");
+    assertThat(set.clientTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ConfigLoader.fromSettings(Map.of("trino.port", "off")).trino().enabled()).isFalse();
+    assertThat(ConfigLoader.fromSettings(Map.of("trino.port", "8080")).trino().host()).isNull();
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("trino.port", "-5")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("trino.port must be between 0 and 65535");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("trino.client-timeout", "0s")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("trino.client-timeout must be longer than zero");
+  }
+
+  @Test
   void maxRunTimeTakesADuration() {
     assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__RUN__TIME", "90s")).maxRunTime()).isEqualTo(Duration.ofSeconds(90));
     assertThat(ConfigLoader.fromSettings(Map.of("query.max-run-time", "PT2H")).maxRunTime()).isEqualTo(Duration.ofHours(2));
