@@ -1171,3 +1171,113 @@ SqlNode SqeCurrentSchemaCall() :
         return SqlStdOperatorTable.CURRENT_SCHEMA.createCall(s.end(this));
     }
 }
+
+/** PREPARE name FROM statement: the statement is kept by its text, from its first token on. */
+SqlNode SqePrepare() :
+{
+    final Span s;
+    final SqlIdentifier name;
+    final Token first;
+    final SqlNode statement;
+}
+{
+    <PREPARE> { s = span(); } name = SimpleIdentifier() <FROM>
+    { first = getToken(1); }
+    statement = SqlStmt() {
+        return new SqlPrepare(s.end(this), name, statement, new SqlParserPos(first.beginLine, first.beginColumn));
+    }
+}
+
+/** EXECUTE name [USING value, ...] and EXECUTE IMMEDIATE 'statement' [USING value, ...]. */
+SqlNode SqeExecute() :
+{
+    final Span s;
+    SqlIdentifier name = null;
+    SqlNode text = null;
+    final List<SqlNode> arguments = new ArrayList<SqlNode>();
+}
+{
+    <EXECUTE> { s = span(); }
+    (
+        <IMMEDIATE> text = StringLiteral()
+    |
+        name = SimpleIdentifier()
+    )
+    [
+        <USING> SqeExecuteArgument(arguments) ( <COMMA> SqeExecuteArgument(arguments) )*
+    ]
+    {
+        return new SqlExecute(s.end(this), name, (SqlLiteral) text, arguments);
+    }
+}
+
+/**
+ * A value of EXECUTE ... USING: an expression, or a typed literal such as INTEGER '5' or
+ * DOUBLE '1.5', which Trino's JDBC driver sends for every parameter. A typed literal is a cast of
+ * the text to the type; DECIMAL '1.23' is the exact number, whose digits give its precision and
+ * scale, as in Trino. DATE, TIME and TIMESTAMP literals stay literals, which keep their fraction.
+ */
+void SqeExecuteArgument(List<SqlNode> arguments) :
+{
+    final SqlDataTypeSpec type;
+    final SqlNode text;
+    final SqlNode value;
+}
+{
+    (
+        LOOKAHEAD( ( <DATE> | <TIME> | <TIMESTAMP> | <INTERVAL> ) <QUOTED_STRING> )
+        value = Expression(ExprContext.ACCEPT_NON_QUERY)
+    |
+        LOOKAHEAD( DataType() <QUOTED_STRING> )
+        type = DataType() text = StringLiteral() {
+            String digits = ((SqlLiteral) text).getValueAs(String.class).trim();
+            String typeName = type.getTypeName().getSimple().toUpperCase(java.util.Locale.ROOT);
+            if ((typeName.equals("DECIMAL") || typeName.equals("NUMERIC") || typeName.equals("DEC"))
+                && type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec
+                && ((SqlBasicTypeNameSpec) type.getTypeNameSpec()).getPrecision() < 0) {
+                if (!digits.matches("[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)")) {
+                    throw SqlSyntaxErrors.error(text.getParserPosition(), "Invalid DECIMAL literal '" + digits + "'");
+                }
+                value = SqlLiteral.createExactNumeric(digits.startsWith("+") ? digits.substring(1) : digits, text.getParserPosition());
+            } else {
+                value = SqlStdOperatorTable.CAST.createCall(text.getParserPosition(), text, type);
+            }
+        }
+    |
+        value = Expression(ExprContext.ACCEPT_NON_QUERY)
+    )
+    {
+        arguments.add(value);
+    }
+}
+
+/** DEALLOCATE PREPARE name. */
+SqlNode SqeDeallocate() :
+{
+    final Span s;
+    final SqlIdentifier name;
+}
+{
+    <DEALLOCATE> { s = span(); } <PREPARE> name = SimpleIdentifier() {
+        return new SqlDeallocate(s.end(this), name);
+    }
+}
+
+/** DESCRIBE INPUT name and DESCRIBE OUTPUT name, of a prepared statement. */
+SqlNode SqeDescribePrepared() :
+{
+    final Span s;
+    final boolean input;
+    final SqlIdentifier name;
+}
+{
+    <DESCRIBE> { s = span(); }
+    (
+        <INPUT> { input = true; }
+    |
+        <OUTPUT> { input = false; }
+    )
+    name = SimpleIdentifier() {
+        return new SqlDescribePrepared(s.end(this), input, name);
+    }
+}

@@ -44,7 +44,7 @@ final class QueryResultsWriter {
           json.writeStringField("name", column.name());
           json.writeStringField("type", column.type().displayName());
           json.writeFieldName("typeSignature");
-          column.type().writeSignature(json);
+          TypeSignatures.write(json, column.type());
           json.writeEndObject();
         }
         json.writeEndArray();

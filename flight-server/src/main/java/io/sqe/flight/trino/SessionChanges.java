@@ -56,6 +56,16 @@ final class SessionChanges {
               SessionCommands.STATEMENT_TIMEOUT + "=" + ClientHeaders.encode(DurationText.format(after.statementTimeout())));
         }
       }
+      for (Map.Entry<String, String> prepared : after.preparedStatements().entrySet()) {
+        if (!prepared.getValue().equals(before.preparedStatements().get(prepared.getKey()))) {
+          add(ClientHeaders.ADDED_PREPARE, ClientHeaders.encode(prepared.getKey()) + "=" + ClientHeaders.encode(prepared.getValue()));
+        }
+      }
+      for (String name : before.preparedStatements().keySet()) {
+        if (!after.preparedStatements().containsKey(name)) {
+          add(ClientHeaders.DEALLOCATED_PREPARE, ClientHeaders.encode(name));
+        }
+      }
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.sqe.flight.trino;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.CatalogCredentials;
+import io.sqe.catalog.types.TrinoType;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
@@ -100,7 +101,10 @@ final class StatementTask implements Runnable {
         caller.principal(),
         headers.catalog() == null ? context.defaultCatalog() : headers.catalog(),
         headers.schema(),
-        headers.zone().orElse(ZoneOffset.UTC));
+        headers.zone().orElse(ZoneOffset.UTC),
+        null,
+        null,
+        headers.preparedStatements());
     for (Map.Entry<String, String> property : headers.properties().entrySet()) {
       String name = property.getKey().equalsIgnoreCase(QUERY_MAX_RUN_TIME) ? SessionCommands.STATEMENT_TIMEOUT : property.getKey();
       session = SessionCommands.property(name, property.getValue()).apply(session);
@@ -131,7 +135,8 @@ final class StatementTask implements Runnable {
   }
 
   private void runCommand(Session session, Prepared.Command command, StatementAudit record) {
-    String kind = command.reports() ? null : StatementFacts.of(session, sql).kind();
+    // The command's own text: for EXECUTE, the prepared statement with its values.
+    String kind = command.reports() ? null : StatementFacts.of(session, command.sql()).kind();
     if (kind != null) {
       query.updateType(UPDATE_TYPES.getOrDefault(kind, kind));
     }

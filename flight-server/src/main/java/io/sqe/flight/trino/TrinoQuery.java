@@ -2,6 +2,7 @@ package io.sqe.flight.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.catalog.types.TrinoType;
 import io.sqe.engine.session.Principal;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;

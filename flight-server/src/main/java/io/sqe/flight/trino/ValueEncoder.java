@@ -2,6 +2,7 @@ package io.sqe.flight.trino;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.sqe.catalog.types.ArrowTypeMapping;
+import io.sqe.catalog.types.TrinoType;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;

@@ -11,6 +11,8 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.DriverManager;
+import java.sql.ParameterMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -116,6 +118,84 @@ class TrinoJdbcTest {
           assertThat(rows.wasNull()).isTrue();
         }
         assertThat(rows.next()).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void preparedStatementsBindEveryParameterTypeAndDescribeThemselves() throws Exception {
+    try (Connection connection = trino.connect(); Statement statement = connection.createStatement()) {
+      statement.executeUpdate("CREATE TABLE jdbc.prepared (b BOOLEAN, i INTEGER, l BIGINT, r REAL, d DOUBLE, num DECIMAL(12, 2),"
+          + " dt DATE, ts TIMESTAMP, s VARCHAR, bin VARBINARY)");
+      try (PreparedStatement insert = connection.prepareStatement("INSERT INTO jdbc.prepared VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        ParameterMetaData parameters = insert.getParameterMetaData();
+        assertThat(parameters.getParameterCount()).isEqualTo(10);
+        assertThat(parameters.getParameterType(6)).isEqualTo(Types.DECIMAL);
+        assertThat(parameters.getParameterType(9)).isEqualTo(Types.VARCHAR);
+        insert.setBoolean(1, true);
+        insert.setInt(2, 7);
+        insert.setLong(3, -9_000_000_000L);
+        insert.setFloat(4, 0.25f);
+        insert.setDouble(5, 1e-7);
+        insert.setBigDecimal(6, new BigDecimal("-123.45"));
+        insert.setDate(7, Date.valueOf(LocalDate.of(2023, 12, 31)));
+        insert.setTimestamp(8, Timestamp.valueOf(LocalDateTime.of(2023, 12, 31, 23, 59, 58, 123_000_000)));
+        insert.setString(9, "it's ünïcode");
+        insert.setBytes(10, new byte[] {1, 2, (byte) 0xfe});
+        assertThat(insert.executeUpdate()).isEqualTo(1);
+        insert.setNull(1, Types.BOOLEAN);
+        insert.setInt(2, 8);
+        for (int p = 3; p <= 10; p++) {
+          insert.setNull(p, new int[] {Types.BIGINT, Types.REAL, Types.DOUBLE, Types.DECIMAL, Types.DATE, Types.TIMESTAMP,
+              Types.VARCHAR, Types.VARBINARY}[p - 3]);
+        }
+        assertThat(insert.executeUpdate()).isEqualTo(1);
+      }
+      try (PreparedStatement select = connection.prepareStatement("SELECT s, num, i + 1 AS following FROM jdbc.prepared WHERE i = ?")) {
+        ResultSetMetaData meta = select.getMetaData();
+        assertThat(meta.getColumnCount()).isEqualTo(3);
+        assertThat(meta.getColumnTypeName(2)).isEqualTo("decimal(12,2)");
+        assertThat(meta.getColumnType(3)).isEqualTo(Types.INTEGER);
+        select.setInt(1, 7);
+        try (ResultSet rows = select.executeQuery()) {
+          assertThat(rows.next()).isTrue();
+          assertThat(rows.getString("s")).isEqualTo("it's ünïcode");
+          assertThat(rows.getBigDecimal("num")).isEqualTo(new BigDecimal("-123.45"));
+          assertThat(rows.getInt("following")).isEqualTo(8);
+          assertThat(rows.next()).isFalse();
+        }
+      }
+      try (ResultSet rows = statement.executeQuery("SELECT b, l, r, d, dt, ts, bin FROM jdbc.prepared WHERE i = 7")) {
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getBoolean("b")).isTrue();
+        assertThat(rows.getLong("l")).isEqualTo(-9_000_000_000L);
+        assertThat(rows.getFloat("r")).isEqualTo(0.25f);
+        assertThat(rows.getDouble("d")).isEqualTo(1e-7);
+        assertThat(rows.getObject("dt", LocalDate.class)).isEqualTo(LocalDate.of(2023, 12, 31));
+        assertThat(rows.getObject("ts", LocalDateTime.class)).isEqualTo(LocalDateTime.of(2023, 12, 31, 23, 59, 58, 123_000_000));
+        assertThat(rows.getBytes("bin")).containsExactly(1, 2, 0xfe);
+      }
+      assertThat(count(statement, "SELECT count(*) FROM jdbc.prepared WHERE i = 8 AND l IS NULL AND s IS NULL AND bin IS NULL"))
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void batchesRunEachParameterSet() throws Exception {
+    try (Connection connection = trino.connect(); Statement statement = connection.createStatement()) {
+      statement.executeUpdate("CREATE TABLE jdbc.batch (id BIGINT, name VARCHAR)");
+      try (PreparedStatement insert = connection.prepareStatement("INSERT INTO jdbc.batch VALUES (?, ?)")) {
+        for (int id = 1; id <= 5; id++) {
+          insert.setLong(1, id);
+          insert.setString(2, "name " + id);
+          insert.addBatch();
+        }
+        assertThat(insert.executeBatch()).containsExactly(1, 1, 1, 1, 1);
+      }
+      try (ResultSet rows = statement.executeQuery("SELECT sum(id), count(DISTINCT name) FROM jdbc.batch")) {
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getLong(1)).isEqualTo(15);
+        assertThat(rows.getLong(2)).isEqualTo(5);
       }
     }
   }

@@ -142,6 +142,26 @@ class TrinoProtocolTest {
   }
 
   @Test
+  void preparedStatementsTravelInHeaders() throws Exception {
+    List<RawTrinoClient.Response> prepare = client.run("PREPARE pick FROM SELECT ? + 1, 'a,b'", admin);
+    assertThat(assertFinished(prepare).get("updateType").asText()).isEqualTo("PREPARE");
+    assertThat(last(prepare, "X-Trino-Added-Prepare")).containsExactly("pick=SELECT+%3F+%2B+1%2C+%27a%2Cb%27");
+
+    Map<String, String> withStatement = new HashMap<>(admin);
+    withStatement.put("X-Trino-Prepared-Statement", "pick=SELECT+%3F+%2B+1%2C+%27a%2Cb%27");
+    List<RawTrinoClient.Response> execute = client.run("EXECUTE pick USING INTEGER '41'", withStatement);
+    assertFinished(execute);
+    assertThat(data(execute).toString()).isEqualTo("[[42,\"a,b\"]]");
+    List<RawTrinoClient.Response> describe = client.run("DESCRIBE INPUT pick", withStatement);
+    assertThat(data(describe).toString()).isEqualTo("[[1,\"integer\"]]");
+
+    List<RawTrinoClient.Response> deallocate = client.run("DEALLOCATE PREPARE pick", withStatement);
+    assertFinished(deallocate);
+    assertThat(last(deallocate, "X-Trino-Deallocated-Prepare")).containsExactly("pick");
+    assertThat(last(client.run("EXECUTE pick USING 1", admin)).get("error").get("errorName").asText()).isEqualTo("NOT_FOUND");
+  }
+
+  @Test
   void transactionsAreHeldByIdForTheirUser() throws Exception {
     assertFinished(client.run("CREATE TABLE iceberg.tpch.protocol_txn (id INTEGER)", admin));
     List<RawTrinoClient.Response> begin = client.run("START TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE", admin);

@@ -1,10 +1,7 @@
-package io.sqe.flight.trino;
+package io.sqe.catalog.types;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import io.sqe.catalog.types.ArrowTypeMapping;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
@@ -14,30 +11,29 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * A result column's type as Trino's client protocol names it: the display name ({@code
- * decimal(12,2)}, {@code timestamp(6) with time zone}, {@code array(bigint)}) and the type
- * signature object clients build their decoders from ({@code rawType} and {@code arguments} of
- * kind LONG, TYPE or NAMED_TYPE).
+ * A type as Trino names it, for Trino's clients: the display name ({@code decimal(12,2)}, {@code
+ * timestamp(6) with time zone}, {@code array(bigint)}) and the parts of the type signature
+ * clients build their decoders from (a raw type and arguments: numbers, types, named types).
  *
  * @param rawType Trino's base name, as the clients' type tables know it
  * @param arguments each a {@link Long}, a {@link TrinoType} or a {@link NamedType}
  */
-record TrinoType(String rawType, List<Object> arguments) {
+public record TrinoType(String rawType, List<Object> arguments) {
   /** The length Trino gives an unbounded {@code varchar}. */
-  static final long UNBOUNDED_LENGTH = Integer.MAX_VALUE;
+  public static final long UNBOUNDED_LENGTH = Integer.MAX_VALUE;
 
-  static final TrinoType BIGINT = simple("bigint");
-  static final TrinoType BOOLEAN = simple("boolean");
-  static final TrinoType VARCHAR = new TrinoType("varchar", List.of(UNBOUNDED_LENGTH));
+  public static final TrinoType BIGINT = simple("bigint");
+  public static final TrinoType BOOLEAN = simple("boolean");
+  public static final TrinoType VARCHAR = new TrinoType("varchar", List.of(UNBOUNDED_LENGTH));
 
-  TrinoType {
+  public TrinoType {
     requireNonNull(rawType, "rawType is null");
     arguments = List.copyOf(arguments);
   }
 
   /** A row field's name and type. */
-  record NamedType(String name, TrinoType type) {
-    NamedType {
+  public record NamedType(String name, TrinoType type) {
+    public NamedType {
       requireNonNull(type, "type is null");
     }
   }
@@ -47,7 +43,7 @@ record TrinoType(String rawType, List<Object> arguments) {
   }
 
   /** The Trino type of an Arrow field of an SQE result. */
-  static TrinoType of(Field field) {
+  public static TrinoType of(Field field) {
     ArrowType type = field.getType();
     String extension = field.getMetadata().get(ArrowTypeMapping.EXTENSION_NAME);
     if (ArrowTypeMapping.UUID_EXTENSION.equals(extension)) {
@@ -119,7 +115,7 @@ record TrinoType(String rawType, List<Object> arguments) {
   }
 
   /** Digits of a second's fraction in a time unit: 6 for SQE's microseconds. */
-  static long precision(TimeUnit unit) {
+  public static long precision(TimeUnit unit) {
     switch (unit) {
       case SECOND:
         return 0;
@@ -133,7 +129,7 @@ record TrinoType(String rawType, List<Object> arguments) {
   }
 
   /** The name Trino shows, e.g. {@code varchar}, {@code decimal(12,2)}, {@code map(varchar, bigint)}. */
-  String displayName() {
+  public String displayName() {
     switch (rawType) {
       case "varchar":
         long length = (Long) arguments.get(0);
@@ -171,38 +167,5 @@ record TrinoType(String rawType, List<Object> arguments) {
   /** A row field's name as Trino writes it: quoted unless it is a plain lower-case identifier. */
   private static String fieldName(String name) {
     return name.matches("[a-z_][a-z0-9_]*") ? name : '"' + name.replace("\"", "\"\"") + '"';
-  }
-
-  /** Writes the type signature object: {@code {"rawType": ..., "arguments": [...]}}. */
-  void writeSignature(JsonGenerator json) throws IOException {
-    json.writeStartObject();
-    json.writeStringField("rawType", rawType);
-    json.writeArrayFieldStart("arguments");
-    for (Object argument : arguments) {
-      json.writeStartObject();
-      if (argument instanceof Long) {
-        json.writeStringField("kind", "LONG");
-        json.writeNumberField("value", (Long) argument);
-      } else if (argument instanceof TrinoType) {
-        json.writeStringField("kind", "TYPE");
-        json.writeFieldName("value");
-        ((TrinoType) argument).writeSignature(json);
-      } else {
-        NamedType field = (NamedType) argument;
-        json.writeStringField("kind", "NAMED_TYPE");
-        json.writeObjectFieldStart("value");
-        if (field.name() != null) {
-          json.writeObjectFieldStart("fieldName");
-          json.writeStringField("name", field.name());
-          json.writeEndObject();
-        }
-        json.writeFieldName("typeSignature");
-        field.type().writeSignature(json);
-        json.writeEndObject();
-      }
-      json.writeEndObject();
-    }
-    json.writeEndArray();
-    json.writeEndObject();
   }
 }
