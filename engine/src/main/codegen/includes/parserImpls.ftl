@@ -1054,6 +1054,10 @@ SqlNode SqeShow() :
             ( <FROM> | <IN> ) from = CompoundTableIdentifier()
         |
             <QUERIES> { kind = SqlShow.Kind.QUERIES; }
+        |
+            <SESSION> { kind = SqlShow.Kind.SESSION; }
+        |
+            <FUNCTIONS> { kind = SqlShow.Kind.FUNCTIONS; }
         )
         [ <LIKE> like = SqeCharString() ]
         {
@@ -1064,7 +1068,7 @@ SqlNode SqeShow() :
         // points at SHOW instead of the word.
         name = SimpleIdentifier() {
             throw SqlSyntaxErrors.error(name.getParserPosition(), "Unknown SHOW statement: SHOW " + name
-                + "; use SHOW CATALOGS, SCHEMAS, TABLES, COLUMNS or CREATE TABLE|VIEW|SCHEMA");
+                + "; use SHOW CATALOGS, SCHEMAS, TABLES, COLUMNS, FUNCTIONS, SESSION, QUERIES or CREATE TABLE|VIEW|SCHEMA");
         }
     )
 }

@@ -37,6 +37,7 @@ import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.trino.TrinoEndpoint;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
+import io.sqe.infoschema.ShowStatements;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import io.sqe.write.maintenance.MaintenanceSettings;
@@ -174,9 +175,9 @@ public final class SqeServer implements AutoCloseable {
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
-              executors(config, authenticating),
+              executors(config, authenticating, metadata),
               WritePath.transactions(),
-              InformationSchema.schemas(metadata),
+              InformationSchema.schemas(metadata, catalogs),
               access);
       warmUp(engine, config.catalog().name());
       LocalAuthentication authentication = await(authenticating);
@@ -269,14 +270,16 @@ public final class SqeServer implements AutoCloseable {
   }
 
   /**
-   * The statements besides queries: the write path's, and user management over the user store,
-   * which is ready before the server takes its first call.
+   * The statements besides queries: the write path's, user management over the user store, which
+   * is ready before the server takes its first call, and the SHOW statements over the catalogs.
    */
-  private static List<CommandExecutor> executors(ServerConfig config, CompletableFuture<LocalAuthentication> authenticating) {
+  private static List<CommandExecutor> executors(
+      ServerConfig config, CompletableFuture<LocalAuthentication> authenticating, CatalogMetadata metadata) {
     List<CommandExecutor> executors = new ArrayList<>(
         WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), config.writeMaxCommitRetries()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
+    executors.add(new ShowStatements(metadata));
     return executors;
   }
 
