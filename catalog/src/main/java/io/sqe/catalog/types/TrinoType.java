@@ -23,7 +23,6 @@ public record TrinoType(String rawType, List<Object> arguments) {
   public static final long UNBOUNDED_LENGTH = Integer.MAX_VALUE;
 
   public static final TrinoType BIGINT = simple("bigint");
-  public static final TrinoType BOOLEAN = simple("boolean");
   public static final TrinoType VARCHAR = new TrinoType("varchar", List.of(UNBOUNDED_LENGTH));
 
   public TrinoType {
@@ -53,7 +52,7 @@ public record TrinoType(String rawType, List<Object> arguments) {
       case Null:
         return simple("unknown");
       case Bool:
-        return BOOLEAN;
+        return simple("boolean");
       case Int:
         switch (((ArrowType.Int) type).getBitWidth()) {
           case 8:

@@ -59,7 +59,7 @@ final class QueryResultsWriter {
       if (progress.updateType() != null) {
         json.writeStringField("updateType", progress.updateType());
       }
-      if (progress.last() && progress.updateCount() != null) {
+      if (progress.updateCount() != null) {
         json.writeNumberField("updateCount", progress.updateCount());
       }
       json.flush();

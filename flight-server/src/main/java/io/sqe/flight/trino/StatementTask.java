@@ -45,8 +45,6 @@ final class StatementTask implements Runnable {
   private static final Map<String, String> UPDATE_TYPES =
       Map.of("CREATE TABLE AS", "CREATE TABLE", "BEGIN", "START TRANSACTION", "SET", "SET SESSION", "RESET", "RESET SESSION");
   private static final List<TrinoQuery.Column> COUNT = List.of(new TrinoQuery.Column("rows", TrinoType.BIGINT));
-  private static final List<TrinoQuery.Column> DONE = List.of(new TrinoQuery.Column("result", TrinoType.BOOLEAN));
-  private static final byte[] TRUE = "[true]".getBytes(StandardCharsets.US_ASCII);
 
   private final TrinoQuery query;
   private final String sql;
@@ -160,18 +158,19 @@ final class StatementTask implements Runnable {
         query.failed(TrinoError.of(translate(e)), changes);
         return;
       }
-      query.finished(null, changes);
+      query.finished(changes);
       return;
     }
     if (kind != null && COUNTED.contains(kind)) {
+      // The count comes with its row: the CLI prints "INSERT: 2 rows" from the response with the data.
+      query.updateCount(result.rowCount());
       query.columns(COUNT);
       query.page(("[" + result.rowCount() + "]").getBytes(StandardCharsets.US_ASCII), 1, () -> false);
-      query.finished(result.rowCount(), changes);
     } else {
-      query.columns(DONE);
-      query.page(TRUE, 1, () -> false);
-      query.finished(null, changes);
+      // No columns and no rows: what Trino answers for DDL, which the CLI prints as its kind alone.
+      query.columns(List.of());
     }
+    query.finished(changes);
   }
 
   /**
@@ -202,7 +201,7 @@ final class StatementTask implements Runnable {
       query.failed(TrinoError.of(translate(e)), SessionChanges.NONE);
       return;
     }
-    query.finished(null, SessionChanges.NONE);
+    query.finished(SessionChanges.NONE);
   }
 
   /**

@@ -132,9 +132,13 @@ final class TrinoQuery {
     this.updateType = updateType;
   }
 
-  /** The statement ended well; {@code updateCount} is the rows a command wrote, null for none. */
-  synchronized void finished(Long updateCount, SessionChanges changes) {
+  /** The rows a command wrote, known when it has run, before its row is handed out. */
+  synchronized void updateCount(long updateCount) {
     this.updateCount = updateCount;
+  }
+
+  /** The statement ended well. */
+  synchronized void finished(SessionChanges changes) {
     this.changes = requireNonNull(changes, "changes is null");
     state = State.FINISHED;
     done = true;
