@@ -30,10 +30,10 @@ public final class InformationSchema implements SystemSchema {
 
   /**
    * The system schemas this module adds to the engine: information_schema in every catalog, and
-   * Trino's system.jdbc over {@code catalogs} in the system catalog.
+   * Trino's system.jdbc and system.metadata over {@code catalogs} in the system catalog.
    */
   public static List<SystemSchema> schemas(CatalogMetadata metadata, Catalogs catalogs) {
-    return List.of(new InformationSchema(metadata), new SystemJdbcSchema(metadata, catalogs));
+    return List.of(new InformationSchema(metadata), new SystemJdbcSchema(metadata, catalogs), new SystemMetadataSchema(metadata, catalogs));
   }
 
   @Override

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * system.jdbc through the engine, queried with the statements Trino's JDBC driver 476 sends for its
- * DatabaseMetaData, over a real embedded Iceberg catalog.
+ * DatabaseMetaData, and system.metadata as Trino's other clients read it, over a real embedded
+ * Iceberg catalog.
  */
 class SystemJdbcSchemaTest {
   @TempDir Path dir;
@@ -94,6 +95,14 @@ class SystemJdbcSchemaTest {
     assertThat(types).extracting(row -> row.get(0)).contains("bigint", "varchar", "decimal", "timestamp with time zone");
     assertThat(types).filteredOn(row -> row.get(0).equals("decimal")).singleElement()
         .satisfies(row -> assertThat(row.subList(1, 6)).containsExactly((long) Types.DECIMAL, 38L, null, null, "precision,scale"));
+  }
+
+  @Test
+  void systemMetadataHasTableCommentsAndNoMaterializedViews() {
+    // The statement Trino's SQLAlchemy dialect sends for Inspector.get_table_comment.
+    assertThat(lake.query("SELECT \"comment\"\nFROM \"system\".\"metadata\".\"table_comments\"\nWHERE \"catalog_name\" = 'lake'"
+        + "\n  AND \"schema_name\" = 's'\n  AND \"table_name\" = 'orders'")).containsExactly(List.of("all orders"));
+    assertThat(lake.query("SELECT * FROM system.metadata.materialized_views WHERE catalog_name = 'lake'")).isEmpty();
   }
 
   @Test
