@@ -498,6 +498,7 @@ public final class SqeServer implements AutoCloseable {
       closed = true;
     }
     Duration grace = config.operations().shutdownGracePeriod();
+    long graceEnds = System.nanoTime() + grace.toNanos();
     // New calls are refused before health says NOT_SERVING, so that no client that saw it can
     // still start one (calls already open, health watches among them, go on).
     server.shutdown();
@@ -509,7 +510,12 @@ public final class SqeServer implements AutoCloseable {
     if (running > 0) {
       LOG.info("Shutting down: new calls are refused; {} running statements have {} to finish", running, grace);
     }
-    if (!server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+    boolean ended = server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
+    // Trino's clients fetch their results over HTTP, where the Flight server does not wait for them.
+    if (trino != null) {
+      ended &= trino.awaitStatements(Duration.ofNanos(Math.max(0, graceEnds - System.nanoTime())));
+    }
+    if (!ended) {
       LOG.warn("Shutting down: cancelling the {} statements still running after {}", running(), grace);
     }
     // Cancels what still runs and waits for result streams, so that no buffer outlives the allocator.

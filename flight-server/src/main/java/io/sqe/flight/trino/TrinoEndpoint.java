@@ -135,6 +135,16 @@ public final class TrinoEndpoint implements AutoCloseable {
     statements.refuseNew();
   }
 
+  /**
+   * Waits until every statement has ended and its client has its last response, or until {@code
+   * timeout} has passed.
+   *
+   * @return whether none is left
+   */
+  public boolean awaitStatements(Duration timeout) throws InterruptedException {
+    return statements.awaitDrained(timeout);
+  }
+
   /** Cancels what still runs, waits for it, and stops listening. */
   @Override
   public void close() {

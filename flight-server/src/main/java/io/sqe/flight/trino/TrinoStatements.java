@@ -40,6 +40,8 @@ final class TrinoStatements implements AutoCloseable {
   private static final Duration MAX_WAIT = Duration.ofSeconds(1);
   /** How long a statement's last response stays for a client that asks for it again. */
   private static final Duration DRAINED_RETENTION = Duration.ofMinutes(1);
+  /** How recently a client must have asked for a statement's results to count as fetching them. */
+  private static final Duration FETCHING = MAX_WAIT.multipliedBy(3);
   /** Trino's query.max-length. */
   static final int MAX_SQL_CHARACTERS = 1_000_000;
   private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd_HHmmss");
@@ -247,6 +249,25 @@ final class TrinoStatements implements AutoCloseable {
   /** Answers new statements with 503 from now on; running ones go on. */
   void refuseNew() {
     refusing = true;
+  }
+
+  /**
+   * Waits until no statement is running and no client is still fetching one's results, or until
+   * {@code timeout} has passed. A statement that has ended is waited for while its client fetches
+   * (it asked within the last {@link #FETCHING} and has not had the last response), not when its
+   * client has gone quiet.
+   *
+   * @return whether none is left
+   */
+  boolean awaitDrained(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (queries.values().stream().anyMatch(query -> !query.done() || (!query.drained() && query.idleNanos() < FETCHING.toNanos()))) {
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return true;
   }
 
   /**
