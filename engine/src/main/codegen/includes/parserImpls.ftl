@@ -442,6 +442,9 @@ SqlCreate SqeCreateView(Span s, boolean replace) :
     <VIEW> ifNotExists = SqeIfNotExists() name = CompoundTableIdentifier()
     [ columns = ParenthesizedSimpleIdentifierList() ]
     [ <COMMENT> comment = SqeCharString() ]
+    // Trino's clause (dbt-trino writes DEFINER by default): SQE's views always run with the
+    // reader's rights, which never shows a reader more than INVOKER would.
+    [ <SECURITY> ( <DEFINER> | <INVOKER> ) ]
     <AS> query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY) {
         if (replace && ifNotExists) {
             throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE VIEW cannot have IF NOT EXISTS");
