@@ -43,7 +43,7 @@ public final class IcebergCatalogFactory {
     JdbcCatalog catalog = new JdbcCatalog();
     catalog.setConf(new Configuration());
     catalog.initialize(name, props);
-    return new LakehouseCatalog(name, catalog, cacheTtl);
+    return new LakehouseCatalog(name, catalog, cacheTtl, false, CatalogStorage.embedded(dir));
   }
 
   /**
@@ -74,11 +74,12 @@ public final class IcebergCatalogFactory {
       RESTSessionCatalog sessions = new RESTSessionCatalog();
       sessions.setConf(new Configuration());
       sessions.initialize(name, sessionProperties);
-      return new LakehouseCatalog(name, PassThroughRestCatalog.create(sessions), cacheTtl, true);
+      return new LakehouseCatalog(
+          name, PassThroughRestCatalog.create(sessions), cacheTtl, true, CatalogStorage.rest(sessions.properties()));
     }
     RESTCatalog catalog = new RenewingRestCatalog();
     catalog.setConf(new Configuration());
     catalog.initialize(name, new HashMap<>(properties));
-    return new LakehouseCatalog(name, (Catalog) catalog, cacheTtl);
+    return new LakehouseCatalog(name, (Catalog) catalog, cacheTtl, false, CatalogStorage.rest(catalog.properties()));
   }
 }

@@ -36,6 +36,7 @@ public final class LakehouseCatalog implements Closeable {
   private final ViewCatalog views;
   private final Cache<CacheKey, Table> tables;
   private final boolean perCaller;
+  private final CatalogStorage storage;
 
   public LakehouseCatalog(String name, Catalog catalog, Duration tableCacheTtl) {
     this(name, catalog, tableCacheTtl, false);
@@ -46,6 +47,12 @@ public final class LakehouseCatalog implements Closeable {
    *     rather than shared
    */
   public LakehouseCatalog(String name, Catalog catalog, Duration tableCacheTtl, boolean perCaller) {
+    this(name, catalog, tableCacheTtl, perCaller, CatalogStorage.UNKNOWN);
+  }
+
+  /** @param storage what SQE knows of the storage the catalog's tables live in */
+  public LakehouseCatalog(String name, Catalog catalog, Duration tableCacheTtl, boolean perCaller, CatalogStorage storage) {
+    this.storage = requireNonNull(storage, "storage is null");
     this.perCaller = perCaller;
     this.name = requireNonNull(name, "name is null");
     this.catalog = requireNonNull(catalog, "catalog is null");
@@ -62,6 +69,11 @@ public final class LakehouseCatalog implements Closeable {
 
   public String name() {
     return name;
+  }
+
+  /** The storage the catalog's tables live in: which locations a table may be given. */
+  public CatalogStorage storage() {
+    return storage;
   }
 
   /** The underlying Iceberg catalog, for operations this class does not wrap. */

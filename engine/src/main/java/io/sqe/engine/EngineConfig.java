@@ -2,6 +2,7 @@ package io.sqe.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.sql.functions.BoundedFunctions;
 import java.time.Duration;
 
 /**
@@ -10,11 +11,15 @@ import java.time.Duration;
  * @param maxQueryMemoryBytes Arrow memory one query may hold at once
  * @param batchMaxRows most rows in one record batch
  * @param batchMaxBytes approximate largest record batch, kept under gRPC's usual 4 MiB message limit
- * @param statementTimeout how long a statement may run when its session sets no limit of its own;
- *     zero for no limit
+ * @param statementTimeout how long a statement may run: the limit of sessions that set none, and
+ *     the most any session may set ({@link #statementTimeout(Duration)}); zero for no limit
  * @param planCacheMaxEntries how many compiled plans the plan cache keeps; zero turns it off
  * @param resultCacheMaxBytes how many bytes of Arrow results the result cache keeps; zero turns it
  *     off. One result may take at most a quarter of it.
+ * @param maxValueSize the longest value (in characters) one call of a function that can grow its
+ *     input ({@code repeat}, {@code lpad}, {@code ||}...) may return; from 1 Mi to 1 Gi
+ * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
+ *     their order; a larger join keeps the FROM list's order
  */
 public record EngineConfig(
     long maxQueryMemoryBytes,
@@ -22,9 +27,15 @@ public record EngineConfig(
     long batchMaxBytes,
     Duration statementTimeout,
     int planCacheMaxEntries,
-    long resultCacheMaxBytes) {
+    long resultCacheMaxBytes,
+    long maxValueSize,
+    int maxReorderedJoins) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
+  public static final int DEFAULT_MAX_REORDERED_JOINS = 16;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
+  public static final long DEFAULT_MAX_VALUE_SIZE = 16L << 20;
+  public static final long MIN_MAX_VALUE_SIZE = BoundedFunctions.WHILE_PLANNING;
+  public static final long MAX_MAX_VALUE_SIZE = 1L << 30;
   public static final EngineConfig DEFAULT = new EngineConfig(1L << 30, 65_536, 2L << 20, Duration.ZERO);
 
   public EngineConfig {
@@ -41,6 +52,12 @@ public record EngineConfig(
     if (resultCacheMaxBytes < 0) {
       throw new IllegalArgumentException("resultCacheMaxBytes is negative: " + resultCacheMaxBytes);
     }
+    if (maxValueSize < MIN_MAX_VALUE_SIZE || maxValueSize > MAX_MAX_VALUE_SIZE) {
+      throw new IllegalArgumentException("maxValueSize must be from 1 Mi to 1 Gi, not " + maxValueSize);
+    }
+    if (maxReorderedJoins < 2) {
+      throw new IllegalArgumentException("maxReorderedJoins must be at least 2, not " + maxReorderedJoins);
+    }
   }
 
   /** Limits with the default caches. */
@@ -51,7 +68,9 @@ public record EngineConfig(
         batchMaxBytes,
         statementTimeout,
         DEFAULT_PLAN_CACHE_MAX_ENTRIES,
-        DEFAULT_RESULT_CACHE_MAX_BYTES);
+        DEFAULT_RESULT_CACHE_MAX_BYTES,
+        DEFAULT_MAX_VALUE_SIZE,
+        DEFAULT_MAX_REORDERED_JOINS);
   }
 
   /** Limits without a default statement timeout, with the default caches. */
@@ -59,19 +78,44 @@ public record EngineConfig(
     this(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, Duration.ZERO);
   }
 
+  /**
+   * The limit a statement runs under when its session asks for {@code requested} (null: the
+   * default; zero: none): the engine's {@link #statementTimeout()}, when it has one, is a ceiling
+   * that a session may lower but not raise or lift, as Trino caps its session memory limits at the
+   * server's.
+   */
+  public Duration statementTimeout(Duration requested) {
+    if (requested == null) {
+      return statementTimeout;
+    }
+    if (statementTimeout.isZero()) {
+      return requested;
+    }
+    return requested.isZero() || requested.compareTo(statementTimeout) > 0 ? statementTimeout : requested;
+  }
+
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withPlanCacheMaxEntries(int entries) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
   }
 
   public EngineConfig withResultCacheMaxBytes(long bytes) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins);
+  }
+
+  public EngineConfig withMaxValueSize(long size) {
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins);
+  }
+
+  public EngineConfig withMaxReorderedJoins(int tables) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables);
   }
 }

@@ -27,12 +27,15 @@ import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.PlanningThreads;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.functions.BoundedFunctions;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
@@ -50,6 +53,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TimeZone;
+import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -67,6 +71,7 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlExplain;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * The engine's entry point: prepares SQL statements for a session and runs them. Queries stream
@@ -95,6 +100,7 @@ public final class QueryEngine {
   private final QueryServices services = new Services(null);
   private final QueryTracker queries = new QueryTracker();
   private final StatementPrivileges privileges;
+  private final AccessControl access;
   private final QueryCaches caches;
   private final PreparedStatementCommands preparedStatements = new PreparedStatementCommands(this::prepare);
 
@@ -144,10 +150,11 @@ public final class QueryEngine {
       List<SystemSchema> systemSchemas,
       AccessControl access) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.planner = new QueryPlanner(catalogs, systemSchemas, access);
+    this.access = requireNonNull(access, "access is null");
+    this.config = requireNonNull(config, "config is null");
+    this.planner = new QueryPlanner(catalogs, systemSchemas, access, config.maxReorderedJoins());
     this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.config = requireNonNull(config, "config is null");
     List<CommandExecutor> all = new ArrayList<>();
     all.add(new SessionCommands());
     all.add(new TransactionCommands(transactions));
@@ -179,18 +186,43 @@ public final class QueryEngine {
     return config;
   }
 
+  /** The access policy the engine enforces, for statements that reach the catalogs another way (bulk ingest). */
+  public AccessControl accessControl() {
+    return access;
+  }
+
   /** The statements this engine runs, by query id: to cancel them and to list them. */
   public QueryTracker queries() {
     return queries;
   }
 
-  /** How long a statement of {@code session} may run: the session's limit, else the engine's; zero for none. */
+  /** How long a statement of {@code session} may run: the session's limit within the engine's; zero for none. */
   public Duration statementTimeout(Session session) {
-    return session.statementTimeout() != null ? session.statementTimeout() : config.statementTimeout();
+    return config.statementTimeout(session.statementTimeout());
   }
 
-  /** Parses, validates and plans a statement; every error in the SQL surfaces here. */
+  /**
+   * Parses, validates and plans a statement under a query id of its own; every error in the SQL
+   * surfaces here.
+   */
   public Prepared prepare(Session session, String sql) {
+    return prepare(session, sql, UUID.randomUUID().toString());
+  }
+
+  /**
+   * Parses, validates and plans a statement; every error in the SQL surfaces here. While it is
+   * planned, the statement is listed under {@code queryId} (state PLANNING) and cancelling that
+   * query stops the planning; its statement timeout counts from now.
+   */
+  public Prepared prepare(Session session, String sql, String queryId) {
+    try (QueryRun run = queries.plan(queryId, session.principal(), sql, statementTimeout(session))) {
+      Prepared prepared = PlanningThreads.plan(run, () -> prepareStatement(session, sql));
+      run.succeeded();
+      return prepared;
+    }
+  }
+
+  private Prepared prepareStatement(Session session, String sql) {
     // A transaction's statements read what it staged, which no cached plan knows of.
     boolean cacheable = session.openTransaction().isEmpty();
     if (cacheable && caches.plans().isPresent()) {
@@ -239,8 +271,8 @@ public final class QueryEngine {
   }
 
   /**
-   * SHOW QUERIES: the statements queued or running, oldest first; the caller's own, or everyone's
-   * for an admin.
+   * SHOW QUERIES: the statements being planned, queued or running, oldest first; the caller's own,
+   * or everyone's for an admin.
    */
   private Prepared.Rows showQueries(String sql, Principal caller, SqlShow show) {
     if (show.like() != null) {
@@ -249,7 +281,9 @@ public final class QueryEngine {
     List<Object[]> rows = new ArrayList<>();
     for (TrackedQuery query : queries.all()) {
       TrackedQuery.State state = query.state();
-      if ((state == TrackedQuery.State.QUEUED || state == TrackedQuery.State.RUNNING) && query.isControllableBy(caller)) {
+      boolean active =
+          state == TrackedQuery.State.PLANNING || state == TrackedQuery.State.QUEUED || state == TrackedQuery.State.RUNNING;
+      if (active && query.isControllableBy(caller)) {
         Instant created = query.created();
         rows.add(new Object[] {
           query.id(),
@@ -335,7 +369,7 @@ public final class QueryEngine {
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), variables(session), run);
+        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -394,9 +428,9 @@ public final class QueryEngine {
     return values;
   }
 
-  private static QueryContext context(
+  private QueryContext context(
       Session session, PlannedQuery plan, List<Object> parameters, QueryRun run, String queryId) {
-    Map<String, Object> values = variables(session);
+    Map<String, Object> values = executionValues(session);
     for (int i = 0; i < parameters.size(); i++) {
       values.put("?" + i, parameters.get(i));
     }
@@ -404,6 +438,13 @@ public final class QueryEngine {
     run.stats().planningNanos(plan.planningNanos());
     run.stats().planCached(plan.cached());
     return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
+  }
+
+  /** The {@link #variables} of an execution, with the engine's limits on its values. */
+  private Map<String, Object> executionValues(Session session) {
+    Map<String, Object> values = variables(session);
+    values.put(BoundedFunctions.VARIABLE, config.maxValueSize());
+    return values;
   }
 
   /** The variables Calcite's generated code reads: the clock, the time zone, the user. */
@@ -437,12 +478,20 @@ public final class QueryEngine {
 
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql) {
-      return planner.plan(session, query, sql, readTables(session, List.of()));
+      return plan(session, query, sql, List.of());
     }
 
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
-      return planner.plan(session, query, sql, readTables(session, tables));
+      // A command plans its queries as it runs, under its run's cancellation; while it is
+      // prepared, on the planning thread already.
+      QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
+      return PlanningThreads.plan(planning, () -> planner.plan(session, query, sql, readTables(session, tables)));
+    }
+
+    @Override
+    public TableAccess access(Session session, String catalog, TableIdentifier table) {
+      return access.tableAccess(session.principal(), catalog, String.join(".", table.namespace().levels()), table.name());
     }
 
     @Override

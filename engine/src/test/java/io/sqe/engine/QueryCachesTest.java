@@ -103,6 +103,26 @@ class QueryCachesTest {
   }
 
   @Test
+  void longStatementsCountForTheirLengthSoThatFewFillTheCaches() {
+    QueryEngine engine = engine(EngineConfig.DEFAULT.withPlanCacheMaxEntries(10).withResultCacheMaxBytes(4L << 20), AccessControl.ALLOW_ALL);
+    var plans = engine.caches().get(QueryCaches.PLAN_CACHE);
+    var results = engine.caches().get(QueryCaches.RESULT_CACHE);
+    for (int i = 0; i < 5; i++) {
+      // 100,000 characters: some seven entries' worth of text each.
+      run(engine, "select count(*) + " + i + " from s.t /* " + "x".repeat(100_000) + " */");
+    }
+    plans.cleanUp();
+    assertThat(plans.estimatedSize()).isEqualTo(1);
+    for (int i = 0; i < 30; i++) {
+      // 1,000,000 characters: a quarter of the result cache's 4 MB as text, however small the result.
+      run(engine, "select count(*) + " + i + " from s.t /* " + "y".repeat(1_000_000) + " */");
+    }
+    results.cleanUp();
+    assertThat(results.estimatedSize()).isLessThanOrEqualTo(2);
+    assertThat(run(engine, "select count(*) from s.t").rows()).containsExactly(List.of("100"));
+  }
+
+  @Test
   void sizeZeroTurnsTheCachesOff() {
     QueryEngine engine = engine(EngineConfig.DEFAULT.withPlanCacheMaxEntries(0).withResultCacheMaxBytes(0), AccessControl.ALLOW_ALL);
     // The scan's caches are the process's, and stay.

@@ -3,6 +3,7 @@ package io.sqe.engine;
 import static io.sqe.engine.TestQueries.sorted;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.iceberg.ScanAggregation;
@@ -102,7 +103,8 @@ class ScanAggregationTest {
         r.setField("color", random.nextInt(20) == 0 ? null : COLORS.get(random.nextInt(COLORS.size())));
         r.setField("label", random.nextInt(15) == 0 ? null : "label-" + random.nextInt(rows / 3 + 1));
         r.setField("i", random.nextInt(10) == 0 ? null : random.nextInt(40) - 20);
-        r.setField("l", random.nextInt(10) == 0 ? null : random.nextLong() >> random.nextInt(64));
+        // Up to 2^47: every sum of them fits a BIGINT (a sum that does not fails: bigintSumsBeyondTheRangeFail).
+        r.setField("l", random.nextInt(10) == 0 ? null : random.nextLong() >> (16 + random.nextInt(48)));
         r.setField("day", random.nextInt(12) == 0 ? null : LocalDate.of(1992, 1, 1).plusDays(random.nextInt(2500)));
         r.setField("amount", random.nextInt(9) == 0 ? null : BigDecimal.valueOf(random.nextInt(2_000_000) - 500_000, 2));
         r.setField("rate", random.nextInt(8) == 0 ? null : BigDecimal.valueOf(random.nextInt(2000) - 1000, 3));
@@ -189,6 +191,30 @@ class ScanAggregationTest {
     // id is unique: as many groups as rows.
     assertThat(TestQueries.plan(engine, session, "select id, sum(amount) from t group by id")).doesNotContain("aggregate=[");
     assertThat(TestQueries.plan(engine, session, "select color, sum(amount) from t group by color")).contains("aggregate=[");
+  }
+
+  @Test
+  void bigintSumsBeyondTheRangeFailFoldedOrNot() {
+    Schema schema = new Schema(Types.NestedField.required(1, "k", Types.IntegerType.get()), Types.NestedField.required(2, "v", Types.LongType.get()));
+    Table big = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "big"), schema);
+    List<Record> records = new ArrayList<>();
+    for (long v : new long[] {Long.MAX_VALUE, Long.MAX_VALUE, -5}) {
+      GenericRecord r = GenericRecord.create(schema);
+      r.setField("k", 1);
+      r.setField("v", v);
+      records.add(r);
+    }
+    TestTables.appendFile(big, records);
+    for (String sql : List.of("select k, sum(v) from big group by k", "select sum(v) from big")) {
+      assertThat(TestQueries.plan(engine, session, sql)).as(sql).contains("aggregate=[");
+      assertThatThrownBy(() -> TestQueries.rows(engine, session, sql)).as(sql).hasMessageContaining("bigint overflow in sum");
+      ScanAggregation.enabled(false);
+      try {
+        assertThatThrownBy(() -> TestQueries.rows(engine, session, sql + " ")).as(sql).hasMessageContaining("bigint overflow in sum");
+      } finally {
+        ScanAggregation.enabled(true);
+      }
+    }
   }
 
   private void assertFoldedMatches(String sql) {

@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * DoGet of the ticket runs again, or the row count of a command that has run.
  */
 final class PendingQuery {
+  /** Objects, caches and headers a ticket holds besides its statement, about. */
+  private static final long OVERHEAD_BYTES = 4_096;
+
   private final Session session;
   private final Prepared statement;
   private final List<List<Object>> parameterSets;
@@ -23,17 +26,59 @@ final class PendingQuery {
   private final AtomicReference<CompletableFuture<QueryExecution>> prefetched = new AtomicReference<>();
   private volatile Instant expiresAt;
   private final AtomicReference<StatementAudit> audit = new AtomicReference<>();
+  private final long estimatedBytes;
 
   /**
    * @param parameterSets the parameter rows it runs with, one execution each
    * @param commandResult whether it is the count of a command that already ran (and committed)
+   * @param alsoKept bytes the caller keeps for as long as the ticket (a poll's descriptor)
    */
-  PendingQuery(Session session, Prepared statement, List<List<Object>> parameterSets, boolean commandResult, Instant expiresAt) {
+  PendingQuery(
+      Session session, Prepared statement, List<List<Object>> parameterSets, boolean commandResult, Instant expiresAt, long alsoKept) {
     this.session = requireNonNull(session, "session is null");
     this.statement = requireNonNull(statement, "statement is null");
     this.parameterSets = List.copyOf(parameterSets);
     this.commandResult = commandResult;
     this.expiresAt = requireNonNull(expiresAt, "expiresAt is null");
+    this.estimatedBytes = estimate(statement, this.parameterSets) + alsoKept;
+  }
+
+  /**
+   * What the ticket keeps, estimated: its statement's text and plan description as UTF-16 (the
+   * most a Java string takes; the statement's text dominates, about a byte per character measured
+   * for ASCII statements of a megabyte), its parameter values and rows, and a fixed overhead.
+   */
+  long estimatedBytes() {
+    return estimatedBytes;
+  }
+
+  private static long estimate(Prepared statement, List<List<Object>> parameterSets) {
+    long bytes = OVERHEAD_BYTES + 2L * statement.sql().length();
+    if (statement instanceof Prepared.Query) {
+      bytes += 2L * ((Prepared.Query) statement).plan().explain().length();
+    } else if (statement instanceof Prepared.Rows) {
+      for (Object[] row : ((Prepared.Rows) statement).rows()) {
+        for (Object value : row) {
+          bytes += valueBytes(value);
+        }
+      }
+    }
+    for (List<Object> set : parameterSets) {
+      for (Object value : set) {
+        bytes += valueBytes(value);
+      }
+    }
+    return bytes;
+  }
+
+  private static long valueBytes(Object value) {
+    if (value instanceof CharSequence) {
+      return 40 + 2L * ((CharSequence) value).length();
+    }
+    if (value instanceof byte[]) {
+      return 16 + ((byte[]) value).length;
+    }
+    return 24;
   }
 
   Session session() {

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 
@@ -23,14 +24,20 @@ import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
  * The tickets clients hold, by query id. A ticket can be read until it expires, each read running
  * the statement again; renewing it (RenewFlightEndpoint) restarts its lifetime. When a ticket
  * goes, the engine forgets its query and an execution started for it and never fetched closes.
+ * What tickets keep is bounded by a {@link TicketBudget}: a new ticket may evict older ones.
  */
 final class QueryTickets implements AutoCloseable {
   private final Duration lifetime;
+  private final TicketBudget budget;
+  private final Consumer<String> evicted;
   private final Cache<String, PendingQuery> tickets;
 
-  QueryTickets(QueryTracker queries, Duration lifetime) {
+  /** @param evicted hears of each ticket evicted to make room for a newer one */
+  QueryTickets(QueryTracker queries, Duration lifetime, TicketBudget budget, Consumer<String> evicted) {
     requireNonNull(queries, "queries is null");
     this.lifetime = requireNonNull(lifetime, "lifetime is null");
+    this.budget = requireNonNull(budget, "budget is null");
+    this.evicted = requireNonNull(evicted, "evicted is null");
     this.tickets =
         Caffeine.newBuilder()
             .expireAfterWrite(lifetime)
@@ -45,6 +52,7 @@ final class QueryTickets implements AutoCloseable {
               if (cause == RemovalCause.REPLACED || queryId == null) {
                 return;
               }
+              budget.release(queryId);
               queries.forget(queryId);
               if (pending != null) {
                 pending.discard();
@@ -53,11 +61,27 @@ final class QueryTickets implements AutoCloseable {
             .build();
   }
 
-  /** Keeps a statement for the DoGets of its ticket. */
-  PendingQuery register(String queryId, Session session, Prepared statement, List<List<Object>> parameterSets, boolean commandResult) {
-    PendingQuery pending = new PendingQuery(session, statement, parameterSets, commandResult, Instant.now().plus(lifetime));
+  /**
+   * Keeps a statement for the DoGets of its ticket, evicting older tickets if it needs their room.
+   *
+   * @param alsoKept bytes the caller keeps for as long as the ticket
+   * @throws io.sqe.engine.SqeException RESOURCE_EXHAUSTED when the statement alone is over the limits
+   */
+  PendingQuery register(
+      String queryId, Session session, Prepared statement, List<List<Object>> parameterSets, boolean commandResult, long alsoKept) {
+    PendingQuery pending = new PendingQuery(session, statement, parameterSets, commandResult, Instant.now().plus(lifetime), alsoKept);
+    List<String> room = budget.admit(queryId, session.principal().user(), pending.estimatedBytes());
     tickets.put(queryId, pending);
+    for (String old : room) {
+      tickets.invalidate(old);
+      evicted.accept(old);
+    }
     return pending;
+  }
+
+  /** A DoGet begins reading the ticket: once read, it is among the first to make room for others. */
+  void read(String queryId) {
+    budget.read(queryId);
   }
 
   Optional<PendingQuery> find(String queryId) {

@@ -4,16 +4,20 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.exec.QueryRun;
 import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.ops.LogSettings;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
@@ -42,18 +46,34 @@ final class ResultStreamer implements AutoCloseable {
   private static final long READY_WAIT_MILLIS = 30_000;
   private static final long SHUTDOWN_WAIT_SECONDS = 30;
   private static final String CANCELLED_BY_CLIENT = "The client cancelled the stream";
+  /**
+   * How long a stopped query (its statement timeout passed, it was cancelled) has to end its
+   * stream itself before its client is told without it: a thread stuck where it never checks
+   * for cancellation, or gone, must not leave the client waiting.
+   */
+  private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
   private final BufferAllocator allocator;
+  private final HeapGuard heap;
   private final ExecutorService threads;
+  private final ScheduledExecutorService watchdog;
   private final Set<QueryBackpressure> running = ConcurrentHashMap.newKeySet();
 
-  ResultStreamer(BufferAllocator allocator) {
+  ResultStreamer(BufferAllocator allocator, HeapGuard heap) {
     this.allocator = requireNonNull(allocator, "allocator is null");
+    this.heap = requireNonNull(heap, "heap is null");
     AtomicInteger ids = new AtomicInteger();
     this.threads =
         Executors.newCachedThreadPool(
             task -> {
               Thread thread = new Thread(task, "sqe-query-" + ids.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.watchdog =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "sqe-stream-watchdog");
               thread.setDaemon(true);
               return thread;
             });
@@ -72,15 +92,24 @@ final class ResultStreamer implements AutoCloseable {
       String queryId,
       QueryTrailers.Holder trailers,
       StatementAudit audit) {
-    QueryBackpressure backpressure = new QueryBackpressure();
+    StreamEnd end = new StreamEnd(listener);
+    QueryBackpressure backpressure = new QueryBackpressure(stopped -> afterGrace(() -> end.afterStop(stopped, queryId, audit)));
     backpressure.register(listener);
     try {
       threads.execute(CatalogCredentials.carry(
-          () -> stream(schema, executions, listener, new QueryFigures.Builder(queryId), trailers, backpressure, audit)));
+          () -> stream(schema, executions, end, new QueryFigures.Builder(queryId), trailers, backpressure, audit)));
     } catch (RejectedExecutionException e) {
       RuntimeException error = CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
       audit.failed(queryId, error, null);
       listener.error(error);
+    }
+  }
+
+  private void afterGrace(Runnable check) {
+    try {
+      watchdog.schedule(check, STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closing: close() waits for the streams themselves.
     }
   }
 
@@ -96,17 +125,21 @@ final class ResultStreamer implements AutoCloseable {
   private void stream(
       Schema schema,
       Iterator<Supplier<QueryExecution>> executions,
-      ServerStreamListener listener,
+      StreamEnd end,
       QueryFigures.Builder figures,
       QueryTrailers.Holder trailers,
       QueryBackpressure backpressure,
       StatementAudit audit) {
     running.add(backpressure);
     long rows = 0;
+    ServerStreamListener listener = end.listener();
     try (MDC.MDCCloseable queryId = MDC.putCloseable(LogSettings.QUERY_ID, figures.queryId());
+        HeapGuard.Watch watch = heap.watch(figures.queryId());
         VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator)) {
       VectorLoader loader = new VectorLoader(out);
-      listener.start(out);
+      if (!end.send(() -> listener.start(out))) {
+        return;
+      }
       while (executions.hasNext()) {
         QueryExecution current = null;
         try (QueryExecution execution = executions.next().get()) {
@@ -117,6 +150,8 @@ final class ResultStreamer implements AutoCloseable {
           }
           while (execution.next()) {
             if (!awaitReady(backpressure, execution)) {
+              // The client went away: there is nobody to tell.
+              end.end(() -> { });
               audit.failed(figures.queryId(), CallStatus.CANCELLED.withDescription(CANCELLED_BY_CLIENT).toRuntimeException(), rows);
               return;
             }
@@ -126,7 +161,10 @@ final class ResultStreamer implements AutoCloseable {
               rows += batch.getRowCount();
               loader.load(recordBatch);
             }
-            listener.putNext();
+            if (!end.send(listener::putNext)) {
+              // The watchdog ended the stream while this thread did not check for the stop.
+              return;
+            }
             out.clear();
           }
         } finally {
@@ -138,26 +176,33 @@ final class ResultStreamer implements AutoCloseable {
       }
       QueryFigures done = figures.build();
       trailers.set(done);
-      listener.completed();
+      if (!end.end(listener::completed)) {
+        return;
+      }
       if (done.resultCached()) {
         audit.succeededFromCache(figures.queryId(), rows);
       } else {
         audit.succeeded(figures.queryId(), rows);
       }
-    } catch (RuntimeException e) {
-      fail(listener, figures, trailers, audit, rows, e);
     } catch (ExceptionInInitializerError e) {
       // Calcite computes a query's constant expressions in a static initializer of its generated
-      // code, so an error there (ATANH(1), say) arrives as an Error; uncaught, it ended this
+      // code, so an error there (ATANH(1), say) arrives as an Error.
+      fail(end, figures, trailers, audit, rows, e.getCause() == null ? e : e.getCause());
+    } catch (Throwable e) {
+      // Errors too (OutOfMemoryError, StackOverflowError, LinkageError): uncaught, one ended this
       // thread and the client's DoGet never ended.
-      fail(listener, figures, trailers, audit, rows, e.getCause() == null ? e : e.getCause());
+      fail(end, figures, trailers, audit, rows, e);
     } finally {
       running.remove(backpressure);
+      // Only when nothing above could end the stream (the failure handling failed too).
+      end.end(() -> listener.error(CallStatus.INTERNAL
+          .withDescription("Query " + figures.queryId() + " ended without a result")
+          .toRuntimeException()));
     }
   }
 
   private static void fail(
-      ServerStreamListener listener,
+      StreamEnd end,
       QueryFigures.Builder figures,
       QueryTrailers.Holder trailers,
       StatementAudit audit,
@@ -167,7 +212,7 @@ final class ResultStreamer implements AutoCloseable {
     trailers.set(figures.build());
     RuntimeException error = FlightErrors.toFlight(e, figures.queryId());
     audit.failed(figures.queryId(), error, rows);
-    listener.error(error);
+    end.end(() -> end.listener().error(error));
   }
 
   /** Stops every running query and waits for their streams to end, so that no buffer outlives this. */
@@ -184,6 +229,7 @@ final class ResultStreamer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    watchdog.shutdownNow();
   }
 
   /**
@@ -193,16 +239,24 @@ final class ResultStreamer implements AutoCloseable {
    * cancelled client would then last until its timeout.
    */
   private static final class QueryBackpressure extends BackpressureStrategy.CallbackBackpressureStrategy {
+    private final Consumer<QueryRun> stopped;
     private volatile QueryExecution running;
     private volatile String stopReason;
+
+    /** @param stopped hears of each run that is stopped (cancelled, timed out) */
+    QueryBackpressure(Consumer<QueryRun> stopped) {
+      this.stopped = stopped;
+    }
 
     void running(QueryExecution execution) {
       running = execution;
       if (execution == null) {
         return;
       }
+      QueryRun run = execution.context().run();
       // A cancel from elsewhere (CancelFlightInfo, a timeout) must wake a wait for a slow client.
-      execution.context().run().onCancel(this::interruptWait);
+      run.onCancel(this::interruptWait);
+      run.onCancel(() -> stopped.accept(run));
       String reason = stopReason;
       if (reason != null) {
         execution.cancel(reason);
@@ -230,6 +284,59 @@ final class ResultStreamer implements AutoCloseable {
       QueryExecution execution = running;
       if (execution != null) {
         execution.cancel(CANCELLED_BY_CLIENT);
+      }
+    }
+  }
+
+  /**
+   * The end of one stream, sent once: by its thread, or by the watchdog when a stopped query's
+   * thread has not ended it within {@link #STOP_GRACE}. Every call on the listener goes through
+   * here, so the two never call it at once (gRPC's observers are not thread-safe).
+   */
+  private static final class StreamEnd {
+    private final ServerStreamListener listener;
+    private boolean ended;
+
+    StreamEnd(ServerStreamListener listener) {
+      this.listener = listener;
+    }
+
+    ServerStreamListener listener() {
+      return listener;
+    }
+
+    /** Makes a call on the stream unless it has ended; false if it has. */
+    synchronized boolean send(Runnable call) {
+      if (ended) {
+        return false;
+      }
+      call.run();
+      return true;
+    }
+
+    /** Ends the stream with {@code call} unless it has ended; false if it had. */
+    synchronized boolean end(Runnable call) {
+      if (ended) {
+        return false;
+      }
+      ended = true;
+      call.run();
+      return true;
+    }
+
+    /** Tells the client why its query stopped, if the query's thread has not by now. */
+    void afterStop(QueryRun run, String queryId, StatementAudit audit) {
+      RuntimeException error;
+      try {
+        run.checkCancelled();
+        return;
+      } catch (RuntimeException e) {
+        error = FlightErrors.toFlight(e, queryId);
+      }
+      RuntimeException status = error;
+      if (end(() -> listener.error(status))) {
+        LOG.warn("Query {} did not end its stream within {} of being stopped; the client was told without it", queryId, STOP_GRACE);
+        audit.failed(queryId, status, null);
       }
     }
   }

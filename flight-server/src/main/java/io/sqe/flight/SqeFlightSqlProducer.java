@@ -42,6 +42,7 @@ import io.sqe.engine.command.CommandResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.memory.ArrowBuf;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
@@ -134,6 +135,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
   private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
   private static final char SAVEPOINT_SEPARATOR = '/';
+  private static final int SHOWN_TEXT_LENGTH = 4_096;
 
   private final QueryEngine engine;
   private final SessionManager sessions;
@@ -158,18 +160,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
   private final BulkIngest ingest;
   private final AuditLog audit;
+  private final HeapGuard heap;
 
-  public SqeFlightSqlProducer(
-      QueryEngine engine,
-      Catalogs catalogs,
-      SessionManager sessions,
-      PrincipalResolver principals,
-      CatalogMetadata catalogMetadata,
-      BufferAllocator allocator) {
-    this(engine, catalogs, sessions, principals, catalogMetadata, allocator, AuditLog.disabled());
-  }
-
-  /** As above, recording every statement in {@code audit}. */
+  /**
+   * @param audit where every statement is recorded
+   * @param heap watches the statements that run, to stop the biggest when the heap runs short
+   * @param ticketBudget bounds what the tickets of each user, and of all, keep
+   */
   public SqeFlightSqlProducer(
       QueryEngine engine,
       Catalogs catalogs,
@@ -177,17 +174,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       PrincipalResolver principals,
       CatalogMetadata catalogMetadata,
       BufferAllocator allocator,
-      AuditLog audit) {
+      AuditLog audit,
+      HeapGuard heap,
+      TicketBudget ticketBudget) {
     this.audit = requireNonNull(audit, "audit is null");
+    this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config().statementTimeout());
+    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config());
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
-    this.results = new ResultStreamer(allocator);
-    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME);
-    this.ingest = new BulkIngest(catalogs);
+    this.results = new ResultStreamer(allocator, heap);
+    // A poll's state goes with its evicted ticket: it holds the statement too.
+    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
+    this.ingest = new BulkIngest(catalogs, engine.accessControl());
   }
 
   /**
@@ -258,11 +259,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return server.newId();
   }
 
-  private Prepared prepare(Session session, String sql) {
+  /**
+   * Plans a statement under {@code queryId}, which lists it and cancels it while it is planned,
+   * as does the client cancelling the call or its deadline passing.
+   */
+  private Prepared prepare(Session session, String sql, String queryId) {
     try {
-      return engine.prepare(session, sql);
-    } catch (RuntimeException e) {
-      throw FlightErrors.toFlight(e, "prepare");
+      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId));
+    } catch (RuntimeException | Error e) {
+      throw FlightErrors.toFlight(e, queryId);
     }
   }
 
@@ -299,7 +304,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ClientSession session = session(context);
       listener.onNext(new SetSessionOptionsResult(sessionOptions.apply(session, request.getSessionOptions())));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "session"));
     }
   }
@@ -309,7 +314,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       listener.onNext(new GetSessionOptionsResult(sessionOptions.current(session(context))));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "session"));
     }
   }
@@ -321,7 +326,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       sessions.close(credential(call), sessionCookie(call), principals.principal(context));
       listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "session"));
     }
   }
@@ -346,11 +351,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
   }
 
+  // Each Flight call below also answers an Error its statement's own handling did not reach with
+  // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN.
+
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       return super.getFlightInfo(context, descriptor);
+    } catch (Error e) {
+      throw FlightErrors.toFlight(e, "GetFlightInfo");
     }
   }
 
@@ -359,13 +369,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     command(descriptor);
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       return super.getSchema(context, descriptor);
+    } catch (Error e) {
+      throw FlightErrors.toFlight(e, "GetSchema");
     }
   }
 
   @Override
   public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
-      return CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
+      Runnable put = CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
+      return () -> {
+        try {
+          put.run();
+        } catch (Error e) {
+          ackStream.onError(FlightErrors.toFlight(e, "DoPut"));
+        }
+      };
     }
   }
 
@@ -380,6 +399,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       super.getStream(context, ticket, listener);
+    } catch (Error e) {
+      listener.error(FlightErrors.toFlight(e, "DoGet"));
     }
   }
 
@@ -397,20 +418,29 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession = statementSession(session, command.getTransactionId());
     StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
+    // Known from its arrival, so that its planning can be listed, cancelled and timed.
+    engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
     try {
-      Prepared statement = prepare(statementSession, command.getQuery());
+      Prepared statement = prepare(statementSession, command.getQuery(), queryId);
       if (statement instanceof Prepared.Command) {
         // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
         Prepared.Command run = (Prepared.Command) statement;
         CommandOutcome outcome = runCommand(session, statementSession, run, List.of(List.of()), queryId);
         record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor);
+        return commandResult(session, queryId, run, outcome, descriptor, 0);
       }
       return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
-      throw e;
+    } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
+      throw failed(record, queryId, e);
     }
+  }
+
+  /** What a statement failed with as a Flight status, recorded in its audit line. */
+  private static RuntimeException failed(StatementAudit record, String queryId, Throwable e) {
+    RuntimeException error = FlightErrors.toFlight(e, queryId);
+    record.failed(queryId, error, null);
+    return error;
   }
 
   /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
@@ -421,8 +451,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       List<List<Object>> parameterSets,
       FlightDescriptor descriptor,
       StatementAudit record) {
-    engine.queries().track(queryId, session.principal(), statement.sql());
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, 0);
+    engine.queries().track(queryId, session.principal(), shownText(statement.sql()));
     pending.audit(record);
     long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
     return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
@@ -436,7 +466,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   private CommandOutcome runCommand(
       ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    engine.queries().track(queryId, statementSession.principal(), command.sql());
+    engine.queries().track(queryId, statementSession.principal(), shownText(command.sql()));
     try {
       return whileTheCallLasts(queryId, () -> {
         long rows = 0;
@@ -449,7 +479,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         return new CommandOutcome(rows, report);
       });
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       engine.queries().forget(queryId);
       throw FlightErrors.toFlight(e, queryId);
     }
@@ -477,7 +507,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         cancelled -> engine.queries().find(queryId).ifPresent(q ->
             q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
     call.addListener(stop, Runnable::run);
-    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId)) {
+    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId);
+        HeapGuard.Watch watch = heap.watch(queryId)) {
       return work.get();
     } finally {
       call.removeListener(stop);
@@ -489,13 +520,29 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * rowcount). A command that reports what it did (table maintenance) returns its report instead.
    */
   private FlightInfo commandResult(
-      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor) {
+      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor, long alsoKept) {
+    // Its ticket returns the outcome and never runs the statement again: it keeps no more of it
+    // than SHOW QUERIES shows.
+    String text = shownText(command.sql());
     Prepared result = command.reports()
-        ? new Prepared.Rows(command.sql(), command.resultSchema(), outcome.report())
-        : new Prepared.Rows(command.sql(), Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
-    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true);
+        ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
+        : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
+    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
     long records = command.reports() ? outcome.report().size() : outcome.rows();
     return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
+  }
+
+  /** What a poll keeps besides its ticket: its descriptor, which holds the statement again. */
+  private static long keptBytes(FlightDescriptor descriptor) {
+    return descriptor.isCommand() ? descriptor.getCommand().length : 0;
+  }
+
+  /**
+   * The text of a statement that SHOW QUERIES shows and that is kept where the statement itself
+   * is not needed: at most its first {@value #SHOWN_TEXT_LENGTH} characters.
+   */
+  private static String shownText(String sql) {
+    return sql.length() <= SHOWN_TEXT_LENGTH ? sql : sql.substring(0, SHOWN_TEXT_LENGTH) + "...";
   }
 
   /** Tells a DoPut client how many rows its update changed. */
@@ -512,7 +559,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = session(context);
-    return new SchemaResult(prepare(statementSession(session, command.getTransactionId()), command.getQuery()).resultSchema());
+    Session statementSession = statementSession(session, command.getTransactionId());
+    return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
   }
 
   @Override
@@ -521,10 +569,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PendingQuery query;
     try {
       query = ownTicket(queryId, context);
-    } catch (RuntimeException e) {
-      listener.error(e);
+    } catch (RuntimeException | Error e) {
+      listener.error(FlightErrors.toFlight(e, queryId));
       return;
     }
+    tickets.read(queryId);
     StatementAudit record = query.takeAudit();
     if (record == null) {
       // A later DoGet of the same ticket runs the statement again; a command's count is no run.
@@ -585,7 +634,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       return future.join();
     } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+      throw ExecutionErrors.rethrow(e.getCause());
     }
   }
 
@@ -600,11 +649,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       String handle = newQueryId();
       Prepared statement;
       try {
-        statement = prepare(statementSession, request.getQuery());
-      } catch (RuntimeException e) {
+        statement = prepare(statementSession, request.getQuery(), handle);
+      } catch (RuntimeException | Error e) {
         // A statement that cannot be prepared never runs: this is its only record.
-        audit(context, statementSession, request.getQuery()).failed(handle, e, null);
-        throw e;
+        throw failed(audit(context, statementSession, request.getQuery()), handle, e);
       }
       prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
       ActionCreatePreparedStatementResult result =
@@ -620,7 +668,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
               .build();
       listener.onNext(new Result(Any.pack(result).toByteArray()));
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "prepare"));
     }
   }
@@ -672,18 +720,19 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     Session statementSession = statement.executionSession(session);
     StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
+    engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
     try {
-      Prepared current = statement.current(statementSession, this::prepare);
+      Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
       if (current instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) current;
         CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
         record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor);
+        return commandResult(session, queryId, run, outcome, descriptor, 0);
       }
       return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
-      throw e;
+    } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
+      throw failed(record, queryId, e);
     }
   }
 
@@ -711,8 +760,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     PreparedHandle statement;
     try {
       statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    } catch (RuntimeException e) {
-      listener.error(e);
+    } catch (RuntimeException | Error e) {
+      listener.error(FlightErrors.toFlight(e, "prepare"));
       return;
     }
     if (statement.statement() instanceof Prepared.Command) {
@@ -728,9 +777,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       statementSession = statement.executionSession(session(context));
       record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
       parameterSets = parameterSets(statement);
-      current = statement.current(statementSession, this::prepare);
-    } catch (RuntimeException e) {
-      RuntimeException error = FlightErrors.toFlight(e, "prepare");
+      current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
+    } catch (RuntimeException | Error e) {
+      RuntimeException error = FlightErrors.toFlight(e, queryId);
       record.failed(queryId, error, null);
       listener.error(error);
       return;
@@ -753,7 +802,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         statement.bind(rows);
         ackStream.onCompleted();
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "bind"));
       }
     };
@@ -777,11 +826,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared current = statement.current(statementSession, this::prepare);
-          return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+          engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
+          try {
+            Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
+            return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
+          } finally {
+            engine.queries().forget(queryId);
+          }
         });
         sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
     };
@@ -797,14 +851,19 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
-          Prepared statement = prepare(statementSession, command.getQuery());
-          if (!(statement instanceof Prepared.Command)) {
-            throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+          engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
+          try {
+            Prepared statement = prepare(statementSession, command.getQuery(), queryId);
+            if (!(statement instanceof Prepared.Command)) {
+              throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+            }
+            return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
+          } finally {
+            engine.queries().forget(queryId);
           }
-          return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
         });
         sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
     };
@@ -837,6 +896,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       doActionAsCaller(context, action, listener);
+    } catch (Error e) {
+      listener.onError(FlightErrors.toFlight(e, action.getType()));
     }
   }
 
@@ -858,12 +919,28 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             readAction(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
         listener.onNext(new Result(renew(endpoint, context).serialize().array()));
       } else {
+        checkSessionActionBody(type, action.getBody());
         super.doAction(context, action, listener);
         return;
       }
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, type));
+    }
+  }
+
+  /**
+   * Refuses the body of a session action that is not the message the action takes, as
+   * INVALID_ARGUMENT; Flight SQL's dispatch, which reads them, would say INTERNAL.
+   */
+  private static void checkSessionActionBody(String type, byte[] body) {
+    ByteBuffer buffer = ByteBuffer.wrap(body);
+    if (type.equals(FlightConstants.SET_SESSION_OPTIONS.getType())) {
+      readAction(type, () -> SetSessionOptionsRequest.deserialize(buffer));
+    } else if (type.equals(FlightConstants.GET_SESSION_OPTIONS.getType())) {
+      readAction(type, () -> GetSessionOptionsRequest.deserialize(buffer));
+    } else if (type.equals(FlightConstants.CLOSE_SESSION.getType())) {
+      readAction(type, () -> CloseSessionRequest.deserialize(buffer));
     }
   }
 
@@ -954,6 +1031,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
     try (CatalogCredentials.Scope caller = catalogCaller(context)) {
       return pollFlightInfoAsCaller(context, descriptor);
+    } catch (Error e) {
+      throw FlightErrors.toFlight(e, "PollFlightInfo");
     }
   }
 
@@ -981,24 +1060,26 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
         statementSession = statementSession(session, query.getTransactionId());
         record = audit(context, statementSession, query.getQuery());
-        statement = prepare(statementSession, query.getQuery());
+        engine.queries().track(queryId, statementSession.principal(), shownText(query.getQuery()));
+        statement = prepare(statementSession, query.getQuery(), queryId);
         parameterSets = List.of(List.of());
       } else if (command.is(CommandPreparedStatementQuery.class)) {
         PreparedHandle handle =
             preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
         statementSession = handle.executionSession(session);
         record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
-        statement = handle.current(statementSession, this::prepare);
+        engine.queries().track(queryId, statementSession.principal(), shownText(handle.statement().sql()));
+        statement = handle.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
         parameterSets = parameterSets(handle);
       } else {
         return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
       }
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
-      throw e;
+    } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
+      throw failed(record, queryId, e);
     }
     StatementAudit audited = record;
-    engine.queries().track(queryId, statementSession.principal(), statement.sql());
+    engine.queries().track(queryId, statementSession.principal(), shownText(statement.sql()));
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
     PollState poll =
         new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(TICKET_LIFETIME));
@@ -1010,21 +1091,19 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
           CommandOutcome outcome;
           try {
             outcome = runCommand(session, statementSession, run, parameterSets, queryId);
-          } catch (RuntimeException e) {
-            audited.failed(queryId, e, null);
-            throw e;
+          } catch (RuntimeException | Error e) {
+            throw failed(audited, queryId, e);
           }
           audited.succeeded(queryId, outcome.rows());
-          return commandResult(session, queryId, run, outcome, descriptor);
+          return commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
         }));
       } else {
         startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
       }
-    } catch (RuntimeException e) {
-      record.failed(queryId, e, null);
+    } catch (RuntimeException | Error e) {
       polls.invalidate(queryId);
       engine.queries().forget(queryId);
-      throw e;
+      throw failed(record, queryId, e);
     }
     return pollInfo(queryId, poll, Duration.ZERO);
   }
@@ -1038,7 +1117,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       FlightDescriptor descriptor,
       CompletableFuture<FlightInfo> result,
       StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false);
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, keptBytes(descriptor));
     pending.audit(record);
     CompletableFuture<QueryExecution> first = new CompletableFuture<>();
     pending.prefetched(first);
@@ -1052,7 +1131,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
         first.complete(execution);
         return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         if (execution != null) {
           execution.close();
         }
@@ -1068,7 +1147,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static void complete(CompletableFuture<FlightInfo> result, Supplier<FlightInfo> work) {
     try {
       result.complete(work.get());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       result.completeExceptionally(e);
     }
   }
@@ -1109,7 +1188,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         long rows = record.recordUpdate(
             queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
         sendUpdateCount(ackStream, rows);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, queryId));
       }
     };
@@ -1170,9 +1249,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_exists: FAIL, APPEND or REPLACE");
     }
     return new BulkIngest.Request(
-        command.hasCatalog() ? command.getCatalog() : null,
-        command.hasSchema() ? command.getSchema() : null,
-        command.getTable(),
+        command.hasCatalog() ? FlightErrors.name("catalog", command.getCatalog()) : null,
+        command.hasSchema() ? FlightErrors.name("schema", command.getSchema()) : null,
+        FlightErrors.name("table", command.getTable()),
         ifMissing,
         ifExists);
   }
@@ -1190,7 +1269,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.onNext(
           ActionBeginTransactionResult.newBuilder().setTransactionId(ByteString.copyFromUtf8(transaction.id())).build());
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "transaction"));
     }
   }
@@ -1219,7 +1298,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       }
       transactionSessions.invalidate(transaction.id());
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "transaction"));
     }
   }
@@ -1234,7 +1313,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ByteString id = ByteString.copyFromUtf8(transaction.id() + SAVEPOINT_SEPARATOR + savepoint);
       listener.onNext(ActionBeginSavepointResult.newBuilder().setSavepointId(id).build());
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "savepoint"));
     }
   }
@@ -1260,7 +1339,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
           throw FlightErrors.invalid("EndSavepoint needs an action: RELEASE or ROLLBACK");
       }
       listener.onCompleted();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, "savepoint"));
     }
   }
@@ -1323,7 +1402,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.start(root);
       listener.putNext();
       listener.completed();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       listener.error(FlightErrors.toFlight(e, "metadata"));
     }
   }

@@ -28,8 +28,10 @@ import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.auth.StoreUsers;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.connections.GuardedTransport;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LakehouseHealth;
+import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
@@ -41,6 +43,7 @@ import io.sqe.infoschema.ShowStatements;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import io.sqe.write.maintenance.MaintenanceSettings;
+import io.sqe.write.storage.LocationRules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -89,6 +92,8 @@ public final class SqeServer implements AutoCloseable {
   private final OpsHttpServer http;
   private final TrinoEndpoint trino;
   private final ExecutorService callThreads;
+  private final HeapGuard heap;
+  private final GuardedTransport transport;
   private final Object closing = new Object();
   private boolean closed;
 
@@ -116,16 +121,25 @@ public final class SqeServer implements AutoCloseable {
     this.http = operations.http();
     this.trino = operations.trino();
     this.callThreads = operations.callThreads();
+    this.heap = operations.heap();
+    this.transport = operations.transport();
   }
 
   /** The operations parts a server owns, and the Trino endpoint (null when off). */
   private record Operations(
-      ServingState serving, ServerMetrics metrics, LakehouseHealth health, OpsHttpServer http, ExecutorService callThreads,
+      ServingState serving,
+      ServerMetrics metrics,
+      LakehouseHealth health,
+      OpsHttpServer http,
+      ExecutorService callThreads,
+      HeapGuard heap,
+      GuardedTransport transport,
       TrinoEndpoint trino) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
     requireNonNull(config, "config is null");
+    LogSettings.protectCredentials();
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
     ServerMetrics metrics = ServerMetrics.create();
@@ -134,6 +148,8 @@ public final class SqeServer implements AutoCloseable {
     OpsHttpServer http = null;
     TrinoEndpoint trino = null;
     ExecutorService callThreads = null;
+    HeapGuard heap = null;
+    GuardedTransport transport = null;
     try {
       if (config.auditFile() != null) {
         audit = AuditLog.open(config.auditFile(), metrics);
@@ -174,8 +190,10 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxQueryMemoryBytes(config.maxQueryMemoryBytes())
                   .withStatementTimeout(config.maxRunTime())
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
-                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes()),
-              executors(config, authenticating, metadata),
+                  .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
+                  .withMaxValueSize(config.maxValueSize())
+                  .withMaxReorderedJoins(config.maxReorderedJoins()),
+              executors(config, authenticating, locationRules(config, lakehouse), metadata),
               WritePath.transactions(),
               InformationSchema.schemas(metadata, catalogs),
               access);
@@ -183,6 +201,8 @@ public final class SqeServer implements AutoCloseable {
       LocalAuthentication authentication = await(authenticating);
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
+      heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
+      TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes());
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
               engine,
@@ -191,10 +211,22 @@ public final class SqeServer implements AutoCloseable {
               context -> authenticator.principal(context.peerIdentity()),
               metadata,
               allocator,
-              audit);
+              audit,
+              heap,
+              ticketBudget);
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
+      metrics.registerGauge(
+          "sqe_tickets_kept_bytes", "What tickets keep (statements, parameters), estimated, within query.tickets.max-bytes",
+          ticketBudget::totalBytes);
+      ServerConfig.Limits limits = config.limits();
+      transport = new GuardedTransport(limits.maxConnectionsPerAddress(), limits.handshakeTimeout(), limits.connectionIdleTimeout());
+      GuardedTransport flightTransport = transport;
+      metrics.registerGauge("sqe_connections_open", "Flight connections open", () -> flightTransport.guard().open());
+      metrics.registerGauge(
+          "sqe_connections_refused", "Flight connections refused since start for their address's limit (server.max-connections-per-address)",
+          () -> flightTransport.guard().refused());
       FlightServer.Builder builder =
           FlightServer.builder(allocator, location(config, config.port()), producer)
               .executor(callThreads)
@@ -205,23 +237,25 @@ public final class SqeServer implements AutoCloseable {
               .transportHint(
                   "grpc.builderConsumer",
                   (Consumer<NettyServerBuilder>)
-                      netty ->
-                          netty
-                              .callExecutor(new ClientAddressHeader())
-                              .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
-                                  figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
-                              // Flight's middleware (authentication) only sees Flight's own service,
-                              // so health checks need no credentials.
-                              .addService(serving.healthService())
-                              // Load balancers and clients keep idle connections alive with pings.
-                              .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
-                              .permitKeepAliveWithoutCalls(true));
+                      netty -> {
+                        flightTransport.configure(netty);
+                        netty
+                            .callExecutor(new ClientAddressHeader())
+                            .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
+                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
+                            // Flight's middleware (authentication) only sees Flight's own service,
+                            // so health checks need no credentials.
+                            .addService(serving.healthService())
+                            // Load balancers and clients keep idle connections alive with pings.
+                            .permitKeepAliveTime(KEEPALIVE_MIN_INTERVAL_SECONDS, TimeUnit.SECONDS)
+                            .permitKeepAliveWithoutCalls(true);
+                      });
       FlightServer server = tls(builder, config.tls()).build();
       server.start();
       serving.serving(true);
       if (config.operations().httpEnabled()) {
         try {
-          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics);
+          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login);
         } catch (IOException e) {
           server.shutdown();
           throw e;
@@ -242,14 +276,14 @@ public final class SqeServer implements AutoCloseable {
       }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http, callThreads, trino));
+          new Operations(serving, metrics, health, http, callThreads, heap, transport, trino));
     } catch (IOException e) {
       audit.close();
-      closeQuietly(health, callThreads, catalogs, allocator);
+      closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
       throw new UncheckedIOException("Cannot start SQE: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       audit.close();
-      closeQuietly(health, callThreads, catalogs, allocator);
+      closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
       throw e;
     }
   }
@@ -274,9 +308,12 @@ public final class SqeServer implements AutoCloseable {
    * is ready before the server takes its first call, and the SHOW statements over the catalogs.
    */
   private static List<CommandExecutor> executors(
-      ServerConfig config, CompletableFuture<LocalAuthentication> authenticating, CatalogMetadata metadata) {
+      ServerConfig config,
+      CompletableFuture<LocalAuthentication> authenticating,
+      LocationRules locations,
+      CatalogMetadata metadata) {
     List<CommandExecutor> executors = new ArrayList<>(
-        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), config.writeMaxCommitRetries()));
+        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     executors.add(new ShowStatements(metadata));
@@ -373,6 +410,17 @@ public final class SqeServer implements AutoCloseable {
         "sqe_arrow_peak_allocated_bytes", "The most Arrow memory held at once since start", allocator::getPeakMemoryAllocation);
   }
 
+  /** Where administrators may place tables; the allowed prefixes must be of the catalog's storage. */
+  private static LocationRules locationRules(ServerConfig config, LakehouseCatalog catalog) {
+    try {
+      LocationRules rules = new LocationRules(config.security().allowedLocations(), config.dataDir());
+      rules.validate(catalog);
+      return rules;
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("Setting security.allowed-locations: " + e.getMessage());
+    }
+  }
+
   private static AccessControl accessControl(ServerConfig.SecuritySettings security) {
     if (security.policyFile() == null) {
       LOG.warn("No access policy (security.policy-file): every authenticated user may read and change every table");
@@ -413,7 +461,19 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(LakehouseHealth health, ExecutorService callThreads, Catalogs catalogs, BufferAllocator allocator) {
+  private static void closeQuietly(
+      GuardedTransport transport,
+      HeapGuard heap,
+      LakehouseHealth health,
+      ExecutorService callThreads,
+      Catalogs catalogs,
+      BufferAllocator allocator) {
+    if (transport != null) {
+      transport.close();
+    }
+    if (heap != null) {
+      heap.close();
+    }
     if (health != null) {
       health.close();
     }
@@ -523,10 +583,12 @@ public final class SqeServer implements AutoCloseable {
     if (trino != null) {
       trino.close();
     }
+    heap.close();
     if (!server.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);
     }
     server.close();
+    transport.close();
     callThreads.shutdown();
     if (!callThreads.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Flight call threads still busy {} after the server stopped", CANCEL_WAIT);
@@ -541,8 +603,10 @@ public final class SqeServer implements AutoCloseable {
     allocator.close();
   }
 
-  /** Statements running now, queries and commands alike. */
+  /** Statements being planned or running now, queries and commands alike. */
   long running() {
-    return engine.queries().all().stream().filter(q -> q.state() == TrackedQuery.State.RUNNING).count();
+    return engine.queries().all().stream()
+        .filter(q -> q.state() == TrackedQuery.State.RUNNING || q.state() == TrackedQuery.State.PLANNING)
+        .count();
   }
 }

@@ -3,11 +3,9 @@ package io.sqe.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.flight.testing.ServerProcess;
 import io.sqe.flight.testing.TestServer;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,8 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.arrow.flight.CallOption;
@@ -42,8 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
  * its previous snapshot, with the previous rows, and can write to it again.
  */
 class KilledWriteTest {
-  private static final Pattern PASSWORD = Pattern.compile("Created user 'admin' with password: (\\S+)");
-  private static final Pattern PORT = Pattern.compile("SQE is listening on grpc://127\\.0\\.0\\.1:(\\d+)");
   private static final Duration STARTUP = Duration.ofMinutes(2);
 
   @TempDir Path dir;
@@ -53,11 +47,11 @@ class KilledWriteTest {
     Path data = dir.resolve("data");
     String password;
     Set<String> committedFiles;
-    Process process = startServerProcess(data);
-    try (RootAllocator allocator = new RootAllocator()) {
-      ServerOutput output = ServerOutput.read(process);
-      password = output.password();
-      try (FlightClient flight = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", output.port())).build();
+    ServerProcess server = ServerProcess.start(data, List.of("-Xmx1g"), Map.of());
+    Process process = server.process();
+    try (server; RootAllocator allocator = new RootAllocator()) {
+      password = server.password();
+      try (FlightClient flight = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.port())).build();
           FlightSqlClient sql = new FlightSqlClient(flight)) {
         CallOption auth = flight.authenticateBasicToken(TestServer.ADMIN, password).orElseThrow();
         sql.executeUpdate("create schema app", auth);
@@ -88,8 +82,6 @@ class KilledWriteTest {
         assertThat(process.waitFor(1, TimeUnit.MINUTES)).isTrue();
         assertThat(process.exitValue()).isEqualTo(137);
       }
-    } finally {
-      process.destroyForcibly();
     }
     Set<String> afterKill = parquetFiles(data, "big");
     assertThat(afterKill).as("the killed write left its uncommitted files").hasSizeGreaterThan(committedFiles.size());
@@ -108,67 +100,6 @@ class KilledWriteTest {
         assertThat(s.executeUpdate("insert into app.big values (-1, 'after restart')")).isEqualTo(1);
         assertThat(longs(s, "select count(*), sum(id) from app.big")).containsExactly(101L, 5049L);
       }
-    }
-  }
-
-  /** Starts {@code io.sqe.flight.Main} in a JVM of its own, on an empty data directory and a free port. */
-  private static Process startServerProcess(Path data) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder builder = new ProcessBuilder(
-        java,
-        "-Xmx1g",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED",
-        "-Darrow.enable_unsafe_memory_access=true",
-        "-cp",
-        System.getProperty("java.class.path"),
-        "io.sqe.flight.Main");
-    builder.environment().keySet().removeIf(name -> name.startsWith("SQE_"));
-    builder.environment().put("SQE_PORT", "0");
-    builder.environment().put("SQE_DATA__DIR", data.toString());
-    builder.environment().put("SQE_AUTH_PASSWORD__HASH__ITERATIONS", "10000");
-    builder.redirectErrorStream(true);
-    return builder.start();
-  }
-
-  /** What the server process prints when it is up. */
-  private record ServerOutput(String password, int port) {
-    /** Reads the process's output until it says where it listens; the rest is drained in the background. */
-    static ServerOutput read(Process process) throws Exception {
-      BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      CompletableFuture<ServerOutput> started = CompletableFuture.supplyAsync(() -> {
-        String password = null;
-        List<String> seen = new ArrayList<>();
-        try {
-          for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-            seen.add(line);
-            Matcher p = PASSWORD.matcher(line);
-            if (p.find()) {
-              password = p.group(1);
-            }
-            Matcher port = PORT.matcher(line);
-            if (port.find()) {
-              return new ServerOutput(password, Integer.parseInt(port.group(1)));
-            }
-          }
-        } catch (IOException e) {
-          throw new IllegalStateException(e);
-        }
-        throw new IllegalStateException("The server process ended before it listened:\n" + String.join("\n", seen));
-      });
-      ServerOutput output = started.get(STARTUP.toMillis(), TimeUnit.MILLISECONDS);
-      Thread drain = new Thread(() -> {
-        try {
-          while (lines.readLine() != null) {
-            // The server's log is not needed once it runs; reading it keeps the pipe from filling.
-          }
-        } catch (IOException e) {
-          // The process was killed.
-        }
-      }, "sqe-process-output");
-      drain.setDaemon(true);
-      drain.start();
-      assertThat(output.password()).as("the first start prints the admin password").isNotNull();
-      return output;
     }
   }
 

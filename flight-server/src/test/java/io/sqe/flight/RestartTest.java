@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The embedded default across restarts: tables and users stay, the admin password is shown once
  * and stored only as a salted hash, and tokens stay valid on a restarted server and on any server
- * that shares the signing key file. Clients are the JDBC driver and Flight's own handshake.
+ * that shares the security directory (signing keys and users). Clients are the JDBC driver and
+ * Flight's own handshake.
  */
 class RestartTest {
   private static final Schema PRICES =
@@ -74,15 +75,19 @@ class RestartTest {
     Path c = dir.resolve("c");
     try (TestServer issuer = TestServer.start(a, Map.of())) {
       String token = handshakeToken(issuer, issuer.adminPassword());
-      Path keys = Path.of("security", AuthConfig.SIGNING_KEYS_FILE);
+      // Servers side by side share the security directory: the signing keys and the users, whose
+      // ids the tokens name.
       Files.createDirectories(b.resolve("security"));
-      Files.copy(a.resolve(keys), b.resolve(keys));
+      for (String file : List.of(AuthConfig.SIGNING_KEYS_FILE, AuthConfig.USERS_FILE)) {
+        Path shared = Path.of("security", file);
+        Files.copy(a.resolve(shared), b.resolve(shared));
+      }
       try (TestServer sharing = TestServer.start(b, Map.of());
           TestServer stranger = TestServer.start(c, Map.of())) {
         assertThat(one(jdbc(sharing, "token=" + token))).isEqualTo(1);
         assertUnauthenticated(() -> jdbc(stranger, "token=" + token), token);
         // And the other way round: the sharing server's tokens work on the issuer.
-        String back = handshakeToken(sharing, sharing.adminPassword());
+        String back = handshakeToken(sharing, issuer.adminPassword());
         assertThat(one(jdbc(issuer, "token=" + back))).isEqualTo(1);
       }
     }

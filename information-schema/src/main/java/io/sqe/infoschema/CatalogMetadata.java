@@ -79,7 +79,9 @@ public final class CatalogMetadata {
 
   /**
    * The columns of a relation the principal may see, in order; empty when the relation cannot be
-   * loaded or has a column of a type SQE cannot read (it is then left out of column metadata).
+   * loaded or has a column of a type SQE cannot read (it is then left out of column metadata). A
+   * view's column is left out, too, where a table the view reads hides a column of that name from
+   * the principal: a {@code SELECT *} view would show the hidden column's name.
    */
   public Optional<List<ColumnInfo>> columns(Principal principal, Relation relation) {
     Optional<RelationDetails> details = relation.details();
@@ -90,7 +92,7 @@ public final class CatalogMetadata {
     try {
       for (ColumnInfo column : details.get().columns()) {
         column.dataType();
-        if (canSeeColumn(principal, relation, column.name())) {
+        if (canSeeColumn(principal, relation, column.name()) && !hiddenInViewReads(principal, details.get(), column.name())) {
           visible.add(column);
         }
       }
@@ -99,6 +101,34 @@ public final class CatalogMetadata {
       return Optional.empty();
     }
     return Optional.of(visible);
+  }
+
+  /** Whether a table the view reads, which the principal sees, hides a column named {@code column} from them. */
+  private boolean hiddenInViewReads(Principal principal, RelationDetails details, String column) {
+    for (List<String> table : details.viewReads()) {
+      if (visibility.canSeeTable(principal, table.get(0), table.get(1), table.get(2))
+          && !visibility.canSeeColumn(principal, table.get(0), table.get(1), table.get(2), column)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A view's SQL as the principal may see it: null when a table the view reads hides columns from
+   * them, since the SQL may name one.
+   */
+  public Optional<String> viewDefinition(Principal principal, Relation view) {
+    Optional<RelationDetails> details = view.details();
+    if (details.isEmpty() || details.get().viewDefinition() == null) {
+      return Optional.empty();
+    }
+    for (List<String> table : details.get().viewReads()) {
+      if (visibility.hidesColumns(principal, table.get(0), table.get(1), table.get(2))) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(details.get().viewDefinition());
   }
 
   /** Whether the principal may see a column of a relation. */
@@ -191,7 +221,7 @@ public final class CatalogMetadata {
 
   private static Loaded loadView(ViewCatalog views, SchemaRef schema, TableIdentifier id) {
     try {
-      return Loaded.of(RelationDetails.of(views.loadView(id)));
+      return Loaded.of(RelationDetails.of(views.loadView(id), schema.catalogName(), schema.name()));
     } catch (NoSuchViewException | NoSuchNamespaceException e) {
       return Loaded.ABSENT;
     } catch (RuntimeException e) {

@@ -2,39 +2,43 @@ package io.sqe.infoschema;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.Checkpoint;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * A Flight SQL (and JDBC) name filter pattern: SQL LIKE syntax, where {@code %} matches any run of
- * characters, {@code _} matches one character, and a backslash makes the next character literal.
- * Matching is case-sensitive, as names are compared the way the catalog stores them.
+ * characters, {@code _} matches one character (a code point), and a backslash makes the next
+ * character literal. Matching is case-sensitive, as names are compared the way the catalog stores
+ * them, and runs on the engine's LIKE matcher, which does not backtrack.
  */
 public final class LikePattern {
   /** The escape character clients learn from SQL_SEARCH_STRING_ESCAPE. */
   public static final char ESCAPE = '\\';
 
+  /** Names are short: a match needs no checks for cancellation. */
+  private static final Checkpoint UNCHECKED = () -> {};
+
   private static final LikePattern ANY = new LikePattern(null, null);
 
   private final String pattern;
-  private final Pattern regex;
+  private final io.sqe.engine.sql.functions.LikePattern matcher;
 
-  private LikePattern(String pattern, Pattern regex) {
+  private LikePattern(String pattern, io.sqe.engine.sql.functions.LikePattern matcher) {
     this.pattern = pattern;
-    this.regex = regex;
+    this.matcher = matcher;
   }
 
   /** A pattern; null means no filter (every name matches), as an absent protobuf field does. */
   public static LikePattern of(String pattern) {
-    return pattern == null
-        ? ANY
-        : new LikePattern(pattern, Pattern.compile(toRegex(pattern), Pattern.DOTALL));
+    return pattern == null ? ANY : new LikePattern(pattern, compile(pattern));
   }
 
-  /** The Java regular expression equivalent to a LIKE pattern. */
-  public static String toRegex(String pattern) {
-    StringBuilder regex = new StringBuilder(pattern.length() + 16);
-    StringBuilder literal = new StringBuilder();
+  /**
+   * The pattern as SQL LIKE with backslash as its escape, which SQL allows only before {@code %},
+   * {@code _} and itself: before any other character a backslash is dropped.
+   */
+  private static io.sqe.engine.sql.functions.LikePattern compile(String pattern) {
+    StringBuilder like = new StringBuilder(pattern.length());
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);
       if (c == ESCAPE) {
@@ -42,23 +46,16 @@ public final class LikePattern {
           throw new SqeException(
               ErrorCode.INVALID_ARGUMENT, "Name pattern must not end with the escape character: " + pattern);
         }
-        literal.append(pattern.charAt(++i));
-      } else if (c == '%' || c == '_') {
-        appendLiteral(regex, literal);
-        regex.append(c == '%' ? ".*" : ".");
+        char next = pattern.charAt(++i);
+        if (next == '%' || next == '_' || next == ESCAPE) {
+          like.append(ESCAPE);
+        }
+        like.append(next);
       } else {
-        literal.append(c);
+        like.append(c);
       }
     }
-    appendLiteral(regex, literal);
-    return regex.toString();
-  }
-
-  private static void appendLiteral(StringBuilder regex, StringBuilder literal) {
-    if (literal.length() > 0) {
-      regex.append(Pattern.quote(literal.toString()));
-      literal.setLength(0);
-    }
+    return io.sqe.engine.sql.functions.LikePattern.compile(like.toString(), String.valueOf(ESCAPE), false);
   }
 
   /** The one name the pattern matches when it has no wildcard, with its escapes resolved. */
@@ -78,7 +75,7 @@ public final class LikePattern {
   }
 
   public boolean matches(String name) {
-    return regex == null || regex.matcher(name).matches();
+    return matcher == null || matcher.matches(name, UNCHECKED);
   }
 
   @Override

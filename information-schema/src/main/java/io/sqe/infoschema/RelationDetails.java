@@ -29,11 +29,19 @@ import org.apache.iceberg.view.ViewProperties;
  *     snapshot); a view's current version time
  * @param rowCount a table's row count from its snapshot summary (0 without a snapshot); null for a view
  * @param viewDefinition a view's SQL (SQE's dialect preferred); null for a table
+ * @param viewReads the tables and views a view's SQL names (catalog, schema, name); empty for a table
  */
 public record RelationDetails(
-    Schema schema, String comment, Long createdMillis, Long lastAlteredMillis, Long rowCount, String viewDefinition) {
+    Schema schema,
+    String comment,
+    Long createdMillis,
+    Long lastAlteredMillis,
+    Long rowCount,
+    String viewDefinition,
+    List<List<String>> viewReads) {
   public RelationDetails {
     requireNonNull(schema, "schema is null");
+    viewReads = List.copyOf(viewReads);
   }
 
   static RelationDetails of(Table table) {
@@ -53,10 +61,11 @@ public record RelationDetails(
       rows = total == null ? 0 : Long.parseLong(total);
     }
     return new RelationDetails(
-        table.schema(), table.properties().get(TableProperties.COMMENT), created, lastAltered, rows, null);
+        table.schema(), table.properties().get(TableProperties.COMMENT), created, lastAltered, rows, null, List.of());
   }
 
-  static RelationDetails of(View view) {
+  /** A view's details; {@code catalog} and {@code schema} are where it is, the defaults of its SQL's names. */
+  static RelationDetails of(View view, String catalog, String schema) {
     List<ViewHistoryEntry> history = view.history();
     long lastAltered = view.currentVersion().timestampMillis();
     return new RelationDetails(
@@ -65,7 +74,8 @@ public record RelationDetails(
         history.isEmpty() ? lastAltered : history.get(0).timestampMillis(),
         lastAltered,
         null,
-        ViewDefinitions.sql(view.currentVersion()).map(SQLViewRepresentation::sql).orElse(null));
+        ViewDefinitions.sql(view.currentVersion()).map(SQLViewRepresentation::sql).orElse(null),
+        ViewDefinitions.tablesRead(view.currentVersion(), catalog, schema));
   }
 
   /** The top-level columns in order. */

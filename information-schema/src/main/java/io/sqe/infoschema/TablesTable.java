@@ -14,7 +14,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * information_schema.tables: the catalog's tables ({@code BASE TABLE}) and views ({@code VIEW}),
  * with their comment, creation and last change times and row counts. A relation that cannot be
- * loaded is still listed, with those details NULL.
+ * loaded is still listed, with those details NULL; so is the row count of a table the principal
+ * may not see as stored ({@link io.sqe.engine.session.ObjectVisibility#canSeeRowCount}).
  */
 final class TablesTable extends MetadataTable {
   TablesTable(LakehouseCatalog catalog, Principal principal, CatalogMetadata metadata) {
@@ -45,7 +46,9 @@ final class TablesTable extends MetadataTable {
             loaded.map(RelationDetails::comment).orElse(null),
             micros(loaded.map(RelationDetails::createdMillis).orElse(null)),
             micros(loaded.map(RelationDetails::lastAlteredMillis).orElse(null)),
-            loaded.map(RelationDetails::rowCount).orElse(null)
+            metadata.visibility().canSeeRowCount(principal, catalog.name(), relation.schema().name(), relation.name())
+                ? loaded.map(RelationDetails::rowCount).orElse(null)
+                : null
           });
     }
     return rows;

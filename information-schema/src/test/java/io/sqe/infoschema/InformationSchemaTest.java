@@ -195,7 +195,7 @@ class InformationSchemaTest {
     String plan = lake.explain(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = 's' AND table_name IN ('a', 'b')");
     assertThat(plan).contains("BindableTableScan(table=[[lake, information_schema, columns]], filters=");
-    assertThat(plan).contains("=($1, 's')").contains("SEARCH($2");
+    assertThat(plan).contains("=($1, _UTF-8's')").contains("SEARCH($2");
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.sqe.engine.txn.Transactions;
 import io.sqe.write.ddl.DdlExecutor;
 import io.sqe.write.dml.DmlExecutor;
 import io.sqe.write.maintenance.MaintenanceSettings;
+import io.sqe.write.storage.LocationRules;
 import io.sqe.write.txn.IcebergTransaction;
 import java.util.List;
 
@@ -18,15 +19,16 @@ public final class WritePath {
 
   /** The executors, with table maintenance limited by {@code maintenance}. */
   public static List<CommandExecutor> executors(MaintenanceSettings maintenance) {
-    return executors(maintenance, DmlExecutor.DEFAULT_MAX_COMMIT_RETRIES);
+    return executors(maintenance, LocationRules.NONE, DmlExecutor.DEFAULT_MAX_COMMIT_RETRIES);
   }
 
   /**
-   * The executors, with table maintenance limited by {@code maintenance}, and a statement that
-   * loses a commit race outside a transaction run again up to {@code maxCommitRetries} times.
+   * The executors, with table maintenance limited by {@code maintenance}, the locations statements
+   * may choose for tables by {@code locations}, and a statement that loses a commit race outside a
+   * transaction run again up to {@code maxCommitRetries} times.
    */
-  public static List<CommandExecutor> executors(MaintenanceSettings maintenance, int maxCommitRetries) {
-    return List.of(new DdlExecutor(maintenance), new DmlExecutor(maxCommitRetries));
+  public static List<CommandExecutor> executors(MaintenanceSettings maintenance, LocationRules locations, int maxCommitRetries) {
+    return List.of(new DdlExecutor(maintenance, locations), new DmlExecutor(locations, maxCommitRetries));
   }
 
   /** Transactions over Iceberg tables, in which the DML of {@link #executors()} is staged. */

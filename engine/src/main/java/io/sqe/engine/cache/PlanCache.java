@@ -21,13 +21,24 @@ import java.util.Optional;
 public final class PlanCache {
   private record Key(String sql, PlanReads.PlanContext context) {}
 
+  /**
+   * Text that counts as one entry: a longer statement (with its plan's description) counts as
+   * one more per this many characters, so that a few huge statements cannot hold the heap.
+   */
+  private static final int CHARACTERS_PER_ENTRY = 16_384;
+
   private final StatsCounter stats = new ConcurrentStatsCounter();
   private final Cache<Key, PlannedQuery> plans;
   private final CatalogVersions versions;
 
   PlanCache(int maxEntries, CatalogVersions versions) {
     this.versions = requireNonNull(versions, "versions is null");
-    this.plans = Caffeine.newBuilder().maximumSize(maxEntries).recordStats(() -> stats).build();
+    this.plans = Caffeine.newBuilder()
+        .maximumWeight(maxEntries)
+        .<Key, PlannedQuery>weigher((key, plan) ->
+            (int) Math.min(Integer.MAX_VALUE, 1 + ((long) key.sql().length() + plan.explain().length()) / CHARACTERS_PER_ENTRY))
+        .recordStats(() -> stats)
+        .build();
   }
 
   /** The cached plan of {@code sql} for {@code session}, if it is still valid. */

@@ -49,7 +49,8 @@ public final class ResultCache {
     this.results =
         Caffeine.newBuilder()
             .maximumWeight(maxBytes)
-            .<Key, Entry>weigher((key, entry) -> (int) Math.min(Integer.MAX_VALUE, entry.bytes()))
+            // The statement's text too (UTF-16 at most): a tiny result of a huge statement is no small entry.
+            .<Key, Entry>weigher((key, entry) -> (int) Math.min(Integer.MAX_VALUE, entry.bytes() + 2L * key.sql().length()))
             .recordStats()
             .build();
   }

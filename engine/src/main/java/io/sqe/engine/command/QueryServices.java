@@ -3,9 +3,11 @@ package io.sqe.engine.command;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Session;
 import java.util.List;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /** The engine's query machinery, as commands use it for the queries inside them. */
 public interface QueryServices {
@@ -18,6 +20,12 @@ public interface QueryServices {
    * read their target as of one snapshot, with each row's data file and position.
    */
   PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables);
+
+  /**
+   * What the session's principal may do with table {@code table} of catalog {@code catalog} under
+   * the access policy: how a statement that writes columns checks which it may write.
+   */
+  TableAccess access(Session session, String catalog, TableIdentifier table);
 
   /** Runs a planned query and hands back its rows in the engine's value representation. */
   RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId);

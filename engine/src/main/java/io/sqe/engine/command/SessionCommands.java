@@ -43,23 +43,22 @@ public final class SessionCommands implements CommandExecutor {
       if (valueNode == null) {
         return Optional.of(reset(context, name, set));
       }
-      String value = text(valueNode);
       switch (name) {
         case "catalog": {
-          String catalog = catalog(context, value, valueNode);
+          String catalog = catalog(context, text(name, valueNode), valueNode);
           return Optional.of(command(s -> s.withCatalog(catalog).withSchema(null)));
         }
         case "schema": {
-          String schema = schema(context, context.session().catalog(), value, valueNode);
+          String schema = schema(context, context.session().catalog(), text(name, valueNode), valueNode);
           return Optional.of(command(s -> s.withSchema(schema)));
         }
         case "time_zone":
         case "timezone": {
-          ZoneId zone = zone(value, valueNode);
+          ZoneId zone = zone(text(name, valueNode), valueNode);
           return Optional.of(command(s -> s.withTimeZone(zone)));
         }
         case STATEMENT_TIMEOUT: {
-          Duration timeout = timeout(value, valueNode);
+          Duration timeout = timeout(text(name, valueNode), valueNode);
           return Optional.of(command(s -> s.withStatementTimeout(timeout)));
         }
         default:
@@ -163,13 +162,20 @@ public final class SessionCommands implements CommandExecutor {
             at));
   }
 
-  private static String text(SqlNode value) {
+  /**
+   * The value of a SET as text: a name, or a literal of any type ({@code 42}, {@code false}) as
+   * written; NULL is refused, since no property takes it (RESET returns one to its default).
+   */
+  private static String text(String name, SqlNode value) {
     if (value instanceof SqlIdentifier) {
       return String.join(".", ((SqlIdentifier) value).names);
     }
     if (value instanceof SqlLiteral) {
-      Object v = ((SqlLiteral) value).getValueAs(String.class);
-      return v == null ? "" : v.toString();
+      String v = ((SqlLiteral) value).toValue();
+      if (v == null) {
+        throw error(ErrorCode.INVALID_ARGUMENT, "Session property '" + name + "' cannot be NULL; RESET " + name + " returns it to its default", value);
+      }
+      return v;
     }
     return value.toString();
   }

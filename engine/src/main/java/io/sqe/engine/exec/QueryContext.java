@@ -14,8 +14,9 @@ import org.apache.calcite.schema.SchemaPlus;
 
 /**
  * Everything one execution of a compiled plan sees: the parameter values, the clock and time
- * zone, the cancel flag and the statistics it collects. It is Calcite's {@link DataContext}, so
- * generated code reads from it directly.
+ * zone, the cancel flag (and the {@link Checkpoint} a long evaluation of one value calls) and the
+ * statistics it collects. It is Calcite's {@link DataContext}, so generated code reads from it
+ * directly.
  */
 public final class QueryContext implements DataContext {
   private static final String KEY = "sqe.queryContext";
@@ -43,6 +44,7 @@ public final class QueryContext implements DataContext {
     this.values = new HashMap<>(values);
     this.run = requireNonNull(run, "run is null");
     this.values.put(Variable.CANCEL_FLAG.camelName, run.cancelFlag());
+    this.values.put(Checkpoint.VARIABLE, (Checkpoint) run::checkCancelled);
   }
 
   /** The context of the execution that {@code dataContext} belongs to. */

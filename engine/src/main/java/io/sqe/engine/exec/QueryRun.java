@@ -12,16 +12,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.calcite.util.CancelFlag;
 
 /**
- * One run of a statement: a query's execution from its first batch to its last, or one run of a
- * command. It carries the cancel flag its plans poll, its statement timeout and the figures it
- * collects. Closing it ends the run.
+ * One run of a statement: its planning, a query's execution from its first batch to its last, or
+ * one run of a command. It carries the cancel flag its planner and plans poll, its statement
+ * timeout and the figures it collects. Closing it ends the run.
  */
 public final class QueryRun implements AutoCloseable {
   private final String queryId;
   private final String operationId;
   private final TrackedQuery query;
+  private final boolean planning;
   private final QueryStats stats = new QueryStats();
   /** Calcite's generated code polls this flag too. */
   private final AtomicBoolean cancelled = new AtomicBoolean();
@@ -35,15 +37,21 @@ public final class QueryRun implements AutoCloseable {
   private volatile boolean aborted;
   private volatile ScheduledFuture<?> deadline;
 
-  QueryRun(String queryId, String operationId, TrackedQuery query) {
+  QueryRun(String queryId, String operationId, TrackedQuery query, boolean planning) {
     this.queryId = requireNonNull(queryId, "queryId is null");
     this.operationId = requireNonNull(operationId, "operationId is null");
     this.query = query;
+    this.planning = planning;
   }
 
   /** A run nobody can reach by query id: the queries a statement runs while it is prepared. */
   public static QueryRun untracked(String queryId) {
-    return new QueryRun(queryId, queryId, null);
+    return new QueryRun(queryId, queryId, null, false);
+  }
+
+  /** Whether this run plans its statement, rather than running it. */
+  public boolean isPlanning() {
+    return planning;
   }
 
   public String queryId() {
@@ -66,15 +74,26 @@ public final class QueryRun implements AutoCloseable {
     return cancelled;
   }
 
-  /** Cancels the run when {@code timeout} (if positive) has passed. */
-  void startDeadline(Duration timeout, ScheduledExecutorService timer) {
+  /** The flag Calcite's planners poll while this run plans: set when the run is cancelled. */
+  public CancelFlag plannerCancelFlag() {
+    return new CancelFlag(cancelled);
+  }
+
+  /**
+   * Cancels the run when {@code left} (if positive) has passed.
+   *
+   * @param timeout the statement timeout, for the message
+   * @param left what is left of it for this run
+   */
+  void startDeadline(Duration timeout, Duration left, ScheduledExecutorService timer) {
     if (timeout.isZero() || timeout.isNegative()) {
       return;
     }
     String message =
         "Query " + queryId + " exceeded its statement timeout of " + DurationText.format(timeout)
-            + " (session option statement_timeout, server default query.max-run-time) and was cancelled";
-    deadline = timer.schedule(() -> cancel(ErrorCode.DEADLINE_EXCEEDED, message), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            + " (session option statement_timeout, server default query.max-run-time)"
+            + (planning ? " while it was being planned" : "") + " and was cancelled";
+    deadline = timer.schedule(() -> cancel(ErrorCode.DEADLINE_EXCEEDED, message), left.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   /**

@@ -66,11 +66,23 @@ public final class QueryTracker implements AutoCloseable {
    * Starts a run of the statement with that id, tracking it while it runs if nobody holds its
    * id. Fails if the query has been cancelled.
    *
-   * @param timeout how long the run may take; zero for no limit
+   * @param timeout the statement timeout: the run may take what the statement's planning left of
+   *     it; zero for no limit
    */
   public QueryRun begin(String queryId, Principal principal, String sql, Duration timeout) {
     TrackedQuery query = queries.computeIfAbsent(queryId, id -> new TrackedQuery(id, principal, sql, false, this));
     return query.begin(timeout, timer);
+  }
+
+  /**
+   * Starts planning the statement with that id, tracking it while it is planned if nobody holds
+   * its id. Fails if the query has been cancelled.
+   *
+   * @param timeout the statement timeout, which planning counts against; zero for no limit
+   */
+  public QueryRun plan(String queryId, Principal principal, String sql, Duration timeout) {
+    TrackedQuery query = queries.computeIfAbsent(queryId, id -> new TrackedQuery(id, principal, sql, false, this));
+    return query.beginPlanning(timeout, timer);
   }
 
   void ended(TrackedQuery query) {

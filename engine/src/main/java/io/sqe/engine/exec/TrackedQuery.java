@@ -12,18 +12,20 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * A statement that has a query id, from the moment its client learns the id until the id is
- * forgotten, and its runs: a query's ticket may be read more than once, each read one run.
- * Cancelling it stops every run and refuses new ones.
+ * A statement that has a query id, from the moment it arrives or its client learns the id until
+ * the id is forgotten, and its runs: its planning, then the reads of a query's ticket (each read
+ * one run) or a command's execution. Cancelling it stops every run and refuses new ones.
  */
 public final class TrackedQuery {
   /** The role whose holders may see and cancel every user's queries. */
   public static final String ADMIN_ROLE = Principal.ADMIN_ROLE;
 
-  /** Where a query is: waiting for its first run, running, or how its last run ended. */
+  /** Where a query is: being planned, waiting for its first run, running, or how its last run ended. */
   public enum State {
+    PLANNING,
     QUEUED,
     RUNNING,
     FINISHED,
@@ -43,6 +45,8 @@ public final class TrackedQuery {
   private volatile State state = State.QUEUED;
   private volatile QueryRun lastRun;
   private volatile SqeException cancellation;
+  /** How long planning took, which the statement timeout counts against every run. */
+  private volatile long planningNanos;
 
   TrackedQuery(String id, Principal principal, String sql, boolean held, QueryTracker tracker) {
     this.id = requireNonNull(id, "id is null");
@@ -165,25 +169,46 @@ public final class TrackedQuery {
     return true;
   }
 
-  QueryRun begin(Duration timeout, java.util.concurrent.ScheduledExecutorService timer) {
+  QueryRun begin(Duration timeout, ScheduledExecutorService timer) {
     QueryRun run;
     synchronized (this) {
       checkNotCancelled();
       started++;
-      run = new QueryRun(id, started == 1 ? id : id + "-" + started, this);
+      run = new QueryRun(id, started == 1 ? id : id + "-" + started, this, false);
       runs.add(run);
       lastRun = run;
       state = State.RUNNING;
     }
-    run.startDeadline(timeout, timer);
+    // The statement timeout covers planning and running together.
+    Duration left = timeout.minusNanos(planningNanos);
+    run.startDeadline(timeout, timeout.isZero() || !(left.isZero() || left.isNegative()) ? left : Duration.ofNanos(1), timer);
+    return run;
+  }
+
+  /** Starts planning the statement: a run that has the whole statement timeout. */
+  QueryRun beginPlanning(Duration timeout, ScheduledExecutorService timer) {
+    QueryRun run;
+    synchronized (this) {
+      checkNotCancelled();
+      run = new QueryRun(id, id, this, true);
+      runs.add(run);
+      lastRun = run;
+      state = State.PLANNING;
+    }
+    run.startDeadline(timeout, timeout, timer);
     return run;
   }
 
   void ended(QueryRun run, State outcome) {
     synchronized (this) {
       runs.remove(run);
+      if (run.isPlanning() && outcome == State.FINISHED) {
+        planningNanos += run.elapsedNanos();
+      }
       if (runs.isEmpty()) {
-        state = cancellation != null && outcome != State.FINISHED ? State.CANCELLED : outcome;
+        // A statement that has been planned waits for its first run.
+        State end = run.isPlanning() && outcome == State.FINISHED ? State.QUEUED : outcome;
+        state = cancellation != null && outcome != State.FINISHED ? State.CANCELLED : end;
         notifyAll();
       }
     }

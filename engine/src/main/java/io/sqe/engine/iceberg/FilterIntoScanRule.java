@@ -118,7 +118,7 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
     Optional<Expression> pushed =
         likesOnly || scan.hasFilter()
             ? Optional.empty()
-            : new IcebergFilterConverter(scan).convert(filter.getCondition(), rexBuilder);
+            : new IcebergFilterConverter(scan, rexBuilder).convert(filter.getCondition());
     List<LikePredicate> likes = new ArrayList<>();
     List<RexNode> rest = new ArrayList<>();
     for (RexNode conjunct : RelOptUtil.conjunctions(filter.getCondition())) {

@@ -1,23 +1,28 @@
 package io.sqe.engine.iceberg;
 
+import com.google.common.collect.BoundType;
+import com.google.common.collect.Range;
+import io.sqe.engine.sql.functions.TimestampMicros;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BinaryOperator;
 import org.apache.calcite.avatica.util.ByteString;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.rex.RexUnknownAs;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
-import io.sqe.engine.sql.functions.TimestampMicros;
+import org.apache.calcite.util.Sarg;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
@@ -27,29 +32,37 @@ import org.apache.iceberg.types.Types;
  * Translates the conjuncts of a Calcite filter that Iceberg can evaluate on partition values and
  * column bounds into an Iceberg expression. The result only prunes files: the engine still applies
  * the whole filter to every row, so a conjunct that cannot be translated exactly is left out.
+ *
+ * <p>The result nests log2(n) deep for n terms of an AND or OR (Iceberg's are binary, and its
+ * visitors recurse: a left-deep OR of 10,000 terms overflowed a scan thread's stack). A search of
+ * a set ({@code x IN (...)}, Calcite's Sarg) becomes Iceberg's {@code in} or {@code notIn}, or the
+ * ranges' OR, up to {@value #MAX_PUSHED_VALUES} values or ranges; a larger one is pushed as the
+ * range from its least to its greatest value, and the Filter above tests the set. An OR of more
+ * branches than that is not pushed.
  */
 final class IcebergFilterConverter {
-  private final IcebergTableScan scan;
+  /**
+   * The most values (or ranges) of a set, or branches of an OR, pushed to Iceberg: its metrics
+   * evaluator gives up on longer IN lists (InclusiveMetricsEvaluator's limit is 200), and each
+   * file's evaluation goes through them all.
+   */
+  static final int MAX_PUSHED_VALUES = 200;
 
-  IcebergFilterConverter(IcebergTableScan scan) {
+  private final IcebergTableScan scan;
+  private final RexBuilder rexBuilder;
+
+  IcebergFilterConverter(IcebergTableScan scan, RexBuilder rexBuilder) {
     this.scan = scan;
+    this.rexBuilder = rexBuilder;
   }
 
   /** The conjuncts of {@code condition} that translate, AND-ed; empty if none does. */
-  Optional<Expression> convert(RexNode condition, RexBuilder rexBuilder) {
-    RexNode expanded = RexUtil.expandSearch(rexBuilder, null, condition);
+  Optional<Expression> convert(RexNode condition) {
     List<Expression> parts = new ArrayList<>();
-    for (RexNode conjunct : RelOptUtil.conjunctions(expanded)) {
+    for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
       translate(conjunct).ifPresent(parts::add);
     }
-    if (parts.isEmpty()) {
-      return Optional.empty();
-    }
-    Expression result = parts.get(0);
-    for (int i = 1; i < parts.size(); i++) {
-      result = Expressions.and(result, parts.get(i));
-    }
-    return Optional.of(result);
+    return parts.isEmpty() ? Optional.empty() : Optional.of(balanced(parts, Expressions::and));
   }
 
   private Optional<Expression> translate(RexNode node) {
@@ -60,19 +73,25 @@ final class IcebergFilterConverter {
           translate(operand).ifPresent(parts::add);
         }
         // Dropping some conjuncts of an AND only widens it: still safe for pruning.
-        return parts.stream().reduce(Expressions::and);
+        return parts.isEmpty() ? Optional.empty() : Optional.of(balanced(parts, Expressions::and));
       }
       case OR: {
-        Expression result = null;
+        if (((RexCall) node).getOperands().size() > MAX_PUSHED_VALUES) {
+          // Each file and each row the scan selects would be tested against every branch.
+          return Optional.empty();
+        }
+        List<Expression> parts = new ArrayList<>();
         for (RexNode operand : ((RexCall) node).getOperands()) {
           Optional<Expression> part = translate(operand);
           if (part.isEmpty()) {
             return Optional.empty();
           }
-          result = result == null ? part.get() : Expressions.or(result, part.get());
+          parts.add(part.get());
         }
-        return Optional.ofNullable(result);
+        return parts.isEmpty() ? Optional.empty() : Optional.of(balanced(parts, Expressions::or));
       }
+      case SEARCH:
+        return search((RexCall) node);
       case NOT: {
         RexNode operand = ((RexCall) node).getOperands().get(0);
         // NOT must be exact: a widened operand would narrow the negation.
@@ -118,10 +137,109 @@ final class IcebergFilterConverter {
       case GREATER_THAN:
       case GREATER_THAN_OR_EQUAL:
         return translate(node).isPresent();
+      case SEARCH: {
+        // A set pushed as its hull range is wider than the set.
+        Sarg<?> sarg = ((RexLiteral) ((RexCall) node).getOperands().get(1)).getValueAs(Sarg.class);
+        return sarg != null && pushedAsList(sarg) && translate(node).isPresent();
+      }
       default:
         // LIKE translates to a prefix match only, which is wider than the pattern.
         return false;
     }
+  }
+
+  /** {@code a op b op c ...} nested log2(n) deep, the terms in order. */
+  private static Expression balanced(List<Expression> terms, BinaryOperator<Expression> op) {
+    if (terms.size() == 1) {
+      return terms.get(0);
+    }
+    int middle = terms.size() / 2;
+    return op.apply(balanced(terms.subList(0, middle), op), balanced(terms.subList(middle, terms.size()), op));
+  }
+
+  private static boolean pushedAsList(Sarg<?> sarg) {
+    return sarg.isComplementedPoints()
+        ? sarg.rangeSet.complement().asRanges().size() <= MAX_PUSHED_VALUES
+        : sarg.rangeSet.asRanges().size() <= MAX_PUSHED_VALUES;
+  }
+
+  /**
+   * {@code SEARCH(column, Sarg)}: the values as {@code in}, the excluded values as {@code notIn},
+   * else the ranges' OR; too many of them, the range from the least value to the greatest (for
+   * excluded values, nothing). Rows where the column is NULL are kept when the Sarg keeps them.
+   */
+  private Optional<Expression> search(RexCall call) {
+    Optional<Types.NestedField> column = column(call.getOperands().get(0));
+    RexLiteral literal = (RexLiteral) call.getOperands().get(1);
+    Sarg<?> sarg = literal.getValueAs(Sarg.class);
+    if (column.isEmpty() || sarg == null) {
+      return Optional.empty();
+    }
+    String name = column.get().name();
+    Type type = column.get().type();
+    Optional<Expression> values;
+    if (sarg.isAll() || sarg.isComplementedPoints() && !pushedAsList(sarg)) {
+      values = Optional.of(Expressions.alwaysTrue());
+    } else if (sarg.isNone()) {
+      values = Optional.of(Expressions.alwaysFalse());
+    } else if ((sarg.isPoints() || sarg.isComplementedPoints()) && pushedAsList(sarg)) {
+      boolean excluded = sarg.isComplementedPoints();
+      List<Object> points = new ArrayList<>();
+      for (Range<?> range : (excluded ? sarg.rangeSet.complement() : sarg.rangeSet).asRanges()) {
+        Optional<Object> point = sargValue(range.lowerEndpoint(), literal.getType(), type);
+        if (point.isEmpty()) {
+          return Optional.empty();
+        }
+        points.add(point.get());
+      }
+      values = Optional.of(excluded ? Expressions.notIn(name, points.toArray()) : Expressions.in(name, points.toArray()));
+    } else if (pushedAsList(sarg)) {
+      List<Expression> ranges = new ArrayList<>();
+      for (Range<?> range : sarg.rangeSet.asRanges()) {
+        Optional<Expression> part = range(name, range, literal.getType(), type);
+        if (part.isEmpty()) {
+          return Optional.empty();
+        }
+        ranges.add(part.get());
+      }
+      values = Optional.of(balanced(ranges, Expressions::or));
+    } else {
+      values = range(name, sarg.rangeSet.span(), literal.getType(), type);
+    }
+    if (values.isPresent() && sarg.nullAs == RexUnknownAs.TRUE) {
+      return Optional.of(Expressions.or(Expressions.isNull(name), values.get()));
+    }
+    return values;
+  }
+
+  /** The rows whose column lies in {@code range}, or empty if a bound does not convert. */
+  private Optional<Expression> range(String name, Range<?> range, RelDataType sargType, Type type) {
+    List<Expression> bounds = new ArrayList<>();
+    if (range.hasLowerBound()) {
+      Optional<Object> low = sargValue(range.lowerEndpoint(), sargType, type);
+      if (low.isEmpty()) {
+        return Optional.empty();
+      }
+      bounds.add(range.lowerBoundType() == BoundType.CLOSED
+          ? Expressions.greaterThanOrEqual(name, low.get())
+          : Expressions.greaterThan(name, low.get()));
+    }
+    if (range.hasUpperBound()) {
+      Optional<Object> high = sargValue(range.upperEndpoint(), sargType, type);
+      if (high.isEmpty()) {
+        return Optional.empty();
+      }
+      bounds.add(range.upperBoundType() == BoundType.CLOSED
+          ? Expressions.lessThanOrEqual(name, high.get())
+          : Expressions.lessThan(name, high.get()));
+    }
+    return Optional.of(bounds.isEmpty() ? Expressions.notNull(name) : balanced(bounds, Expressions::and));
+  }
+
+  /** A value of a Sarg (Calcite's literal value) as an Iceberg value of the column's type. */
+  private Optional<Object> sargValue(Object value, RelDataType sargType, Type type) {
+    RexNode literal = rexBuilder.makeLiteral(value, sargType, false, false);
+    return literal instanceof RexLiteral ? value((RexLiteral) literal, type) : Optional.empty();
   }
 
   private Optional<Expression> comparison(RexCall call) {
@@ -259,6 +377,11 @@ final class IcebergFilterConverter {
       switch (type.typeId()) {
         case INTEGER:
         case LONG: {
+          // Text compared with a number column ('a', '1') is cast when the statement runs, which
+          // also refuses text that is no number; Calcite's literal cannot convert it here.
+          if (!SqlTypeName.NUMERIC_TYPES.contains(literal.getTypeName())) {
+            return Optional.empty();
+          }
           BigDecimal n = literal.getValueAs(BigDecimal.class);
           if (n == null || n.stripTrailingZeros().scale() > 0) {
             return Optional.empty();
@@ -270,6 +393,9 @@ final class IcebergFilterConverter {
           return Optional.of(type.typeId() == Type.TypeID.INTEGER ? (Object) (int) l : (Object) l);
         }
         case DECIMAL: {
+          if (!SqlTypeName.NUMERIC_TYPES.contains(literal.getTypeName())) {
+            return Optional.empty();
+          }
           BigDecimal n = literal.getValueAs(BigDecimal.class);
           int scale = ((Types.DecimalType) type).scale();
           if (n == null) {

@@ -124,13 +124,21 @@ public final class IcebergMetadataTable extends AbstractTable implements Transla
   private final TableIdentifier id;
   private final Kind kind;
   private final Schema schema;
+  /** Whether the rows leave out what counts the table's rows ($snapshots' summary), as NULL. */
+  private final boolean withoutCounts;
 
-  /** The metadata table of {@code table}, which is {@code id} in {@code catalog}. */
-  public IcebergMetadataTable(LakehouseCatalog catalog, TableIdentifier id, Table table, Kind kind) {
+  /**
+   * The metadata table of {@code table}, which is {@code id} in {@code catalog}.
+   *
+   * @param withoutCounts whether to show no counts of the table's rows ($snapshots' summary, with its
+   *     added, deleted and total records, is NULL): for a reader whose access hides, masks or filters anything
+   */
+  public IcebergMetadataTable(LakehouseCatalog catalog, TableIdentifier id, Table table, Kind kind, boolean withoutCounts) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.id = requireNonNull(id, "id is null");
     this.kind = requireNonNull(kind, "kind is null");
     this.schema = schema(requireNonNull(table, "table is null"), kind);
+    this.withoutCounts = withoutCounts;
   }
 
   public Kind kind() {
@@ -308,6 +316,10 @@ public final class IcebergMetadataTable extends AbstractTable implements Transla
       // Trino's $partitions calls Iceberg's total_data_file_size_in_bytes total_size.
       String sourceName = type == MetadataTableType.PARTITIONS && name.equals("total_size") ? "total_data_file_size_in_bytes" : name;
       positions[i] = -1;
+      if (withoutCounts && type == MetadataTableType.SNAPSHOTS && name.equals("summary")) {
+        converters.add(Function.identity());
+        continue;
+      }
       Type convertAs = columns.get(i).type();
       for (int j = 0; j < sourceColumns.size(); j++) {
         if (sourceColumns.get(j).name().equals(sourceName)) {

@@ -44,7 +44,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.iceberg.util.TableScanUtil;
 
 /**
@@ -211,8 +210,14 @@ public final class IcebergScan {
     return withKeys;
   }
 
-  /** The files of the table's current (or pinned) snapshot that {@code scanFilter} may match. */
-  private List<FileScanTask> planFiles(Table table, Schema projected, Expression scanFilter, QueryContext context) {
+  /**
+   * The files of the table's current (or pinned) snapshot that {@code scanFilter}, over the columns
+   * of {@code tableSchema}, may match. Partition specs and Iceberg's planning bind names in the
+   * table's current schema, which may name a column otherwise (renamed since a time-travel scan's
+   * snapshot), so the filter is planned in the current schema's names and the tasks' residuals are
+   * handed back in {@code tableSchema}'s, which the readers bind.
+   */
+  private List<FileScanTask> planFiles(Table table, Schema tableSchema, Schema projected, Expression scanFilter, QueryContext context) {
     Long snapshotId;
     if (pinnedTable != null) {
       snapshotId = pinnedSnapshotId;
@@ -221,17 +226,17 @@ public final class IcebergScan {
       snapshotId = snapshot == null ? null : snapshot.snapshotId();
     }
     Snapshot snapshot = snapshotId == null ? null : table.snapshot(snapshotId);
+    Expression planningFilter = FilterNames.translate(scanFilter, tableSchema, table.schema());
     if (snapshot != null) {
-      List<FileScanTask> cached =
-          SnapshotFiles.plan(table, snapshot, SnapshotUtil.schemaFor(table, snapshotId), scanFilter, context::checkCancelled);
+      List<FileScanTask> cached = SnapshotFiles.plan(table, snapshot, planningFilter, context::checkCancelled);
       if (cached != null) {
-        return cached;
+        return FilterNames.withResiduals(cached, table.schema(), tableSchema);
       }
     }
     List<FileScanTask> planned = new ArrayList<>();
     if (snapshotId != null) {
       TableScan scan =
-          table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(scanFilter).caseSensitive(true);
+          table.newScan().useSnapshot(snapshotId).project(withoutMetadataColumns(projected)).filter(planningFilter).caseSensitive(true);
       // Planned up front, so that the run's progress (files opened of files planned) is known.
       try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
         for (FileScanTask task : tasks) {
@@ -244,7 +249,7 @@ public final class IcebergScan {
         throw new UncheckedIOException(e);
       }
     }
-    return planned;
+    return FilterNames.withResiduals(planned, table.schema(), tableSchema);
   }
 
   /**
@@ -270,7 +275,7 @@ public final class IcebergScan {
       this.tableSchema = pinnedSchema != null ? pinnedSchema : table.schema();
       this.projected = readSchema(tableSchema);
       this.scanFilter = withDynamicFilters(dataContext, context, keySets);
-      List<FileScanTask> planned = planFiles(table, projected, scanFilter, context);
+      List<FileScanTask> planned = planFiles(table, tableSchema, projected, scanFilter, context);
       context.stats().filesPlanned(planned.size());
       TableScanUtil.splitFiles(CloseableIterable.withNoopClose(planned), SPLIT_BYTES).forEach(tasks::add);
       tasks.sort(Comparator.comparingLong(FileScanTask::length).reversed());
@@ -348,7 +353,7 @@ public final class IcebergScan {
       this.projected = readSchema(tableSchema);
       this.keySets = new HashMap<>();
       this.scanFilter = withDynamicFilters(dataContext, context, keySets);
-      List<FileScanTask> planned = planFiles(table, projected, scanFilter, context);
+      List<FileScanTask> planned = planFiles(table, tableSchema, projected, scanFilter, context);
       context.stats().filesPlanned(planned.size());
       this.taskIterator = planned.iterator();
       // A LIMIT reads no further than it needs, and count(*) answers from file metadata: both sequentially.
@@ -488,8 +493,8 @@ public final class IcebergScan {
     private VectorSelection selection() {
       // The LIKE predicates are evaluated in any case: the Filter above no longer holds them.
       return VectorSelection.ENABLED
-          ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats())
-          : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats());
+          ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats(), context::checkCancelled)
+          : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats(), context::checkCancelled);
     }
 
     /** The rows of one task in Calcite's shape, read by columns when {@code vectorized} and the reader handles the task. */
@@ -528,7 +533,7 @@ public final class IcebergScan {
     private boolean keptByLikes(Record record) {
       for (int i = 0; i < likes.size(); i++) {
         LikePredicate like = likes.get(i);
-        if (!like.keeps(record.getField(like.column().name()))) {
+        if (!like.keeps(record.getField(like.column().name()), context::checkCancelled)) {
           return false;
         }
       }

@@ -2,6 +2,9 @@ package io.sqe.engine.iceberg;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.Checkpoint;
+import io.sqe.engine.sql.functions.LikePattern;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -18,21 +21,26 @@ record LikePredicate(Types.NestedField column, String pattern, Character escape,
 
   /** The predicate, or null when the pattern is invalid for the escape character (left to the Filter, which reports it). */
   static LikePredicate of(Types.NestedField column, String pattern, Character escape, boolean negated) {
-    LikePattern compiled = LikePattern.compile(pattern, escape);
-    return compiled == null ? null : new LikePredicate(column, pattern, escape, negated, compiled);
+    LikePattern compiled;
+    try {
+      compiled = LikePattern.compile(pattern, escape == null ? null : escape.toString(), false);
+    } catch (SqeException e) {
+      return null;
+    }
+    return new LikePredicate(column, pattern, escape, negated, compiled);
   }
 
-  /** Whether a UTF-8 value is kept. */
-  boolean keeps(byte[] value, int length) {
-    return compiled.matches(value, length) != negated;
+  /** Whether a UTF-8 value is kept; a long match calls {@code checkpoint} now and then. */
+  boolean keeps(byte[] value, int length, Checkpoint checkpoint) {
+    return compiled.matches(value, length, checkpoint) != negated;
   }
 
   /** Whether a row whose column holds {@code value} (read without vectors) is kept. */
-  boolean keeps(Object value) {
+  boolean keeps(Object value, Checkpoint checkpoint) {
     if (value == null) {
       return false;
     }
-    return compiled.matches(value.toString()) != negated;
+    return compiled.matches(value.toString(), checkpoint) != negated;
   }
 
   @Override

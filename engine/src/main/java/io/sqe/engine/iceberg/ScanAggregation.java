@@ -1,5 +1,7 @@
 package io.sqe.engine.iceberg;
 
+import io.sqe.engine.exec.ValueSet;
+import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -250,7 +252,7 @@ public final class ScanAggregation {
     description.append(']');
     Cond condition = null;
     if (calc != null && calc.getCondition() != null) {
-      RexNode expanded = RexUtil.expandSearch(rexBuilder, null, calc.expandLocalRef(calc.getCondition()));
+      RexNode expanded = calc.expandLocalRef(calc.getCondition());
       condition = compiler.cond(expanded);
       if (condition == null) {
         return Optional.empty();
@@ -483,7 +485,8 @@ public final class ScanAggregation {
           return child == null ? null : new Cond(Cond.NOT, new Cond[] {child}, null, null);
         }
         case SEARCH:
-          return cond(RexUtil.expandSearch(rexBuilder, null, call));
+          // A large set is one lookup in the compiled plan, but thousands of comparisons here.
+          return ValueSet.isLarge(call) ? null : cond(RexUtil.expandSearch(rexBuilder, null, call));
         case IS_NULL:
         case IS_NOT_NULL: {
           Num operand = num(operands.get(0));
@@ -861,8 +864,8 @@ public final class ScanAggregation {
             BigDecimal sum = BigDecimal.valueOf(sums[a][g], call.arg.scale);
             return big == null ? sum : big.add(sum);
           }
-          // BIGINT: Java's long arithmetic, as Calcite's own sum wraps around.
-          return big == null ? sums[a][g] : big.toBigInteger().add(BigInteger.valueOf(sums[a][g])).longValue();
+          // BIGINT: the exact total, which fails past the type's range as the sums of rows do.
+          return big == null ? sums[a][g] : ArithmeticFunctions.sum(big.toBigInteger().add(BigInteger.valueOf(sums[a][g])));
         }
         default: {
           if (!seen[a][g]) {

@@ -56,16 +56,20 @@ public final class SnapshotFiles {
   }
 
   /**
-   * The files of snapshot {@code snapshot} of {@code table} that {@code filter} (over {@code schema},
-   * the snapshot's schema) may match, each with its residual; null when this cache does not plan the
-   * snapshot (it has delete files, or the cache is off), and the caller plans with Iceberg.
+   * The files of snapshot {@code snapshot} of {@code table} that {@code filter} (in the names of
+   * the table's current schema, whatever the snapshot's schema calls the columns) may match, each
+   * with its residual; null when this cache does not plan the snapshot (it has delete files, or the
+   * cache is off), and the caller plans with Iceberg. The files' partition specs are the table's,
+   * bound to its current schema: a cached task's spec is bound to the schema of whichever table
+   * object read the snapshot first, which may name a column differently.
    */
-  static List<FileScanTask> plan(Table table, Snapshot snapshot, Schema schema, Expression filter, Runnable checkCancelled) {
+  static List<FileScanTask> plan(Table table, Snapshot snapshot, Expression filter, Runnable checkCancelled) {
     if (MAX_FILES <= 0 || !withoutDeletes(snapshot)) {
       return null;
     }
     List<FileScanTask> files =
         SNAPSHOTS.get(table.location() + "@" + snapshot.snapshotId(), key -> read(table, snapshot.snapshotId(), checkCancelled));
+    Schema schema = table.schema();
     InclusiveMetricsEvaluator bounds = new InclusiveMetricsEvaluator(schema, filter, true);
     String schemaJson = SchemaParser.toJson(schema);
     Map<Integer, SpecPlanning> specs = new HashMap<>();
@@ -73,7 +77,7 @@ public final class SnapshotFiles {
     for (int i = 0; i < files.size(); i++) {
       FileScanTask task = files.get(i);
       DataFile file = task.file();
-      SpecPlanning spec = specs.computeIfAbsent(file.specId(), id -> new SpecPlanning(task.spec(), filter));
+      SpecPlanning spec = specs.computeIfAbsent(file.specId(), id -> new SpecPlanning(table.specs().get(id), filter));
       if (spec.partitions.eval(file.partition()) && bounds.eval(file)) {
         planned.add(new BaseFileScanTask(file, new DeleteFile[0], schemaJson, spec.json, spec.residuals));
       }

@@ -1,5 +1,6 @@
 package io.sqe.engine.iceberg;
 
+import io.sqe.engine.exec.Checkpoint;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -66,16 +67,21 @@ final class VectorSelection {
    * it can be evaluated on the vectors.
    */
   static VectorSelection of(Expression filter, Map<Integer, LongKeySet> keySets, Schema readSchema, QueryStats stats) {
-    return of(filter, keySets, List.of(), readSchema, stats);
+    return of(filter, keySets, List.of(), readSchema, stats, () -> {});
   }
 
   /**
    * The selection for {@code filter} and {@code keySets} as above, and for {@code likes}, which it
-   * evaluates exactly (dropping every row they do not keep), or null when there is nothing to
-   * evaluate.
+   * evaluates exactly (dropping every row they do not keep; a long value's match calls {@code
+   * checkpoint}), or null when there is nothing to evaluate.
    */
   static VectorSelection of(
-      Expression filter, Map<Integer, LongKeySet> keySets, List<LikePredicate> likes, Schema readSchema, QueryStats stats) {
+      Expression filter,
+      Map<Integer, LongKeySet> keySets,
+      List<LikePredicate> likes,
+      Schema readSchema,
+      QueryStats stats,
+      Checkpoint checkpoint) {
     Map<Integer, Integer> positions = new LinkedHashMap<>();
     for (int i = 0; i < readSchema.columns().size(); i++) {
       positions.put(readSchema.columns().get(i).fieldId(), i);
@@ -104,7 +110,7 @@ final class VectorSelection {
       if (column == null) {
         throw new IllegalStateException("The scan does not read the column of " + like);
       }
-      parts.add(new LikeTest(column, like));
+      parts.add(new LikeTest(column, like, checkpoint));
     }
     Node root = Compiler.and(parts);
     return root == null ? null : new VectorSelection(root, stats);
@@ -866,13 +872,15 @@ final class VectorSelection {
   private static final class LikeTest implements Node {
     private final int column;
     private final LikePredicate like;
+    private final Checkpoint checkpoint;
     private Dictionary dictionary;
     private boolean[] dictionaryKeeps;
     private byte[] scratch = new byte[64];
 
-    LikeTest(int column, LikePredicate like) {
+    LikeTest(int column, LikePredicate like, Checkpoint checkpoint) {
       this.column = column;
       this.like = like;
+      this.checkpoint = checkpoint;
     }
 
     @Override
@@ -886,7 +894,7 @@ final class VectorSelection {
         byte[] bytes = constant instanceof ByteBuffer
             ? ByteBuffers.toByteArray((ByteBuffer) constant)
             : constant.toString().getBytes(StandardCharsets.UTF_8);
-        return like.keeps(bytes, bytes.length) ? n : 0;
+        return like.keeps(bytes, bytes.length, checkpoint) ? n : 0;
       }
       FieldVector vector = holder.vector();
       NullabilityHolder nulls = holder.nullabilityHolder();
@@ -920,7 +928,7 @@ final class VectorSelection {
           scratch = new byte[Math.max(length, scratch.length * 2)];
         }
         data.getBytes(start, scratch, 0, length);
-        if (like.keeps(scratch, length)) {
+        if (like.keeps(scratch, length, checkpoint)) {
           sel[m++] = r;
         }
       }
@@ -932,7 +940,7 @@ final class VectorSelection {
         boolean[] keeps = new boolean[current.getMaxId() + 1];
         for (int id = 0; id < keeps.length; id++) {
           byte[] bytes = current.decodeToBinary(id).getBytes();
-          keeps[id] = like.keeps(bytes, bytes.length);
+          keeps[id] = like.keeps(bytes, bytes.length, checkpoint);
         }
         dictionary = current;
         dictionaryKeeps = keeps;

@@ -42,9 +42,13 @@ import org.apache.calcite.tools.Programs;
  *       ({@link MicrosecondTimestamps}), which Calcite's literal conversion would read as
  *       milliseconds;
  *   <li>no user-defined function, whose code may not be safe to run while planning;
- *   <li>an expression that fails (a division by zero, a bad cast) is left for execution, where it
- *       fails with the statement's usual error.
+ *   <li>an expression that fails (a division by zero, a bad cast) or runs too long (a regular
+ *       expression that backtracks: see {@link io.sqe.engine.exec.Checkpoint#of}) is left for
+ *       execution, where it fails with the statement's usual error or stops at its timeout.
  * </ul>
+ *
+ * <p>Expressions are computed with the implementations the compiled plan has ({@link
+ * OperatorImplementations}), so a folded value is the one execution would compute.</p>
  */
 final class ConstantFolding implements RexExecutor {
   static final boolean ENABLED = !"false".equals(System.getProperty("sqe.plan.constantFolding"));
@@ -97,15 +101,24 @@ final class ConstantFolding implements RexExecutor {
         safe.add(e);
       }
     }
+    List<RexNode> executable = new ArrayList<>();
+    for (RexNode e : safe) {
+      executable.add(OperatorImplementations.rewrite(rexBuilder, e));
+    }
     List<RexNode> folded = new ArrayList<>();
     if (!safe.isEmpty()) {
-      delegate.reduce(rexBuilder, safe, folded);
+      delegate.reduce(rexBuilder, executable, folded);
     }
     // safe is a subsequence of constExps: walk both in step.
     int next = 0;
     for (RexNode e : constExps) {
       if (next < safe.size() && safe.get(next) == e) {
-        RexNode value = folded.get(next++);
+        RexNode value = folded.get(next);
+        if (value == executable.get(next++)) {
+          // Not folded (it failed, or took too long): the original stays for execution.
+          reducedValues.add(e);
+          continue;
+        }
         reducedValues.add(value.getType().equals(e.getType()) ? value : rexBuilder.makeCast(e.getType(), value, true, false));
       } else {
         reducedValues.add(e);

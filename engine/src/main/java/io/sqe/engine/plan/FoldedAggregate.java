@@ -107,7 +107,7 @@ final class FoldedAggregate extends EnumerableAggregate {
     // Another input or other calls: fold again, or group as Calcite's code does.
     EnumerableAggregate plain;
     try {
-      plain = new HashGroupingAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls);
+      plain = new HashGroupingAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls, true);
     } catch (InvalidRelException e) {
       throw new IllegalStateException(e);
     }

@@ -28,7 +28,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Calcite's aggregate, whose generated {@code groupBy} and {@code distinct} calls go to {@link
- * HashGrouping} instead of linq4j's {@code HashMap}-based ones; everything else (keys,
+ * HashGrouping} instead of linq4j's {@code HashMap}-based ones (unless made without hash grouping)
+ * and whose BIGINT sums fail on overflow ({@link CheckedSums}); everything else (keys,
  * accumulators, results, grouping sets, the global aggregate) is Calcite's code. EXPLAIN shows it
  * as the {@code EnumerableAggregate} it is.
  */
@@ -39,23 +40,27 @@ final class HashGroupingAggregate extends EnumerableAggregate {
           Function2.class, DataContext.class);
   private static final Method DISTINCT = Types.lookupMethod(HashGrouping.class, "distinct", Enumerable.class, DataContext.class);
 
+  private final boolean hashGrouping;
+
   HashGroupingAggregate(
       RelOptCluster cluster,
       RelTraitSet traits,
       RelNode input,
       ImmutableBitSet groupSet,
       @Nullable List<ImmutableBitSet> groupSets,
-      List<AggregateCall> aggCalls)
+      List<AggregateCall> aggCalls,
+      boolean hashGrouping)
       throws InvalidRelException {
     super(cluster, traits, input, groupSet, groupSets, aggCalls);
+    this.hashGrouping = hashGrouping;
   }
 
-  /** {@code aggregate} as a hash-grouping aggregate with {@code input}. */
-  static HashGroupingAggregate of(EnumerableAggregate aggregate, RelNode input) {
+  /** {@code aggregate} with {@code input}, grouping with {@link HashGrouping} if {@code hashGrouping}. */
+  static HashGroupingAggregate of(EnumerableAggregate aggregate, RelNode input, boolean hashGrouping) {
     try {
       return new HashGroupingAggregate(
           aggregate.getCluster(), aggregate.getTraitSet(), input, aggregate.getGroupSet(), aggregate.getGroupSets(),
-          aggregate.getAggCallList());
+          aggregate.getAggCallList(), hashGrouping);
     } catch (InvalidRelException e) {
       // The aggregate was valid with these very attributes.
       throw new IllegalStateException(e);
@@ -70,7 +75,7 @@ final class HashGroupingAggregate extends EnumerableAggregate {
       @Nullable List<ImmutableBitSet> groupSets,
       List<AggregateCall> aggCalls) {
     try {
-      return new HashGroupingAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls);
+      return new HashGroupingAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls, hashGrouping);
     } catch (InvalidRelException e) {
       throw new IllegalStateException(e);
     }
@@ -84,12 +89,12 @@ final class HashGroupingAggregate extends EnumerableAggregate {
   @Override
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     Result result = super.implement(implementor, pref);
-    if (getGroupType() != Group.SIMPLE || groupSet.isEmpty()) {
-      // Grouping sets and the global aggregate keep Calcite's code.
-      return result;
+    // SUM's running totals fail on overflow instead of wrapping around, whatever the grouping.
+    BlockStatement block = CheckedSums.check(result.block);
+    if (hashGrouping && getGroupType() == Group.SIMPLE && !groupSet.isEmpty()) {
+      // Grouping sets and the global aggregate keep Calcite's grouping.
+      block = (BlockStatement) block.accept(new GroupingCalls(implementor.getRootExpression()));
     }
-    Expression root = implementor.getRootExpression();
-    BlockStatement block = (BlockStatement) result.block.accept(new GroupingCalls(root));
     return new Result(block, result.physType, result.format);
   }
 

@@ -14,9 +14,10 @@ import org.apache.calcite.tools.Program;
 /**
  * Makes every Calcite aggregate of the finished physical plan a {@link HashGroupingAggregate},
  * whose GROUP BY and DISTINCT run on {@link io.sqe.engine.exec.grouping.HashGrouping}'s primitive-key
- * tables (the final aggregates that combine parallel parts included). Aggregates of other classes
- * (SQE's own) are left as they are. {@code -Dsqe.exec.primitiveGroupBy=false} turns it off. An
- * aggregate whose calls and keys fold exactly into typed accumulators becomes a {@link
+ * tables (the final aggregates that combine parallel parts included) and whose sums fail on
+ * overflow. Aggregates of other classes (SQE's own) are left as they are. {@code
+ * -Dsqe.exec.primitiveGroupBy=false} turns the hash grouping (and the folding) off, not the checked
+ * sums. An aggregate whose calls and keys fold exactly into typed accumulators becomes a {@link
  * FoldedAggregate} instead.
  */
 final class HashGroupingAggregates implements Program {
@@ -51,7 +52,7 @@ final class HashGroupingAggregates implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    return enabled ? rewrite(rel) : rel;
+    return rewrite(rel);
   }
 
   private static RelNode rewrite(RelNode rel) {
@@ -61,13 +62,13 @@ final class HashGroupingAggregates implements Program {
     }
     if (rel.getClass() == EnumerableAggregate.class) {
       EnumerableAggregate aggregate = (EnumerableAggregate) rel;
-      if (foldRows) {
+      if (enabled && foldRows) {
         Optional<FoldedAggregate> folded = FoldedAggregate.of(aggregate, inputs.get(0));
         if (folded.isPresent()) {
           return folded.get();
         }
       }
-      return HashGroupingAggregate.of(aggregate, inputs.get(0));
+      return HashGroupingAggregate.of(aggregate, inputs.get(0), enabled);
     }
     return inputs.equals(rel.getInputs()) ? rel : rel.copy(rel.getTraitSet(), inputs);
   }

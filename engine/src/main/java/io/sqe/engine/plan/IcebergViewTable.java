@@ -7,6 +7,8 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
@@ -29,15 +31,29 @@ import org.apache.iceberg.view.ViewVersion;
  * it, its SQL expanded in place like a sub-query, with names resolved against the view's default
  * catalog and schema. SQE's own SQL (dialect {@value ViewDefinitions#DIALECT}) is preferred; a view written by
  * another engine is read through its SQL if SQE's parser accepts it.
+ *
+ * <p>The reader's access policy applies to the tables inside (invoker rights), so the query may
+ * return other columns than the view stores: where it returns more (a {@code SELECT *} view made by
+ * a user who sees fewer columns), the view's columns are taken by name; where it lacks one because
+ * the reader's policy hides a column the view uses, reading the view is denied, naming the view but
+ * not the column (the SQL's own error would name it).
  */
 final class IcebergViewTable extends AbstractTable implements TranslatableTable {
   private final List<String> path;
   private final View view;
+  private final String reader;
+  private final BooleanSupplier hidesColumnsRead;
 
-  /** @param path catalog, schema and name of the view */
-  IcebergViewTable(List<String> path, View view) {
+  /**
+   * @param path catalog, schema and name of the view
+   * @param reader the user reading it
+   * @param hidesColumnsRead whether the reader's policy hides columns of a table the view's SQL names
+   */
+  IcebergViewTable(List<String> path, View view, String reader, BooleanSupplier hidesColumnsRead) {
     this.path = List.copyOf(path);
     this.view = requireNonNull(view, "view is null");
+    this.reader = requireNonNull(reader, "reader is null");
+    this.hidesColumnsRead = requireNonNull(hidesColumnsRead, "hidesColumnsRead is null");
   }
 
   /**
@@ -74,18 +90,47 @@ final class IcebergViewTable extends AbstractTable implements TranslatableTable 
     try {
       root = context.expandView(relOptTable.getRowType(), sql.sql(), defaults, path);
     } catch (SqeException e) {
+      if (e.code() != ErrorCode.PERMISSION_DENIED && hidesColumnsRead.getAsBoolean()) {
+        throw usesHiddenColumn(name);
+      }
       String where = e.position().map(p -> " (" + p + " of its " + sql.dialect() + " SQL)").orElse("");
       throw new SqeException(e.code(), "Cannot read view '" + name + "': " + e.getMessage() + where, e);
     }
     RelNode rel = root.project();
     RelDataType rowType = relOptTable.getRowType();
     if (rel.getRowType().getFieldCount() != rowType.getFieldCount()) {
+      Optional<RelNode> byName = byName(rel, rowType);
+      if (byName.isPresent()) {
+        return cast(byName.get(), rowType);
+      }
+      if (hidesColumnsRead.getAsBoolean()) {
+        throw usesHiddenColumn(name);
+      }
       throw new SqeException(
           ErrorCode.FAILED_PRECONDITION,
           "View '" + name + "' is stale: its query now returns " + rel.getRowType().getFieldCount() + " columns but the view has "
               + rowType.getFieldCount() + "; recreate it with CREATE OR REPLACE VIEW");
     }
     return cast(rel, rowType);
+  }
+
+  private SqeException usesHiddenColumn(String name) {
+    return new SqeException(
+        ErrorCode.PERMISSION_DENIED, "Access denied: user '" + reader + "' cannot read view " + name + ": it uses a column hidden from the user");
+  }
+
+  /** The view's columns picked from the query's by name, each found exactly once; empty when one is not. */
+  private static Optional<RelNode> byName(RelNode rel, RelDataType rowType) {
+    List<RexNode> columns = new ArrayList<>();
+    List<RelDataTypeField> actual = rel.getRowType().getFieldList();
+    for (RelDataTypeField field : rowType.getFieldList()) {
+      List<RelDataTypeField> named = actual.stream().filter(f -> f.getName().equals(field.getName())).toList();
+      if (named.size() != 1) {
+        return Optional.empty();
+      }
+      columns.add(rel.getCluster().getRexBuilder().makeInputRef(rel, named.get(0).getIndex()));
+    }
+    return Optional.of(RelOptUtil.createProject(rel, columns, rowType.getFieldNames()));
   }
 
   /** The expanded query with the view's column names and types. */

@@ -37,6 +37,9 @@ final class JoinCardinality extends RelMetadataQuery {
 
   @Override
   public Double getRowCount(RelNode rel) {
+    // Every planner, join ordering included, asks for row counts at each step: a cancelled
+    // statement's planning stops here when nothing else checks.
+    PlanningThreads.checkCancelled();
     if (rel instanceof Join) {
       Double rows = joinRowCount((Join) rel);
       if (rows != null) {

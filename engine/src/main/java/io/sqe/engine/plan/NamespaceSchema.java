@@ -122,7 +122,8 @@ final class NamespaceSchema extends AbstractSchema {
    * The metadata table that {@code tableName} names ({@code orders$snapshots}), or null when it
    * names none. Reading it needs SELECT on the base table; the tables that show column values
    * ($files, $manifests, $partitions) are denied to a principal whose policy hides, masks or
-   * filters anything in the base table, since those values would get around it.
+   * filters anything in the base table, since those values would get around it, and such a
+   * principal reads $snapshots without its summaries, whose record counts would too.
    */
   private Table metadataTable(String tableName) {
     Optional<IcebergMetadataTable.Name> parsed = IcebergMetadataTable.Name.parse(tableName);
@@ -155,7 +156,7 @@ final class NamespaceSchema extends AbstractSchema {
           "Access denied: user '" + principal.user() + "' cannot SELECT from " + qualified
               + ": it shows column values, and the user's access to " + baseName + " hides, masks or filters some");
     }
-    return new IcebergMetadataTable(catalog, baseId, base.get(), kind);
+    return new IcebergMetadataTable(catalog, baseId, base.get(), kind, tableAccess.restricts());
   }
 
   /** The view of that name, or null; views share the namespace of tables. */
@@ -166,10 +167,20 @@ final class NamespaceSchema extends AbstractSchema {
     try {
       View view = catalog.views().get().loadView(id);
       reads.view(catalog.name(), id, view);
-      return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view);
+      return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view, principal.user(), () -> hidesColumnsRead(view));
     } catch (NoSuchViewException e) {
       return null;
     }
+  }
+
+  /** Whether the principal's policy hides columns of a table or view that the view's SQL names. */
+  private boolean hidesColumnsRead(View view) {
+    for (List<String> table : ViewDefinitions.tablesRead(view.currentVersion(), catalog.name(), name)) {
+      if (access.hidesColumns(principal, table.get(0), table.get(1), table.get(2))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Set<String> names() {

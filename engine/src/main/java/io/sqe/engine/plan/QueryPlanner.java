@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
+import io.sqe.engine.EngineConfig;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.QueryContext;
@@ -15,6 +16,7 @@ import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.sql.RowLimits;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
@@ -36,7 +38,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
-import org.apache.calcite.adapter.enumerable.EnumerableInterpretable;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRules;
 import org.apache.calcite.config.CalciteConnectionConfig;
@@ -82,36 +83,30 @@ import org.apache.calcite.tools.Programs;
 
 /**
  * Validates a query and compiles it: Calcite's standard optimisation (sub-query removal,
- * decorrelation, field trimming, cost-based planning with heuristic join order from two joins on,
+ * decorrelation, field trimming, cost-based planning with the join order of {@link JoinOrder},
  * hash joins only for equi-joins, join row counts from Iceberg statistics) with SQE's rules that
  * push work into Iceberg scans, then code generation.
  */
 public final class QueryPlanner {
-  /**
-   * Join counts from which the planner orders joins heuristically ({@code LoptOptimizeJoinRule},
-   * with the row counts of {@link JoinCardinality}) instead of exhaustively. From two joins on:
-   * Volcano's exhaustive search kept the FROM list's order when it started with a cartesian
-   * product (TPC-H Q9), and swapping a join's inputs there costs a projection that hides the
-   * cheaper build side.
-   */
-  private static final int HEURISTIC_JOIN_ORDER_THRESHOLD = 2;
-
   private final Catalogs catalogs;
   private final List<SystemSchema> systemSchemas;
   private final CalciteConnectionConfig connectionConfig;
   private final AccessControl access;
+  private final int maxReorderedJoins;
 
   /** A planner that shows {@code systemSchemas} in every catalog and allows everything. */
   public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas) {
-    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL);
+    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL, EngineConfig.DEFAULT_MAX_REORDERED_JOINS);
   }
 
   /**
-   * A planner that shows {@code systemSchemas} in every catalog and applies {@code access} to every
-   * table and view a statement reads.
+   * A planner that shows {@code systemSchemas} in every catalog, applies {@code access} to every
+   * table and view a statement reads, and orders the tables of joins of at most {@code
+   * maxReorderedJoins} tables.
    */
-  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access) {
+  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access, int maxReorderedJoins) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
+    this.maxReorderedJoins = maxReorderedJoins;
     this.systemSchemas = List.copyOf(systemSchemas);
     this.access = requireNonNull(access, "access is null");
     Properties properties = new Properties();
@@ -176,7 +171,10 @@ public final class QueryPlanner {
     SqlValidator validator =
         SqlValidatorUtil.newValidator(operators, reader, typeFactory, SqlDialect.validatorConfig());
 
+    RowLimits.check(query);
     SqlNode validated;
+    // The large IN lists of the statement and of the views it reads; each must have been converted.
+    List<LargeInLists.Sample> samples = new ArrayList<>();
     try {
       SqlNode resolved = TableVersions.resolve(
           SessionFunctions.bind(query, session.catalog(), session.schema()),
@@ -184,13 +182,16 @@ public final class QueryPlanner {
           (base, name, table, snapshotId, pos) -> register(root, namespaces, base, name, table, snapshotId, session, reads, pos),
           expression -> evaluate(session, expression),
           session.timeZone());
+      samples.addAll(LargeInLists.sample(resolved, typeFactory));
       validated = validator.validate(DateTimeFunctions.standardize(resolved));
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
     }
     List<RelDataType> parameterTypes = parameterTypes(validator, validated);
 
-    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig));
+    // Volcano polls the flag before each rule; cancelled, it stops and keeps its best plan so far,
+    // which the check after each step of the program refuses.
+    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig, PlanningThreads.cancelFlag()));
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
     ConstantFolding.install(planner);
@@ -211,8 +212,8 @@ public final class QueryPlanner {
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     cluster.setMetadataQuerySupplier(JoinCardinality::new);
     SqlToRelConverter converter =
-        new SqlToRelConverter(
-            new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads),
+        new InListConverter(
+            new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads, samples),
             validator,
             reader,
             cluster,
@@ -223,10 +224,12 @@ public final class QueryPlanner {
     RelRoot relRoot;
     try {
       relRoot = converter.convertQuery(validated, false, true);
+      LargeInLists.checkConverted(samples);
+      MapOrdering.check(relRoot.rel);
       relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
-      RelNode best = program(planner.getRules()).run(planner, relRoot.rel, desired, List.of(), List.of());
+      RelNode best = program(planner.getRules(), maxReorderedJoins).run(planner, relRoot.rel, desired, List.of(), List.of());
       enumerable = project((EnumerableRel) best, relRoot);
       PlanInspection.inspect(enumerable, reads);
     } catch (SqeException e) {
@@ -236,9 +239,11 @@ public final class QueryPlanner {
     }
 
     Map<String, Object> internalParameters = new HashMap<>();
-    @SuppressWarnings("unchecked")
-    Bindable<Object> bindable =
-        EnumerableInterpretable.toBindable(internalParameters, null, enumerable, EnumerableRel.Prefer.ARRAY);
+    String explain = RelOptUtil.toString(enumerable);
+    PlanningThreads.checkCancelled();
+    EnumerableRel compiled =
+        (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
+    Bindable<Object> bindable = new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql));
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(
@@ -249,7 +254,7 @@ public final class QueryPlanner {
         bindable,
         internalParameters,
         root.plus(),
-        RelOptUtil.toString(enumerable),
+        explain,
         System.nanoTime() - start,
         reads,
         false);
@@ -274,6 +279,7 @@ public final class QueryPlanner {
     private final Session session;
     private final Map<List<String>, SchemaPlus> namespaces;
     private final PlanReads reads;
+    private final List<LargeInLists.Sample> samples;
     private final Set<List<String>> expanding = new HashSet<>();
 
     ViewExpansion(
@@ -282,13 +288,15 @@ public final class QueryPlanner {
         RelOptCluster cluster,
         Session session,
         Map<List<String>, SchemaPlus> namespaces,
-        PlanReads reads) {
+        PlanReads reads,
+        List<LargeInLists.Sample> samples) {
       this.root = root;
       this.typeFactory = typeFactory;
       this.cluster = cluster;
       this.session = session;
       this.namespaces = namespaces;
       this.reads = reads;
+      this.samples = samples;
     }
 
     @Override
@@ -312,12 +320,13 @@ public final class QueryPlanner {
               (base, name, table, snapshotId, pos) -> register(root, namespaces, base, name, table, snapshotId, session, reads, pos),
               expression -> evaluate(session, expression),
               session.timeZone());
+          samples.addAll(LargeInLists.sample(resolved, typeFactory));
           validated = validator.validate(DateTimeFunctions.standardize(resolved));
         } catch (RuntimeException e) {
           throw SqlErrors.translate(e);
         }
         SqlToRelConverter converter =
-            new SqlToRelConverter(this, validator, reader, cluster, StandardConvertletTable.INSTANCE, converterConfig());
+            new InListConverter(this, validator, reader, cluster, StandardConvertletTable.INSTANCE, converterConfig());
         return converter.convertQuery(validated, false, false);
       } finally {
         expanding.remove(viewPath);
@@ -439,15 +448,15 @@ public final class QueryPlanner {
     return types;
   }
 
-  private static Program program(List<RelOptRule> rules) {
-    return Programs.sequence(
+  private static Program program(List<RelOptRule> rules, int maxReorderedJoins) {
+    return checked(
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
         ConstantFolding.program(),
         new FactorOrConditions(),
         FilterIntoScanRule.likesIntoScans(),
         Programs.trim(),
-        Programs.heuristicJoinOrder(rules, false, HEURISTIC_JOIN_ORDER_THRESHOLD),
+        new JoinOrder(rules, maxReorderedJoins),
         new SemiJoinReduction(),
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
         // It splits the final physical plan (semi-join reductions included) into parallel parts.
@@ -457,6 +466,19 @@ public final class QueryPlanner {
         SharedSubplans.INSTANCE,
         // After every step that makes or copies aggregates: their GROUP BY on primitive-key tables.
         HashGroupingAggregates.INSTANCE);
+  }
+
+  /** The steps in sequence, checking before and after each whether the statement was cancelled. */
+  private static Program checked(Program... steps) {
+    return (planner, rel, traits, materializations, lattices) -> {
+      RelNode current = rel;
+      for (Program step : steps) {
+        PlanningThreads.checkCancelled();
+        current = step.run(planner, current, traits, materializations, lattices);
+      }
+      PlanningThreads.checkCancelled();
+      return current;
+    };
   }
 
   /** Drops the columns the planner kept only for sorting, as Calcite's own prepare step does. */

@@ -38,6 +38,22 @@ public interface AccessControl extends ObjectVisibility {
     return tableAccess(principal, catalog, schema, table).visible();
   }
 
+  /**
+   * A principal whose access to the table hides, masks or filters anything sees no stored row
+   * count: counted under the filter or not, counts of the table as stored would tell what the
+   * policy keeps from them.
+   */
+  @Override
+  default boolean canSeeRowCount(Principal principal, String catalog, String schema, String table) {
+    TableAccess access = tableAccess(principal, catalog, schema, table);
+    return access.visible() && !access.restricts();
+  }
+
+  @Override
+  default boolean hidesColumns(Principal principal, String catalog, String schema, String table) {
+    return !tableAccess(principal, catalog, schema, table).hiddenColumns().isEmpty();
+  }
+
   @Override
   default boolean canSeeColumn(Principal principal, String catalog, String schema, String table, String column) {
     TableAccess access = tableAccess(principal, catalog, schema, table);

@@ -31,4 +31,17 @@ public interface ObjectVisibility {
   boolean canSeeTable(Principal principal, String catalog, String schema, String table);
 
   boolean canSeeColumn(Principal principal, String catalog, String schema, String table, String column);
+
+  /**
+   * Whether the principal may see a table's row count as stored (information_schema.tables): by
+   * default whoever sees the table; a policy may say otherwise for a principal who reads less.
+   */
+  default boolean canSeeRowCount(Principal principal, String catalog, String schema, String table) {
+    return canSeeTable(principal, catalog, schema, table);
+  }
+
+  /** Whether the principal's access to a table or view hides some of its columns from them. */
+  default boolean hidesColumns(Principal principal, String catalog, String schema, String table) {
+    return false;
+  }
 }

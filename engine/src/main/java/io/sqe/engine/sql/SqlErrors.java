@@ -3,6 +3,7 @@ package io.sqe.engine.sql;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.ServiceFailures;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.SqeException.SqlPosition;
 import java.util.regex.Pattern;
@@ -22,6 +23,10 @@ public final class SqlErrors {
   private SqlErrors() {}
 
   public static SqeException parseError(SqlParseException e) {
+    java.util.Optional<SqeException> tooDeep = ExecutionErrors.stackOverflow(e);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
+    }
     SqlParserPos pos = e.getPos();
     String message = firstLine(e.getMessage());
     SqlPosition position = position(pos);
@@ -37,6 +42,10 @@ public final class SqlErrors {
   public static SqeException translate(RuntimeException e) {
     if (e instanceof SqeException) {
       return (SqeException) e;
+    }
+    java.util.Optional<SqeException> tooDeep = ExecutionErrors.stackOverflow(e);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
     }
     java.util.Optional<SqeException> service = ServiceFailures.classify(e);
     if (service.isPresent()) {
@@ -65,6 +74,10 @@ public final class SqlErrors {
     if (inner != null) {
       return inner;
     }
+    java.util.Optional<SqeException> tooDeep = ExecutionErrors.stackOverflow(e);
+    if (tooDeep.isPresent()) {
+      return tooDeep.get();
+    }
     java.util.Optional<SqeException> service = ServiceFailures.classify(e);
     if (service.isPresent()) {
       return service.get();
@@ -76,9 +89,28 @@ public final class SqlErrors {
         return value.get();
       }
     }
-    LOG.error("Cannot plan statement: {}", sql, e);
+    // Not the statement's text, nor its literals in the error (a plan's dump quotes them): the
+    // query id of the log line (its MDC) ties it to the client's statement.
+    LOG.error("Cannot plan a statement", Redaction.forLog(e, sql));
     return new SqeException(
         ErrorCode.NOT_SUPPORTED, "This statement cannot be planned yet: " + firstLine(String.valueOf(e.getMessage())), e);
+  }
+
+  /**
+   * Translates a failure to compile a plan into Java. Calcite's code generator throws "Unable to
+   * implement" with the whole plan, and what it could not generate as a suppressed exception;
+   * Janino's compile errors come as the cause of "Error while compiling generated Java code".
+   */
+  public static SqeException translateCodeGeneration(RuntimeException e, String sql) {
+    String message = String.valueOf(e.getMessage());
+    if (message.startsWith("Unable to implement") && e.getSuppressed().length > 0
+        && e.getSuppressed()[0] instanceof RuntimeException generation) {
+      return translatePlanning(generation, sql);
+    }
+    if (message.startsWith("Error while compiling generated Java code") && e.getCause() != null) {
+      return translatePlanning(new IllegalStateException(e.getCause().getMessage(), e.getCause()), sql);
+    }
+    return translatePlanning(e, sql);
   }
 
   private static SqlPosition position(SqlParserPos pos) {

@@ -189,12 +189,13 @@ class HashGroupingAggregatesTest {
     assertThat(code(sets, true)).doesNotContain("HashGrouping").contains("groupByMultiple(");
   }
 
-  /** The Java code Calcite generates for {@code sql}, made on this thread. */
+  /** The Java code Calcite generates for {@code sql}. */
   private String code(String sql, boolean on) {
     ParallelSettings.configure(1, ParallelSettings.DEFAULT_MIN_ROWS);
     HashGroupingAggregates.configure(on);
     StringBuilder code = new StringBuilder();
-    try (Hook.Closeable hook = Hook.JAVA_PLAN.addThread((String s) -> code.append(s))) {
+    // Every thread's: statements are planned on planning threads, not the test's.
+    try (Hook.Closeable hook = Hook.JAVA_PLAN.add((String s) -> code.append(s))) {
       engine.prepare(session, comment(1, on) + sql);
     }
     assertThat(code).as(sql).isNotEmpty();

@@ -1,5 +1,6 @@
 package io.sqe.flight.audit;
 
+import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.session.Session;
 import java.time.Instant;
@@ -75,7 +76,7 @@ public final class StatementAudit {
     long rows;
     try {
       rows = statement.getAsLong();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed(queryId, e, null);
       throw e;
     }

@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.auth2.Auth2Constants;
 import org.apache.arrow.flight.auth2.AuthUtilities;
@@ -179,6 +180,27 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
       if (method != null) {
         audit.login(user, client, method, e, start, System.nanoTime() - startNanos);
       }
+    }
+  }
+
+  /**
+   * Authenticates credentials that arrive outside Flight, as an HTTP {@code Authorization} header
+   * of the operations endpoint, by the same rules, throttle and audit as a Flight call's.
+   *
+   * @return the caller's principal; empty when the credentials are missing or refused
+   */
+  public Optional<Principal> login(String authorization, String clientAddress) {
+    FlightCallHeaders headers = new FlightCallHeaders();
+    if (authorization != null) {
+      headers.insert(Auth2Constants.AUTHORIZATION_HEADER, authorization);
+    }
+    if (clientAddress != null) {
+      headers.insert(CLIENT_ADDRESS_HEADER, clientAddress);
+    }
+    try {
+      return Optional.of(principal(authenticate(headers).getPeerIdentity()));
+    } catch (FlightRuntimeException e) {
+      return Optional.empty();
     }
   }
 

@@ -12,6 +12,7 @@ import io.sqe.flight.config.ServerConfig.CatalogType;
 import io.sqe.flight.config.ServerConfig.OidcSettings;
 import io.sqe.flight.config.ServerConfig.TlsSettings;
 import io.sqe.write.dml.DmlExecutor;
+import io.sqe.write.storage.StorageLocation;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -80,6 +81,7 @@ public final class ConfigLoader {
           "auth.oidc.scopes",
           "security.policy-file",
           "security.refresh-period",
+          "security.allowed-locations",
           "tls.certificate-chain",
           "tls.private-key",
           "tls.client-ca",
@@ -88,6 +90,11 @@ public final class ConfigLoader {
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
           "query.parallelism",
+          "query.max-value-size",
+          "query.heap-stop-threshold",
+          "query.tickets.max-bytes-per-user",
+          "query.tickets.max-bytes",
+          "query.max-reordered-joins",
           "maintenance.min-retention",
           "write.max-commit-retries",
           "sample-data.tpch-scale",
@@ -97,6 +104,9 @@ public final class ConfigLoader {
           "trino.host",
           "trino.client-timeout",
           "server.shutdown-grace-period",
+          "server.max-connections-per-address",
+          "server.handshake-timeout",
+          "server.connection-idle-timeout",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -252,6 +262,14 @@ public final class ConfigLoader {
     if (parallelism < 1) {
       throw new ConfigException("Setting query.parallelism must be at least 1 (1 turns parallel pipelines off), not " + parallelism);
     }
+    long maxValueSize = size(values, "query.max-value-size", EngineConfig.DEFAULT_MAX_VALUE_SIZE);
+    if (maxValueSize < EngineConfig.MIN_MAX_VALUE_SIZE || maxValueSize > EngineConfig.MAX_MAX_VALUE_SIZE) {
+      throw new ConfigException("Setting query.max-value-size must be from 1m to 1g, not " + values.get("query.max-value-size"));
+    }
+    int maxReorderedJoins = integer(values, "query.max-reordered-joins", EngineConfig.DEFAULT_MAX_REORDERED_JOINS);
+    if (maxReorderedJoins < 2) {
+      throw new ConfigException("Setting query.max-reordered-joins must be at least 2, not " + maxReorderedJoins);
+    }
     double scale = decimal(values, "sample-data.tpch-scale", 0);
     if (scale < 0 || scale > 100) {
       throw new ConfigException("Setting sample-data.tpch-scale must be between 0 and 100, not " + scale);
@@ -271,7 +289,38 @@ public final class ConfigLoader {
         operations(values),
         parallelism,
         retries,
+        maxValueSize,
+        maxReorderedJoins,
+        limits(values),
         trino(values));
+  }
+
+  private static ServerConfig.Limits limits(Map<String, String> values) {
+    double heapStop = decimal(values, "query.heap-stop-threshold", ServerConfig.Limits.DEFAULT.heapStopThreshold());
+    if (heapStop < 0 || heapStop >= 1) {
+      throw new ConfigException(
+          "Setting query.heap-stop-threshold must be a share of the heap from 0 (off) to below 1, such as 0.9, not " + heapStop);
+    }
+    ServerConfig.Limits defaults = ServerConfig.Limits.DEFAULT;
+    int perAddress = integer(values, "server.max-connections-per-address", defaults.maxConnectionsPerAddress());
+    if (perAddress < 0) {
+      throw new ConfigException("Setting server.max-connections-per-address must be 0 (no limit) or more, not " + perAddress);
+    }
+    Duration handshake = duration(values, "server.handshake-timeout", defaults.handshakeTimeout());
+    if (handshake.isZero() || handshake.isNegative()) {
+      throw new ConfigException("Setting server.handshake-timeout must be positive, such as 10s");
+    }
+    Duration idle = duration(values, "server.connection-idle-timeout", defaults.connectionIdleTimeout());
+    if (idle.isNegative()) {
+      throw new ConfigException("Setting server.connection-idle-timeout must not be negative (0 keeps idle connections open)");
+    }
+    return new ServerConfig.Limits(
+        heapStop,
+        size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
+        size(values, "query.tickets.max-bytes", defaults.ticketBytes()),
+        perAddress,
+        handshake,
+        idle);
   }
 
   private static ServerConfig.TrinoSettings trino(Map<String, String> values) {
@@ -322,14 +371,22 @@ public final class ConfigLoader {
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {
     String file = blankToNull(values.get("security.policy-file"));
     Duration refresh = duration(values, "security.refresh-period", Duration.ofSeconds(10));
+    List<String> allowedLocations = List.copyOf(list(values, "security.allowed-locations", ""));
+    for (String location : allowedLocations) {
+      try {
+        StorageLocation.parseChosen(location);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("Setting security.allowed-locations lists '" + location + "', which is not usable: " + e.getMessage());
+      }
+    }
     if (file == null) {
-      return new ServerConfig.SecuritySettings(null, refresh);
+      return new ServerConfig.SecuritySettings(null, refresh, allowedLocations);
     }
     Path path = Path.of(file).toAbsolutePath().normalize();
     if (!java.nio.file.Files.isRegularFile(path)) {
       throw new ConfigException("Setting security.policy-file names " + path + ", which is not a file");
     }
-    return new ServerConfig.SecuritySettings(path, refresh);
+    return new ServerConfig.SecuritySettings(path, refresh, allowedLocations);
   }
 
   private static OidcSettings oidc(Map<String, String> values) {

@@ -31,6 +31,11 @@ import java.util.Set;
  * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
  * @param writeMaxCommitRetries how many times a statement outside a transaction runs again after
  *     its commit lost a race with another writer (0: never)
+ * @param maxValueSize the longest value (in characters) one call of {@code repeat}, {@code lpad},
+ *     {@code ||} and the other functions that can grow their input may return
+ * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
+ *     their order; a larger join keeps the FROM list's order
+ * @param limits what the server's own defences allow: heap, pending tickets, connections
  * @param trino the endpoint for Trino's client protocol
  */
 public record ServerConfig(
@@ -50,8 +55,12 @@ public record ServerConfig(
     OperationsSettings operations,
     int queryParallelism,
     int writeMaxCommitRetries,
+    long maxValueSize,
+    int maxReorderedJoins,
+    Limits limits,
     TrinoSettings trino) {
   public ServerConfig {
+    requireNonNull(limits, "limits is null");
     requireNonNull(trino, "trino is null");
     if (writeMaxCommitRetries < 0) {
       throw new IllegalArgumentException("writeMaxCommitRetries must not be negative, not " + writeMaxCommitRetries);
@@ -71,19 +80,58 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, trino);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+  }
+
+  /**
+   * What the server's own defences allow, so that no client can take the server down for others.
+   *
+   * @param heapStopThreshold the share of the heap (0 to 1) still in use after a full collection
+   *     at which the running statement that allocated the most is stopped; 0 turns this off
+   * @param ticketBytesPerUser the most bytes the tickets of one user keep (statements, parameters)
+   * @param ticketBytes the most bytes all tickets keep
+   * @param maxConnectionsPerAddress the most Flight connections open at once from one client
+   *     address; 0 for no limit
+   * @param handshakeTimeout how long a new connection may take to send its first bytes and, with
+   *     TLS, to finish its handshake
+   * @param connectionIdleTimeout how long a connection may go without a call before it is closed
+   *     (clients reconnect on their next call); zero for never
+   */
+  public record Limits(
+      double heapStopThreshold,
+      long ticketBytesPerUser,
+      long ticketBytes,
+      int maxConnectionsPerAddress,
+      Duration handshakeTimeout,
+      Duration connectionIdleTimeout) {
+    public static final Limits DEFAULT =
+        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30));
+
+    public Limits {
+      if (heapStopThreshold < 0 || heapStopThreshold > 1) {
+        throw new IllegalArgumentException("heapStopThreshold must be between 0 and 1, not " + heapStopThreshold);
+      }
+      if (ticketBytesPerUser <= 0 || ticketBytes <= 0) {
+        throw new IllegalArgumentException("Ticket limits must be positive: " + ticketBytesPerUser + ", " + ticketBytes);
+      }
+      if (maxConnectionsPerAddress < 0) {
+        throw new IllegalArgumentException("maxConnectionsPerAddress must not be negative: " + maxConnectionsPerAddress);
+      }
+      requireNonNull(handshakeTimeout, "handshakeTimeout is null");
+      requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
+    }
   }
 
   /**
@@ -276,10 +324,13 @@ public record ServerConfig(
   /**
    * @param policyFile the access policy (Trino rules.json format, JSON or YAML); null: every user may do everything
    * @param refreshPeriod how often the policy file is checked for changes; zero: never
+   * @param allowedLocations the location prefixes under which administrators may place tables
+   *     ({@code location} and the path properties); empty: nobody may choose where files go
    */
-  public record SecuritySettings(Path policyFile, Duration refreshPeriod) {
+  public record SecuritySettings(Path policyFile, Duration refreshPeriod, List<String> allowedLocations) {
     public SecuritySettings {
       requireNonNull(refreshPeriod, "refreshPeriod is null");
+      allowedLocations = List.copyOf(allowedLocations);
     }
   }
 }

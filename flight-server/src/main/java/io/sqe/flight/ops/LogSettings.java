@@ -91,7 +91,8 @@ public final class LogSettings {
   /**
    * Sets a logger's level ({@code TRACE} ... {@code OFF}, or {@code INHERIT} to follow its parent).
    *
-   * @throws IllegalArgumentException for an unknown level
+   * @throws IllegalArgumentException for an unknown level, or a level below INFO for a logger that
+   *     prints request headers
    * @throws UnsupportedOperationException under another backend than logback
    */
   public static void setLevel(String logger, String level) {
@@ -103,9 +104,30 @@ public final class LogSettings {
     if (upper.equals("INHERIT") && logger.equalsIgnoreCase(org.slf4j.Logger.ROOT_LOGGER_NAME)) {
       throw new IllegalArgumentException("The root logger inherits from nothing; give it a level");
     }
+    if (WireLogFilter.isWireLogger(logger) && !upper.equals("INHERIT") && Level.toLevel(upper).toInt() < Level.INFO_INT) {
+      throw new IllegalArgumentException(
+          "Logger " + logger + " prints request headers, credentials among them, below INFO; SQE keeps it at INFO or above");
+    }
     LoggerContext context = logback().orElseThrow(() -> new UnsupportedOperationException(
         "Log levels can only change under logback, not " + LoggerFactory.getILoggerFactory().getClass().getName()));
     context.getLogger(logger).setLevel(upper.equals("INHERIT") ? null : Level.toLevel(upper));
+  }
+
+  /**
+   * Keeps the loggers that print request headers at INFO or above ({@link WireLogFilter}),
+   * whatever their levels say; once per logging context, also under an operator's logback file.
+   */
+  public static void protectCredentials() {
+    logback().ifPresent(context -> {
+      synchronized (context) {
+        if (context.getTurboFilterList().stream().noneMatch(WireLogFilter.class::isInstance)) {
+          WireLogFilter filter = new WireLogFilter();
+          filter.setContext(context);
+          filter.start();
+          context.addTurboFilter(filter);
+        }
+      }
+    });
   }
 
   private static Optional<LoggerContext> logback() {

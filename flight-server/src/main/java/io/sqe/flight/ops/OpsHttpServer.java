@@ -7,6 +7,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.session.Principal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -14,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * The operations endpoint, plain HTTP on the server's host: {@code GET /health} (200 when the
  * server takes work and the catalog and storage answer, else 503, with a JSON body saying what
  * failed), {@code GET /metrics} (Prometheus text format), and {@code GET|POST /log-level}, which
- * reads or sets a logger's level and, since it changes the server, answers only callers on the
- * server's own machine (loopback addresses).
+ * reads or sets a logger's level. Since setting one changes the server, a POST answers only an
+ * admin (role {@code admin}) who logs in as on Flight SQL (Basic credentials or a bearer token),
+ * from the server's own machine (a loopback address).
  */
 public final class OpsHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OpsHttpServer.class);
@@ -36,21 +40,30 @@ public final class OpsHttpServer implements AutoCloseable {
   private final ServingState serving;
   private final LakehouseHealth health;
   private final ServerMetrics metrics;
+  private final OperatorLogin login;
 
-  private OpsHttpServer(HttpServer server, ExecutorService threads, ServingState serving, LakehouseHealth health, ServerMetrics metrics) {
+  private OpsHttpServer(
+      HttpServer server, ExecutorService threads, ServingState serving, LakehouseHealth health, ServerMetrics metrics, OperatorLogin login) {
     this.server = server;
     this.threads = threads;
     this.serving = serving;
     this.health = health;
     this.metrics = metrics;
+    this.login = login;
   }
 
-  /** Listens on {@code host:port} (0: a free port). */
-  public static OpsHttpServer start(String host, int port, ServingState serving, LakehouseHealth health, ServerMetrics metrics)
+  /**
+   * Listens on {@code host:port} (0: a free port).
+   *
+   * @param login logs in the callers that would change the server
+   */
+  public static OpsHttpServer start(
+      String host, int port, ServingState serving, LakehouseHealth health, ServerMetrics metrics, OperatorLogin login)
       throws IOException {
     requireNonNull(serving, "serving is null");
     requireNonNull(health, "health is null");
     requireNonNull(metrics, "metrics is null");
+    requireNonNull(login, "login is null");
     HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
     AtomicInteger ids = new AtomicInteger();
     ExecutorService threads = Executors.newFixedThreadPool(2, task -> {
@@ -59,7 +72,7 @@ public final class OpsHttpServer implements AutoCloseable {
       return thread;
     });
     http.setExecutor(threads);
-    OpsHttpServer ops = new OpsHttpServer(http, threads, serving, health, metrics);
+    OpsHttpServer ops = new OpsHttpServer(http, threads, serving, health, metrics, login);
     http.createContext("/", ops::handle);
     http.start();
     return ops;
@@ -134,7 +147,7 @@ public final class OpsHttpServer implements AutoCloseable {
     return out;
   }
 
-  private static void logLevel(HttpExchange exchange, String method) throws IOException {
+  private void logLevel(HttpExchange exchange, String method) throws IOException {
     Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
     String logger = query.getOrDefault("logger", LogSettings.SQE_LOGGERS);
     if (method.equals("GET")) {
@@ -144,6 +157,16 @@ public final class OpsHttpServer implements AutoCloseable {
     InetAddress caller = exchange.getRemoteAddress().getAddress();
     if (caller == null || !caller.isLoopbackAddress()) {
       json(exchange, 403, Map.of("error", "Log levels can only be changed from the server's own machine (loopback)"));
+      return;
+    }
+    Optional<Principal> operator = login.login(exchange.getRequestHeaders().getFirst("Authorization"), caller.getHostAddress());
+    if (operator.isEmpty()) {
+      exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"sqe\", charset=\"UTF-8\"");
+      json(exchange, 401, Map.of("error", "Log in as an admin to change log levels: Basic credentials or a bearer token, as for Flight SQL"));
+      return;
+    }
+    if (!operator.get().roles().contains(TrackedQuery.ADMIN_ROLE)) {
+      json(exchange, 403, Map.of("error", "Only admins (role " + TrackedQuery.ADMIN_ROLE + ") may change log levels"));
       return;
     }
     String level = query.get("level");
@@ -160,7 +183,7 @@ public final class OpsHttpServer implements AutoCloseable {
       json(exchange, 501, Map.of("error", e.getMessage()));
       return;
     }
-    LOG.info("Log level of {} set to {} from {}", logger, level, caller.getHostAddress());
+    LOG.info("Log level of {} set to {} by {} from {}", logger, level, operator.get().user(), caller.getHostAddress());
     json(exchange, 200, Map.of("logger", logger, "level", LogSettings.level(logger).orElse("unknown")));
   }
 

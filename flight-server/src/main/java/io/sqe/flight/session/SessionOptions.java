@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.EngineConfig;
 import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.session.DurationText;
 import io.sqe.engine.session.Session;
@@ -30,12 +31,12 @@ public final class SessionOptions {
   public static final String STATEMENT_TIMEOUT = SessionCommands.STATEMENT_TIMEOUT;
 
   private final Catalogs catalogs;
-  private final Duration defaultStatementTimeout;
+  private final EngineConfig engine;
 
-  /** @param defaultStatementTimeout the server's statement timeout (zero: none), for sessions that set none */
-  public SessionOptions(Catalogs catalogs, Duration defaultStatementTimeout) {
+  /** @param engine the engine's limits: its statement timeout is the default and the ceiling of the session's */
+  public SessionOptions(Catalogs catalogs, EngineConfig engine) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
-    this.defaultStatementTimeout = requireNonNull(defaultStatementTimeout, "defaultStatementTimeout is null");
+    this.engine = requireNonNull(engine, "engine is null");
   }
 
   /** Applies the options it can and returns an error for each one it cannot. */
@@ -46,7 +47,7 @@ public final class SessionOptions {
       Optional<String> value = text(option.getValue());
       switch (name) {
         case CATALOG:
-          if (value.isEmpty() || catalogs.find(value.get()).isEmpty()) {
+          if (value.isEmpty() || !isName(value.get()) || catalogs.find(value.get()).isEmpty()) {
             errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
           } else {
             String catalog = catalogs.find(value.get()).get().name();
@@ -56,7 +57,7 @@ public final class SessionOptions {
         case SCHEMA:
           if (value.isEmpty() || value.get().isBlank()) {
             session.update(s -> s.withSchema(null));
-          } else if (!schemaExists(session.session(), value.get())) {
+          } else if (!isName(value.get()) || !schemaExists(session.session(), value.get())) {
             errors.put(name, error(SetSessionOptionsResult.ErrorValue.INVALID_VALUE));
           } else {
             session.update(s -> s.withSchema(value.get()));
@@ -99,7 +100,8 @@ public final class SessionOptions {
             ? SessionOptionValueFactory.makeEmptySessionOptionValue()
             : SessionOptionValueFactory.makeSessionOptionValue(s.schema()));
     values.put(TIME_ZONE, SessionOptionValueFactory.makeSessionOptionValue(s.timeZone().getId()));
-    Duration timeout = s.statementTimeout() != null ? s.statementTimeout() : defaultStatementTimeout;
+    // What statements run under, the server's ceiling applied.
+    Duration timeout = engine.statementTimeout(s.statementTimeout());
     values.put(STATEMENT_TIMEOUT, SessionOptionValueFactory.makeSessionOptionValue(DurationText.format(timeout)));
     return values;
   }
@@ -119,6 +121,11 @@ public final class SessionOptions {
               }
             });
     return millis == null || millis < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(millis));
+  }
+
+  /** No name holds a NUL character (SQL refuses one too); the catalog's store would end the name there. */
+  private static boolean isName(String value) {
+    return value.indexOf('\0') < 0;
   }
 
   private boolean schemaExists(Session session, String schema) {

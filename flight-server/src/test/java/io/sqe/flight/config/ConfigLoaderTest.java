@@ -7,6 +7,7 @@ import io.sqe.flight.config.ServerConfig.CatalogType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,6 +100,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void allowedLocationsAreAListOfUnambiguousLocations() {
+    assertThat(ConfigLoader.load(null, Map.of()).security().allowedLocations()).isEmpty();
+    assertThat(ConfigLoader.load(null, Map.of("SQE_SECURITY_ALLOWED__LOCATIONS", "file:/srv/lake/, s3://bucket/external")).security()
+        .allowedLocations()).containsExactly("file:/srv/lake/", "s3://bucket/external");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("security.allowed-locations", "/srv/lake/../etc")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("security.allowed-locations lists '/srv/lake/../etc'");
+  }
+
+  @Test
   void maxRunTimeTakesADuration() {
     assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__RUN__TIME", "90s")).maxRunTime()).isEqualTo(Duration.ofSeconds(90));
     assertThat(ConfigLoader.fromSettings(Map.of("query.max-run-time", "PT2H")).maxRunTime()).isEqualTo(Duration.ofHours(2));
@@ -127,6 +138,28 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void limitsOfTheServersOwnDefences() {
+    ServerConfig.Limits defaults = ConfigLoader.fromSettings(Map.of()).limits();
+    assertThat(defaults).isEqualTo(ServerConfig.Limits.DEFAULT);
+    ServerConfig.Limits set = ConfigLoader.fromSettings(Map.of(
+        "query.heap-stop-threshold", "0",
+        "query.tickets.max-bytes-per-user", "8m",
+        "query.tickets.max-bytes", "1g",
+        "server.max-connections-per-address", "0",
+        "server.handshake-timeout", "3s",
+        "server.connection-idle-timeout", "0s")).limits();
+    assertThat(set).isEqualTo(new ServerConfig.Limits(0, 8L << 20, 1L << 30, 0, Duration.ofSeconds(3), Duration.ZERO));
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.heap-stop-threshold", "1.5")))
+        .hasMessageContaining("query.heap-stop-threshold");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.tickets.max-bytes", "lots")))
+        .hasMessageContaining("query.tickets.max-bytes");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("server.max-connections-per-address", "-1")))
+        .hasMessageContaining("server.max-connections-per-address");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("server.handshake-timeout", "0s")))
+        .hasMessageContaining("server.handshake-timeout");
+  }
+
+  @Test
   void queryParallelismIsAtLeastOne() {
     assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "1")).queryParallelism()).isEqualTo(1);
     assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "4")).queryParallelism()).isEqualTo(4);
@@ -134,6 +167,28 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.parallelism", "0")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("query.parallelism");
+  }
+
+  @Test
+  void maxValueSizeIsFromOneMebibyteToOneGibibyte() {
+    assertThat(ConfigLoader.fromSettings(Map.of()).maxValueSize()).isEqualTo(16L << 20);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-value-size", "1m")).maxValueSize()).isEqualTo(1L << 20);
+    assertThat(ConfigLoader.load(null, Map.of("SQE_QUERY_MAX__VALUE__SIZE", "1g")).maxValueSize()).isEqualTo(1L << 30);
+    for (String bad : List.of("100k", "2g", "big")) {
+      assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-value-size", bad)))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("query.max-value-size");
+    }
+  }
+
+  @Test
+  void maxReorderedJoinsIsAtLeastTwo() {
+    assertThat(ConfigLoader.fromSettings(Map.of()).maxReorderedJoins()).isEqualTo(16);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-reordered-joins", "40")).maxReorderedJoins()).isEqualTo(40);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-reordered-joins", "1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.max-reordered-joins");
   }
 
   @Test

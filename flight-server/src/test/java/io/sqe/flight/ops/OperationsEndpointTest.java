@@ -213,7 +213,7 @@ class OperationsEndpointTest {
   }
 
   @Test
-  void logLevelsChangeAtRunTimeFromLoopback() throws Exception {
+  void logLevelsChangeAtRunTimeFromLoopbackForAnAdmin() throws Exception {
     String logger = "io.sqe.flight.ops.test";
     HttpResponse<String> set = post("/log-level?logger=" + logger + "&level=debug");
     assertThat(set.statusCode()).isEqualTo(200);
@@ -276,10 +276,13 @@ class OperationsEndpointTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A POST as admin, whom changing a log level needs (LogLevelSecurityTest). */
   private static HttpResponse<String> post(String path) throws Exception {
+    String credentials = TestServer.ADMIN + ":" + server.adminPassword();
     return HTTP.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.server().httpPort().orElseThrow() + path))
             .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(credentials.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
             .POST(HttpRequest.BodyPublishers.noBody())
             .build(),
         HttpResponse.BodyHandlers.ofString());

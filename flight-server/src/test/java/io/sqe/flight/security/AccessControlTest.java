@@ -3,6 +3,7 @@ package io.sqe.flight.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sqe.flight.testing.NumberTable;
 import io.sqe.flight.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -183,6 +187,49 @@ class AccessControlTest {
   }
 
   @Test
+  void viewsOverHiddenColumnsWorkUnlessTheyUseOneAndNeverNameIt() throws Exception {
+    try (Connection admin = connect(TestServer.ADMIN, server.adminPassword()); Statement a = admin.createStatement();
+        Connection c = connect("bob", "bob-pw"); Statement s = c.createStatement()) {
+      a.execute("CREATE VIEW hr.v_star AS SELECT * FROM hr.employees");
+      a.execute("CREATE VIEW hr.v_pay AS SELECT id, salary AS pay FROM hr.employees");
+      // Created by bob, whose SELECT * has four columns: it reads the same for everyone.
+      s.execute("CREATE VIEW pub.v_bob AS SELECT * FROM hr.employees");
+      try {
+        assertThat(query(c, "SELECT * FROM pub.v_bob ORDER BY id"))
+            .containsExactly(List.of(1L, "ann", "XXX-6789", "EU"), List.of(3L, "cid", "XXX-3456", "EU"));
+        assertThat(query(admin, "SELECT * FROM pub.v_bob ORDER BY id")).containsExactly(
+            List.of(1L, "ann", "123-45-6789", "EU"), List.of(2L, "ben", "987-65-4321", "US"), List.of(3L, "cid", "555-12-3456", "EU"));
+        // Views that use the hidden column: denied, naming the view and not the column.
+        for (String view : List.of("hr.v_star", "hr.v_pay")) {
+          assertThatThrownBy(() -> query(c, "SELECT id FROM " + view)).as(view)
+              .hasMessageContaining("Access denied")
+              .hasMessageContaining("iceberg." + view)
+              .satisfies(e -> assertThat(e.getMessage()).doesNotContain("salary").doesNotContain("stale"));
+          assertThat(query(admin, "SELECT count(*) FROM " + view)).containsExactly(List.of(3L));
+        }
+        assertThat(query(c, "SELECT column_name FROM information_schema.columns WHERE table_name = 'v_star' ORDER BY ordinal_position"))
+            .containsExactly(List.of("id"), List.of("name"), List.of("ssn"), List.of("region"));
+        List<String> columns = new ArrayList<>();
+        try (ResultSet rs = c.getMetaData().getColumns(null, "hr", "v_star", null)) {
+          while (rs.next()) {
+            columns.add(rs.getString("COLUMN_NAME"));
+          }
+        }
+        assertThat(columns).containsExactly("id", "name", "ssn", "region");
+        assertThat(query(admin, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'v_star'")).containsExactly(List.of(5L));
+        // The SQL of a view over a table that hides columns from the reader may name one.
+        String definition = "SELECT view_definition FROM information_schema.views WHERE table_name = 'v_pay'";
+        assertThat(query(c, definition)).containsExactly(java.util.Arrays.asList((Object) null));
+        assertThat(query(admin, definition).get(0).get(0).toString()).contains("salary");
+      } finally {
+        a.execute("DROP VIEW hr.v_star");
+        a.execute("DROP VIEW hr.v_pay");
+        a.execute("DROP VIEW pub.v_bob");
+      }
+    }
+  }
+
+  @Test
   void informationSchemaListsOnlyWhatTheUserMaySee() throws Exception {
     assertThat(bob("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('hr', 'pub') ORDER BY 1, 2"))
         // v_secret matches bob's v_.* rule, so he sees it; reading it fails on its base table.
@@ -259,6 +306,45 @@ class AccessControlTest {
         assertThat(query(c, "SELECT note FROM pub.target ORDER BY id")).containsExactly(List.of("XXX-6789"), List.of("XXX-3456"));
       } finally {
         s.execute("DROP TABLE pub.target");
+      }
+    }
+  }
+
+  @Test
+  void anAdminCancelsAnotherUsersQueryUnderThePolicyAndOthersCannot() throws Exception {
+    NumberTable.create(server.server().catalogs().find("iceberg").orElseThrow(), "pub", "numbers", 20_000, 2_500);
+    // Hundreds of millions of row pairs: runs until cancelled.
+    CompletableFuture<List<List<Object>>> endless = CompletableFuture.supplyAsync(() -> {
+      try {
+        return bob("SELECT count(*), max(a.label || b.label) FROM pub.numbers a CROSS JOIN pub.numbers b");
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    try (RootAllocator allocator = new RootAllocator(); TestServer.Client flight = server.client(allocator);
+        Connection admin = connect(TestServer.ADMIN, server.adminPassword()); Statement a = admin.createStatement();
+        Connection carol = connect("carol", "carol-pw"); Statement c = carol.createStatement()) {
+      String queryId = null;
+      for (int attempt = 0; attempt < 200 && queryId == null; attempt++) {
+        for (List<Object> row : flight.rows(flight.sql().execute("SHOW QUERIES", flight.auth()))) {
+          if ("bob".equals(String.valueOf(row.get(1)))) {
+            queryId = String.valueOf(row.get(0));
+          }
+        }
+        if (queryId == null) {
+          Thread.sleep(50);
+        }
+      }
+      assertThat(queryId).as("bob's query in SHOW QUERIES").isNotNull();
+      String cancel = "CALL system.cancel_query('" + queryId + "')";
+      assertThatThrownBy(() -> c.execute(cancel)).hasMessageContaining("belongs to another user");
+      assertThat(a.executeUpdate(cancel)).isEqualTo(1);
+      assertThatThrownBy(() -> endless.get(30, TimeUnit.SECONDS)).hasMessageContaining("cancelled by admin");
+      assertThatThrownBy(() -> c.execute("CALL system.cancel_query('no-such-query')")).hasMessageContaining("Unknown query");
+    } finally {
+      endless.cancel(true);
+      try (Connection admin = connect(TestServer.ADMIN, server.adminPassword()); Statement a = admin.createStatement()) {
+        a.execute("DROP TABLE pub.numbers");
       }
     }
   }

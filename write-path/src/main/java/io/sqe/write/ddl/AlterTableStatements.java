@@ -17,6 +17,8 @@ import io.sqe.engine.sql.ddl.SqlAlterTableRename;
 import io.sqe.engine.sql.ddl.SqlAlterTableRenameColumn;
 import io.sqe.engine.sql.ddl.SqlAlterTableSetProperties;
 import io.sqe.engine.sql.ddl.SqlAlterTableUnsetProperties;
+import io.sqe.write.storage.ChosenLocations;
+import io.sqe.write.storage.LocationRules;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,7 +56,7 @@ final class AlterTableStatements {
   }
 
   /** The alteration {@code alter} asks for; empty for ALTER TABLE forms other executors run. */
-  static Optional<PreparedCommand> prepare(CommandContext context, SqlAlterTable alter) {
+  static Optional<PreparedCommand> prepare(CommandContext context, SqlAlterTable alter, LocationRules locations) {
     ObjectName name = Names.object(context, alter.name());
     if (alter instanceof SqlAlterTableRename) {
       return Optional.of(rename(context, name, (SqlAlterTableRename) alter));
@@ -78,7 +80,8 @@ final class AlterTableStatements {
       alteration = nullability.notNull() ? setNotNull(name, nullability) : dropNotNull(name, nullability);
       statement = nullability.notNull() ? "SET NOT NULL" : "DROP NOT NULL";
     } else if (alter instanceof SqlAlterTableSetProperties) {
-      alteration = setProperties((SqlAlterTableSetProperties) alter);
+      SqlAlterTableSetProperties set = (SqlAlterTableSetProperties) alter;
+      alteration = setProperties(name, set, ChosenLocations.of(locations, context.session().principal(), name.catalog(), set.properties()));
       statement = "SET PROPERTIES";
     } else if (alter instanceof SqlAlterTableUnsetProperties) {
       alteration = unsetProperties(name, (SqlAlterTableUnsetProperties) alter);
@@ -149,9 +152,9 @@ final class AlterTableStatements {
   /** A bare new name keeps the table in its schema (as Spark and PostgreSQL do); a qualified one may move it. */
   private static ObjectName renameTarget(CommandContext context, ObjectName source, SqlIdentifier newName) {
     if (newName.isSimple()) {
-      return new ObjectName(source.catalog(), TableIdentifier.of(source.namespace(), newName.getSimple()), newName);
+      return Names.checkNew(new ObjectName(source.catalog(), TableIdentifier.of(source.namespace(), newName.getSimple()), newName), "table");
     }
-    ObjectName target = Names.object(context, newName);
+    ObjectName target = Names.checkNew(Names.object(context, newName), "table");
     if (target.catalog() != source.catalog()) {
       throw error(
           ErrorCode.NOT_SUPPORTED,
@@ -447,7 +450,7 @@ final class AlterTableStatements {
 
   // ---- properties
 
-  private static Alteration setProperties(SqlAlterTableSetProperties set) {
+  private static Alteration setProperties(ObjectName name, SqlAlterTableSetProperties set, ChosenLocations chosen) {
     Map<String, String> properties = PropertyValues.table(set.properties());
     return new Alteration() {
       @Override
@@ -457,6 +460,7 @@ final class AlterTableStatements {
 
       @Override
       public void commit(Table table) {
+        chosen.checkFree(name.catalog(), name.id());
         Map<String, String> values = new java.util.LinkedHashMap<>(properties);
         String location = values.remove("location");
         if (!values.isEmpty()) {

@@ -19,6 +19,7 @@ import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlDropView;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
 import io.sqe.write.maintenance.MaintenanceSettings;
+import io.sqe.write.storage.LocationRules;
 import java.util.Optional;
 import org.apache.calcite.sql.SqlNode;
 
@@ -30,26 +31,29 @@ import org.apache.calcite.sql.SqlNode;
  */
 public final class DdlExecutor implements CommandExecutor {
   private final MaintenanceSettings maintenance;
+  private final LocationRules locations;
 
   public DdlExecutor() {
-    this(MaintenanceSettings.DEFAULT);
+    this(MaintenanceSettings.DEFAULT, LocationRules.NONE);
   }
 
-  public DdlExecutor(MaintenanceSettings maintenance) {
+  /** @param locations who may choose where tables' files go, and where */
+  public DdlExecutor(MaintenanceSettings maintenance, LocationRules locations) {
     this.maintenance = requireNonNull(maintenance, "maintenance is null");
+    this.locations = requireNonNull(locations, "locations is null");
   }
 
   @Override
   public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
     if (statement instanceof SqlCreateSchema) {
-      return Optional.of(SchemaStatements.create(context, (SqlCreateSchema) statement));
+      return Optional.of(SchemaStatements.create(context, (SqlCreateSchema) statement, locations));
     }
     if (statement instanceof SqlDropSchema) {
       return Optional.of(SchemaStatements.drop(context, (SqlDropSchema) statement));
     }
     if (statement instanceof SqlCreateTable) {
       SqlCreateTable create = (SqlCreateTable) statement;
-      return create.query() != null ? Optional.empty() : Optional.of(TableStatements.create(context, create));
+      return create.query() != null ? Optional.empty() : Optional.of(TableStatements.create(context, create, locations));
     }
     if (statement instanceof SqlDropTable) {
       return Optional.of(TableStatements.drop(context, (SqlDropTable) statement));
@@ -67,7 +71,7 @@ public final class DdlExecutor implements CommandExecutor {
       return Optional.of(TableProcedures.prepare(context, (SqlAlterTableExecute) statement, maintenance));
     }
     if (statement instanceof SqlAlterTable) {
-      return AlterTableStatements.prepare(context, (SqlAlterTable) statement);
+      return AlterTableStatements.prepare(context, (SqlAlterTable) statement, locations);
     }
     if (statement instanceof SqlCreateView) {
       return Optional.of(ViewStatements.create(context, (SqlCreateView) statement));

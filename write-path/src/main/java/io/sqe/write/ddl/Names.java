@@ -6,6 +6,7 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.session.Session;
+import io.sqe.write.storage.PathSafeNames;
 import java.util.List;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.iceberg.catalog.Namespace;
@@ -59,6 +60,26 @@ final class Names {
       default:
         throw error(ErrorCode.INVALID_ARGUMENT, "Too many parts in schema name '" + name + "': use catalog.schema", name);
     }
+  }
+
+  /**
+   * Checks the names of an object a statement creates (or renames to): they become the directory
+   * names of its default location, so each must be one plain path segment.
+   *
+   * @param kind {@code table} or {@code view}
+   */
+  static ObjectName checkNew(ObjectName name, String kind) {
+    PathSafeNames.check("schema", name.schema(), DdlErrors.position(name.node()));
+    PathSafeNames.check(kind, name.id().name(), DdlErrors.position(name.node()));
+    return name;
+  }
+
+  /** Checks the name of a schema a statement creates, which becomes a directory name. */
+  static SchemaName checkNew(SchemaName name) {
+    for (String level : name.namespace().levels()) {
+      PathSafeNames.check("schema", level, DdlErrors.position(name.node()));
+    }
+    return name;
   }
 
   private static LakehouseCatalog catalog(CommandContext context, String catalog, SqlIdentifier at) {

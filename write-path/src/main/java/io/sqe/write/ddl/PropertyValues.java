@@ -4,6 +4,7 @@ import static io.sqe.write.ddl.DdlErrors.error;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.sql.ddl.SqlProperty;
+import io.sqe.write.storage.LocationRules;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -85,7 +86,7 @@ final class PropertyValues {
     Map<String, String> result = new LinkedHashMap<>();
     for (SqlNode node : properties) {
       SqlProperty property = (SqlProperty) node;
-      String key = ALIASES.getOrDefault(property.key().toLowerCase(Locale.ROOT), property.key());
+      String key = key(property);
       String value = text(property);
       value = check(key, value, property.value());
       if (result.put(key, value) != null) {
@@ -100,11 +101,24 @@ final class PropertyValues {
     Map<String, String> result = new LinkedHashMap<>();
     for (SqlNode node : properties) {
       SqlProperty property = (SqlProperty) node;
-      if (result.put(property.key(), text(property)) != null) {
-        throw error(ErrorCode.INVALID_ARGUMENT, "Property '" + property.key() + "' is set twice", property.keyNode());
+      String key = key(property);
+      if (result.put(key, text(property)) != null) {
+        throw error(ErrorCode.INVALID_ARGUMENT, "Property '" + key + "' is set twice", property.keyNode());
       }
     }
     return result;
+  }
+
+  /**
+   * The key under Iceberg's name: the aliases, and the keys that name a path in lower case, as
+   * Iceberg reads them (LocationRules checks them in any case).
+   */
+  static String key(SqlProperty property) {
+    String lower = property.key().toLowerCase(Locale.ROOT);
+    if (LocationRules.isPathProperty(lower)) {
+      return lower;
+    }
+    return ALIASES.getOrDefault(lower, property.key());
   }
 
   private static String text(SqlProperty property) {

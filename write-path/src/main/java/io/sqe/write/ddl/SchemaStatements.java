@@ -8,6 +8,8 @@ import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.sql.ddl.SqlCreateSchema;
 import io.sqe.engine.sql.ddl.SqlDropSchema;
+import io.sqe.write.storage.ChosenLocations;
+import io.sqe.write.storage.LocationRules;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,15 +21,18 @@ import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 final class SchemaStatements {
   private SchemaStatements() {}
 
-  static PreparedCommand create(CommandContext context, SqlCreateSchema create) {
-    SchemaName name = Names.schema(context, create.name());
+  static PreparedCommand create(CommandContext context, SqlCreateSchema create, LocationRules locations) {
+    SchemaName name = Names.checkNew(Names.schema(context, create.name()));
     // A HashMap: Iceberg's REST client fails on immutable maps here.
     Map<String, String> properties = new HashMap<>(PropertyValues.schema(create.properties()));
+    // REST catalogs place the schema's tables under its location.
+    ChosenLocations chosen = ChosenLocations.of(locations, context.session().principal(), name.catalog(), create.properties());
     return (ctx, parameters) -> {
       try {
         if (name.catalog().namespaces().namespaceExists(name.namespace())) {
           return existing(create, name);
         }
+        chosen.checkFree(name.catalog(), null);
         name.catalog().namespaces().createNamespace(name.namespace(), properties);
       } catch (AlreadyExistsException e) {
         return existing(create, name);

@@ -13,6 +13,7 @@ import io.sqe.write.maintenance.Compaction;
 import io.sqe.write.maintenance.MaintenanceSettings;
 import io.sqe.write.maintenance.OrphanFiles;
 import io.sqe.write.maintenance.SnapshotExpiry;
+import io.sqe.write.storage.OtherTables;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,7 +52,9 @@ import org.apache.iceberg.Table;
  * </ul>
  *
  * Arguments are named ({@code name => value}) or positional in the order above. Retention
- * thresholds below the server's {@link MaintenanceSettings#minRetention()} are refused.
+ * thresholds below the server's {@link MaintenanceSettings#minRetention()} are refused. The two
+ * that delete files delete only under the table's own location (for expiry, also the directories
+ * its path properties name), and none that another table or view of the catalog references.
  */
 final class TableProcedures {
   private static final long DEFAULT_FILE_SIZE_THRESHOLD = 100L << 20;
@@ -104,7 +107,8 @@ final class TableProcedures {
         Integer retainLast = arguments.value("retain_last", TableProcedures::positiveInt).orElse(null);
         report = EXPIRE_SNAPSHOTS;
         procedure = (table, ctx) -> {
-          SnapshotExpiry.Result result = SnapshotExpiry.expire(table, Instant.now().minus(retention), retainLast);
+          SnapshotExpiry.Result result =
+              SnapshotExpiry.expire(table, OtherTables.of(name.catalog(), name.id()), Instant.now().minus(retention), retainLast);
           return List.<Object[]>of(new Object[] {
             result.expiredSnapshots(),
             result.deletedDataFiles(),
@@ -119,7 +123,7 @@ final class TableProcedures {
         Duration retention = retention(arguments, settings, "remove_orphan_files");
         report = REMOVE_ORPHAN_FILES;
         procedure = (table, ctx) -> {
-          OrphanFiles.Result result = OrphanFiles.remove(table, Instant.now().minus(retention));
+          OrphanFiles.Result result = OrphanFiles.remove(table, OtherTables.of(name.catalog(), name.id()), Instant.now().minus(retention));
           return List.<Object[]>of(new Object[] {result.scannedFiles(), result.reachableFiles(), result.deletedFiles()});
         };
         break;

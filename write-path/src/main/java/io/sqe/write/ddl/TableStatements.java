@@ -11,18 +11,24 @@ import io.sqe.engine.sql.ddl.SqlCommentOn;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
+import io.sqe.write.maintenance.TablePurge;
+import io.sqe.write.storage.ChosenLocations;
+import io.sqe.write.storage.LocationRules;
+import io.sqe.write.storage.OtherTables;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -38,8 +44,8 @@ final class TableStatements {
 
   private TableStatements() {}
 
-  static PreparedCommand create(CommandContext context, SqlCreateTable create) {
-    ObjectName name = Names.object(context, create.name());
+  static PreparedCommand create(CommandContext context, SqlCreateTable create, LocationRules locations) {
+    ObjectName name = Names.checkNew(Names.object(context, create.name()), "table");
     if (!name.catalog().schemaExists(name.schema())) {
       throw schemaNotFound(name);
     }
@@ -48,6 +54,7 @@ final class TableStatements {
     SortOrder order = TableLayouts.sortOrder(schema, create.sortedBy());
     Map<String, String> properties = new HashMap<>(PropertyValues.table(create.properties()));
     String location = properties.remove(LOCATION);
+    ChosenLocations chosen = ChosenLocations.of(locations, context.session().principal(), name.catalog(), create.properties());
     if (create.comment() != null) {
       properties.put(TableProperties.COMMENT, create.comment());
     }
@@ -64,6 +71,7 @@ final class TableStatements {
         if (exists && !create.getReplace()) {
           return existing(create, name);
         }
+        chosen.checkFree(name.catalog(), name.id());
         Map<String, String> tableProperties = new HashMap<>(properties);
         if (!exists) {
           tableProperties.putIfAbsent(TableProperties.FORMAT_VERSION, DEFAULT_FORMAT_VERSION);
@@ -126,7 +134,9 @@ final class TableStatements {
     }
     return (ctx, parameters) -> {
       try {
-        if (!name.catalog().iceberg().dropTable(name.id(), drop.purge()) && !drop.ifExists) {
+        if (drop.purge()) {
+          purge(name, drop);
+        } else if (!name.catalog().iceberg().dropTable(name.id(), false) && !drop.ifExists) {
           throw TableCommits.notFound(name);
         }
       } catch (RuntimeException e) {
@@ -136,6 +146,28 @@ final class TableStatements {
       }
       return CommandResult.rows(0);
     };
+  }
+
+  /**
+   * Drops the table and deletes its files itself: the catalog's purge would delete every file the
+   * table references, those of another table sharing them included.
+   */
+  private static void purge(ObjectName name, SqlDropTable drop) {
+    Optional<Table> table = TableCommits.load(name);
+    if (table.isEmpty()) {
+      if (!drop.ifExists) {
+        throw TableCommits.notFound(name);
+      }
+      return;
+    }
+    TablePurge purge = TablePurge.plan(table.get(), OtherTables.of(name.catalog(), name.id()));
+    if (!name.catalog().iceberg().dropTable(name.id(), false)) {
+      if (!drop.ifExists) {
+        throw TableCommits.notFound(name);
+      }
+      return;
+    }
+    purge.deleteFiles();
   }
 
   static PreparedCommand truncate(CommandContext context, SqlTruncateTable truncate) {

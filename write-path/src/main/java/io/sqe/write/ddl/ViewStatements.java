@@ -60,7 +60,7 @@ final class ViewStatements {
   private ViewStatements() {}
 
   static PreparedCommand create(CommandContext context, SqlCreateView create) {
-    ObjectName name = Names.object(context, create.name());
+    ObjectName name = Names.checkNew(Names.object(context, create.name()), "view");
     ViewCatalog views = views(name);
     if (!name.catalog().schemaExists(name.schema())) {
       throw TableStatements.schemaNotFound(name);
@@ -311,9 +311,11 @@ final class ViewStatements {
   static PreparedCommand rename(CommandContext context, SqlAlterViewRename rename) {
     ObjectName name = Names.object(context, rename.name());
     ViewCatalog views = views(name);
-    ObjectName target = rename.newName().isSimple()
-        ? new ObjectName(name.catalog(), TableIdentifier.of(name.namespace(), rename.newName().getSimple()), rename.newName())
-        : Names.object(context, rename.newName());
+    ObjectName target = Names.checkNew(
+        rename.newName().isSimple()
+            ? new ObjectName(name.catalog(), TableIdentifier.of(name.namespace(), rename.newName().getSimple()), rename.newName())
+            : Names.object(context, rename.newName()),
+        "view");
     if (target.catalog() != name.catalog()) {
       throw error(
           ErrorCode.NOT_SUPPORTED,

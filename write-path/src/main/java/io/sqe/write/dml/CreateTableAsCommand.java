@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.catalog.types.UnsupportedTypeException;
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException.SqlPosition;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
@@ -15,6 +16,9 @@ import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.storage.ChosenLocations;
+import io.sqe.write.storage.LocationRules;
+import io.sqe.write.storage.PathSafeNames;
 import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -55,19 +59,31 @@ final class CreateTableAsCommand implements PreparedCommand {
   private final Schema schema;
   private final TableLayout layout;
   private final List<ValueConversion> conversions;
+  private final ChosenLocations chosen;
 
   private CreateTableAsCommand(
-      TableRef target, SqlCreateTable statement, PlannedQuery query, Schema schema, TableLayout layout, List<ValueConversion> conversions) {
+      TableRef target,
+      SqlCreateTable statement,
+      PlannedQuery query,
+      Schema schema,
+      TableLayout layout,
+      List<ValueConversion> conversions,
+      ChosenLocations chosen) {
     this.target = requireNonNull(target, "target is null");
     this.statement = requireNonNull(statement, "statement is null");
     this.query = requireNonNull(query, "query is null");
     this.schema = requireNonNull(schema, "schema is null");
     this.layout = requireNonNull(layout, "layout is null");
     this.conversions = List.copyOf(conversions);
+    this.chosen = requireNonNull(chosen, "chosen is null");
   }
 
-  static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create) {
+  static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create, LocationRules locations) {
     TableRef target = TableNames.resolve(context, create.name());
+    SqlPosition at = SqlPositions.position(create.name());
+    PathSafeNames.check("schema", target.id().namespace().level(0), at);
+    PathSafeNames.check("table", target.id().name(), at);
+    ChosenLocations chosen = ChosenLocations.of(locations, context.session().principal(), target.catalog(), create.properties());
     if (target.catalog().views().map(v -> v.viewExists(target.id())).orElse(false)) {
       throw error(ErrorCode.ALREADY_EXISTS, "A view named " + target.displayName() + " exists", create.name());
     }
@@ -87,7 +103,7 @@ final class CreateTableAsCommand implements PreparedCommand {
       conversions.add(ValueConversion.of(type, column).orElseThrow(() -> error(
           ErrorCode.NOT_SUPPORTED, "Cannot store values of type " + type.getFullTypeString() + " as " + column.type(), create.query())));
     }
-    return new CreateTableAsCommand(target, create, query, schema, layout, conversions);
+    return new CreateTableAsCommand(target, create, query, schema, layout, conversions, chosen);
   }
 
   @Override
@@ -110,11 +126,13 @@ final class CreateTableAsCommand implements PreparedCommand {
       }
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
     }
+    chosen.checkFree(target.catalog(), target.id());
     String what = (replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + target.displayName() + " AS";
-    Catalog.TableBuilder builder = catalog.buildTable(target.id(), schema)
+    Catalog.TableBuilder built = catalog.buildTable(target.id(), schema)
         .withPartitionSpec(layout.spec())
         .withSortOrder(layout.sortOrder())
         .withProperties(layout.properties());
+    Catalog.TableBuilder builder = layout.location() == null ? built : built.withLocation(layout.location());
     TableWrite write;
     try {
       write = TableWrite.create(

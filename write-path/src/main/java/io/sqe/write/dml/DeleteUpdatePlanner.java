@@ -55,8 +55,9 @@ final class DeleteUpdatePlanner {
     TableRef target = TableNames.existing(context, name);
     return RowLevelCommand.prepare(context, RowLevelCommand.Kind.UPDATE, target, (ctx, table) -> {
       TargetRef ref = new TargetRef(name, update.getAlias(), table);
-      Assignments assignments =
-          Assignments.of(table.schema(), update.getTargetColumnList(), update.getSourceExpressionList(), ref.qualifier(), target.displayName());
+      Assignments assignments = Assignments.of(
+          WritableColumns.of(ctx, target, table.table()), table.schema(), update.getTargetColumnList(), update.getSourceExpressionList(),
+          ref.qualifier(), target.displayName());
       List<SqlNode> select = ref.rowColumns();
       select.addAll(assignments.expressions());
       SqlNode query = SqlTrees.select(select, ref.from(), SqlTrees.copy(update.getCondition()));
@@ -143,7 +144,8 @@ final class DeleteUpdatePlanner {
       this.defaults = defaults;
     }
 
-    static Assignments of(Schema schema, SqlNodeList targets, SqlNodeList expressions, String qualifier, String table) {
+    static Assignments of(
+        WritableColumns writable, Schema schema, SqlNodeList targets, SqlNodeList expressions, String qualifier, String table) {
       int[] columns = new int[targets.size()];
       List<Types.NestedField> fields = new ArrayList<>();
       List<SqlNode> values = new ArrayList<>();
@@ -151,7 +153,7 @@ final class DeleteUpdatePlanner {
       Set<Integer> seen = new HashSet<>();
       for (int i = 0; i < targets.size(); i++) {
         SqlIdentifier id = (SqlIdentifier) targets.get(i);
-        Types.NestedField field = TargetColumns.find(schema, id, qualifier, table);
+        Types.NestedField field = writable.find(schema, id, qualifier);
         if (!seen.add(field.fieldId())) {
           throw error(ErrorCode.INVALID_ARGUMENT, "Column " + field.name() + " is assigned twice", id);
         }

@@ -1,10 +1,13 @@
 package io.sqe.write.dml;
 
+import static java.util.Objects.requireNonNull;
+
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
+import io.sqe.write.storage.LocationRules;
 import java.util.Optional;
 import org.apache.calcite.sql.SqlDelete;
 import org.apache.calcite.sql.SqlInsert;
@@ -25,17 +28,22 @@ public final class DmlExecutor implements CommandExecutor {
    */
   public static final int DEFAULT_MAX_COMMIT_RETRIES = 8;
 
+  private final LocationRules locations;
   private final int maxCommitRetries;
 
   public DmlExecutor() {
-    this(DEFAULT_MAX_COMMIT_RETRIES);
+    this(LocationRules.NONE, DEFAULT_MAX_COMMIT_RETRIES);
   }
 
-  /** @param maxCommitRetries how many times a statement runs again after losing a commit race; 0 never */
-  public DmlExecutor(int maxCommitRetries) {
+  /**
+   * @param locations who may choose where a new table's files go (CREATE TABLE ... AS), and where
+   * @param maxCommitRetries how many times a statement runs again after losing a commit race; 0 never
+   */
+  public DmlExecutor(LocationRules locations, int maxCommitRetries) {
     if (maxCommitRetries < 0) {
       throw new IllegalArgumentException("maxCommitRetries must not be negative: " + maxCommitRetries);
     }
+    this.locations = requireNonNull(locations, "locations is null");
     this.maxCommitRetries = maxCommitRetries;
   }
 
@@ -44,7 +52,7 @@ public final class DmlExecutor implements CommandExecutor {
     return prepared(context, statement).map(command -> ReRunOnConflict.wrap(command, maxCommitRetries));
   }
 
-  private static Optional<PreparedCommand> prepared(CommandContext context, SqlNode statement) {
+  private Optional<PreparedCommand> prepared(CommandContext context, SqlNode statement) {
     if (statement instanceof SqlInsert) {
       return Optional.of(InsertCommand.prepare(context, (SqlInsert) statement));
     }
@@ -58,7 +66,7 @@ public final class DmlExecutor implements CommandExecutor {
       return Optional.of(MergePlanner.prepare(context, (SqlMergeStatement) statement));
     }
     if (statement instanceof SqlCreateTable && ((SqlCreateTable) statement).query() != null) {
-      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement));
+      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement, locations));
     }
     return Optional.empty();
   }

@@ -54,7 +54,7 @@ final class InsertCommand implements PreparedCommand {
     }
     TableRef target = TableNames.existing(context, (SqlIdentifier) insert.getTargetTable());
     Table table = TableWrite.current(context.session(), target.catalog(), target.id(), target::loadFresh);
-    return new InsertCommand(target, insert, plan(context, target, table.schema(), insert));
+    return new InsertCommand(target, insert, plan(context, target, table, insert));
   }
 
   @Override
@@ -73,7 +73,7 @@ final class InsertCommand implements PreparedCommand {
     Table table = write.table();
     Plan plan = table.schema().schemaId() == prepared.schema.schemaId()
         ? prepared
-        : plan(context, target, table.schema(), statement);
+        : plan(context, target, table, statement);
     String what = "INSERT into " + target.displayName();
     DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
     List<DataFile> files;
@@ -125,9 +125,11 @@ final class InsertCommand implements PreparedCommand {
     }
   }
 
-  private static Plan plan(CommandContext context, TableRef target, Schema schema, SqlInsert insert) {
+  private static Plan plan(CommandContext context, TableRef target, Table icebergTable, SqlInsert insert) {
+    Schema schema = icebergTable.schema();
     String table = target.displayName();
-    List<Types.NestedField> columns = targetColumns(schema, insert, table);
+    WritableColumns writable = WritableColumns.of(context, target, icebergTable);
+    List<Types.NestedField> columns = targetColumns(writable, schema, insert);
     List<Types.NestedField> all = schema.columns();
     Object[] defaults = new Object[all.size()];
     int[] targets = new int[columns.size()];
@@ -136,7 +138,7 @@ final class InsertCommand implements PreparedCommand {
     }
     for (int i = 0; i < all.size(); i++) {
       if (!columns.contains(all.get(i))) {
-        defaults[i] = TargetColumns.defaultValue(all.get(i), table, insert.getTargetTable());
+        defaults[i] = writable.defaultValue(all.get(i), "INSERT", insert.getTargetTable());
       }
     }
 
@@ -178,14 +180,15 @@ final class InsertCommand implements PreparedCommand {
     return conversions;
   }
 
-  private static List<Types.NestedField> targetColumns(Schema schema, SqlInsert insert, String table) {
+  /** The columns the statement lists, or, without a list, every column the user sees. */
+  private static List<Types.NestedField> targetColumns(WritableColumns writable, Schema schema, SqlInsert insert) {
     if (insert.getTargetColumnList() == null || insert.getTargetColumnList().isEmpty()) {
-      return schema.columns();
+      return writable.implicit(schema, insert.getTargetTable());
     }
     List<Types.NestedField> columns = new ArrayList<>();
     Set<Integer> seen = new HashSet<>();
     for (SqlNode node : insert.getTargetColumnList()) {
-      Types.NestedField column = TargetColumns.find(schema, (SqlIdentifier) node, null, table);
+      Types.NestedField column = writable.find(schema, (SqlIdentifier) node, null);
       if (!seen.add(column.fieldId())) {
         throw error(ErrorCode.INVALID_ARGUMENT, "Column " + column.name() + " is listed twice", node);
       }

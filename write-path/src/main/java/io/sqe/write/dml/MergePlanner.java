@@ -106,6 +106,7 @@ final class MergePlanner {
     List<SqlNode> select = new ArrayList<>(ref.rowColumns());
     select.add(matched(ref, sourceAlias));
     select.add(clauseIndex(clauses, ref, sourceAlias));
+    WritableColumns writable = WritableColumns.of(context, target, table.table());
     List<Assignments> assignments = new ArrayList<>();
     List<Object[]> defaults = new ArrayList<>();
     for (int i = 0; i < clauses.size(); i++) {
@@ -115,12 +116,12 @@ final class MergePlanner {
       Object[] omitted = null;
       switch (clause.action()) {
         case UPDATE:
-          values = Assignments.of(schema, clause.columns(), clause.values(), ref.qualifier(), name);
+          values = Assignments.of(writable, schema, clause.columns(), clause.values(), ref.qualifier(), name);
           break;
         case INSERT: {
-          SqlNodeList columns = insertColumns(schema, clause, name);
-          values = Assignments.of(schema, columns, inScope(clause.values(), schema, sourceAlias), null, name);
-          omitted = omittedDefaults(schema, columns, clause, name);
+          SqlNodeList columns = insertColumns(writable, schema, clause, name);
+          values = Assignments.of(writable, schema, columns, inScope(clause.values(), schema, sourceAlias), null, name);
+          omitted = omittedDefaults(writable, schema, columns, clause, name);
           break;
         }
         case DELETE:
@@ -237,27 +238,29 @@ final class MergePlanner {
     return !matched.isEmpty() && !onlyUnconditionalDelete;
   }
 
-  /** The INSERT clause's column list, or every column of the table when it has none. */
-  private static SqlNodeList insertColumns(Schema schema, SqlMergeClause clause, String table) {
+  /** The INSERT clause's column list, or every column of the table the user sees when it has none. */
+  private static SqlNodeList insertColumns(WritableColumns writable, Schema schema, SqlMergeClause clause, String table) {
     if (!clause.columns().isEmpty()) {
       return clause.columns();
     }
-    if (clause.values().size() != schema.columns().size()) {
+    List<Types.NestedField> implicit = writable.implicit(schema, clause);
+    if (clause.values().size() != implicit.size()) {
       throw error(
           ErrorCode.INVALID_ARGUMENT,
-          "INSERT without a column list gives all " + schema.columns().size() + " columns of " + table + ", not "
+          "INSERT without a column list gives all " + implicit.size() + " columns of " + table + ", not "
               + clause.values().size(),
           clause.values());
     }
     List<SqlNode> columns = new ArrayList<>();
-    for (Types.NestedField column : schema.columns()) {
+    for (Types.NestedField column : implicit) {
       columns.add(new SqlIdentifier(column.name(), ZERO));
     }
     return new SqlNodeList(columns, ZERO);
   }
 
   /** The values of the columns an INSERT clause leaves out, by position in the schema. */
-  private static Object[] omittedDefaults(Schema schema, SqlNodeList columns, SqlMergeClause clause, String table) {
+  private static Object[] omittedDefaults(
+      WritableColumns writable, Schema schema, SqlNodeList columns, SqlMergeClause clause, String table) {
     List<Types.NestedField> given = new ArrayList<>();
     for (SqlNode column : columns) {
       given.add(TargetColumns.find(schema, (SqlIdentifier) column, null, table));
@@ -266,7 +269,7 @@ final class MergePlanner {
     for (int i = 0; i < defaults.length; i++) {
       Types.NestedField column = schema.columns().get(i);
       if (!given.contains(column)) {
-        defaults[i] = TargetColumns.defaultValue(column, table, clause);
+        defaults[i] = writable.defaultValue(column, "MERGE", clause);
       }
     }
     return defaults;

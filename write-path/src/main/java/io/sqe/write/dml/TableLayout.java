@@ -6,7 +6,9 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.sql.ddl.SqlProperty;
 import io.sqe.engine.sql.ddl.SqlSortField;
 import io.sqe.engine.sql.ddl.SqlTransform;
+import io.sqe.write.storage.LocationRules;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
@@ -19,12 +21,19 @@ import org.apache.iceberg.expressions.Term;
 import org.apache.iceberg.types.Types;
 
 /**
- * The partition spec, sort order and properties of a CREATE TABLE ... AS, from its PARTITIONED BY,
- * SORTED BY, COMMENT and WITH clauses. Column names match the new schema ignoring case.
+ * The partition spec, sort order, location and properties of a CREATE TABLE ... AS, from its
+ * PARTITIONED BY, SORTED BY, COMMENT and WITH clauses. Column names match the new schema ignoring
+ * case.
+ *
+ * @param location the {@code location} of WITH; null for the catalog's default
  */
-record TableLayout(PartitionSpec spec, SortOrder sortOrder, Map<String, String> properties) {
+record TableLayout(PartitionSpec spec, SortOrder sortOrder, String location, Map<String, String> properties) {
+  private static final String LOCATION = "location";
+
   static TableLayout of(Schema schema, SqlNodeList partitionBy, SqlNodeList sortedBy, SqlNodeList properties, String comment) {
-    return new TableLayout(spec(schema, partitionBy), sortOrder(schema, sortedBy), properties(properties, comment));
+    Map<String, String> values = properties(properties, comment);
+    String location = values.remove(LOCATION);
+    return new TableLayout(spec(schema, partitionBy), sortOrder(schema, sortedBy), location, Map.copyOf(values));
   }
 
   private static PartitionSpec spec(Schema schema, SqlNodeList partitionBy) {
@@ -104,6 +113,7 @@ record TableLayout(PartitionSpec spec, SortOrder sortOrder, Map<String, String> 
     return schema.findColumnName(field.fieldId());
   }
 
+  /** The properties as written; keys that name a path in lower case, as Iceberg reads them. */
   private static Map<String, String> properties(SqlNodeList properties, String comment) {
     Map<String, String> result = new LinkedHashMap<>();
     for (SqlNode node : properties) {
@@ -112,13 +122,14 @@ record TableLayout(PartitionSpec spec, SortOrder sortOrder, Map<String, String> 
       if (value == null) {
         throw error(ErrorCode.INVALID_ARGUMENT, "The value of table property " + property.key() + " must be a literal", property.value());
       }
-      if (result.put(property.key(), value) != null) {
-        throw error(ErrorCode.INVALID_ARGUMENT, "Table property " + property.key() + " is set twice", property);
+      String key = LocationRules.isPathProperty(property.key()) ? property.key().toLowerCase(Locale.ROOT) : property.key();
+      if (result.put(key, value) != null) {
+        throw error(ErrorCode.INVALID_ARGUMENT, "Table property " + key + " is set twice", property);
       }
     }
     if (comment != null) {
       result.put("comment", comment);
     }
-    return Map.copyOf(result);
+    return result;
   }
 }

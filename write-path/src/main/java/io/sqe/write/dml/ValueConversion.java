@@ -212,7 +212,10 @@ final class ValueConversion {
     }
     if (from == SqlTypeName.DECIMAL) {
       return Optional.of((v, c, t) -> {
-        BigInteger value = ((BigDecimal) v).setScale(0, RoundingMode.HALF_UP).toBigInteger();
+        // A DECIMAL inside a map or list may still hold an integer object: Calcite widens the
+        // type of nested values across VALUES rows without converting the narrower rows' values.
+        BigDecimal decimal = v instanceof BigDecimal ? (BigDecimal) v : BigDecimal.valueOf(((Number) v).longValue());
+        BigInteger value = decimal.setScale(0, RoundingMode.HALF_UP).toBigInteger();
         if (value.bitLength() > 63) {
           throw outOfRange(v, c, t);
         }

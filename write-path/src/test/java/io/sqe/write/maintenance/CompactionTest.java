@@ -97,14 +97,6 @@ class CompactionTest {
     assertThat(files(table)).hasSize(2);
   }
 
-  @Test
-  void locationsAreComparedWithoutSchemeOrAuthority() {
-    assertThat(OrphanFiles.normalize("file:/w/t/data/a.parquet")).isEqualTo("/w/t/data/a.parquet");
-    assertThat(OrphanFiles.normalize("file:///w/t/data/a.parquet")).isEqualTo("/w/t/data/a.parquet");
-    assertThat(OrphanFiles.normalize("/w/t//data/a.parquet")).isEqualTo("/w/t/data/a.parquet");
-    assertThat(OrphanFiles.normalize("s3://bucket/w/t/a.parquet")).isEqualTo(OrphanFiles.normalize("s3a://bucket/w/t/a.parquet"));
-  }
-
   private static Record row(int id, int k) {
     Record record = GenericRecord.create(SCHEMA);
     record.setField("id", id);

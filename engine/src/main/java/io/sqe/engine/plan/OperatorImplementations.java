@@ -1,0 +1,144 @@
+package io.sqe.engine.plan;
+
+import io.sqe.engine.sql.functions.ArithmeticFunctions;
+import io.sqe.engine.sql.functions.BoundedFunctions;
+import io.sqe.engine.sql.functions.LikeFunctions;
+import io.sqe.engine.sql.functions.RegexFunctions;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.calcite.adapter.enumerable.EnumerableWindow;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.fun.SqlLibraryOperators;
+import org.apache.calcite.sql.fun.SqlLikeOperator;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeUtil;
+
+/**
+ * Puts SQE's implementations in place of Calcite's for the operators whose run-time code Calcite
+ * generates unsafely for hostile input: LIKE and ILIKE (a backtracking regular expression) run on
+ * {@link io.sqe.engine.sql.functions.LikePattern}; SIMILAR TO, {@code regexp_like} and {@code
+ * regexp_replace} on {@link RegexFunctions}, which a statement timeout interrupts; integer +, -, *,
+ * /, negation and {@code abs} on {@link ArithmeticFunctions}, which fail on overflow instead of
+ * wrapping around, and so does the running total of SUM in a window ({@link CheckedSums}); {@code
+ * lpad}, {@code rpad}, {@code repeat}, {@code replace}, {@code ||} on text, {@code array_join} and
+ * {@code array_to_string} on {@link BoundedFunctions}, which refuse a result over the query's
+ * limit on one value before allocating it.
+ *
+ * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
+ * expressions the planner folds): planner rules, the scans' pushed predicates and EXPLAIN all see
+ * Calcite's operators. Each call becomes one call of the same operands and type.
+ */
+final class OperatorImplementations {
+  /**
+   * SQE's implementations of Calcite's operators by identity (operators of one name and class are
+   * equal, as the 3- and 4-operand {@code regexp_replace} are).
+   */
+  private static final Map<SqlOperator, SqlOperator> REPLACED = new IdentityHashMap<>();
+
+  static {
+    REPLACED.put(SqlLibraryOperators.REGEXP_LIKE, RegexFunctions.REGEXP_LIKE);
+    REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_3, RegexFunctions.REGEXP_REPLACE);
+    REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_4, RegexFunctions.REGEXP_REPLACE);
+    REPLACED.put(SqlLibraryOperators.ARRAY_JOIN, BoundedFunctions.ARRAY_TO_STRING);
+    REPLACED.put(SqlLibraryOperators.ARRAY_TO_STRING, BoundedFunctions.ARRAY_TO_STRING);
+  }
+
+  /** Replacements of Calcite's operators that also take binary or array operands: for text only. */
+  private static final Map<SqlOperator, SqlOperator> REPLACED_FOR_TEXT = new IdentityHashMap<>();
+
+  static {
+    REPLACED_FOR_TEXT.put(SqlLibraryOperators.LPAD, BoundedFunctions.LPAD);
+    REPLACED_FOR_TEXT.put(SqlLibraryOperators.RPAD, BoundedFunctions.RPAD);
+    REPLACED_FOR_TEXT.put(SqlLibraryOperators.REPEAT, BoundedFunctions.REPEAT);
+    REPLACED_FOR_TEXT.put(SqlStdOperatorTable.REPLACE, BoundedFunctions.REPLACE);
+    REPLACED_FOR_TEXT.put(SqlStdOperatorTable.CONCAT, BoundedFunctions.CONCAT);
+  }
+
+  private final Calls calls;
+  private final Map<RelNode, RelNode> done = new IdentityHashMap<>();
+
+  private OperatorImplementations(RexBuilder rexBuilder) {
+    this.calls = new Calls(rexBuilder);
+  }
+
+  /** The plan with SQE's implementations; a node that occurs twice stays one node. */
+  static RelNode rewrite(RelNode plan) {
+    return new OperatorImplementations(plan.getCluster().getRexBuilder()).rel(plan);
+  }
+
+  /** The expression with SQE's implementations. */
+  static RexNode rewrite(RexBuilder rexBuilder, RexNode expression) {
+    return expression.accept(new Calls(rexBuilder));
+  }
+
+  private RelNode rel(RelNode rel) {
+    RelNode rewritten = done.get(rel);
+    if (rewritten != null) {
+      return rewritten;
+    }
+    List<RelNode> inputs = new ArrayList<>();
+    boolean changed = false;
+    for (RelNode input : rel.getInputs()) {
+      RelNode converted = rel(input);
+      changed |= converted != input;
+      inputs.add(converted);
+    }
+    RelNode current = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    rewritten = current.accept(calls);
+    if (rewritten instanceof EnumerableWindow) {
+      rewritten = new CheckedSums(rewritten.getCluster(), rewritten.getTraitSet(), rewritten);
+    }
+    done.put(rel, rewritten);
+    return rewritten;
+  }
+
+  /** Replaces the calls of one expression, operands first. */
+  private static final class Calls extends RexShuttle {
+    private final RexBuilder rexBuilder;
+
+    Calls(RexBuilder rexBuilder) {
+      this.rexBuilder = rexBuilder;
+    }
+
+    @Override
+    public RexNode visitCall(RexCall call) {
+      RexNode visited = super.visitCall(call);
+      if (!(visited instanceof RexCall)) {
+        return visited;
+      }
+      RexCall rewritten = (RexCall) visited;
+      SqlOperator replacement = replacement(rewritten);
+      return replacement == null ? rewritten : rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());
+    }
+
+    private static SqlOperator replacement(RexCall call) {
+      SqlOperator operator = call.getOperator();
+      SqlOperator arithmetic = ArithmeticFunctions.replacement(call);
+      if (arithmetic != null) {
+        return arithmetic;
+      }
+      if (operator.getKind() == SqlKind.LIKE && operator instanceof SqlLikeOperator) {
+        SqlLikeOperator like = (SqlLikeOperator) operator;
+        if (like.isCaseSensitive()) {
+          return like.isNegated() ? LikeFunctions.NOT_LIKE : LikeFunctions.LIKE;
+        }
+        return like.isNegated() ? LikeFunctions.NOT_ILIKE : LikeFunctions.ILIKE;
+      }
+      if (operator.getKind() == SqlKind.SIMILAR && operator instanceof SqlLikeOperator) {
+        return ((SqlLikeOperator) operator).isNegated() ? RegexFunctions.NOT_SIMILAR : RegexFunctions.SIMILAR;
+      }
+      if (REPLACED_FOR_TEXT.containsKey(operator) && SqlTypeUtil.inCharFamily(call.getType())) {
+        return REPLACED_FOR_TEXT.get(operator);
+      }
+      return REPLACED.get(operator);
+    }
+  }
+}

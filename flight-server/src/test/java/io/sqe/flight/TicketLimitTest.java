@@ -1,0 +1,167 @@
+package io.sqe.flight;
+
+import static io.sqe.flight.QueryControlTest.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.flight.testing.TestServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What tickets keep is bounded per user and in total: GetFlightInfo after GetFlightInfo with large
+ * statements never read evicts the oldest tickets (those already read first), a statement larger
+ * than a user's limit is refused with RESOURCE_EXHAUSTED, one user's tickets do not evict another's
+ * below the total, and a command's count keeps none of its statement's text.
+ */
+class TicketLimitTest {
+  /** About 0.4 MB of statement, some 0.8 MB as counted (UTF-16). */
+  private static final int PADDING = 400_000;
+
+  @TempDir Path dir;
+  private TestServer server;
+  private BufferAllocator allocator;
+  private final List<AutoCloseable> clients = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    server = TestServer.start(dir, Map.of("query.tickets.max-bytes-per-user", "2m", "query.tickets.max-bytes", "3m"));
+    for (String user : List.of("alice", "bob", "carol")) {
+      server.server().authentication().users().addUser(user, "a long enough password".toCharArray(), Set.of());
+    }
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable client : clients) {
+      client.close();
+    }
+    server.close();
+    allocator.close();
+  }
+
+  @Test
+  void aUsersUnreadTicketsEvictTheirOldestReadOnesFirst() throws Exception {
+    User alice = login("alice");
+    FlightInfo first = alice.big(1);
+    assertThat(alice.read(first)).containsExactly(List.of(1));
+    FlightInfo second = alice.big(2);
+    // 0.8 + 0.8 MB kept; the third needs room under 2 MB: the first, which was read, goes.
+    FlightInfo third = alice.big(3);
+    assertThat(alice.read(second)).containsExactly(List.of(2));
+    assertThat(alice.read(third)).containsExactly(List.of(3));
+    assertNotFound(() -> alice.read(first));
+
+    // Unread ones go too, oldest first, when nothing read is left to evict.
+    List<FlightInfo> unread = new ArrayList<>();
+    for (int i = 10; i < 15; i++) {
+      unread.add(alice.big(i));
+    }
+    for (int i = 0; i < 3; i++) {
+      int index = i;
+      assertNotFound(() -> alice.read(unread.get(index)));
+    }
+    assertThat(alice.read(unread.get(3))).containsExactly(List.of(13));
+    assertThat(alice.read(unread.get(4))).containsExactly(List.of(14));
+    assertThat(kept()).isLessThanOrEqualTo(3 << 20);
+  }
+
+  @Test
+  void aStatementLargerThanAUsersLimitIsRefused() throws Exception {
+    User alice = login("alice");
+    String huge = "select 1 /* " + "x".repeat(1_100_000) + " */";
+    assertThatThrownBy(() -> alice.sql.execute(huge, alice.auth)).isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+      assertThat(e.status().code()).isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
+      assertThat(e.getMessage()).contains("query.tickets.max-bytes-per-user");
+    });
+    assertThat(alice.read(alice.big(1))).containsExactly(List.of(1));
+  }
+
+  @Test
+  void oneUserEvictsOnlyTheirOwnUnderTheirLimitAndTheOldestOfAllOverTheTotal() throws Exception {
+    User alice = login("alice");
+    User bob = login("bob");
+    FlightInfo bobs = bob.big(7);
+    for (int i = 0; i < 10; i++) {
+      alice.big(i);
+    }
+    assertThat(bob.read(bobs)).as("alice's tickets stay within her own limit").containsExactly(List.of(7));
+
+    User carol = login("carol");
+    FlightInfo bobsUnread = bob.big(8);
+    // alice 1.6 MB + bob 0.8 MB (his read one made room) = 2.4 MB; carol's 0.8 MB passes the 3 MB total:
+    // the oldest ticket of anyone goes, alice's.
+    FlightInfo carols = carol.big(9);
+    assertThat(carol.read(carols)).containsExactly(List.of(9));
+    assertThat(bob.read(bobsUnread)).containsExactly(List.of(8));
+    assertThat(kept()).isLessThanOrEqualTo(3 << 20);
+  }
+
+  @Test
+  void aCommandsTicketKeepsNoneOfItsText() throws Exception {
+    User alice = login("alice");
+    alice.sql.executeUpdate("CREATE SCHEMA s", alice.auth);
+    alice.sql.executeUpdate("CREATE TABLE s.t (x INT)", alice.auth);
+    List<FlightInfo> counts = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      // Run as a query (as ADBC and dbt send statements): the FlightInfo's ticket returns the count.
+      counts.add(alice.sql.execute("INSERT INTO s.t VALUES (" + i + ") /* " + "x".repeat(PADDING) + " */", alice.auth));
+    }
+    for (FlightInfo count : counts) {
+      assertThat(alice.read(count)).containsExactly(List.of(1L));
+    }
+    assertThat(kept()).isLessThan(1 << 20);
+  }
+
+  /** The server's gauge of what tickets keep, as /metrics shows it. */
+  private long kept() throws Exception {
+    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    server.server().metrics().writeTo(text);
+    for (String line : text.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+      if (line.startsWith("sqe_tickets_kept_bytes ")) {
+        return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    throw new AssertionError("No sqe_tickets_kept_bytes in the metrics");
+  }
+
+  private static void assertNotFound(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(FlightRuntimeException.class,
+        e -> assertThat(e.status().code()).as(e.getMessage()).isEqualTo(FlightStatusCode.NOT_FOUND));
+  }
+
+  private User login(String name) {
+    FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
+    FlightSqlClient sql = new FlightSqlClient(flight);
+    clients.add(sql);
+    return new User(sql, flight.authenticateBasicToken(name, "a long enough password").orElseThrow());
+  }
+
+  /** A logged-in user's client. */
+  private record User(FlightSqlClient sql, CallOption auth) {
+    /** A query of about 0.4 MB of text, returning {@code n}, whose ticket is not read yet. */
+    FlightInfo big(int n) {
+      return sql.execute("select " + n + " /* " + "x".repeat(PADDING) + " */", auth);
+    }
+
+    List<List<Object>> read(FlightInfo info) throws Exception {
+      return drain(sql.getStream(info.getEndpoints().get(0).getTicket(), auth));
+    }
+  }
+}
