@@ -90,3 +90,82 @@ def running_server(
             process.wait(30)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@dataclass(frozen=True)
+class TrinoEndpoint:
+    """The Trino endpoint of a running server, over HTTPS with a certificate that `ca` signed."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    ca: Path
+
+    def connect(self, **kwargs):
+        """A DB-API connection of Trino's client (`trino` from PyPI) as this user, over HTTPS."""
+        import trino
+
+        kwargs.setdefault("catalog", "iceberg")
+        return trino.dbapi.connect(
+            host=self.host,
+            port=self.port,
+            user=self.user,
+            auth=trino.auth.BasicAuthentication(self.user, self.password),
+            http_scheme="https",
+            verify=str(self.ca),
+            **kwargs,
+        )
+
+    def engine(self):
+        """An SQLAlchemy engine of Trino's dialect as this user, over HTTPS."""
+        import sqlalchemy
+        import trino
+
+        return sqlalchemy.create_engine(
+            f"trino://{self.user}@{self.host}:{self.port}/iceberg",
+            connect_args={
+                "auth": trino.auth.BasicAuthentication(self.user, self.password),
+                "http_scheme": "https",
+                "verify": str(self.ca),
+            },
+        )
+
+
+def tls_certificates(directory: Path) -> tuple[Path, Path, Path]:
+    """A throw-away CA, and a certificate it signs for 127.0.0.1 with its PKCS#8 key: (ca, certificate, key)."""
+    ca_key, ca = directory / "ca.key", directory / "ca.pem"
+    key, request, certificate = directory / "server.key", directory / "server.csr", directory / "server.pem"
+    extensions = directory / "server.ext"
+    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n")
+
+    def openssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key), "-out", str(ca), "-days", "2",
+            "-subj", "/CN=SQE test CA")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(request), "-subj", "/CN=127.0.0.1")
+    openssl("x509", "-req", "-in", str(request), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
+            "-out", str(certificate), "-days", "2", "-extfile", str(extensions))
+    return ca, certificate, key
+
+
+@contextmanager
+def running_trino_server(data: Path, certificates: Path, settings: Optional[dict] = None) -> Iterator[tuple[Server, TrinoEndpoint]]:
+    """A server with TLS and its Trino endpoint on: Trino's clients send credentials only over HTTPS.
+
+    requests lets REQUESTS_CA_BUNDLE and CURL_CA_BUNDLE win over a client's own CA (verify=), so
+    they are unset for this process.
+    """
+    for variable in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        os.environ.pop(variable, None)
+    ca, certificate, key = tls_certificates(certificates)
+    port = _free_port()
+    all_settings = {
+        "SQE_TLS_CERTIFICATE__CHAIN": str(certificate),
+        "SQE_TLS_PRIVATE__KEY": str(key),
+        "SQE_TRINO_PORT": str(port),
+    }
+    all_settings.update(settings or {})
+    with running_server(data, settings=all_settings) as server:
+        yield server, TrinoEndpoint("127.0.0.1", port, server.user, server.password, ca)

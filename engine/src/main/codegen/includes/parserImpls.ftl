@@ -442,6 +442,9 @@ SqlCreate SqeCreateView(Span s, boolean replace) :
     <VIEW> ifNotExists = SqeIfNotExists() name = CompoundTableIdentifier()
     [ columns = ParenthesizedSimpleIdentifierList() ]
     [ <COMMENT> comment = SqeCharString() ]
+    // Trino's clause (dbt-trino writes DEFINER by default): SQE's views always run with the
+    // reader's rights, which never shows a reader more than INVOKER would.
+    [ <SECURITY> ( <DEFINER> | <INVOKER> ) ]
     <AS> query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY) {
         if (replace && ifNotExists) {
             throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE VIEW cannot have IF NOT EXISTS");
@@ -1054,6 +1057,10 @@ SqlNode SqeShow() :
             ( <FROM> | <IN> ) from = CompoundTableIdentifier()
         |
             <QUERIES> { kind = SqlShow.Kind.QUERIES; }
+        |
+            <SESSION> { kind = SqlShow.Kind.SESSION; }
+        |
+            <FUNCTIONS> { kind = SqlShow.Kind.FUNCTIONS; }
         )
         [ <LIKE> like = SqeCharString() ]
         {
@@ -1064,7 +1071,7 @@ SqlNode SqeShow() :
         // points at SHOW instead of the word.
         name = SimpleIdentifier() {
             throw SqlSyntaxErrors.error(name.getParserPosition(), "Unknown SHOW statement: SHOW " + name
-                + "; use SHOW CATALOGS, SCHEMAS, TABLES, COLUMNS or CREATE TABLE|VIEW|SCHEMA");
+                + "; use SHOW CATALOGS, SCHEMAS, TABLES, COLUMNS, FUNCTIONS, SESSION, QUERIES or CREATE TABLE|VIEW|SCHEMA");
         }
     )
 }
@@ -1073,14 +1080,17 @@ SqlNode SqeTransactionStatement() :
 {
     final Span s;
     final SqlTransactionStatement.Action action;
+    final List<String> modes = new ArrayList<String>();
 }
 {
     (
         <BEGIN> { s = span(); action = SqlTransactionStatement.Action.BEGIN; }
         [ <TRANSACTION> | <WORK> ]
+        [ SqeTransactionMode(modes) ( <COMMA> SqeTransactionMode(modes) )* ]
     |
         <START> { s = span(); action = SqlTransactionStatement.Action.BEGIN; }
         <TRANSACTION>
+        [ SqeTransactionMode(modes) ( <COMMA> SqeTransactionMode(modes) )* ]
     |
         <COMMIT> { s = span(); action = SqlTransactionStatement.Action.COMMIT; }
         [ <WORK> ]
@@ -1089,8 +1099,35 @@ SqlNode SqeTransactionStatement() :
         [ <WORK> ]
     )
     {
-        return new SqlTransactionStatement(s.end(this), action);
+        return new SqlTransactionStatement(s.end(this), action, modes);
     }
+}
+
+/** A transaction mode of START TRANSACTION, as Trino's JDBC driver sends them. */
+void SqeTransactionMode(List<String> modes) :
+{
+}
+{
+    <ISOLATION> <LEVEL>
+    (
+        <READ>
+        (
+            <UNCOMMITTED> { modes.add("READ UNCOMMITTED"); }
+        |
+            <COMMITTED> { modes.add("READ COMMITTED"); }
+        )
+    |
+        <REPEATABLE> <READ> { modes.add("REPEATABLE READ"); }
+    |
+        <SERIALIZABLE> { modes.add("SERIALIZABLE"); }
+    )
+|
+    <READ>
+    (
+        <WRITE> { modes.add("READ WRITE"); }
+    |
+        <ONLY> { modes.add("READ ONLY"); }
+    )
 }
 
 SqlNode SqeCallProcedure() :
@@ -1203,5 +1240,115 @@ SqlNode SqeNormalizeCall() :
     <RPAREN> {
         return createCall(new SqlIdentifier("NORMALIZE", s.pos()), s.end(this),
             SqlFunctionCategory.USER_DEFINED_FUNCTION, null, args);
+    }
+}
+
+/** PREPARE name FROM statement: the statement is kept by its text, from its first token on. */
+SqlNode SqePrepare() :
+{
+    final Span s;
+    final SqlIdentifier name;
+    final Token first;
+    final SqlNode statement;
+}
+{
+    <PREPARE> { s = span(); } name = SimpleIdentifier() <FROM>
+    { first = getToken(1); }
+    statement = SqlStmt() {
+        return new SqlPrepare(s.end(this), name, statement, new SqlParserPos(first.beginLine, first.beginColumn));
+    }
+}
+
+/** EXECUTE name [USING value, ...] and EXECUTE IMMEDIATE 'statement' [USING value, ...]. */
+SqlNode SqeExecute() :
+{
+    final Span s;
+    SqlIdentifier name = null;
+    SqlNode text = null;
+    final List<SqlNode> arguments = new ArrayList<SqlNode>();
+}
+{
+    <EXECUTE> { s = span(); }
+    (
+        <IMMEDIATE> text = StringLiteral()
+    |
+        name = SimpleIdentifier()
+    )
+    [
+        <USING> SqeExecuteArgument(arguments) ( <COMMA> SqeExecuteArgument(arguments) )*
+    ]
+    {
+        return new SqlExecute(s.end(this), name, (SqlLiteral) text, arguments);
+    }
+}
+
+/**
+ * A value of EXECUTE ... USING: an expression, or a typed literal such as INTEGER '5' or
+ * DOUBLE '1.5', which Trino's JDBC driver sends for every parameter. A typed literal is a cast of
+ * the text to the type; DECIMAL '1.23' is the exact number, whose digits give its precision and
+ * scale, as in Trino. DATE, TIME and TIMESTAMP literals stay literals, which keep their fraction.
+ */
+void SqeExecuteArgument(List<SqlNode> arguments) :
+{
+    final SqlDataTypeSpec type;
+    final SqlNode text;
+    final SqlNode value;
+}
+{
+    (
+        LOOKAHEAD( ( <DATE> | <TIME> | <TIMESTAMP> | <INTERVAL> ) <QUOTED_STRING> )
+        value = Expression(ExprContext.ACCEPT_NON_QUERY)
+    |
+        LOOKAHEAD( DataType() <QUOTED_STRING> )
+        type = DataType() text = StringLiteral() {
+            String digits = ((SqlLiteral) text).getValueAs(String.class).trim();
+            String typeName = type.getTypeName().getSimple().toUpperCase(java.util.Locale.ROOT);
+            if ((typeName.equals("DECIMAL") || typeName.equals("NUMERIC") || typeName.equals("DEC"))
+                && type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec
+                && ((SqlBasicTypeNameSpec) type.getTypeNameSpec()).getPrecision() < 0) {
+                if (!digits.matches("[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)")) {
+                    throw SqlSyntaxErrors.error(text.getParserPosition(), "Invalid DECIMAL literal '" + digits + "'");
+                }
+                value = SqlLiteral.createExactNumeric(digits.startsWith("+") ? digits.substring(1) : digits, text.getParserPosition());
+            } else {
+                value = SqlStdOperatorTable.CAST.createCall(text.getParserPosition(), text, type);
+            }
+        }
+    |
+        value = Expression(ExprContext.ACCEPT_NON_QUERY)
+    )
+    {
+        arguments.add(value);
+    }
+}
+
+/** DEALLOCATE PREPARE name. */
+SqlNode SqeDeallocate() :
+{
+    final Span s;
+    final SqlIdentifier name;
+}
+{
+    <DEALLOCATE> { s = span(); } <PREPARE> name = SimpleIdentifier() {
+        return new SqlDeallocate(s.end(this), name);
+    }
+}
+
+/** DESCRIBE INPUT name and DESCRIBE OUTPUT name, of a prepared statement. */
+SqlNode SqeDescribePrepared() :
+{
+    final Span s;
+    final boolean input;
+    final SqlIdentifier name;
+}
+{
+    <DESCRIBE> { s = span(); }
+    (
+        <INPUT> { input = true; }
+    |
+        <OUTPUT> { input = false; }
+    )
+    name = SimpleIdentifier() {
+        return new SqlDescribePrepared(s.end(this), input, name);
     }
 }

@@ -10,6 +10,7 @@ import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.command.PreparedStatementCommands;
 import io.sqe.engine.command.QueryProcedures;
 import io.sqe.engine.command.QueryServices;
 import io.sqe.engine.command.SessionCommands;
@@ -101,6 +102,7 @@ public final class QueryEngine {
   private final StatementPrivileges privileges;
   private final AccessControl access;
   private final QueryCaches caches;
+  private final PreparedStatementCommands preparedStatements = new PreparedStatementCommands(this::prepare);
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
     this(catalogs, allocator, config, List.of());
@@ -242,6 +244,10 @@ public final class QueryEngine {
     }
     if (node instanceof SqlShow && ((SqlShow) node).kind() == SqlShow.Kind.QUERIES) {
       return showQueries(sql, session.principal(), (SqlShow) node);
+    }
+    Optional<Prepared> named = preparedStatements.prepare(session, node, sql);
+    if (named.isPresent()) {
+      return named.get();
     }
     if (node.isA(SqlKind.QUERY)) {
       PlannedQuery plan = planner.plan(session, node, sql, readTables(session, List.of()));

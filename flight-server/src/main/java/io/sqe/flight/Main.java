@@ -64,6 +64,8 @@ public final class Main {
     // Before "SQE is listening", which bin/sqe start waits for.
     server.httpPort().ifPresent(port ->
         System.out.println("Health and metrics: http://" + config.host() + ":" + port + "/health and /metrics"));
+    server.trinoPort().ifPresent(port -> System.out.println("Trino clients: " + (config.tls() == null ? "http" : "https") + "://"
+        + (config.trino().host() == null ? config.host() : config.trino().host()) + ":" + port));
     System.out.println(
         "SQE is listening on grpc://" + config.host() + ":" + server.port()
             + " (catalog '" + config.catalog().name() + "', " + config.catalog().type().name().toLowerCase() + ")");

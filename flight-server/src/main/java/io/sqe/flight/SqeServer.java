@@ -21,6 +21,8 @@ import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
+import io.sqe.flight.auth.HttpAuthentication;
+import io.sqe.flight.auth.SqeAuthenticator;
 import io.sqe.flight.auth.LocalAuthentication;
 import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
@@ -34,8 +36,10 @@ import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
 import io.sqe.flight.session.SessionManager;
+import io.sqe.flight.trino.TrinoEndpoint;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.infoschema.InformationSchema;
+import io.sqe.infoschema.ShowStatements;
 import io.sqe.sample.tpch.TpchLoader;
 import io.sqe.write.WritePath;
 import io.sqe.write.maintenance.MaintenanceSettings;
@@ -86,6 +90,7 @@ public final class SqeServer implements AutoCloseable {
   private final ServerMetrics metrics;
   private final LakehouseHealth health;
   private final OpsHttpServer http;
+  private final TrinoEndpoint trino;
   private final ExecutorService callThreads;
   private final HeapGuard heap;
   private final GuardedTransport transport;
@@ -114,12 +119,13 @@ public final class SqeServer implements AutoCloseable {
     this.metrics = operations.metrics();
     this.health = operations.health();
     this.http = operations.http();
+    this.trino = operations.trino();
     this.callThreads = operations.callThreads();
     this.heap = operations.heap();
     this.transport = operations.transport();
   }
 
-  /** The operations parts a server owns. */
+  /** The operations parts a server owns, and the Trino endpoint (null when off). */
   private record Operations(
       ServingState serving,
       ServerMetrics metrics,
@@ -127,7 +133,8 @@ public final class SqeServer implements AutoCloseable {
       OpsHttpServer http,
       ExecutorService callThreads,
       HeapGuard heap,
-      GuardedTransport transport) {}
+      GuardedTransport transport,
+      TrinoEndpoint trino) {}
 
   /** Opens the catalog, loads sample data if asked, and starts listening. */
   public static SqeServer start(ServerConfig config) {
@@ -139,6 +146,7 @@ public final class SqeServer implements AutoCloseable {
     AuditLog audit = AuditLog.disabled(metrics);
     LakehouseHealth health = null;
     OpsHttpServer http = null;
+    TrinoEndpoint trino = null;
     ExecutorService callThreads = null;
     HeapGuard heap = null;
     GuardedTransport transport = null;
@@ -185,9 +193,9 @@ public final class SqeServer implements AutoCloseable {
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
                   .withMaxValueSize(config.maxValueSize())
                   .withMaxReorderedJoins(config.maxReorderedJoins()),
-              executors(config, authenticating, locationRules(config, lakehouse)),
+              executors(config, authenticating, locationRules(config, lakehouse), metadata),
               WritePath.transactions(),
-              InformationSchema.schemas(metadata),
+              InformationSchema.schemas(metadata, catalogs),
               access);
       warmUp(engine, config.catalog().name());
       LocalAuthentication authentication = await(authenticating);
@@ -254,9 +262,21 @@ public final class SqeServer implements AutoCloseable {
         }
         LOG.info("Health and metrics on http://{}:{}/health and /metrics", config.host(), http.port());
       }
+      if (config.trino().enabled()) {
+        try {
+          trino = trinoEndpoint(config, engine, authenticator, audit);
+        } catch (IOException e) {
+          server.shutdown();
+          if (http != null) {
+            http.close();
+          }
+          throw e;
+        }
+        LOG.info("Trino clients on {}://{}:{}", trino.scheme(), trinoHost(config), trino.port());
+      }
       return new SqeServer(
           config, allocator, catalogs, authentication, engine, producer, server, audit,
-          new Operations(serving, metrics, health, http, callThreads, heap, transport));
+          new Operations(serving, metrics, health, http, callThreads, heap, transport, trino));
     } catch (IOException e) {
       audit.close();
       closeQuietly(transport, heap, health, callThreads, catalogs, allocator);
@@ -268,16 +288,35 @@ public final class SqeServer implements AutoCloseable {
     }
   }
 
+  private static TrinoEndpoint trinoEndpoint(ServerConfig config, QueryEngine engine, SqeAuthenticator authenticator, AuditLog audit)
+      throws IOException {
+    ServerConfig.TrinoSettings trino = config.trino();
+    return TrinoEndpoint.start(
+        new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), ServerSqlInfo.SESSION_IDLE_TIMEOUT, config.tls()),
+        engine,
+        new HttpAuthentication(authenticator),
+        audit,
+        config.catalog().name());
+  }
+
+  private static String trinoHost(ServerConfig config) {
+    return config.trino().host() == null ? config.host() : config.trino().host();
+  }
+
   /**
-   * The statements besides queries: the write path's, and user management over the user store,
-   * which is ready before the server takes its first call.
+   * The statements besides queries: the write path's, user management over the user store, which
+   * is ready before the server takes its first call, and the SHOW statements over the catalogs.
    */
   private static List<CommandExecutor> executors(
-      ServerConfig config, CompletableFuture<LocalAuthentication> authenticating, LocationRules locations) {
+      ServerConfig config,
+      CompletableFuture<LocalAuthentication> authenticating,
+      LocationRules locations,
+      CatalogMetadata metadata) {
     List<CommandExecutor> executors = new ArrayList<>(
         WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
+    executors.add(new ShowStatements(metadata));
     return executors;
   }
 
@@ -495,6 +534,11 @@ public final class SqeServer implements AutoCloseable {
     return metrics;
   }
 
+  /** The port of the Trino endpoint; empty when it is off. */
+  public Optional<Integer> trinoPort() {
+    return Optional.ofNullable(trino).map(TrinoEndpoint::port);
+  }
+
   /** The port of the HTTP operations endpoint; empty when it is off. */
   public Optional<Integer> httpPort() {
     return Optional.ofNullable(http).map(OpsHttpServer::port);
@@ -514,19 +558,31 @@ public final class SqeServer implements AutoCloseable {
       closed = true;
     }
     Duration grace = config.operations().shutdownGracePeriod();
+    long graceEnds = System.nanoTime() + grace.toNanos();
     // New calls are refused before health says NOT_SERVING, so that no client that saw it can
     // still start one (calls already open, health watches among them, go on).
     server.shutdown();
+    if (trino != null) {
+      trino.refuseNew();
+    }
     serving.serving(false);
     long running = running();
     if (running > 0) {
       LOG.info("Shutting down: new calls are refused; {} running statements have {} to finish", running, grace);
     }
-    if (!server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+    boolean ended = server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
+    // Trino's clients fetch their results over HTTP, where the Flight server does not wait for them.
+    if (trino != null) {
+      ended &= trino.awaitStatements(Duration.ofNanos(Math.max(0, graceEnds - System.nanoTime())));
+    }
+    if (!ended) {
       LOG.warn("Shutting down: cancelling the {} statements still running after {}", running(), grace);
     }
     // Cancels what still runs and waits for result streams, so that no buffer outlives the allocator.
     producer.close();
+    if (trino != null) {
+      trino.close();
+    }
     heap.close();
     if (!server.awaitTermination(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       LOG.warn("Calls still open {} after cancelling; closing their connections", CANCEL_WAIT);

@@ -85,7 +85,7 @@ class SessionStatementsTest {
     FlightInfo info = client.sql().execute(sql, client.auth());
     try (FlightStream stream = client.sql().getStream(info.getEndpoints().get(0).getTicket(), client.auth())) {
       assertThat(stream.next()).isTrue();
-      return (Integer) stream.getRoot().getVector(0).getObject(0);
+      return ((Number) stream.getRoot().getVector(0).getObject(0)).intValue();
     }
   }
 
@@ -109,6 +109,26 @@ class SessionStatementsTest {
       assertThatThrownBy(() -> statement.execute("set session no_such_thing = 1"))
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("no_such_thing");
+    }
+  }
+
+  @Test
+  void prepareAndExecuteKeepStatementsInTheSession() throws Exception {
+    try (TestServer.Client client = server.client(allocator)) {
+      assertThat(client.sql().executeUpdate("PREPARE pick FROM SELECT x FROM iceberg.alpha.t WHERE x = ? OR x = ?", client.auth())).isZero();
+      assertThat(single(client, "EXECUTE pick USING INTEGER '1', 0")).isEqualTo(1);
+      assertThat(single(client, "EXECUTE IMMEDIATE 'SELECT x + ? FROM iceberg.beta.t' USING BIGINT '40'")).isEqualTo(42);
+      assertThatThrownBy(() -> client.sql().execute("EXECUTE pick USING 1", client.auth()))
+          .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+            assertThat(e.status().code()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).contains("expected 2 but found 1");
+          });
+      assertThat(client.sql().executeUpdate("DEALLOCATE PREPARE pick", client.auth())).isZero();
+      assertThatThrownBy(() -> client.sql().execute("EXECUTE pick USING 1, 2", client.auth()))
+          .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+            assertThat(e.status().code()).isEqualTo(FlightStatusCode.NOT_FOUND);
+            assertThat(e.getMessage()).contains("Prepared statement not found: pick");
+          });
     }
   }
 }

@@ -2,6 +2,7 @@ package io.sqe.infoschema;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.session.Principal;
@@ -27,9 +28,12 @@ public final class InformationSchema implements SystemSchema {
     this.metadata = requireNonNull(metadata, "metadata is null");
   }
 
-  /** The system schemas this module adds to the engine. */
-  public static List<SystemSchema> schemas(CatalogMetadata metadata) {
-    return List.of(new InformationSchema(metadata));
+  /**
+   * The system schemas this module adds to the engine: information_schema in every catalog, and
+   * Trino's system.jdbc and system.metadata over {@code catalogs} in the system catalog.
+   */
+  public static List<SystemSchema> schemas(CatalogMetadata metadata, Catalogs catalogs) {
+    return List.of(new InformationSchema(metadata), new SystemJdbcSchema(metadata, catalogs), new SystemMetadataSchema(metadata, catalogs));
   }
 
   @Override

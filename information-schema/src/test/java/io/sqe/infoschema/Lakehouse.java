@@ -6,6 +6,7 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
+import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.ObjectVisibility;
 import io.sqe.engine.session.Principal;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.RootAllocator;
@@ -42,14 +44,18 @@ final class Lakehouse implements AutoCloseable {
 
   Lakehouse(LakehouseCatalog catalog, ObjectVisibility visibility) {
     this.catalog = catalog;
+    Catalogs catalogs = new Catalogs(List.of(catalog), "lake");
+    CatalogMetadata metadata = new CatalogMetadata(visibility);
+    List<CommandExecutor> executors = new ArrayList<>(WritePath.executors());
+    executors.add(new ShowStatements(metadata));
     engine =
         new QueryEngine(
-            new Catalogs(List.of(catalog), "lake"),
+            catalogs,
             allocator,
             EngineConfig.DEFAULT,
-            WritePath.executors(),
+            executors,
             WritePath.transactions(),
-            InformationSchema.schemas(new CatalogMetadata(visibility)));
+            InformationSchema.schemas(metadata, catalogs));
     session = new Session(Principal.of("alice"), "lake", null, ZoneOffset.UTC);
     update("CREATE SCHEMA s");
     session = session.withSchema("s");
@@ -59,6 +65,16 @@ final class Lakehouse implements AutoCloseable {
   long update(String sql, Object... parameters) {
     Prepared prepared = engine.prepare(session, sql);
     return engine.run(session, (Prepared.Command) prepared, List.of(parameters), "q" + QUERY_IDS.incrementAndGet()).rowCount();
+  }
+
+  /** The rows a statement that answers with rows (SHOW) reports. */
+  List<List<Object>> show(String sql) {
+    Prepared prepared = engine.prepare(session, sql);
+    List<List<Object>> rows = new ArrayList<>();
+    for (Object[] row : engine.run(session, (Prepared.Command) prepared, List.of(), "q" + QUERY_IDS.incrementAndGet()).report()) {
+      rows.add(Arrays.asList(row));
+    }
+    return rows;
   }
 
   /** The rows of a query, with text as String. */

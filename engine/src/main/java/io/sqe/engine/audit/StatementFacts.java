@@ -11,6 +11,7 @@ import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlCreateView;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlDropView;
+import io.sqe.engine.sql.ddl.SqlExecute;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
 import io.sqe.engine.sql.ddl.SqlShowCreate;
 import io.sqe.engine.sql.ddl.SqlTableVersion;
@@ -60,12 +61,23 @@ public record StatementFacts(String kind, List<String> read, List<String> writte
     written = List.copyOf(written);
   }
 
-  /** The facts of {@code sql} as {@code session} would run it; {@link #UNPARSED} if it does not parse. */
+  /**
+   * The facts of {@code sql} as {@code session} would run it; {@link #UNPARSED} if it does not
+   * parse. An EXECUTE has the facts of the statement it runs.
+   */
   public static StatementFacts of(Session session, String sql) {
     requireNonNull(session, "session is null");
     SqlNode node;
     try {
       node = SqeParser.parse(requireNonNull(sql, "sql is null"));
+      if (node instanceof SqlExecute) {
+        SqlExecute execute = (SqlExecute) node;
+        String executed = execute.name() == null ? execute.immediateText() : session.preparedStatements().get(execute.name());
+        if (executed == null) {
+          return new StatementFacts("EXECUTE", List.of(), List.of());
+        }
+        node = SqeParser.parse(executed);
+      }
     } catch (RuntimeException e) {
       return UNPARSED;
     }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -68,6 +69,36 @@ public final class SessionCommands implements CommandExecutor {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * A session property by name and value as text, for protocols whose clients send the session
+   * with every statement (Trino's {@code X-Trino-Session}): {@code time_zone} and {@code
+   * statement_timeout}, as {@code SET} takes them. Fails with INVALID_ARGUMENT on another name or a
+   * bad value.
+   */
+  public static UnaryOperator<Session> property(String name, String value) {
+    switch (name.toLowerCase(Locale.ROOT)) {
+      case "time_zone":
+      case "timezone": {
+        ZoneId zone;
+        try {
+          zone = ZoneId.of(value);
+        } catch (DateTimeException e) {
+          throw new SqeException(ErrorCode.INVALID_ARGUMENT, "Unknown time zone '" + value + "'");
+        }
+        return s -> s.withTimeZone(zone);
+      }
+      case STATEMENT_TIMEOUT: {
+        Duration timeout = DurationText.parseTimeout(value).orElseThrow(() -> new SqeException(
+            ErrorCode.INVALID_ARGUMENT,
+            "Invalid statement_timeout '" + value + "': use a duration such as '30s', '500ms', '5m' or '1h', or 0 for no limit"));
+        return s -> s.withStatementTimeout(timeout);
+      }
+      default:
+        throw new SqeException(
+            ErrorCode.INVALID_ARGUMENT, "Unknown session property '" + name + "'; SQE has time_zone and statement_timeout");
+    }
   }
 
   private static PreparedCommand reset(CommandContext context, String name, SqlSetOption set) {

@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -125,8 +126,15 @@ public final class QueryPlanner {
   private CalciteSchema rootSchema(Session session, PlanReads reads) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
     TypeAliases.addTo(root);
+    List<SystemSchema> inEveryCatalog = systemSchemas.stream().filter(s -> !s.inSystemCatalog()).toList();
     for (LakehouseCatalog catalog : catalogs.all()) {
-      root.add(catalog.name(), new CatalogSchema(catalog, systemSchemas, session, access, reads));
+      root.add(catalog.name(), new CatalogSchema(catalog, inEveryCatalog, session, access, reads));
+    }
+    List<SystemSchema> inSystemCatalog = systemSchemas.stream().filter(SystemSchema::inSystemCatalog).toList();
+    Optional<LakehouseCatalog> sessionCatalog = catalogs.find(session.catalog());
+    // A lakehouse catalog named system keeps its name.
+    if (!inSystemCatalog.isEmpty() && sessionCatalog.isPresent() && catalogs.find(SystemSchema.SYSTEM_CATALOG).isEmpty()) {
+      root.add(SystemSchema.SYSTEM_CATALOG, new SystemCatalog(inSystemCatalog, sessionCatalog.get(), session, reads));
     }
     return root;
   }

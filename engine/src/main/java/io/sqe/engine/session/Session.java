@@ -5,16 +5,25 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.txn.Transaction;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * What a statement runs with: the principal, the default catalog and schema that unqualified
  * names resolve against, the time zone for TIMESTAMP WITH TIME ZONE values, the transaction the
- * statement belongs to (null: each statement commits on its own), and how long a statement may
- * run (null: the engine's default; zero: no limit).
+ * statement belongs to (null: each statement commits on its own), how long a statement may run
+ * (null: the engine's default; zero: no limit), and the statements {@code PREPARE} kept, by name,
+ * as their text.
  */
 public record Session(
-    Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction, Duration statementTimeout) {
+    Principal principal,
+    String catalog,
+    String schema,
+    ZoneId timeZone,
+    Transaction transaction,
+    Duration statementTimeout,
+    Map<String, String> preparedStatements) {
   public Session {
     requireNonNull(principal, "principal is null");
     requireNonNull(catalog, "catalog is null");
@@ -22,6 +31,11 @@ public record Session(
     if (statementTimeout != null && statementTimeout.isNegative()) {
       throw new IllegalArgumentException("statementTimeout is negative: " + statementTimeout);
     }
+    preparedStatements = Map.copyOf(requireNonNull(preparedStatements, "preparedStatements is null"));
+  }
+
+  public Session(Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction, Duration statementTimeout) {
+    this(principal, catalog, schema, timeZone, transaction, statementTimeout, Map.of());
   }
 
   public Session(Principal principal, String catalog, String schema, ZoneId timeZone, Transaction transaction) {
@@ -43,23 +57,37 @@ public record Session(
   }
 
   public Session withCatalog(String catalog) {
-    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout, preparedStatements);
   }
 
   public Session withSchema(String schema) {
-    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout, preparedStatements);
   }
 
   public Session withTimeZone(ZoneId timeZone) {
-    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout, preparedStatements);
   }
 
   public Session withTransaction(Transaction transaction) {
-    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout, preparedStatements);
   }
 
   /** @param timeout how long each statement may run; null for the engine's default, zero for no limit */
   public Session withStatementTimeout(Duration timeout) {
-    return new Session(principal, catalog, schema, timeZone, transaction, timeout);
+    return new Session(principal, catalog, schema, timeZone, transaction, timeout, preparedStatements);
+  }
+
+  /** The session with {@code sql} kept as the prepared statement {@code name}, replacing one of that name. */
+  public Session withPreparedStatement(String name, String sql) {
+    Map<String, String> statements = new LinkedHashMap<>(preparedStatements);
+    statements.put(requireNonNull(name, "name is null"), requireNonNull(sql, "sql is null"));
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout, statements);
+  }
+
+  /** The session without the prepared statement {@code name}. */
+  public Session withoutPreparedStatement(String name) {
+    Map<String, String> statements = new LinkedHashMap<>(preparedStatements);
+    statements.remove(name);
+    return new Session(principal, catalog, schema, timeZone, transaction, statementTimeout, statements);
   }
 }

@@ -16,9 +16,11 @@ import io.sqe.engine.sql.functions.StringFunctions;
 import io.sqe.engine.sql.functions.TextFunctions;
 import io.sqe.engine.sql.functions.UrlFunctions;
 import io.sqe.engine.sql.parser.SqeSqlParserImpl;
+import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.config.NullCollation;
@@ -36,6 +38,7 @@ import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformance;
@@ -146,6 +149,18 @@ public final class SqlDialect {
    */
   public static String toSql(SqlNode node) {
     return node.toSqlString(c -> c.withDialect(WRITER).withQuoteAllIdentifiers(true)).getSql();
+  }
+
+  /** A name as SQE's SQL writes it: bare when a lower-case identifier that is no reserved word, else in double quotes. */
+  public static String identifier(String name) {
+    boolean bare = name.matches("[a-z_][a-z0-9_]*") && !ParserWords.METADATA.isReservedWord(name.toUpperCase(Locale.ROOT));
+    return bare ? name : '"' + name.replace("\"", "\"\"") + '"';
+  }
+
+  /** What SQE's parser knows of its words, made once, when first asked. */
+  private static final class ParserWords {
+    static final SqlAbstractParserImpl.Metadata METADATA =
+        parserConfig().parserFactory().getParser(new StringReader("")).getMetadata();
   }
 
   public static SqlValidator.Config validatorConfig() {

@@ -33,16 +33,39 @@ public final class TransactionCommands implements CommandExecutor {
     if (!(statement instanceof SqlTransactionStatement)) {
       return Optional.empty();
     }
-    switch (((SqlTransactionStatement) statement).action()) {
+    SqlTransactionStatement transaction = (SqlTransactionStatement) statement;
+    switch (transaction.action()) {
       case BEGIN:
         if (transactions == null) {
           throw new SqeException(ErrorCode.NOT_SUPPORTED, "This server does not run transactions");
         }
+        checkModes(transaction.modes());
         return Optional.of(new TransactionCommand(this::begin));
       case COMMIT:
         return Optional.of(new TransactionCommand(TransactionCommands::commit));
       default:
         return Optional.of(new TransactionCommand(TransactionCommands::rollback));
+    }
+  }
+
+  /**
+   * Refuses what SQE's transactions do not give rather than promise it: they read what others
+   * committed, and their own writes commit only if nothing they changed was changed meanwhile,
+   * which is READ COMMITTED (and so READ UNCOMMITTED too), and they may write.
+   */
+  private static void checkModes(List<String> modes) {
+    for (String mode : modes) {
+      switch (mode) {
+        case "READ UNCOMMITTED":
+        case "READ COMMITTED":
+        case "READ WRITE":
+          break;
+        case "READ ONLY":
+          throw new SqeException(ErrorCode.NOT_SUPPORTED, "READ ONLY transactions are not supported; start a READ WRITE transaction");
+        default:
+          throw new SqeException(
+              ErrorCode.NOT_SUPPORTED, "Isolation level " + mode + " is not supported: SQE's transactions are READ COMMITTED");
+      }
     }
   }
 

@@ -2,7 +2,10 @@ package io.sqe.engine.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeParser;
+import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -49,5 +52,18 @@ class StatementFactsTest {
     assertThat(facts("CREATE VIEW v AS SELECT * FROM t")).isEqualTo(
         new StatementFacts("CREATE VIEW", List.of("iceberg.sales.t"), List.of("iceberg.sales.v")));
     assertThat(facts("EXPLAIN SELECT * FROM t")).isEqualTo(new StatementFacts("EXPLAIN", List.of("iceberg.sales.t"), List.of()));
+  }
+
+  @Test
+  void anExecuteHasTheFactsOfTheStatementItRuns() {
+    Session session = new Session(Principal.of("alice"), "iceberg", "sales", ZoneOffset.UTC)
+        .withPreparedStatement("add", "INSERT INTO t SELECT * FROM s WHERE id = ?");
+    assertThat(StatementFacts.of(session, "EXECUTE add USING 1")).isEqualTo(
+        new StatementFacts("INSERT", List.of("iceberg.sales.s"), List.of("iceberg.sales.t")));
+    assertThat(StatementFacts.of(session, "EXECUTE IMMEDIATE 'DELETE FROM u'")).isEqualTo(
+        new StatementFacts("DELETE", List.of(), List.of("iceberg.sales.u")));
+    assertThat(StatementFacts.of(session, "EXECUTE missing").kind()).isEqualTo("EXECUTE");
+    assertThat(StatementFacts.of(session, "PREPARE p FROM SELECT 1").kind()).isEqualTo("PREPARE");
+    assertThat(StatementFacts.of(session, "DEALLOCATE PREPARE p").kind()).isEqualTo("DEALLOCATE");
   }
 }

@@ -427,6 +427,18 @@ class DdlParserTest {
   }
 
   @Test
+  void viewsTakeTrinosSecurityClause() {
+    // dbt-trino writes SECURITY DEFINER by default; SQE's views always run with the reader's rights.
+    SqlCreateView definer = parse("create or replace view v comment 'c' security definer as select 1 as x",
+        SqlCreateView.class);
+    assertThat(definer.comment()).isEqualTo("c");
+    assertThat(definer.query().getKind()).isEqualTo(SqlKind.SELECT);
+    assertThat(parse("CREATE VIEW v SECURITY INVOKER AS SELECT 1", SqlCreateView.class).query().getKind())
+        .isEqualTo(SqlKind.SELECT);
+    assertSyntaxError("create view v security owner as select 1", "Encountered \"owner\"", 1, 24);
+  }
+
+  @Test
   void commentOn() {
     SqlCommentOn table = parse("COMMENT ON TABLE s.t IS 'all orders'", SqlCommentOn.class);
     assertThat(table.target()).isEqualTo(SqlCommentOn.Target.TABLE);

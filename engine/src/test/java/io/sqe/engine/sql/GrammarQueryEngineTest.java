@@ -7,6 +7,7 @@ import io.sqe.engine.EmbeddedLake;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.SqeVersion;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Session;
 import java.time.LocalDate;
@@ -113,6 +114,22 @@ class GrammarQueryEngineTest {
   @Test
   void dateTruncStillWorks() {
     assertThat(row("select date_trunc('month', date '2024-05-17')")).containsExactly(LocalDate.of(2024, 5, 1));
+  }
+
+  @Test
+  void aWhereMayFollowASelectListWithoutFrom() {
+    // Trino's JDBC driver asks getPrimaryKeys so.
+    String sql = "SELECT CAST(NULL AS varchar) TABLE_CAT, CAST(NULL AS smallint) KEY_SEQ WHERE false";
+    try (QueryExecution exec = engine.execute(session, engine.prepare(session, sql), List.of(), "q")) {
+      assertThat(exec.root().getSchema().getFields()).extracting(f -> f.getName()).containsExactly("table_cat", "key_seq");
+      assertThat(exec.next()).isFalse();
+    }
+    assertThat(row("select 1 + 1 where 2 > 1")).containsExactly(2);
+  }
+
+  @Test
+  void versionIsSqesVersion() {
+    assertThat(row("select version()").get(0).toString()).isEqualTo(SqeVersion.VERSION);
   }
 
   private List<Object> row(String sql) {

@@ -8,6 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.sql.ddl.SqlAnalyzeTable;
 import io.sqe.engine.sql.ddl.SqlCallProcedure;
+import io.sqe.engine.sql.ddl.SqlDeallocate;
+import io.sqe.engine.sql.ddl.SqlDescribePrepared;
+import io.sqe.engine.sql.ddl.SqlExecute;
+import io.sqe.engine.sql.ddl.SqlPrepare;
 import io.sqe.engine.sql.ddl.SqlShow;
 import io.sqe.engine.sql.ddl.SqlShowCreate;
 import io.sqe.engine.sql.ddl.SqlTransactionStatement;
@@ -112,6 +116,53 @@ class SessionStatementParserTest {
     assertThat(parse("commit work", SqlTransactionStatement.class).action()).isEqualTo(Action.COMMIT);
     assertThat(parse("ROLLBACK", SqlTransactionStatement.class).action()).isEqualTo(Action.ROLLBACK);
     assertThat(parse("rollback work;", SqlTransactionStatement.class).action()).isEqualTo(Action.ROLLBACK);
+  }
+
+  @Test
+  void transactionModesAsTrinosDriverSendsThem() {
+    SqlTransactionStatement begin =
+        parse("START TRANSACTION ISOLATION LEVEL READ UNCOMMITTED, READ WRITE", SqlTransactionStatement.class);
+    assertThat(begin.action()).isEqualTo(Action.BEGIN);
+    assertThat(begin.modes()).containsExactly("READ UNCOMMITTED", "READ WRITE");
+    assertThat(parse("begin isolation level serializable", SqlTransactionStatement.class).modes()).containsExactly("SERIALIZABLE");
+    assertThat(parse("START TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ", SqlTransactionStatement.class).modes())
+        .containsExactly("READ ONLY", "REPEATABLE READ");
+    assertThat(parse("START TRANSACTION", SqlTransactionStatement.class).modes()).isEmpty();
+  }
+
+  @Test
+  void prepareKeepsTheStatementAsWritten() {
+    String sql = "PREPARE q1 FROM\n  SELECT *\n\tFROM t WHERE a = ? AND b = ?;";
+    SqlPrepare prepare = parse(sql, SqlPrepare.class);
+    assertThat(prepare.name()).isEqualTo("q1");
+    assertThat(prepare.statementText(sql)).isEqualTo("SELECT *\n\tFROM t WHERE a = ? AND b = ?");
+    assertThat(prepare.statement().getKind()).isEqualTo(SqlKind.SELECT);
+    String insert = "prepare statement2 from insert into t values (?, 'a')";
+    assertThat(parse(insert, SqlPrepare.class).statementText(insert)).isEqualTo("insert into t values (?, 'a')");
+  }
+
+  @Test
+  void executeTakesValuesAndTrinosTypedLiterals() {
+    SqlExecute execute = parse("EXECUTE q1 USING INTEGER '5', DOUBLE '1.5E0', DECIMAL '-12.30', 'text', NULL,"
+        + " DATE '2024-01-31', TIMESTAMP '2024-01-31 12:34:56.123456', X'00FF', CAST(NULL AS BIGINT), true", SqlExecute.class);
+    assertThat(execute.name()).isEqualTo("q1");
+    assertThat(execute.arguments()).extracting(ParsedStatements::sql).containsExactly(
+        "CAST('5' AS INTEGER)", "CAST('1.5E0' AS DOUBLE)", "-12.30", "'text'", "NULL",
+        "DATE '2024-01-31'", "TIMESTAMP '2024-01-31 12:34:56.123456'", "X'00FF'", "CAST(NULL AS BIGINT)", "TRUE");
+    assertThat(parse("execute q2", SqlExecute.class).arguments()).isEmpty();
+    SqlExecute immediate = parse("EXECUTE IMMEDIATE 'SELECT ?' USING BIGINT '7'", SqlExecute.class);
+    assertThat(immediate.name()).isNull();
+    assertThat(immediate.immediateText()).isEqualTo("SELECT ?");
+    assertSyntaxError("EXECUTE q1 USING DECIMAL 'abc'", "Invalid DECIMAL literal 'abc'", 1, 26);
+  }
+
+  @Test
+  void deallocateAndDescribeOfPreparedStatements() {
+    assertThat(parse("DEALLOCATE PREPARE q1", SqlDeallocate.class).name()).isEqualTo("q1");
+    SqlDescribePrepared input = parse("DESCRIBE INPUT q1", SqlDescribePrepared.class);
+    assertThat(input.input()).isTrue();
+    assertThat(input.name()).isEqualTo("q1");
+    assertThat(parse("describe output q1", SqlDescribePrepared.class).input()).isFalse();
   }
 
   @Test

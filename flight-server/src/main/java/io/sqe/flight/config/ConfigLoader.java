@@ -100,6 +100,9 @@ public final class ConfigLoader {
           "sample-data.tpch-scale",
           "audit.file",
           "http.port",
+          "trino.port",
+          "trino.host",
+          "trino.client-timeout",
           "server.shutdown-grace-period",
           "server.max-connections-per-address",
           "server.handshake-timeout",
@@ -288,7 +291,8 @@ public final class ConfigLoader {
         retries,
         maxValueSize,
         maxReorderedJoins,
-        limits(values));
+        limits(values),
+        trino(values));
   }
 
   private static ServerConfig.Limits limits(Map<String, String> values) {
@@ -317,6 +321,23 @@ public final class ConfigLoader {
         perAddress,
         handshake,
         idle);
+  }
+
+  private static ServerConfig.TrinoSettings trino(Map<String, String> values) {
+    int port = -1;
+    String text = blankToNull(values.get("trino.port"));
+    if (text != null && !text.equalsIgnoreCase("off")) {
+      port = integer(values, "trino.port", -1);
+      if (port < 0 || port > 65535) {
+        throw new ConfigException("Setting trino.port must be between 0 and 65535 (or off), not " + port);
+      }
+    }
+    String host = blankToNull(values.get("trino.host"));
+    Duration clientTimeout = duration(values, "trino.client-timeout", ServerConfig.TrinoSettings.OFF.clientTimeout());
+    if (clientTimeout.isNegative() || clientTimeout.isZero()) {
+      throw new ConfigException("Setting trino.client-timeout must be longer than zero");
+    }
+    return new ServerConfig.TrinoSettings(host == null ? null : host.trim(), port, clientTimeout);
   }
 
   private static ServerConfig.OperationsSettings operations(Map<String, String> values) {

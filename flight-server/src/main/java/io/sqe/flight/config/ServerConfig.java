@@ -36,6 +36,7 @@ import java.util.Set;
  * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
  *     their order; a larger join keeps the FROM list's order
  * @param limits what the server's own defences allow: heap, pending tickets, connections
+ * @param trino the endpoint for Trino's client protocol
  */
 public record ServerConfig(
     String host,
@@ -56,9 +57,11 @@ public record ServerConfig(
     int writeMaxCommitRetries,
     long maxValueSize,
     int maxReorderedJoins,
-    Limits limits) {
+    Limits limits,
+    TrinoSettings trino) {
   public ServerConfig {
     requireNonNull(limits, "limits is null");
+    requireNonNull(trino, "trino is null");
     if (writeMaxCommitRetries < 0) {
       throw new IllegalArgumentException("writeMaxCommitRetries must not be negative, not " + writeMaxCommitRetries);
     }
@@ -77,19 +80,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   /**
@@ -128,6 +131,28 @@ public record ServerConfig(
       }
       requireNonNull(handshakeTimeout, "handshakeTimeout is null");
       requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
+    }
+  }
+
+  /**
+   * The endpoint for Trino's client protocol (the Trino CLI and JDBC driver, trino-python-client,
+   * dbt-trino), off unless it has a port; it serves HTTPS with the {@code tls.*} settings when
+   * those are set.
+   *
+   * @param host the address to bind; null for the server's {@code host}
+   * @param port the port; 0 picks a free one; -1: no Trino endpoint
+   * @param clientTimeout how long a statement may go without its client fetching results before
+   *     it is cancelled as abandoned (Trino's {@code query.client.timeout})
+   */
+  public record TrinoSettings(String host, int port, Duration clientTimeout) {
+    public static final TrinoSettings OFF = new TrinoSettings(null, -1, Duration.ofMinutes(5));
+
+    public TrinoSettings {
+      requireNonNull(clientTimeout, "clientTimeout is null");
+    }
+
+    public boolean enabled() {
+      return port >= 0;
     }
   }
 

@@ -81,6 +81,25 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void trinoEndpointIsOffUnlessItHasAPort() {
+    ServerConfig.TrinoSettings defaults = ConfigLoader.load(null, Map.of()).trino();
+    assertThat(defaults.enabled()).isFalse();
+    assertThat(defaults.clientTimeout()).isEqualTo(Duration.ofMinutes(5));
+    ServerConfig.TrinoSettings set = ConfigLoader.load(null, Map.of(
+        "SQE_TRINO_PORT", "8080", "SQE_TRINO_HOST", "0.0.0.0", "SQE_TRINO_CLIENT__TIMEOUT", "30s")).trino();
+    assertThat(set.enabled()).isTrue();
+    assertThat(set.port()).isEqualTo(8080);
+    assertThat(set.host()).isEqualTo("0.0.0.0");
+    assertThat(set.clientTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ConfigLoader.fromSettings(Map.of("trino.port", "off")).trino().enabled()).isFalse();
+    assertThat(ConfigLoader.fromSettings(Map.of("trino.port", "8080")).trino().host()).isNull();
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("trino.port", "-5")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("trino.port must be between 0 and 65535");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("trino.client-timeout", "0s")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("trino.client-timeout must be longer than zero");
+  }
+
+  @Test
   void allowedLocationsAreAListOfUnambiguousLocations() {
     assertThat(ConfigLoader.load(null, Map.of()).security().allowedLocations()).isEmpty();
     assertThat(ConfigLoader.load(null, Map.of("SQE_SECURITY_ALLOWED__LOCATIONS", "file:/srv/lake/, s3://bucket/external")).security()

@@ -132,7 +132,7 @@ class FuzzFindingsTest {
       assertError(sql, FlightStatusCode.INVALID_ARGUMENT, "Invalid format: 'HH12:MI AM' for datetime string");
     }
     for (String sql : List.of("SELECT REGEXP_LIKE(s, 'a{2,1}') FROM fz.t", "SELECT REGEXP_LIKE('x', 'a{2,1}')")) {
-      assertError(sql, FlightStatusCode.INVALID_ARGUMENT, "Invalid regular expression 'a{2,1}': Illegal repetition range near index 5");
+      assertError(sql, FlightStatusCode.INVALID_ARGUMENT, "Invalid regular expression 'a{2,1}': Illegal repetition range");
     }
   }
 

@@ -17,7 +17,8 @@ import org.apache.calcite.util.ImmutableNullableList;
 /**
  * A {@code SHOW} statement that lists objects: {@code SHOW CATALOGS}, {@code SHOW SCHEMAS [FROM
  * catalog]}, {@code SHOW TABLES [FROM [catalog.]schema]} or {@code SHOW COLUMNS FROM table}, each
- * with an optional {@code LIKE 'pattern'}, and {@code SHOW QUERIES}. IN may be written for FROM.
+ * with an optional {@code LIKE 'pattern'}, {@code SHOW FUNCTIONS} and {@code SHOW SESSION}, also with
+ * LIKE, and {@code SHOW QUERIES}. IN may be written for FROM.
  */
 public final class SqlShow extends SqlCall {
   private static final SqlOperator OPERATOR = new SqlSpecialOperator("SHOW", SqlKind.OTHER);
@@ -29,7 +30,11 @@ public final class SqlShow extends SqlCall {
     TABLES,
     COLUMNS,
     /** The statements queued or running: the caller's, or everyone's for an admin. */
-    QUERIES
+    QUERIES,
+    /** The session's properties, their values and defaults. */
+    SESSION,
+    /** The functions statements may call. */
+    FUNCTIONS
   }
 
   private final Kind kind;
@@ -44,7 +49,7 @@ public final class SqlShow extends SqlCall {
       case SCHEMAS -> 1;
       case TABLES -> 2;
       case COLUMNS -> 3;
-      case QUERIES -> 0;
+      case QUERIES, SESSION, FUNCTIONS -> 0;
     };
     if (kind == Kind.COLUMNS && from == null) {
       throw SqlSyntaxErrors.error(pos, "SHOW COLUMNS needs FROM table");

@@ -2,6 +2,7 @@ package io.sqe.engine.sql.ddl;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
@@ -12,8 +13,10 @@ import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.parser.SqlParserPos;
 
 /**
- * {@code BEGIN [TRANSACTION | WORK]} and {@code START TRANSACTION}, {@code COMMIT [WORK]},
- * {@code ROLLBACK [WORK]}: what SQL clients send instead of Flight SQL's transaction calls.
+ * {@code BEGIN [TRANSACTION | WORK]} and {@code START TRANSACTION}, each with optional modes
+ * ({@code ISOLATION LEVEL ...}, {@code READ WRITE | READ ONLY}, as Trino's JDBC driver sends
+ * them), {@code COMMIT [WORK]}, {@code ROLLBACK [WORK]}: what SQL clients send instead of Flight
+ * SQL's transaction calls.
  */
 public final class SqlTransactionStatement extends SqlCall {
   private static final SqlOperator OPERATOR = new SqlSpecialOperator("TRANSACTION", SqlKind.OTHER);
@@ -26,14 +29,26 @@ public final class SqlTransactionStatement extends SqlCall {
   }
 
   private final Action action;
+  private final List<String> modes;
 
   public SqlTransactionStatement(SqlParserPos pos, Action action) {
+    this(pos, action, List.of());
+  }
+
+  /** @param modes the transaction modes as written, e.g. {@code READ COMMITTED}, {@code READ WRITE} */
+  public SqlTransactionStatement(SqlParserPos pos, Action action, List<String> modes) {
     super(pos);
     this.action = requireNonNull(action, "action is null");
+    this.modes = List.copyOf(modes);
   }
 
   public Action action() {
     return action;
+  }
+
+  /** The modes a BEGIN asks for: isolation levels ({@code READ COMMITTED}) and {@code READ WRITE} or {@code READ ONLY}. */
+  public List<String> modes() {
+    return modes;
   }
 
   @Override
@@ -49,5 +64,12 @@ public final class SqlTransactionStatement extends SqlCall {
   @Override
   public void unparse(SqlWriter writer, int leftPrec, int rightPrec) {
     writer.keyword(action == Action.BEGIN ? "START TRANSACTION" : action.name());
+    List<String> written = new ArrayList<>();
+    for (String mode : modes) {
+      written.add(mode.equals("READ WRITE") || mode.equals("READ ONLY") ? mode : "ISOLATION LEVEL " + mode);
+    }
+    if (!written.isEmpty()) {
+      writer.keyword(String.join(", ", written));
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.sqe.engine.sql.functions;
 
+import io.sqe.engine.SqeVersion;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDataTypeSpec;
@@ -15,7 +16,8 @@ import org.apache.calcite.sql.util.SqlShuttle;
  * {@code current_catalog} and {@code current_schema} (also {@code current_schema()}), as in
  * PostgreSQL and Trino: the session's catalog and schema, a VARCHAR, null when the session has no
  * schema. Calcite parses both but returns an empty string for the first and cannot run the second,
- * so a statement gets them as constants when it is planned for a session.
+ * so a statement gets them as constants when it is planned for a session. {@code version()}, as in
+ * Trino, is SQE's version, which Trino's JDBC driver asks for as the database's version.
  */
 public final class SessionFunctions {
   private SessionFunctions() {}
@@ -31,6 +33,9 @@ public final class SessionFunctions {
             }
             if (is(call, "CURRENT_SCHEMA")) {
               return text(schema, call.getParserPosition());
+            }
+            if (is(call, "VERSION")) {
+              return text(SqeVersion.VERSION, call.getParserPosition());
             }
             return super.visit(call);
           }
