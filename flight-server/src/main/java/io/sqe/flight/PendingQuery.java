@@ -40,7 +40,7 @@ final class PendingQuery {
     this.parameterSets = List.copyOf(parameterSets);
     this.commandResult = commandResult;
     this.expiresAt = requireNonNull(expiresAt, "expiresAt is null");
-    this.estimatedBytes = estimate(statement, this.parameterSets) + alsoKept;
+    this.estimatedBytes = OVERHEAD_BYTES + estimate(statement, this.parameterSets) + alsoKept;
   }
 
   /**
@@ -52,8 +52,9 @@ final class PendingQuery {
     return estimatedBytes;
   }
 
-  private static long estimate(Prepared statement, List<List<Object>> parameterSets) {
-    long bytes = OVERHEAD_BYTES + 2L * statement.sql().length();
+  /** What a statement and its parameter rows keep, estimated as for a ticket (without a ticket's own objects). */
+  static long estimate(Prepared statement, List<List<Object>> parameterSets) {
+    long bytes = 2L * statement.sql().length();
     if (statement instanceof Prepared.Query) {
       bytes += 2L * ((Prepared.Query) statement).plan().explain().length();
     } else if (statement instanceof Prepared.Rows) {

@@ -30,6 +30,8 @@ import org.apache.arrow.flight.sql.FlightSqlUtils;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -149,12 +151,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** Statements started by PollFlightInfo, by query id, until their retry descriptors expire. */
   private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
-  private final Cache<String, PreparedHandle> prepared =
-      Caffeine.newBuilder()
-          .expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT)
-          .maximumSize(100_000)
-          .recordStats()
-          .build();
+  private final Cache<String, PreparedHandle> prepared;
+  /** What prepared statement handles keep, by handle. */
+  private final TicketBudget handleBudget;
   /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
   private final Cache<String, ClientSession> transactionSessions =
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
@@ -166,6 +165,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * @param audit where every statement is recorded
    * @param heap watches the statements that run, to stop the biggest when the heap runs short
    * @param ticketBudget bounds what the tickets of each user, and of all, keep
+   * @param handleBudget bounds what the prepared statement handles of each user, and of all, keep
    */
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -176,7 +176,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       BufferAllocator allocator,
       AuditLog audit,
       HeapGuard heap,
-      TicketBudget ticketBudget) {
+      TicketBudget ticketBudget,
+      TicketBudget handleBudget) {
     this.audit = requireNonNull(audit, "audit is null");
     this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
@@ -189,6 +190,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     // A poll's state goes with its evicted ticket: it holds the statement too.
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
     this.ingest = new BulkIngest(catalogs, engine.accessControl());
+    this.handleBudget = requireNonNull(handleBudget, "handleBudget is null");
+    this.prepared =
+        Caffeine.newBuilder()
+            .expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT)
+            .maximumSize(100_000)
+            .recordStats()
+            // An idle handle's bytes are free on time, not at the next access; at once on the
+            // thread that removes, so that a closed handle's bytes are free when its close answers.
+            .scheduler(Scheduler.systemScheduler())
+            .executor(Runnable::run)
+            .<String, PreparedHandle>removalListener((handle, statement, cause) -> {
+              if (cause != RemovalCause.REPLACED && handle != null) {
+                handleBudget.release(handle);
+              }
+            })
+            .build();
   }
 
   /**
@@ -654,7 +671,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         // A statement that cannot be prepared never runs: this is its only record.
         throw failed(audit(context, statementSession, request.getQuery()), handle, e);
       }
+      List<String> room = handleBudget.admit(handle, statementSession.principal().user(), PendingQuery.estimate(statement, List.of()));
       prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
+      prepared.invalidateAll(room);
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
               .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
@@ -696,12 +715,25 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private PreparedHandle preparedHandle(ByteString handle, CallContext context) {
     PreparedHandle statement = prepared.getIfPresent(handle.toStringUtf8());
     if (statement == null) {
-      throw server.unknown(handle.toStringUtf8(), "prepared statement", "Unknown or closed prepared statement");
+      throw server.unknown(
+          handle.toStringUtf8(),
+          "prepared statement",
+          "Unknown, closed or evicted prepared statement; prepare it again (a user's newest prepared statements evict their "
+              + "oldest past query.tickets.max-bytes-per-user, anyone's past query.tickets.max-bytes, and idle ones close after "
+              + ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT.toHours() + " hours)");
     }
     if (!owns(context, statement)) {
       throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
     }
     return statement;
+  }
+
+  /** Binds parameter rows to a handle, counting what it keeps with them (it may evict the user's older handles). */
+  private void bind(ByteString handle, PreparedHandle statement, List<List<Object>> rows) {
+    String id = handle.toStringUtf8();
+    List<String> room = handleBudget.recount(id, statement.session().principal().user(), PendingQuery.estimate(statement.statement(), rows));
+    statement.bind(rows);
+    prepared.invalidateAll(room);
   }
 
   private boolean owns(CallContext context, PreparedHandle statement) {
@@ -800,7 +832,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
             throw FlightErrors.invalid("The statement has " + expected + " parameters but " + row.size() + " values were bound");
           }
         }
-        statement.bind(rows);
+        bind(command.getPreparedStatementHandle(), statement, rows);
         ackStream.onCompleted();
       } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "bind"));
@@ -819,7 +851,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         }
         List<List<Object>> rows = ArrowParameters.read(flightStream);
         if (!rows.isEmpty()) {
-          statement.bind(rows);
+          bind(command.getPreparedStatementHandle(), statement, rows);
         }
         ClientSession session = session(context);
         Session statementSession = statement.executionSession(session);

@@ -202,7 +202,11 @@ public final class SqeServer implements AutoCloseable {
       SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
-      TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes());
+      TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes(), "tickets");
+      // A budget of their own: executing a handle makes a ticket of the same statement, which in
+      // one budget would evict the handle it came from.
+      TicketBudget handleBudget =
+          new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes(), "prepared statements");
       SqeFlightSqlProducer producer =
           new SqeFlightSqlProducer(
               engine,
@@ -213,13 +217,18 @@ public final class SqeServer implements AutoCloseable {
               allocator,
               audit,
               heap,
-              ticketBudget);
+              ticketBudget,
+              handleBudget);
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);
       metrics.registerGauge(
           "sqe_tickets_kept_bytes", "What tickets keep (statements, parameters), estimated, within query.tickets.max-bytes",
           ticketBudget::totalBytes);
+      metrics.registerGauge(
+          "sqe_prepared_statements_kept_bytes",
+          "What prepared statement handles keep (statements, bound parameters), estimated, within query.tickets.max-bytes",
+          handleBudget::totalBytes);
       ServerConfig.Limits limits = config.limits();
       transport = new GuardedTransport(limits.maxConnectionsPerAddress(), limits.handshakeTimeout(), limits.connectionIdleTimeout());
       GuardedTransport flightTransport = transport;

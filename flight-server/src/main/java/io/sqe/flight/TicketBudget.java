@@ -16,11 +16,14 @@ import java.util.Map;
  * a limit per user and one in total: a client that asks for tickets and never reads them must not
  * fill the heap. A ticket over the limits makes room by evicting older tickets, those already read
  * first (a client that read its ticket rarely reads it again), then the oldest unread: a user's own
- * for the per-user limit, anyone's for the total. A ticket bigger than a limit is refused.
+ * for the per-user limit, anyone's for the total. A ticket bigger than a limit is refused. The
+ * server keeps a second budget of its own for prepared statement handles, which are never "read".
  */
 final class TicketBudget {
   private final long perUser;
   private final long total;
+  /** What is counted, for messages: "tickets", "prepared statements". */
+  private final String kept;
   /** Every ticket counted, oldest first. */
   private final LinkedHashMap<String, Entry> tickets = new LinkedHashMap<>();
   private final Map<String, Long> userBytes = new HashMap<>();
@@ -40,13 +43,15 @@ final class TicketBudget {
   /**
    * @param perUser the most bytes one user's tickets may keep
    * @param total the most bytes all tickets may keep
+   * @param kept what is counted, as messages name it ("tickets")
    */
-  TicketBudget(long perUser, long total) {
+  TicketBudget(long perUser, long total, String kept) {
     if (perUser <= 0 || total <= 0) {
       throw new IllegalArgumentException("Ticket limits must be positive: " + perUser + ", " + total);
     }
     this.perUser = perUser;
     this.total = total;
+    this.kept = requireNonNull(kept, "kept is null");
   }
 
   /**
@@ -58,13 +63,7 @@ final class TicketBudget {
   synchronized List<String> admit(String queryId, String user, long bytes) {
     requireNonNull(queryId, "queryId is null");
     requireNonNull(user, "user is null");
-    long limit = Math.min(perUser, total);
-    if (bytes > limit) {
-      throw new SqeException(
-          ErrorCode.RESOURCE_EXHAUSTED,
-          "The statement is too large to keep for its ticket: about " + megabytes(bytes) + " MB, over the server's limit of "
-              + megabytes(limit) + " MB for a user's tickets (query.tickets.max-bytes-per-user, query.tickets.max-bytes)");
-    }
+    refuseOverLimit(bytes);
     List<String> evicted = new ArrayList<>();
     // The user's own tickets make room under the user's limit, then anyone's under the total.
     evict(user, userBytes.getOrDefault(user, 0L) + bytes - perUser, evicted);
@@ -90,6 +89,29 @@ final class TicketBudget {
           evicted.add(candidate.getKey());
         }
       }
+    }
+  }
+
+  /**
+   * Counts {@code bytes} for a ticket counted already, as the newest (its parameters changed).
+   *
+   * @return the tickets to drop to make room for it, no longer counted
+   * @throws SqeException RESOURCE_EXHAUSTED when the ticket alone is over a limit; it is then
+   *     counted as it was
+   */
+  synchronized List<String> recount(String queryId, String user, long bytes) {
+    refuseOverLimit(bytes);
+    release(queryId);
+    return admit(queryId, user, bytes);
+  }
+
+  private void refuseOverLimit(long bytes) {
+    long limit = Math.min(perUser, total);
+    if (bytes > limit) {
+      throw new SqeException(
+          ErrorCode.RESOURCE_EXHAUSTED,
+          "The statement is too large to keep for " + kept + ": about " + megabytes(bytes) + " MB, over the server's limit of "
+              + megabytes(limit) + " MB for a user's " + kept + " (query.tickets.max-bytes-per-user, query.tickets.max-bytes)");
     }
   }
 

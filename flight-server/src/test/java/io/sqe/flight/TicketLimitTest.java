@@ -16,6 +16,7 @@ import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.flight.sql.FlightSqlClient.PreparedStatement;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What tickets keep is bounded per user and in total: GetFlightInfo after GetFlightInfo with large
  * statements never read evicts the oldest tickets (those already read first), a statement larger
  * than a user's limit is refused with RESOURCE_EXHAUSTED, one user's tickets do not evict another's
- * below the total, and a command's count keeps none of its statement's text.
+ * below the total, and a command's count keeps none of its statement's text. Prepared statement
+ * handles are bounded alike, apart from tickets: a user's new handles evict their oldest.
  */
 class TicketLimitTest {
   /** About 0.4 MB of statement, some 0.8 MB as counted (UTF-16). */
@@ -129,16 +131,62 @@ class TicketLimitTest {
     assertThat(kept()).isLessThan(1 << 20);
   }
 
+  @Test
+  void aUsersNewPreparedStatementsEvictTheirOldestAndTheirTicketsDoNot() throws Exception {
+    User alice = login("alice");
+    User bob = login("bob");
+    PreparedStatement bobs = bob.prepare(7);
+    List<PreparedStatement> handles = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      handles.add(alice.prepare(i));
+    }
+    // 0.8 MB each as counted, 2 MB per user: the newest two of alice's are kept.
+    for (int i = 0; i < 3; i++) {
+      PreparedStatement evicted = handles.get(i);
+      assertThatThrownBy(() -> evicted.execute(alice.auth)).isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+        assertThat(e.status().code()).isEqualTo(FlightStatusCode.NOT_FOUND);
+        assertThat(e.getMessage()).contains("prepare it again").contains("query.tickets.max-bytes-per-user");
+      });
+    }
+    // Executing a handle makes a ticket, counted apart: it evicts no handle.
+    for (int round = 0; round < 3; round++) {
+      assertThat(alice.read(handles.get(3).execute(alice.auth))).containsExactly(List.of(3));
+      assertThat(alice.read(handles.get(4).execute(alice.auth))).containsExactly(List.of(4));
+    }
+    assertThat(bob.read(bobs.execute(bob.auth))).as("alice's handles stay within her own limit").containsExactly(List.of(7));
+    assertThat(kept("sqe_prepared_statements_kept_bytes")).isBetween(3L << 20 >> 1, 3L << 20);
+
+    handles.get(3).close(alice.auth);
+    handles.get(4).close(alice.auth);
+    bobs.close(bob.auth);
+    assertThat(kept("sqe_prepared_statements_kept_bytes")).isZero();
+  }
+
+  @Test
+  void aPreparedStatementLargerThanAUsersLimitIsRefused() throws Exception {
+    User alice = login("alice");
+    String huge = "select 1 /* " + "x".repeat(1_100_000) + " */";
+    assertThatThrownBy(() -> alice.sql.prepare(huge, alice.auth)).isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+      assertThat(e.status().code()).isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
+      assertThat(e.getMessage()).contains("prepared statement").contains("query.tickets.max-bytes-per-user");
+    });
+    assertThat(alice.read(alice.prepare(1).execute(alice.auth))).containsExactly(List.of(1));
+  }
+
   /** The server's gauge of what tickets keep, as /metrics shows it. */
   private long kept() throws Exception {
+    return kept("sqe_tickets_kept_bytes");
+  }
+
+  private long kept(String gauge) throws Exception {
     java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
     server.server().metrics().writeTo(text);
     for (String line : text.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
-      if (line.startsWith("sqe_tickets_kept_bytes ")) {
+      if (line.startsWith(gauge + " ")) {
         return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
       }
     }
-    throw new AssertionError("No sqe_tickets_kept_bytes in the metrics");
+    throw new AssertionError("No " + gauge + " in the metrics");
   }
 
   private static void assertNotFound(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
@@ -158,6 +206,11 @@ class TicketLimitTest {
     /** A query of about 0.4 MB of text, returning {@code n}, whose ticket is not read yet. */
     FlightInfo big(int n) {
       return sql.execute("select " + n + " /* " + "x".repeat(PADDING) + " */", auth);
+    }
+
+    /** A prepared query of about 0.4 MB of text, returning {@code n}. */
+    PreparedStatement prepare(int n) {
+      return sql.prepare("select " + n + " /* " + "x".repeat(PADDING) + " */", auth);
     }
 
     List<List<Object>> read(FlightInfo info) throws Exception {

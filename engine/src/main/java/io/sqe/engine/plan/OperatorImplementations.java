@@ -34,8 +34,9 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * regexp_replace} on {@link RegexFunctions}, which a statement timeout interrupts; integer +, -, *,
  * /, negation and {@code abs} on {@link ArithmeticFunctions}, which fail on overflow instead of
  * wrapping around, and so does the running total of SUM in a window ({@link CheckedSums}); {@code
- * lpad}, {@code rpad}, {@code repeat}, {@code replace}, {@code ||} on text, {@code array_join} and
- * {@code array_to_string} on {@link BoundedFunctions}, which refuse a result over the query's
+ * lpad}, {@code rpad}, {@code repeat}, {@code replace}, {@code overlay}, {@code ||} (on text, binary
+ * values and arrays), {@code concat}, {@code concat_ws}, {@code array_concat}, {@code array_join}
+ * and {@code array_to_string} on {@link BoundedFunctions}, which refuse a result over the query's
  * limit on one value before allocating it. Trino's {@code try(x)} becomes {@code sqe_try(() -> x)},
  * which computes x where it can catch x's error.
  *
@@ -57,6 +58,8 @@ final class OperatorImplementations {
     REPLACED.put(SqlLibraryOperators.REGEXP_REPLACE_PG_4, RegexFunctions.REGEXP_REPLACE);
     REPLACED.put(SqlLibraryOperators.ARRAY_JOIN, BoundedFunctions.ARRAY_TO_STRING);
     REPLACED.put(SqlLibraryOperators.ARRAY_TO_STRING, BoundedFunctions.ARRAY_TO_STRING);
+    REPLACED.put(SqlLibraryOperators.ARRAY_CONCAT, BoundedFunctions.ARRAY_CONCAT);
+    REPLACED.put(SqlLibraryOperators.CONCAT_FUNCTION_WITH_NULL, BoundedFunctions.CONCAT_FUNCTION);
   }
 
   /** Replacements of Calcite's operators that also take binary or array operands: for text only. */
@@ -68,6 +71,17 @@ final class OperatorImplementations {
     REPLACED_FOR_TEXT.put(SqlLibraryOperators.REPEAT, BoundedFunctions.REPEAT);
     REPLACED_FOR_TEXT.put(SqlStdOperatorTable.REPLACE, BoundedFunctions.REPLACE);
     REPLACED_FOR_TEXT.put(SqlStdOperatorTable.CONCAT, BoundedFunctions.CONCAT);
+    REPLACED_FOR_TEXT.put(SqlStdOperatorTable.OVERLAY, BoundedFunctions.OVERLAY);
+  }
+
+  /** Replacements of the same operators for binary operands. */
+  private static final Map<SqlOperator, SqlOperator> REPLACED_FOR_BINARY = new IdentityHashMap<>();
+
+  static {
+    REPLACED_FOR_BINARY.put(SqlLibraryOperators.LPAD, BoundedFunctions.BINARY_LPAD);
+    REPLACED_FOR_BINARY.put(SqlLibraryOperators.RPAD, BoundedFunctions.BINARY_RPAD);
+    REPLACED_FOR_BINARY.put(SqlStdOperatorTable.CONCAT, BoundedFunctions.BINARY_CONCAT);
+    REPLACED_FOR_BINARY.put(SqlStdOperatorTable.OVERLAY, BoundedFunctions.BINARY_OVERLAY);
   }
 
   private final Calls calls;
@@ -169,7 +183,25 @@ final class OperatorImplementations {
       if (REPLACED_FOR_TEXT.containsKey(operator) && SqlTypeUtil.inCharFamily(call.getType())) {
         return REPLACED_FOR_TEXT.get(operator);
       }
+      if (REPLACED_FOR_BINARY.containsKey(operator) && SqlTypeUtil.isBinary(call.getType())) {
+        return REPLACED_FOR_BINARY.get(operator);
+      }
+      if (operator == SqlStdOperatorTable.CONCAT && SqlTypeUtil.isArray(call.getType())) {
+        return BoundedFunctions.ARRAY_CONCAT_OPERATOR;
+      }
+      if (operator == SqlLibraryOperators.CONCAT_WS_POSTGRESQL && concatWsOperandsAreTextOrArrays(call)) {
+        return BoundedFunctions.CONCAT_WS;
+      }
       return REPLACED.get(operator);
+    }
+
+    /**
+     * Whether Calcite passes {@code concat_ws}'s operands as {@link BoundedFunctions#concatWs}
+     * takes them: strings and arrays (after the validator's casts, any other type is one of these).
+     */
+    private static boolean concatWsOperandsAreTextOrArrays(RexCall call) {
+      return call.getOperands().stream()
+          .allMatch(o -> SqlTypeUtil.inCharFamily(o.getType()) || SqlTypeUtil.isArray(o.getType()) || SqlTypeUtil.isNull(o.getType()));
     }
   }
 }

@@ -12,6 +12,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.avatica.util.ByteString;
 import org.apache.calcite.linq4j.function.Strict;
 import org.apache.calcite.sql.SqlOperator;
@@ -99,7 +100,8 @@ public final class BinaryFunctions {
   }
 
   @Strict
-  public static String toHex(ByteString b) {
+  public static String toHex(DataContext root, ByteString b) {
+    BoundedFunctions.check(root, 2L * b.length(), "to_hex");
     return HexFormat.of().withUpperCase().formatHex(b.getBytes());
   }
 
@@ -116,7 +118,8 @@ public final class BinaryFunctions {
   }
 
   @Strict
-  public static String toBase64(ByteString b) {
+  public static String toBase64(DataContext root, ByteString b) {
+    BoundedFunctions.check(root, encodedLength(b, 3, 4), "to_base64");
     return Base64.getEncoder().encodeToString(b.getBytes());
   }
 
@@ -126,7 +129,8 @@ public final class BinaryFunctions {
   }
 
   @Strict
-  public static String toBase64url(ByteString b) {
+  public static String toBase64url(DataContext root, ByteString b) {
+    BoundedFunctions.check(root, encodedLength(b, 3, 4), "to_base64url");
     return Base64.getUrlEncoder().encodeToString(b.getBytes());
   }
 
@@ -144,8 +148,14 @@ public final class BinaryFunctions {
   }
 
   @Strict
-  public static String toBase32(ByteString b) {
+  public static String toBase32(DataContext root, ByteString b) {
+    BoundedFunctions.check(root, encodedLength(b, 5, 8), "to_base32");
     return BaseEncoding.base32().encode(b.getBytes());
+  }
+
+  /** The length of {@code b} in a padded encoding that writes {@code chars} characters per {@code bytes} bytes. */
+  private static long encodedLength(ByteString b, int bytes, int chars) {
+    return (b.length() + bytes - 1L) / bytes * chars;
   }
 
   @Strict

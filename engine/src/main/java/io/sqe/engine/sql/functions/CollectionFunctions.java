@@ -1,5 +1,6 @@
 package io.sqe.engine.sql.functions;
 
+import com.google.common.math.LongMath;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -9,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.function.Strict;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlOperator;
@@ -229,9 +231,13 @@ public final class CollectionFunctions {
     return out;
   }
 
-  @Strict
-  public static List<Object> flatten(List<List<Object>> arrays) {
-    List<Object> out = new ArrayList<>();
+  public static List<Object> flatten(DataContext root, List<List<Object>> arrays) {
+    long count = 0;
+    for (List<Object> a : arrays) {
+      count += a == null ? 0 : a.size();
+    }
+    BoundedFunctions.checkElements(root, count, "flatten");
+    List<Object> out = new ArrayList<>((int) count);
     for (List<Object> a : arrays) {
       if (a != null) {
         out.addAll(a);
@@ -262,12 +268,16 @@ public final class CollectionFunctions {
     return out;
   }
 
-  /** All combinations of {@code n} elements, in the order of the array (n at most 5, as in Trino). */
-  @Strict
-  public static List<List<Object>> combinations(List<Object> array, long n) {
+  /**
+   * All combinations of {@code n} elements, in the order of the array (n at most 5, as in Trino);
+   * the elements of all of them count against the limit on one value.
+   */
+  public static List<List<Object>> combinations(DataContext root, List<Object> array, long n) {
     if (n < 0 || n > 5) {
       throw new IllegalArgumentException("combination size must be between 0 and 5: " + n);
     }
+    long count = LongMath.binomial(array.size(), (int) n);
+    BoundedFunctions.checkElements(root, count > Long.MAX_VALUE / 5 ? Long.MAX_VALUE : count * Math.max(n, 1), "combinations");
     List<List<Object>> out = new ArrayList<>();
     combine(array, (int) n, 0, new ArrayList<>(), out);
     return out;
@@ -285,11 +295,12 @@ public final class CollectionFunctions {
     }
   }
 
-  @Strict
-  public static List<List<Object>> ngrams(List<Object> array, long n) {
+  /** The arrays of {@code n} consecutive elements; the elements of all of them count against the limit on one value. */
+  public static List<List<Object>> ngrams(DataContext root, List<Object> array, long n) {
     if (n <= 0) {
       throw new IllegalArgumentException("N must be positive");
     }
+    BoundedFunctions.checkElements(root, array.size() <= n ? array.size() : (array.size() - n + 1) * n, "ngrams");
     List<List<Object>> out = new ArrayList<>();
     if (array.size() <= n) {
       out.add(new ArrayList<>(array));
@@ -365,8 +376,12 @@ public final class CollectionFunctions {
     return new ArrayList<>(map.values());
   }
 
-  @Strict
-  public static Map<Object, Object> mapConcat(Map<Object, Object> x, Map<Object, Object> y) {
+  public static Map<Object, Object> mapConcat(DataContext root, Map<Object, Object> x, Map<Object, Object> y) {
+    long entries = x.size();
+    for (Object key : y.keySet()) {
+      entries += x.containsKey(key) ? 0 : 1;
+    }
+    BoundedFunctions.checkElements(root, entries, "map_concat");
     Map<Object, Object> out = new LinkedHashMap<>(x);
     out.putAll(y);
     return out;

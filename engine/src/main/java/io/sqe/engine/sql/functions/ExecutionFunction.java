@@ -29,9 +29,10 @@ import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 
 /**
  * A function that generated code calls as a public static method, chosen by the call's operand
- * count; a method whose first parameter is a {@link DataContext} gets the execution's, through
- * which it reaches its query (its {@link io.sqe.engine.exec.Checkpoint}). A NULL operand makes the
- * result NULL without a call. Such functions are never named in SQL: the planner puts them in place
+ * count (or a variable-arity method, whose last parameter takes the operands from there on); a
+ * method whose first parameter is a {@link DataContext} gets the execution's, through which it
+ * reaches its query (its {@link io.sqe.engine.exec.Checkpoint}) and limits. A NULL operand makes the
+ * result NULL without a call, unless the function takes NULL operands. Such functions are never named in SQL: the planner puts them in place
  * of Calcite's operators in the plan it compiles (see {@code OperatorImplementations}), so they have
  * no operand checking or type inference of their own.
  */
@@ -39,7 +40,7 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
   private final List<Method> methods;
   private final CallImplementor implementor;
 
-  private ExecutionFunction(List<Method> methods) {
+  private ExecutionFunction(List<Method> methods, NullPolicy nullPolicy) {
     this.methods = List.copyOf(methods);
     this.implementor =
         RexImpTable.createImplementor(
@@ -47,16 +48,25 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
               Method method = method(operands.size());
               Class<?>[] types = method.getParameterTypes();
               int first = takesRoot(method) ? 1 : 0;
+              int fixed = method.isVarArgs() ? types.length - 1 - first : operands.size();
               List<Expression> arguments = new ArrayList<>();
               if (first == 1) {
                 arguments.add(translator.getRoot());
               }
-              for (int i = 0; i < operands.size(); i++) {
+              for (int i = 0; i < fixed; i++) {
                 arguments.add(EnumUtils.convert(operands.get(i), types[i + first]));
+              }
+              if (method.isVarArgs()) {
+                Class<?> element = types[types.length - 1].getComponentType();
+                List<Expression> rest = new ArrayList<>();
+                for (int i = fixed; i < operands.size(); i++) {
+                  rest.add(EnumUtils.convert(operands.get(i), element));
+                }
+                arguments.add(Expressions.newArrayInit(element, rest));
               }
               return Expressions.call(method, arguments);
             },
-            NullPolicy.STRICT,
+            nullPolicy,
             false);
   }
 
@@ -65,7 +75,16 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
    * called {@code method} that take a {@link DataContext} first, one per operand count.
    */
   static SqlOperator operator(String name, Class<?> owner, String method) {
-    return operator(name, owner, method, m -> takesRoot(m));
+    return operator(name, owner, method, NullPolicy.STRICT, m -> takesRoot(m));
+  }
+
+  /**
+   * As {@link #operator(String, Class, String)}, for a function that takes NULL operands (its
+   * methods are called with them) and may have a variable number of them (a method whose last
+   * parameter is an array gets the operands from there on in one).
+   */
+  static SqlOperator operatorTakingNulls(String name, Class<?> owner, String method) {
+    return operator(name, owner, method, NullPolicy.NONE, m -> takesRoot(m));
   }
 
   /**
@@ -73,18 +92,18 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
    * called {@code method} that return {@code type}, one per operand count.
    */
   static SqlOperator operator(String name, Class<?> owner, String method, Class<?> type) {
-    return operator(name, owner, method, m -> m.getReturnType() == type);
+    return operator(name, owner, method, NullPolicy.STRICT, m -> m.getReturnType() == type);
   }
 
   /**
    * The implementation of a single method, for a function declared elsewhere with its own operand
    * checking (see {@link JavaFunctions}); a {@link DataContext} first parameter gets the execution's.
    */
-  static ExecutionFunction of(Method method) {
-    return new ExecutionFunction(List.of(method));
+  static ExecutionFunction of(Method method, NullPolicy nullPolicy) {
+    return new ExecutionFunction(List.of(method), nullPolicy);
   }
 
-  private static SqlOperator operator(String name, Class<?> owner, String method, Predicate<Method> chosen) {
+  private static SqlOperator operator(String name, Class<?> owner, String method, NullPolicy nullPolicy, Predicate<Method> chosen) {
     List<Method> overloads = new ArrayList<>();
     for (Method m : owner.getMethods()) {
       if (m.getName().equals(method) && Modifier.isStatic(m.getModifiers()) && chosen.test(m)) {
@@ -100,7 +119,7 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
         ReturnTypes.ARG0,
         InferTypes.FIRST_KNOWN,
         null,
-        new ExecutionFunction(overloads));
+        new ExecutionFunction(overloads, nullPolicy));
   }
 
   static boolean takesRoot(Method method) {
@@ -110,6 +129,11 @@ final class ExecutionFunction implements ScalarFunction, ImplementableFunction {
   private Method method(int operands) {
     for (Method method : methods) {
       if (method.getParameterCount() == operands + (takesRoot(method) ? 1 : 0)) {
+        return method;
+      }
+    }
+    for (Method method : methods) {
+      if (method.isVarArgs() && method.getParameterCount() - 1 <= operands + (takesRoot(method) ? 1 : 0)) {
         return method;
       }
     }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.calcite.adapter.enumerable.NullPolicy;
 import org.apache.calcite.avatica.util.ByteString;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -36,7 +37,7 @@ import org.apache.calcite.util.Optionality;
  * {@code @Strict} gives NULL for a NULL argument without being called. An IllegalArgumentException
  * it throws reaches the client as INVALID_ARGUMENT with its message. A method whose first parameter
  * is a {@link org.apache.calcite.DataContext} gets the execution's (to reach its query's checkpoint
- * and limits); it is then strict whether marked or not.
+ * and limits); it is then strict whether marked or not, unless marked {@link TakesNulls}.
  */
 final class JavaFunctions {
   private JavaFunctions() {}
@@ -110,7 +111,10 @@ final class JavaFunctions {
   }
 
   private static org.apache.calcite.schema.Function implementation(Method m) {
-    return ExecutionFunction.takesRoot(m) ? ExecutionFunction.of(m) : ScalarFunctionImpl.create(m);
+    if (!ExecutionFunction.takesRoot(m)) {
+      return ScalarFunctionImpl.create(m);
+    }
+    return ExecutionFunction.of(m, m.isAnnotationPresent(TakesNulls.class) ? NullPolicy.NONE : NullPolicy.STRICT);
   }
 
   private static RelDataType typeOf(RelDataTypeFactory types, SqlTypeFamily family) {

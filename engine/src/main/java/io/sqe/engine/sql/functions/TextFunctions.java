@@ -2,7 +2,12 @@ package io.sqe.engine.sql.functions;
 
 import java.text.Normalizer;
 import java.util.ArrayList;
+import java.util.Formatter;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.function.Strict;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.type.ReturnTypes;
@@ -124,35 +129,80 @@ public final class TextFunctions {
   }
 
   /** Trino's format(format, args...): Java's Formatter, with one to five arguments. */
-  public static String format(String format, Object a) {
-    return formatted(format, a);
+  @TakesNulls
+  public static String format(DataContext root, String format, Object a) {
+    return formatted(root, format, a);
   }
 
-  public static String format(String format, Object a, Object b) {
-    return formatted(format, a, b);
+  @TakesNulls
+  public static String format(DataContext root, String format, Object a, Object b) {
+    return formatted(root, format, a, b);
   }
 
-  public static String format(String format, Object a, Object b, Object c) {
-    return formatted(format, a, b, c);
+  @TakesNulls
+  public static String format(DataContext root, String format, Object a, Object b, Object c) {
+    return formatted(root, format, a, b, c);
   }
 
-  public static String format(String format, Object a, Object b, Object c, Object d) {
-    return formatted(format, a, b, c, d);
+  @TakesNulls
+  public static String format(DataContext root, String format, Object a, Object b, Object c, Object d) {
+    return formatted(root, format, a, b, c, d);
   }
 
-  public static String format(String format, Object a, Object b, Object c, Object d, Object e) {
-    return formatted(format, a, b, c, d, e);
+  @TakesNulls
+  public static String format(DataContext root, String format, Object a, Object b, Object c, Object d, Object e) {
+    return formatted(root, format, a, b, c, d, e);
   }
 
-  private static String formatted(String format, Object... args) {
+  /** A width or precision in a format specifier: {@code %[index$][flags][width][.precision]}. */
+  private static final Pattern SIZES = Pattern.compile("%(?:\\d+\\$)?[-#+ 0,(<]*(\\d+)?(?:\\.(\\d+))?");
+
+  /**
+   * The formatted text, refused when over the query's limit: a width or precision over it before
+   * anything is formatted (a precision's digits are built before they are written), the text as
+   * soon as it grows past it.
+   */
+  private static String formatted(DataContext root, String format, Object... args) {
     if (format == null) {
       return null;
     }
-    try {
-      return String.format(java.util.Locale.ENGLISH, format, args);
+    long limit = BoundedFunctions.limit(root);
+    Matcher sizes = SIZES.matcher(format);
+    while (sizes.find()) {
+      for (int group = 1; group <= 2; group++) {
+        String digits = sizes.group(group);
+        if (digits != null && (digits.length() > 18 || Long.parseLong(digits) > limit)) {
+          BoundedFunctions.check(root, digits.length() > 18 ? Long.MAX_VALUE : Long.parseLong(digits), "format");
+        }
+      }
+    }
+    StringBuilder text = new StringBuilder();
+    Appendable bounded = new Appendable() {
+      @Override
+      public Appendable append(CharSequence s) {
+        return append(s, 0, s == null ? 4 : s.length());
+      }
+
+      @Override
+      public Appendable append(CharSequence s, int start, int end) {
+        BoundedFunctions.check(root, (long) text.length() + end - start, "format");
+        text.append(s, start, end);
+        return this;
+      }
+
+      @Override
+      public Appendable append(char c) {
+        BoundedFunctions.check(root, text.length() + 1L, "format");
+        text.append(c);
+        return this;
+      }
+    };
+    try (Formatter formatter = new Formatter(bounded, Locale.ENGLISH)) {
+      formatter.format(format, args);
     } catch (java.util.IllegalFormatException e) {
       throw new IllegalArgumentException("Invalid format string: " + format + " (" + e.getMessage() + ")");
     }
+    return text.toString();
   }
 
   @Strict

@@ -7,6 +7,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.function.Strict;
 import org.apache.calcite.sql.SqlOperator;
 
@@ -90,8 +91,26 @@ public final class UrlFunctions {
   }
 
   @Strict
-  public static String urlEncode(String value) {
+  public static String urlEncode(DataContext root, String value) {
+    BoundedFunctions.check(root, encodedLength(value), "url_encode");
     return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The length of {@code value} URL-encoded: a character as it is or three per byte of its UTF-8
+   * (a surrogate counts as half of its code point's four bytes).
+   */
+  private static long encodedLength(String value) {
+    long length = 0;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x80) {
+        length += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || ".-*_ ".indexOf(c) >= 0 ? 1 : 3;
+      } else {
+        length += c < 0x800 ? 6 : Character.isSurrogate(c) ? 6 : 9;
+      }
+    }
+    return length;
   }
 
   @Strict
