@@ -2,6 +2,8 @@ package io.sqe.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.sql.functions.BoundedFunctions;
 import java.time.Duration;
 
@@ -31,7 +33,7 @@ public record EngineConfig(
     long maxValueSize,
     int maxReorderedJoins) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
-  public static final int DEFAULT_MAX_REORDERED_JOINS = 16;
+  public static final int DEFAULT_MAX_REORDERED_JOINS = QueryPlanner.DEFAULT_MAX_REORDERED_JOINS;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_MAX_VALUE_SIZE = 16L << 20;
   public static final long MIN_MAX_VALUE_SIZE = BoundedFunctions.WHILE_PLANNING;
@@ -92,6 +94,11 @@ public record EngineConfig(
       return requested;
     }
     return requested.isZero() || requested.compareTo(statementTimeout) > 0 ? statementTimeout : requested;
+  }
+
+  /** The most rows and bytes of one record batch of a result. */
+  public QueryExecution.BatchLimits batchLimits() {
+    return new QueryExecution.BatchLimits(batchMaxRows, batchMaxBytes);
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {

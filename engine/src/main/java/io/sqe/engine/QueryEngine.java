@@ -29,6 +29,7 @@ import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.PlanningThreads;
 import io.sqe.engine.plan.QueryPlanner;
+import io.sqe.engine.plan.SessionVariables;
 import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
@@ -41,6 +42,7 @@ import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
 import io.sqe.engine.sql.ddl.SqlRedactedStatement;
 import io.sqe.engine.sql.ddl.SqlShow;
+import io.sqe.engine.txn.TableTransaction;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.engine.txn.TransactionCommands;
 import io.sqe.engine.txn.Transactions;
@@ -80,7 +82,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
  */
 public final class QueryEngine {
   /** Calendar units for FLOOR/CEIL and date_trunc, including the Monday-based ISOWEEK. */
-  private static final TimeFrameSet TIME_FRAMES = SqeTypeSystem.INSTANCE.deriveTimeFrameSet(TimeFrames.CORE);
   private static final Schema SHOW_QUERIES_SCHEMA =
       new Schema(List.of(
           new Field("query_id", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
@@ -362,7 +363,7 @@ public final class QueryEngine {
           Optional<List<byte[]>> cached = caches.results().get().find(key.get());
           if (cached.isPresent()) {
             run.stats().resultCached(true);
-            return QueryExecutions.replay(queryAllocator, context, prepared.resultSchema(), cached.get(), config);
+            return QueryExecutions.replay(queryAllocator, context, prepared.resultSchema(), cached.get(), config.batchLimits());
           }
           sink = caches.results().get().capture(key.get());
         }
@@ -376,7 +377,7 @@ public final class QueryEngine {
         }
         rows = () -> Linq4j.enumerator(list);
       }
-      return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config, sink);
+      return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), rows, config.batchLimits(), sink);
     } catch (RuntimeException | ExceptionInInitializerError e) {
       queryAllocator.close();
       run.close();
@@ -400,11 +401,11 @@ public final class QueryEngine {
    */
   private static List<IcebergTable> readTables(Session session, List<IcebergTable> explicit) {
     Optional<Transaction> transaction = session.openTransaction();
-    if (transaction.isEmpty()) {
+    if (transaction.isEmpty() || !(transaction.get() instanceof TableTransaction staging)) {
       return explicit;
     }
     List<IcebergTable> tables = new ArrayList<>();
-    for (IcebergTable staged : transaction.get().tables()) {
+    for (IcebergTable staged : staging.tables()) {
       boolean shadowed = explicit.stream()
           .anyMatch(t -> t.catalog().name().equals(staged.catalog().name()) && t.id().equals(staged.id()));
       if (!shadowed) {
@@ -440,27 +441,10 @@ public final class QueryEngine {
     return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
   }
 
-  /** The {@link #variables} of an execution, with the engine's limits on its values. */
+  /** The {@link SessionVariables} of an execution, with the engine's limits on its values. */
   private Map<String, Object> executionValues(Session session) {
-    Map<String, Object> values = variables(session);
+    Map<String, Object> values = SessionVariables.of(session);
     values.put(BoundedFunctions.VARIABLE, config.maxValueSize());
-    return values;
-  }
-
-  /** The variables Calcite's generated code reads: the clock, the time zone, the user. */
-  public static Map<String, Object> variables(Session session) {
-    Map<String, Object> values = new HashMap<>();
-    long now = System.currentTimeMillis();
-    TimeZone zone = TimeZone.getTimeZone(session.timeZone());
-    long offset = zone.getOffset(now);
-    values.put(DataContext.Variable.UTC_TIMESTAMP.camelName, now);
-    values.put(DataContext.Variable.CURRENT_TIMESTAMP.camelName, now + offset);
-    values.put(DataContext.Variable.LOCAL_TIMESTAMP.camelName, now + offset);
-    values.put(DataContext.Variable.TIME_ZONE.camelName, zone);
-    values.put(DataContext.Variable.USER.camelName, session.principal().user());
-    values.put(DataContext.Variable.SYSTEM_USER.camelName, session.principal().user());
-    values.put(DataContext.Variable.LOCALE.camelName, Locale.ROOT);
-    values.put(DataContext.Variable.TIME_FRAME_SET.camelName, TIME_FRAMES);
     return values;
   }
 

@@ -165,7 +165,7 @@ class StreamFailureTest {
     QueryRun run = queries.begin(queryId, Principal.of("test"), "select n from made_up", query.timeout());
     QueryContext context = new QueryContext(queryId, Frameworks.createRootSchema(false), new JavaTypeFactoryImpl(), Map.of(), run);
     return QueryExecutions.start(
-        allocator.newChildAllocator("query-" + queryId, 0, Long.MAX_VALUE), context, SCHEMA, query.plan(), EngineConfig.DEFAULT);
+        allocator.newChildAllocator("query-" + queryId, 0, Long.MAX_VALUE), context, SCHEMA, query.plan(), EngineConfig.DEFAULT.batchLimits());
   }
 
   private void awaitRelease() {

@@ -6,6 +6,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.security.StatementPrivileges;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.sql.ddl.SqlCallProcedure;
 import java.time.Duration;
@@ -21,7 +22,7 @@ import org.apache.calcite.sql.SqlNode;
  * in the query's FlightInfo, its trailers and {@code SHOW QUERIES}.
  */
 public final class QueryProcedures implements CommandExecutor {
-  public static final String CANCEL_QUERY = "system.cancel_query";
+  public static final String CANCEL_QUERY = StatementPrivileges.CANCEL_QUERY;
   private static final Duration STOP_WAIT = Duration.ofSeconds(3);
 
   private final QueryTracker queries;

@@ -8,6 +8,7 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.txn.TableTransaction;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.write.files.DataFileWriter;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ import org.apache.iceberg.rest.RESTCatalog;
  * A failed commit, ROLLBACK, and the end of the session discard everything and delete the files
  * the transaction wrote, best effort.
  */
-public final class IcebergTransaction implements Transaction {
+public final class IcebergTransaction implements TableTransaction {
   private enum State {
     OPEN,
     COMMITTED,

@@ -329,7 +329,7 @@ SqlTypeNameSpec SqeTypeName() :
 // ---------------------------------------------------------------- time travel
 
 /**
- * Replaces the template's optional FOR SYSTEM_TIME AS OF after a table name (engine/pom.xml
+ * Replaces the template's optional FOR SYSTEM_TIME AS OF after a table name (sql/pom.xml
  * patches TableRef3 to call this), adding Trino's FOR VERSION AS OF and FOR TIMESTAMP AS OF.
  */
 SqlNode SqeTableRefAsOf(SqlNode tableRef) :

@@ -51,7 +51,7 @@ import org.apache.calcite.sql.validate.SqlValidator;
  * matched case-insensitively (as in Trino and PostgreSQL), NULLS LAST by default in both
  * directions (as in Trino and DuckDB), the standard plus PostgreSQL function libraries, TRY_CAST, and
  * the string-unit date functions of Trino and DuckDB. Statements are read by SQE's own parser,
- * generated from Calcite's grammar template with SQE's statements added (engine/src/main/codegen).
+ * generated from Calcite's grammar template with SQE's statements added (sql/src/main/codegen).
  */
 public final class SqlDialect {
   public static final SqlConformance CONFORMANCE = SqlConformanceEnum.LENIENT;

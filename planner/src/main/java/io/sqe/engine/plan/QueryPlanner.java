@@ -5,9 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.catalog.types.CalciteTypeMapping;
-import io.sqe.engine.EngineConfig;
 import io.sqe.engine.ErrorCode;
-import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.SqeException;
@@ -88,6 +86,9 @@ import org.apache.calcite.tools.Programs;
  * push work into Iceberg scans, then code generation.
  */
 public final class QueryPlanner {
+  /** Joins of more tables keep the FROM list's order (query.max-reordered-joins). */
+  public static final int DEFAULT_MAX_REORDERED_JOINS = 16;
+
   private final Catalogs catalogs;
   private final List<SystemSchema> systemSchemas;
   private final CalciteConnectionConfig connectionConfig;
@@ -96,7 +97,7 @@ public final class QueryPlanner {
 
   /** A planner that shows {@code systemSchemas} in every catalog and allows everything. */
   public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas) {
-    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL, EngineConfig.DEFAULT_MAX_REORDERED_JOINS);
+    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL, DEFAULT_MAX_REORDERED_JOINS);
   }
 
   /**
@@ -404,7 +405,7 @@ public final class QueryPlanner {
   /** The value of a FOR TIMESTAMP AS OF expression, computed as {@code SELECT expression} would. */
   private TableVersions.Value evaluate(Session session, SqlNode expression) {
     PlannedQuery planned = plan(session, TableVersions.select(expression), expression.toString());
-    Map<String, Object> values = QueryEngine.variables(session);
+    Map<String, Object> values = SessionVariables.of(session);
     values.putAll(planned.internalParameters());
     try (QueryRun run = QueryRun.untracked("time-travel")) {
       QueryContext context = new QueryContext(run.queryId(), planned.rootSchema(), new SqeJavaTypeFactory(), values, run);

@@ -23,7 +23,7 @@ import java.util.Set;
 
 /**
  * Decides, for the grammar's lookaheads, what a non-reserved word means where it could be a name or
- * the keyword of a construct (the template edits in engine/pom.xml call it).
+ * the keyword of a construct (the template edits in sql/pom.xml call it).
  */
 public final class ClauseWords {
   /**

@@ -1,12 +1,10 @@
 package io.sqe.engine.txn;
 
-import io.sqe.engine.iceberg.IcebergTable;
-import java.util.List;
-
 /**
  * The writes of several statements, staged until they become visible together at {@link #commit}
  * or are discarded by {@link #rollback}. Statements in a transaction read its staged tables; every
- * other reader sees the tables as they were until the commit. The write path implements this.
+ * other reader sees the tables as they were until the commit. The write path implements this, as
+ * a {@code TableTransaction} (in the engine module, which knows tables).
  */
 public interface Transaction {
   /** An identifier that is hard to guess, which clients use to name the transaction. */
@@ -21,8 +19,6 @@ public interface Transaction {
   /** Changes whenever the staged state changes, so that plans made over an older state can be recognised. */
   long version();
 
-  /** The tables the transaction has written so far, as its own statements read them. */
-  List<IcebergTable> tables();
 
   /**
    * Makes every staged write visible at once, or none of them. A failure (a conflict is

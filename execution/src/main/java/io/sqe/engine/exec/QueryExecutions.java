@@ -1,6 +1,5 @@
 package io.sqe.engine.exec;
 
-import io.sqe.engine.EngineConfig;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import java.util.List;
@@ -12,8 +11,8 @@ public final class QueryExecutions {
   private QueryExecutions() {}
 
   public static QueryExecution start(
-      BufferAllocator allocator, QueryContext context, Schema schema, Supplier<Enumerator<Object>> plan, EngineConfig config) {
-    return start(allocator, context, schema, plan, config, null);
+      BufferAllocator allocator, QueryContext context, Schema schema, Supplier<Enumerator<Object>> plan, QueryExecution.BatchLimits limits) {
+    return start(allocator, context, schema, plan, limits, null);
   }
 
   /** As above, and hands every batch to {@code sink} (null: none) as it is produced. */
@@ -22,19 +21,15 @@ public final class QueryExecutions {
       QueryContext context,
       Schema schema,
       Supplier<Enumerator<Object>> plan,
-      EngineConfig config,
+      QueryExecution.BatchLimits limits,
       ResultSink sink) {
-    return new QueryExecution(allocator, context, schema, plan, limits(config), sink);
+    return new QueryExecution(allocator, context, schema, plan, limits, sink);
   }
 
   /** An execution that hands out the record batches of a cached result ({@link ArrowBatches#serialize}). */
   public static QueryExecution replay(
-      BufferAllocator allocator, QueryContext context, Schema schema, List<byte[]> batches, EngineConfig config) {
-    return new QueryExecution(allocator, context, schema, batches, limits(config));
-  }
-
-  private static QueryExecution.BatchLimits limits(EngineConfig config) {
-    return new QueryExecution.BatchLimits(config.batchMaxRows(), config.batchMaxBytes());
+      BufferAllocator allocator, QueryContext context, Schema schema, List<byte[]> batches, QueryExecution.BatchLimits limits) {
+    return new QueryExecution(allocator, context, schema, batches, limits);
   }
 
   public static RowStream rows(Enumerator<Object> rows, QueryContext context, int columns) {

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
-import io.sqe.engine.command.QueryProcedures;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.ddl.SqlAlterTable;
 import io.sqe.engine.sql.ddl.SqlAlterViewRename;
@@ -37,6 +36,9 @@ import org.apache.calcite.sql.SqlUpdate;
  * where the planner resolves them.
  */
 public final class StatementPrivileges {
+  /** The procedure any user may call under a policy, on their own queries (an admin on anyone's). */
+  public static final String CANCEL_QUERY = "system.cancel_query";
+
   private final AccessControl access;
 
   public StatementPrivileges(AccessControl access) {
@@ -99,7 +101,7 @@ public final class StatementPrivileges {
       String procedure = String.join(".", ((SqlCallProcedure) statement).name().names);
       // Procedures that change tables do so in ways no table privilege describes: a policy refuses
       // them. cancel_query touches no table and checks its caller itself (own query, or an admin).
-      if (access != AccessControl.ALLOW_ALL && !procedure.toLowerCase(Locale.ROOT).equals(QueryProcedures.CANCEL_QUERY)) {
+      if (access != AccessControl.ALLOW_ALL && !procedure.toLowerCase(Locale.ROOT).equals(CANCEL_QUERY)) {
         throw denied(session, "CALL " + procedure + " under an access policy");
       }
     }
