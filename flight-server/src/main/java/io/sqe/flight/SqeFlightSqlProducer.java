@@ -3,32 +3,6 @@ package io.sqe.flight;
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import io.grpc.Context;
-import io.sqe.engine.exec.QueryStats;
-import io.sqe.engine.exec.TrackedQuery;
-import java.io.IOException;
-import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.util.OptionalDouble;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.arrow.flight.Action;
-import org.apache.arrow.flight.ActionType;
-import org.apache.arrow.flight.CancelFlightInfoRequest;
-import org.apache.arrow.flight.CancelFlightInfoResult;
-import org.apache.arrow.flight.CancelStatus;
-import org.apache.arrow.flight.FlightConstants;
-import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.PollInfo;
-import org.apache.arrow.flight.RenewFlightEndpointRequest;
-import org.apache.arrow.flight.sql.FlightSqlUtils;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Scheduler;
@@ -36,40 +10,89 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import io.grpc.Context;
+import io.sqe.catalog.CatalogCredentials;
+import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
-import io.sqe.engine.command.CommandResult;
-import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
-import org.apache.arrow.memory.ArrowBuf;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.audit.StatementFacts;
+import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.exec.QueryStats;
+import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import io.sqe.catalog.CatalogCredentials;
-import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.metadata.FlightSqlMetadata;
+import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LogSettings;
-import io.sqe.flight.auth.SqeAuthenticator;
+import io.sqe.flight.session.ClientSession;
+import io.sqe.flight.session.SessionManager;
+import io.sqe.flight.session.SessionOptions;
+import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.write.dml.BulkIngest;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.ActionType;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.CancelFlightInfoRequest;
+import org.apache.arrow.flight.CancelFlightInfoResult;
+import org.apache.arrow.flight.CancelStatus;
+import org.apache.arrow.flight.CloseSessionRequest;
+import org.apache.arrow.flight.CloseSessionResult;
+import org.apache.arrow.flight.FlightConstants;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
+import org.apache.arrow.flight.GetSessionOptionsResult;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.PollInfo;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.RenewFlightEndpointRequest;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.BasicFlightSqlProducer;
+import org.apache.arrow.flight.sql.FlightSqlUtils;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
-import io.sqe.flight.session.ClientSession;
-import io.sqe.flight.metadata.FlightSqlMetadata;
-import io.sqe.flight.metadata.ServerSqlInfo;
-import io.sqe.infoschema.CatalogMetadata;
-import io.sqe.flight.session.SessionManager;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetExportedKeys;
@@ -78,42 +101,16 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetPrimaryKeys;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetSqlInfo;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo;
-import io.sqe.flight.session.SessionOptions;
-import io.sqe.catalog.Catalogs;
-import org.apache.arrow.flight.CloseSessionRequest;
-import org.apache.arrow.flight.CloseSessionResult;
-import org.apache.arrow.flight.GetSessionOptionsRequest;
-import org.apache.arrow.flight.GetSessionOptionsResult;
-import org.apache.arrow.flight.SetSessionOptionsRequest;
-import org.apache.arrow.flight.SetSessionOptionsResult;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.function.BiFunction;
-import java.util.function.Supplier;
-import org.apache.arrow.flight.CallHeaders;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightEndpoint;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.PutResult;
-import org.apache.arrow.flight.Result;
-import org.apache.arrow.flight.SchemaResult;
-import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.flight.sql.BasicFlightSqlProducer;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.type.RelDataType;
@@ -140,10 +137,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final int SHOWN_TEXT_LENGTH = 4_096;
 
   private final QueryEngine engine;
-  private final SessionManager sessions;
-  private final PrincipalResolver principals;
+  private final CallSessions calls;
   private final BufferAllocator allocator;
-  private final SessionOptions sessionOptions;
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
   private final QueryTickets tickets;
@@ -181,10 +176,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.audit = requireNonNull(audit, "audit is null");
     this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
-    this.sessions = requireNonNull(sessions, "sessions is null");
-    this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config());
+    this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.results = new ResultStreamer(allocator, heap);
     // A poll's state goes with its evicted ticket: it holds the statement too.
@@ -232,43 +225,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   // ---- sessions
 
-  ClientSession session(CallContext context) {
-    Principal principal = principals.principal(context);
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    ClientSession session = sessions.session(credential(call), sessionCookie(call), principal);
-    applyHeaderDefaults(session, call == null ? null : call.headers());
-    return session;
-  }
-
-  private static String credential(CallHeadersMiddleware call) {
-    return call == null ? null : call.headers().get("authorization");
-  }
-
-  private static String sessionCookie(CallHeadersMiddleware call) {
-    return call == null ? null : call.sessionCookie();
-  }
-
-  /**
-   * The JDBC driver sends unknown connection properties as headers; like Dremio, SQE takes
-   * {@code catalog} and {@code schema} headers as the session's defaults on its first call.
-   */
-  private static void applyHeaderDefaults(ClientSession session, CallHeaders headers) {
-    if (headers == null) {
-      return;
-    }
-    String schema = headers.get("schema");
-    if (schema != null && !schema.isBlank() && session.session().schema() == null) {
-      session.update(s -> s.withSchema(schema.trim()));
-    }
-  }
-
   /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
   private StatementAudit audit(CallContext context, Session session, String sql) {
     if (!audit.recordsStatements()) {
       return StatementAudit.NONE;
     }
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    String client = CallSessions.clientAddress(context);
     return audit.statement(session.principal().user(), client, session, sql);
   }
 
@@ -317,56 +279,20 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void setSessionOptions(SetSessionOptionsRequest request, CallContext context, StreamListener<SetSessionOptionsResult> listener) {
-    try {
-      ClientSession session = session(context);
-      listener.onNext(new SetSessionOptionsResult(sessionOptions.apply(session, request.getSessionOptions())));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "session"));
-    }
+    calls.setOptions(request, context, listener);
   }
 
   @Override
   public void getSessionOptions(GetSessionOptionsRequest request, CallContext context, StreamListener<GetSessionOptionsResult> listener) {
-    try {
-      listener.onNext(new GetSessionOptionsResult(sessionOptions.current(session(context))));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "session"));
-    }
+    calls.getOptions(context, listener);
   }
 
   @Override
   public void closeSession(CloseSessionRequest request, CallContext context, StreamListener<CloseSessionResult> listener) {
-    try {
-      CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-      sessions.close(credential(call), sessionCookie(call), principals.principal(context));
-      listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "session"));
-    }
+    calls.close(context, listener);
   }
 
   // ---- ad-hoc queries
-
-  /**
-   * Makes the catalog calls of a Flight call carry its user's identity-provider token, for a
-   * catalog that passes tokens through; tasks the call hands to other threads carry it too.
-   */
-  private CatalogCredentials.Scope catalogCaller(CallContext context) {
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    Optional<String> token = SqeAuthenticator.providerToken(context.peerIdentity(), call == null ? null : call.headers());
-    if (token.isEmpty()) {
-      return CatalogCredentials.Scope.NONE;
-    }
-    try {
-      return CatalogCredentials.use(principals.principal(context).user(), token.get());
-    } catch (RuntimeException e) {
-      // The call itself fails with the reason when it asks for its principal.
-      return CatalogCredentials.Scope.NONE;
-    }
-  }
 
   // Each Flight call below also answers an Error its statement's own handling did not reach with
   // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN.
@@ -374,7 +300,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return super.getFlightInfo(context, descriptor);
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "GetFlightInfo");
@@ -384,7 +310,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return super.getSchema(context, descriptor);
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "GetSchema");
@@ -393,7 +319,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       Runnable put = CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
       return () -> {
         try {
@@ -414,7 +340,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.invalid("The ticket is not one this server issued: it is no protobuf message"));
       return;
     }
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       super.getStream(context, ticket, listener);
     } catch (Error e) {
       listener.error(FlightErrors.toFlight(e, "DoGet"));
@@ -431,7 +357,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    ClientSession session = session(context);
+    ClientSession session = calls.session(context);
     Session statementSession = statementSession(session, command.getTransactionId());
     StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
@@ -575,7 +501,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    ClientSession session = session(context);
+    ClientSession session = calls.session(context);
     Session statementSession = statementSession(session, command.getTransactionId());
     return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
   }
@@ -604,7 +530,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private PendingQuery ownTicket(String queryId, CallContext context) {
     PendingQuery query = tickets.find(queryId).orElseThrow(() ->
         server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again"));
-    Principal principal = principals.principal(context);
+    Principal principal = calls.principal(context);
     if (!principal.user().equals(query.session().principal().user())) {
       throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
     }
@@ -661,7 +587,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public void createPreparedStatement(
       ActionCreatePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
     try {
-      ClientSession session = session(context);
+      ClientSession session = calls.session(context);
       Session statementSession = statementSession(session, request.getTransactionId());
       String handle = newQueryId();
       Prepared statement;
@@ -737,7 +663,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   private boolean owns(CallContext context, PreparedHandle statement) {
-    return principals.principal(context).user().equals(statement.session().principal().user());
+    return calls.principal(context).user().equals(statement.session().principal().user());
   }
 
   /**
@@ -748,7 +674,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    ClientSession session = session(context);
+    ClientSession session = calls.session(context);
     Session statementSession = statement.executionSession(session);
     StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
     String queryId = newQueryId();
@@ -806,7 +732,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     String queryId = newQueryId();
     StatementAudit record = StatementAudit.NONE;
     try {
-      statementSession = statement.executionSession(session(context));
+      statementSession = statement.executionSession(calls.session(context));
       record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
       parameterSets = parameterSets(statement);
       current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
@@ -853,7 +779,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         if (!rows.isEmpty()) {
           bind(command.getPreparedStatementHandle(), statement, rows);
         }
-        ClientSession session = session(context);
+        ClientSession session = calls.session(context);
         Session statementSession = statement.executionSession(session);
         StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
         String queryId = newQueryId();
@@ -878,7 +804,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
     return () -> {
       try {
-        ClientSession session = session(context);
+        ClientSession session = calls.session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
@@ -926,7 +852,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       doActionAsCaller(context, action, listener);
     } catch (Error e) {
       listener.onError(FlightErrors.toFlight(e, action.getType()));
@@ -938,12 +864,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       if (type.equals(FlightConstants.CANCEL_FLIGHT_INFO.getType())) {
         FlightInfo info = readAction(type, () -> CancelFlightInfoRequest.deserialize(ByteBuffer.wrap(action.getBody())).getInfo());
-        CancelStatus status = cancel(queryId(info), principals.principal(context));
+        CancelStatus status = cancel(queryId(info), calls.principal(context));
         listener.onNext(new Result(new CancelFlightInfoResult(status).serialize().array()));
       } else if (type.equals(FlightSqlUtils.FLIGHT_SQL_CANCEL_QUERY.getType())) {
         FlightInfo info = readAction(type, () -> FlightInfo.deserialize(
             FlightSqlUtils.unpackAndParseOrThrow(action.getBody(), ActionCancelQueryRequest.class).getInfo().asReadOnlyByteBuffer()));
-        CancelStatus status = cancel(queryId(info), principals.principal(context));
+        CancelStatus status = cancel(queryId(info), calls.principal(context));
         ActionCancelQueryResult result = ActionCancelQueryResult.newBuilder().setResult(cancelResult(status)).build();
         listener.onNext(new Result(Any.pack(result).toByteArray()));
       } else if (type.equals(FlightConstants.RENEW_FLIGHT_ENDPOINT.getType())) {
@@ -1061,7 +987,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return pollFlightInfoAsCaller(context, descriptor);
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "PollFlightInfo");
@@ -1076,12 +1002,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       if (poll == null) {
         throw server.unknown(queryId, "poll of query " + queryId, "Unknown or expired poll of query " + queryId + "; run the statement again");
       }
-      if (!principals.principal(context).user().equals(poll.principal().user())) {
+      if (!calls.principal(context).user().equals(poll.principal().user())) {
         throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();
       }
       return pollInfo(queryId, poll, LONG_POLL_WAIT);
     }
-    ClientSession session = session(context);
+    ClientSession session = calls.session(context);
     Session statementSession;
     Prepared statement;
     List<List<Object>> parameterSets;
@@ -1214,7 +1140,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return () -> {
       String queryId = newQueryId();
       try {
-        ClientSession session = session(context);
+        ClientSession session = calls.session(context);
         Session statementSession = statementSession(session, command.getTransactionId());
         StatementAudit record = ingestAudit(context, statementSession, command);
         long rows = record.recordUpdate(
@@ -1231,8 +1157,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     if (!audit.recordsStatements()) {
       return StatementAudit.NONE;
     }
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    String client = CallSessions.clientAddress(context);
     return audit.statement(session.principal().user(), client, new StatementFacts(kind, List.of(), List.of()));
   }
 
@@ -1244,8 +1169,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     String catalog = command.hasCatalog() ? command.getCatalog() : session.catalog();
     String schema = command.hasSchema() ? command.getSchema() : session.schema();
     String table = (schema == null ? catalog : catalog + "." + schema) + "." + command.getTable();
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+    String client = CallSessions.clientAddress(context);
     return audit.statement(session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)));
   }
 
@@ -1294,7 +1218,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public void beginTransaction(
       ActionBeginTransactionRequest request, CallContext context, StreamListener<ActionBeginTransactionResult> listener) {
     try {
-      ClientSession session = session(context);
+      ClientSession session = calls.session(context);
       Transaction transaction = engine.beginTransaction(session.session());
       transactionSessions.put(transaction.id(), session);
       session.addTransaction(transaction);
@@ -1309,7 +1233,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void endTransaction(ActionEndTransactionRequest request, CallContext context, StreamListener<Result> listener) {
     try {
-      ClientSession session = session(context);
+      ClientSession session = calls.session(context);
       Transaction transaction = transaction(session, request.getTransactionId());
       switch (request.getAction()) {
         case END_TRANSACTION_COMMIT:
@@ -1339,7 +1263,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public void beginSavepoint(
       ActionBeginSavepointRequest request, CallContext context, StreamListener<ActionBeginSavepointResult> listener) {
     try {
-      Transaction transaction = transaction(session(context), request.getTransactionId());
+      Transaction transaction = transaction(calls.session(context), request.getTransactionId());
       String savepoint = transaction.savepoint(request.getName());
       // The savepoint's id names its transaction too, since EndSavepoint carries only the savepoint's.
       ByteString id = ByteString.copyFromUtf8(transaction.id() + SAVEPOINT_SEPARATOR + savepoint);
@@ -1358,7 +1282,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       if (separator < 0) {
         throw CallStatus.NOT_FOUND.withDescription("Unknown savepoint " + id).toRuntimeException();
       }
-      Transaction transaction = transaction(session(context), ByteString.copyFromUtf8(id.substring(0, separator)));
+      Transaction transaction = transaction(calls.session(context), ByteString.copyFromUtf8(id.substring(0, separator)));
       String savepoint = id.substring(separator + 1);
       switch (request.getAction()) {
         case END_SAVEPOINT_RELEASE:
@@ -1395,12 +1319,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getDbSchemas(allocator, principals.principal(context), command));
+    send(listener, () -> metadata.getDbSchemas(allocator, calls.principal(context), command));
   }
 
   @Override
   public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getTables(allocator, principals.principal(context), command));
+    send(listener, () -> metadata.getTables(allocator, calls.principal(context), command));
   }
 
   @Override
@@ -1410,7 +1334,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getPrimaryKeys(allocator, principals.principal(context), command));
+    send(listener, () -> metadata.getPrimaryKeys(allocator, calls.principal(context), command));
   }
 
   @Override
