@@ -133,11 +133,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
   /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
   private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
-  private static final char SAVEPOINT_SEPARATOR = '/';
   private static final int SHOWN_TEXT_LENGTH = 4_096;
 
   private final QueryEngine engine;
   private final CallSessions calls;
+  private final FlightTransactions transactions;
   private final BufferAllocator allocator;
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
@@ -149,9 +149,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final Cache<String, PreparedHandle> prepared;
   /** What prepared statement handles keep, by handle. */
   private final TicketBudget handleBudget;
-  /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
-  private final Cache<String, ClientSession> transactionSessions =
-      Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
   private final BulkIngest ingest;
   private final AuditLog audit;
   private final HeapGuard heap;
@@ -179,6 +176,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
+    this.transactions = new FlightTransactions(engine, calls, audit);
     this.results = new ResultStreamer(allocator, heap);
     // A poll's state goes with its evicted ticket: it holds the statement too.
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
@@ -248,33 +246,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     } catch (RuntimeException | Error e) {
       throw FlightErrors.toFlight(e, queryId);
     }
-  }
-
-  /**
-   * The session a statement runs in: with the Flight SQL transaction it names, if any; else the
-   * client's session, whose SQL transaction (if one is open) it joins.
-   */
-  private Session statementSession(ClientSession session, ByteString transactionId) {
-    if (transactionId.isEmpty()) {
-      return session.session();
-    }
-    return session.session().withTransaction(transaction(session, transactionId));
-  }
-
-  /** This session's open transaction with that id: NOT_FOUND when there is none, PERMISSION_DENIED when another session's. */
-  private Transaction transaction(ClientSession session, ByteString transactionId) {
-    String id = transactionId.toStringUtf8();
-    Optional<Transaction> transaction = session.transaction(id);
-    if (transaction.isPresent()) {
-      return transaction.get();
-    }
-    ClientSession owner = transactionSessions.getIfPresent(id);
-    if (owner != null && owner != session && owner.transaction(id).isPresent()) {
-      throw CallStatus.UNAUTHORIZED.withDescription("Transaction " + id + " belongs to another session").toRuntimeException();
-    }
-    throw CallStatus.NOT_FOUND
-        .withDescription("Unknown transaction " + id + ": it has committed, rolled back or ended with its session, or never existed")
-        .toRuntimeException();
   }
 
   @Override
@@ -358,7 +329,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = calls.session(context);
-    Session statementSession = statementSession(session, command.getTransactionId());
+    Session statementSession = transactions.statementSession(session, command.getTransactionId());
     StatementAudit record = audit(context, statementSession, command.getQuery());
     String queryId = newQueryId();
     // Known from its arrival, so that its planning can be listed, cancelled and timed.
@@ -502,7 +473,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     ClientSession session = calls.session(context);
-    Session statementSession = statementSession(session, command.getTransactionId());
+    Session statementSession = transactions.statementSession(session, command.getTransactionId());
     return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
   }
 
@@ -588,7 +559,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       ActionCreatePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
     try {
       ClientSession session = calls.session(context);
-      Session statementSession = statementSession(session, request.getTransactionId());
+      Session statementSession = transactions.statementSession(session, request.getTransactionId());
       String handle = newQueryId();
       Prepared statement;
       try {
@@ -805,7 +776,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return () -> {
       try {
         ClientSession session = calls.session(context);
-        Session statementSession = statementSession(session, command.getTransactionId());
+        Session statementSession = transactions.statementSession(session, command.getTransactionId());
         StatementAudit record = audit(context, statementSession, command.getQuery());
         String queryId = newQueryId();
         long updated = record.recordUpdate(queryId, () -> {
@@ -1016,7 +987,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       if (command.is(CommandStatementQuery.class)) {
         CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
-        statementSession = statementSession(session, query.getTransactionId());
+        statementSession = transactions.statementSession(session, query.getTransactionId());
         record = audit(context, statementSession, query.getQuery());
         engine.queries().track(queryId, statementSession.principal(), shownText(query.getQuery()));
         statement = prepare(statementSession, query.getQuery(), queryId);
@@ -1141,7 +1112,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       String queryId = newQueryId();
       try {
         ClientSession session = calls.session(context);
-        Session statementSession = statementSession(session, command.getTransactionId());
+        Session statementSession = transactions.statementSession(session, command.getTransactionId());
         StatementAudit record = ingestAudit(context, statementSession, command);
         long rows = record.recordUpdate(
             queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
@@ -1150,15 +1121,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         ackStream.onError(FlightErrors.toFlight(e, queryId));
       }
     };
-  }
-
-  /** The audit record of a Flight SQL EndTransaction: kind COMMIT or ROLLBACK, as their SQL statements. */
-  private StatementAudit transactionAudit(CallContext context, Session session, String kind) {
-    if (!audit.recordsStatements()) {
-      return StatementAudit.NONE;
-    }
-    String client = CallSessions.clientAddress(context);
-    return audit.statement(session.principal().user(), client, new StatementFacts(kind, List.of(), List.of()));
   }
 
   /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
@@ -1217,87 +1179,23 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void beginTransaction(
       ActionBeginTransactionRequest request, CallContext context, StreamListener<ActionBeginTransactionResult> listener) {
-    try {
-      ClientSession session = calls.session(context);
-      Transaction transaction = engine.beginTransaction(session.session());
-      transactionSessions.put(transaction.id(), session);
-      session.addTransaction(transaction);
-      listener.onNext(
-          ActionBeginTransactionResult.newBuilder().setTransactionId(ByteString.copyFromUtf8(transaction.id())).build());
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "transaction"));
-    }
+    transactions.begin(context, listener);
   }
 
   @Override
   public void endTransaction(ActionEndTransactionRequest request, CallContext context, StreamListener<Result> listener) {
-    try {
-      ClientSession session = calls.session(context);
-      Transaction transaction = transaction(session, request.getTransactionId());
-      switch (request.getAction()) {
-        case END_TRANSACTION_COMMIT:
-          // Recorded as SQL's COMMIT is: the audit line, the statement and commit (or conflict) metrics.
-          transactionAudit(context, session.session(), "COMMIT").recordUpdate(null, () -> {
-            transaction.commit();
-            return 0;
-          });
-          break;
-        case END_TRANSACTION_ROLLBACK:
-          transactionAudit(context, session.session(), "ROLLBACK").recordUpdate(null, () -> {
-            transaction.rollback();
-            return 0;
-          });
-          break;
-        default:
-          throw FlightErrors.invalid("EndTransaction needs an action: COMMIT or ROLLBACK");
-      }
-      transactionSessions.invalidate(transaction.id());
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "transaction"));
-    }
+    transactions.end(request, context, listener);
   }
 
   @Override
   public void beginSavepoint(
       ActionBeginSavepointRequest request, CallContext context, StreamListener<ActionBeginSavepointResult> listener) {
-    try {
-      Transaction transaction = transaction(calls.session(context), request.getTransactionId());
-      String savepoint = transaction.savepoint(request.getName());
-      // The savepoint's id names its transaction too, since EndSavepoint carries only the savepoint's.
-      ByteString id = ByteString.copyFromUtf8(transaction.id() + SAVEPOINT_SEPARATOR + savepoint);
-      listener.onNext(ActionBeginSavepointResult.newBuilder().setSavepointId(id).build());
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "savepoint"));
-    }
+    transactions.beginSavepoint(request, context, listener);
   }
 
   @Override
   public void endSavepoint(ActionEndSavepointRequest request, CallContext context, StreamListener<Result> listener) {
-    try {
-      String id = request.getSavepointId().toStringUtf8();
-      int separator = id.indexOf(SAVEPOINT_SEPARATOR);
-      if (separator < 0) {
-        throw CallStatus.NOT_FOUND.withDescription("Unknown savepoint " + id).toRuntimeException();
-      }
-      Transaction transaction = transaction(calls.session(context), ByteString.copyFromUtf8(id.substring(0, separator)));
-      String savepoint = id.substring(separator + 1);
-      switch (request.getAction()) {
-        case END_SAVEPOINT_RELEASE:
-          transaction.releaseSavepoint(savepoint);
-          break;
-        case END_SAVEPOINT_ROLLBACK:
-          transaction.rollbackToSavepoint(savepoint);
-          break;
-        default:
-          throw FlightErrors.invalid("EndSavepoint needs an action: RELEASE or ROLLBACK");
-      }
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "savepoint"));
-    }
+    transactions.endSavepoint(request, context, listener);
   }
 
   // ---- metadata
