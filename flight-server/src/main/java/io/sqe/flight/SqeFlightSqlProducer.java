@@ -10,7 +10,6 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import io.grpc.Context;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.types.CalciteTypeMapping;
@@ -19,8 +18,6 @@ import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.audit.StatementFacts;
-import io.sqe.engine.command.CommandResult;
-import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.TrackedQuery;
@@ -31,7 +28,6 @@ import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.metadata.FlightSqlMetadata;
 import io.sqe.flight.metadata.ServerSqlInfo;
-import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.session.SessionOptions;
@@ -43,13 +39,11 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -71,7 +65,6 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.GetSessionOptionsRequest;
 import org.apache.arrow.flight.GetSessionOptionsResult;
-import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.PollInfo;
 import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.RenewFlightEndpointRequest;
@@ -106,15 +99,12 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
-import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.type.RelDataType;
-import org.slf4j.MDC;
 
 /**
  * SQE's Flight SQL service: runs statements for authenticated sessions through the engine and
@@ -133,11 +123,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
   /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
   private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
-  private static final int SHOWN_TEXT_LENGTH = 4_096;
 
   private final QueryEngine engine;
   private final CallSessions calls;
   private final FlightTransactions transactions;
+  private final StatementCalls statements;
   private final BufferAllocator allocator;
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
@@ -151,7 +141,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final TicketBudget handleBudget;
   private final BulkIngest ingest;
   private final AuditLog audit;
-  private final HeapGuard heap;
 
   /**
    * @param audit where every statement is recorded
@@ -171,15 +160,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       TicketBudget ticketBudget,
       TicketBudget handleBudget) {
     this.audit = requireNonNull(audit, "audit is null");
-    this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.transactions = new FlightTransactions(engine, calls, audit);
-    this.results = new ResultStreamer(allocator, heap);
+    this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));
     // A poll's state goes with its evicted ticket: it holds the statement too.
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
+    this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
     this.ingest = new BulkIngest(catalogs, engine.accessControl());
     this.handleBudget = requireNonNull(handleBudget, "handleBudget is null");
     this.prepared =
@@ -222,31 +211,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   // ---- sessions
-
-  /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
-  private StatementAudit audit(CallContext context, Session session, String sql) {
-    if (!audit.recordsStatements()) {
-      return StatementAudit.NONE;
-    }
-    String client = CallSessions.clientAddress(context);
-    return audit.statement(session.principal().user(), client, session, sql);
-  }
-
-  private String newQueryId() {
-    return server.newId();
-  }
-
-  /**
-   * Plans a statement under {@code queryId}, which lists it and cancels it while it is planned,
-   * as does the client cancelling the call or its deadline passing.
-   */
-  private Prepared prepare(Session session, String sql, String queryId) {
-    try {
-      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId));
-    } catch (RuntimeException | Error e) {
-      throw FlightErrors.toFlight(e, queryId);
-    }
-  }
 
   @Override
   public void setSessionOptions(SetSessionOptionsRequest request, CallContext context, StreamListener<SetSessionOptionsResult> listener) {
@@ -328,122 +292,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    ClientSession session = calls.session(context);
-    Session statementSession = transactions.statementSession(session, command.getTransactionId());
-    StatementAudit record = audit(context, statementSession, command.getQuery());
-    String queryId = newQueryId();
-    // Known from its arrival, so that its planning can be listed, cancelled and timed.
-    engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
-    try {
-      Prepared statement = prepare(statementSession, command.getQuery(), queryId);
-      if (statement instanceof Prepared.Command) {
-        // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-        Prepared.Command run = (Prepared.Command) statement;
-        CommandOutcome outcome = runCommand(session, statementSession, run, List.of(List.of()), queryId);
-        record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor, 0);
-      }
-      return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
-    }
-  }
-
-  /** What a statement failed with as a Flight status, recorded in its audit line. */
-  private static RuntimeException failed(StatementAudit record, String queryId, Throwable e) {
-    RuntimeException error = FlightErrors.toFlight(e, queryId);
-    record.failed(queryId, error, null);
-    return error;
-  }
-
-  /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
-  private FlightInfo queryResult(
-      String queryId,
-      Session session,
-      Prepared statement,
-      List<List<Object>> parameterSets,
-      FlightDescriptor descriptor,
-      StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, 0);
-    engine.queries().track(queryId, session.principal(), shownText(statement.sql()));
-    pending.audit(record);
-    long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
-    return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
-  }
-
-  /**
-   * Runs a command once per parameter set in {@code statementSession} and applies what it does to
-   * the client's session. The query id stays known for its result's ticket.
-   *
-   * @return the rows it changed, summed over the parameter sets, and the rows it reported
-   */
-  private CommandOutcome runCommand(
-      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    engine.queries().track(queryId, statementSession.principal(), shownText(command.sql()));
-    try {
-      return whileTheCallLasts(queryId, () -> {
-        long rows = 0;
-        List<Object[]> report = new ArrayList<>();
-        for (List<Object> parameters : parameterSets) {
-          CommandResult result = engine.run(statementSession, command, parameters, queryId);
-          session.update(result.sessionChange());
-          rows += result.rowCount();
-          report.addAll(result.report());
-        }
-        return new CommandOutcome(rows, report);
-      });
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw FlightErrors.toFlight(e, queryId);
-    }
-  }
-
-  /** Runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
-  private long runUpdate(
-      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    long rows = runCommand(session, statementSession, command, parameterSets, queryId).rows();
-    engine.queries().forget(queryId);
-    return rows;
-  }
-
-  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
-  private record CommandOutcome(long rows, List<Object[]> report) {}
-
-  /**
-   * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
-   * if the client cancels the call or its deadline passes: ADBC's cancel does that, and a
-   * command that runs inside GetFlightInfo would otherwise go on without anyone to answer.
-   */
-  private <T> T whileTheCallLasts(String queryId, Supplier<T> work) {
-    Context call = Context.current();
-    Context.CancellationListener stop =
-        cancelled -> engine.queries().find(queryId).ifPresent(q ->
-            q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
-    call.addListener(stop, Runnable::run);
-    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId);
-        HeapGuard.Watch watch = heap.watch(queryId)) {
-      return work.get();
-    } finally {
-      call.removeListener(stop);
-    }
-  }
-
-  /**
-   * A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's
-   * rowcount). A command that reports what it did (table maintenance) returns its report instead.
-   */
-  private FlightInfo commandResult(
-      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor, long alsoKept) {
-    // Its ticket returns the outcome and never runs the statement again: it keeps no more of it
-    // than SHOW QUERIES shows.
-    String text = shownText(command.sql());
-    Prepared result = command.reports()
-        ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
-        : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
-    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
-    long records = command.reports() ? outcome.report().size() : outcome.rows();
-    return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
+    return statements.getFlightInfo(command, context, descriptor);
   }
 
   /** What a poll keeps besides its ticket: its descriptor, which holds the statement again. */
@@ -451,105 +300,20 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return descriptor.isCommand() ? descriptor.getCommand().length : 0;
   }
 
-  /**
-   * The text of a statement that SHOW QUERIES shows and that is kept where the statement itself
-   * is not needed: at most its first {@value #SHOWN_TEXT_LENGTH} characters.
-   */
-  private static String shownText(String sql) {
-    return sql.length() <= SHOWN_TEXT_LENGTH ? sql : sql.substring(0, SHOWN_TEXT_LENGTH) + "...";
-  }
-
-  /** Tells a DoPut client how many rows its update changed. */
-  private void sendUpdateCount(StreamListener<PutResult> ackStream, long rows) {
-    DoPutUpdateResult result = DoPutUpdateResult.newBuilder().setRecordCount(rows).build();
-    byte[] bytes = result.toByteArray();
-    try (ArrowBuf buffer = allocator.buffer(bytes.length)) {
-      buffer.writeBytes(bytes);
-      ackStream.onNext(PutResult.metadata(buffer));
-    }
-    ackStream.onCompleted();
-  }
-
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    ClientSession session = calls.session(context);
-    Session statementSession = transactions.statementSession(session, command.getTransactionId());
-    return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
+    return statements.getSchema(command, context);
   }
 
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    String queryId = ticket.getStatementHandle().toStringUtf8();
-    PendingQuery query;
-    try {
-      query = ownTicket(queryId, context);
-    } catch (RuntimeException | Error e) {
-      listener.error(FlightErrors.toFlight(e, queryId));
-      return;
-    }
-    tickets.read(queryId);
-    StatementAudit record = query.takeAudit();
-    if (record == null) {
-      // A later DoGet of the same ticket runs the statement again; a command's count is no run.
-      record = query.commandResult() ? StatementAudit.NONE
-          : audit(context, query.session(), query.statement().sql()).withParameters(query.parameterSets());
-    }
-    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener, record);
+    statements.getStream(ticket, context, listener);
   }
 
-  /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
-  private PendingQuery ownTicket(String queryId, CallContext context) {
-    PendingQuery query = tickets.find(queryId).orElseThrow(() ->
-        server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again"));
-    Principal principal = calls.principal(context);
-    if (!principal.user().equals(query.session().principal().user())) {
-      throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
-    }
-    return query;
-  }
-
-  /**
-   * Streams the statement's results, once per parameter set, starting with {@code prefetched}
-   * (an execution PollFlightInfo started) when there is one.
-   */
-  private void stream(
-      Session session,
-      Prepared statement,
-      List<List<Object>> parameterSets,
-      String queryId,
-      CompletableFuture<QueryExecution> prefetched,
-      ServerStreamListener listener,
-      StatementAudit record) {
-    Iterator<List<Object>> sets = parameterSets.iterator();
-    Iterator<Supplier<QueryExecution>> executions =
-        new Iterator<>() {
-          private CompletableFuture<QueryExecution> first = prefetched;
-
-          @Override
-          public boolean hasNext() {
-            return sets.hasNext();
-          }
-
-          @Override
-          public Supplier<QueryExecution> next() {
-            List<Object> parameters = sets.next();
-            CompletableFuture<QueryExecution> started = first;
-            first = null;
-            if (started != null) {
-              return () -> await(started);
-            }
-            return () -> engine.execute(session, statement, parameters, queryId);
-          }
-        };
-    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record);
-  }
-
-  private static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.join();
-    } catch (CompletionException e) {
-      throw ExecutionErrors.rethrow(e.getCause());
-    }
+  @Override
+  public Runnable acceptPutStatement(
+      CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return statements.acceptPut(command, context, ackStream);
   }
 
   // ---- prepared statements
@@ -560,13 +324,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     try {
       ClientSession session = calls.session(context);
       Session statementSession = transactions.statementSession(session, request.getTransactionId());
-      String handle = newQueryId();
+      String handle = statements.newQueryId();
       Prepared statement;
       try {
-        statement = prepare(statementSession, request.getQuery(), handle);
+        statement = statements.prepare(statementSession, request.getQuery(), handle);
       } catch (RuntimeException | Error e) {
         // A statement that cannot be prepared never runs: this is its only record.
-        throw failed(audit(context, statementSession, request.getQuery()), handle, e);
+        throw StatementCalls.failed(statements.audit(context, statementSession, request.getQuery()), handle, e);
       }
       List<String> room = handleBudget.admit(handle, statementSession.principal().user(), PendingQuery.estimate(statement, List.of()));
       prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
@@ -645,24 +409,21 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    ClientSession session = calls.session(context);
-    Session statementSession = statement.executionSession(session);
-    StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
-    String queryId = newQueryId();
-    engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
-    try {
-      Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-      if (current instanceof Prepared.Command) {
-        Prepared.Command run = (Prepared.Command) current;
-        CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
-        record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor, 0);
-      }
-      return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
-    }
+    return statements.describe(preparedCall(statement, calls.session(context), context), descriptor);
+  }
+
+  /** The call of a prepared statement, with the parameter rows bound to it now. */
+  private StatementCalls.Call preparedCall(PreparedHandle handle, ClientSession session, CallContext context) {
+    Session statementSession = handle.executionSession(session);
+    String sql = handle.statement().sql();
+    StatementAudit record = statements.audit(context, statementSession, sql).withParameters(handle.parameterSets());
+    return new StatementCalls.Call(
+        session,
+        statementSession,
+        sql,
+        record,
+        queryId -> handle.current(statementSession, (s, text) -> statements.prepare(s, text, queryId)),
+        () -> parameterSets(handle));
   }
 
   /** The bound parameter rows, or one empty row for a statement without parameters. */
@@ -697,23 +458,19 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.invalid("A command's result comes from the ticket of its FlightInfo"));
       return;
     }
+    String queryId = statements.newQueryId();
+    StatementCalls.Call call = null;
     List<List<Object>> parameterSets;
-    Session statementSession;
     Prepared current;
-    String queryId = newQueryId();
-    StatementAudit record = StatementAudit.NONE;
     try {
-      statementSession = statement.executionSession(calls.session(context));
-      record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
-      parameterSets = parameterSets(statement);
-      current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
+      call = preparedCall(statement, calls.session(context), context);
+      parameterSets = call.parameterSets().get();
+      current = call.plan().apply(queryId);
     } catch (RuntimeException | Error e) {
-      RuntimeException error = FlightErrors.toFlight(e, queryId);
-      record.failed(queryId, error, null);
-      listener.error(error);
+      listener.error(StatementCalls.failed(call == null ? StatementAudit.NONE : call.record(), queryId, e));
       return;
     }
-    stream(statementSession, current, parameterSets, queryId, null, listener, record);
+    statements.stream(call.session(), current, parameterSets, queryId, null, listener, call.record());
   }
 
   @Override
@@ -750,48 +507,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         if (!rows.isEmpty()) {
           bind(command.getPreparedStatementHandle(), statement, rows);
         }
-        ClientSession session = calls.session(context);
-        Session statementSession = statement.executionSession(session);
-        StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
-        String queryId = newQueryId();
-        long updated = record.recordUpdate(queryId, () -> {
-          engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
-          try {
-            Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-            return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
-          } finally {
-            engine.queries().forget(queryId);
-          }
-        });
-        sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, "update"));
-      }
-    };
-  }
-
-  @Override
-  public Runnable acceptPutStatement(
-      CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      try {
-        ClientSession session = calls.session(context);
-        Session statementSession = transactions.statementSession(session, command.getTransactionId());
-        StatementAudit record = audit(context, statementSession, command.getQuery());
-        String queryId = newQueryId();
-        long updated = record.recordUpdate(queryId, () -> {
-          engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
-          try {
-            Prepared statement = prepare(statementSession, command.getQuery(), queryId);
-            if (!(statement instanceof Prepared.Command)) {
-              throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
-            }
-            return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
-          } finally {
-            engine.queries().forget(queryId);
-          }
-        });
-        sendUpdateCount(ackStream, updated);
+        long updated = statements.update(preparedCall(statement, calls.session(context), context));
+        statements.sendUpdateCount(ackStream, updated);
       } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "update"));
       }
@@ -846,7 +563,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       } else if (type.equals(FlightConstants.RENEW_FLIGHT_ENDPOINT.getType())) {
         FlightEndpoint endpoint =
             readAction(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
-        listener.onNext(new Result(renew(endpoint, context).serialize().array()));
+        listener.onNext(new Result(statements.renew(endpoint, context).serialize().array()));
       } else {
         checkSessionActionBody(type, action.getBody());
         super.doAction(context, action, listener);
@@ -938,18 +655,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return query.state() == TrackedQuery.State.FINISHED ? CancelStatus.NOT_CANCELLABLE : CancelStatus.CANCELLED;
   }
 
-  /** Restarts the lifetime of a ticket of the caller's, which can be read until it expires. */
-  private FlightEndpoint renew(FlightEndpoint endpoint, CallContext context) {
-    String queryId = QueryTickets.queryId(endpoint.getTicket())
-        .orElseThrow(() -> FlightErrors.invalid("The endpoint's ticket is not a ticket of an SQE statement"));
-    PendingQuery pending = ownTicket(queryId, context);
-    tickets.renew(queryId, pending);
-    return FlightEndpoint.builder(endpoint.getTicket(), endpoint.getLocations().toArray(new Location[0]))
-        .setExpirationTime(pending.expiresAt())
-        .setAppMetadata(endpoint.getAppMetadata())
-        .build();
-  }
-
   /**
    * Starts a statement and answers at once: its final FlightInfo when a DoGet can stream the
    * result (a query's first batch is ready, a command has run), else its progress and a retry
@@ -979,36 +684,29 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       return pollInfo(queryId, poll, LONG_POLL_WAIT);
     }
     ClientSession session = calls.session(context);
-    Session statementSession;
+    String queryId = statements.newQueryId();
+    StatementCalls.Call call = null;
     Prepared statement;
     List<List<Object>> parameterSets;
-    String queryId = newQueryId();
-    StatementAudit record = StatementAudit.NONE;
     try {
       if (command.is(CommandStatementQuery.class)) {
-        CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
-        statementSession = transactions.statementSession(session, query.getTransactionId());
-        record = audit(context, statementSession, query.getQuery());
-        engine.queries().track(queryId, statementSession.principal(), shownText(query.getQuery()));
-        statement = prepare(statementSession, query.getQuery(), queryId);
-        parameterSets = List.of(List.of());
+        call = statements.call(FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class), session, context);
       } else if (command.is(CommandPreparedStatementQuery.class)) {
-        PreparedHandle handle =
-            preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
-        statementSession = handle.executionSession(session);
-        record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
-        engine.queries().track(queryId, statementSession.principal(), shownText(handle.statement().sql()));
-        statement = handle.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-        parameterSets = parameterSets(handle);
+        ByteString handle = FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle();
+        call = preparedCall(preparedHandle(handle, context), session, context);
       } else {
         return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
       }
+      statements.track(queryId, call.session(), call.sql());
+      statement = call.plan().apply(queryId);
+      parameterSets = call.parameterSets().get();
     } catch (RuntimeException | Error e) {
       engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
+      throw StatementCalls.failed(call == null ? StatementAudit.NONE : call.record(), queryId, e);
     }
-    StatementAudit audited = record;
-    engine.queries().track(queryId, statementSession.principal(), shownText(statement.sql()));
+    Session statementSession = call.session();
+    StatementAudit record = call.record();
+    statements.track(queryId, statementSession, statement.sql());
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
     PollState poll =
         new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(TICKET_LIFETIME));
@@ -1017,22 +715,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       if (statement instanceof Prepared.Command) {
         Prepared.Command run = (Prepared.Command) statement;
         results.submit(() -> complete(result, () -> {
-          CommandOutcome outcome;
+          StatementCalls.CommandOutcome outcome;
           try {
-            outcome = runCommand(session, statementSession, run, parameterSets, queryId);
+            outcome = statements.runCommand(session, statementSession, run, parameterSets, queryId);
           } catch (RuntimeException | Error e) {
-            throw failed(audited, queryId, e);
+            throw StatementCalls.failed(record, queryId, e);
           }
-          audited.succeeded(queryId, outcome.rows());
-          return commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
+          record.succeeded(queryId, outcome.rows());
+          return statements.commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
         }));
       } else {
-        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
+        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, record);
       }
     } catch (RuntimeException | Error e) {
       polls.invalidate(queryId);
       engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
+      throw StatementCalls.failed(record, queryId, e);
     }
     return pollInfo(queryId, poll, Duration.ZERO);
   }
@@ -1059,7 +757,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         execution.prefetch();
         long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
         first.complete(execution);
-        return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
+        return StatementCalls.flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
       } catch (RuntimeException | Error e) {
         if (execution != null) {
           execution.close();
@@ -1093,7 +791,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       Double progress = scanned.isPresent() ? scanned.getAsDouble() : null;
       // The retry descriptor is the ticket's message: it names the query, and only polls read it.
       FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(queryId).getBytes());
-      return new PollInfo(flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
+      return new PollInfo(StatementCalls.flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
     } catch (ExecutionException e) {
       polls.invalidate(queryId);
       throw FlightErrors.toFlight(e.getCause(), queryId);
@@ -1109,14 +807,14 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   public Runnable acceptPutStatementBulkIngest(
       CommandStatementIngest command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
     return () -> {
-      String queryId = newQueryId();
+      String queryId = statements.newQueryId();
       try {
         ClientSession session = calls.session(context);
         Session statementSession = transactions.statementSession(session, command.getTransactionId());
         StatementAudit record = ingestAudit(context, statementSession, command);
         long rows = record.recordUpdate(
             queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
-        sendUpdateCount(ackStream, rows);
+        statements.sendUpdateCount(ackStream, rows);
       } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, queryId));
       }
@@ -1262,23 +960,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   // ---- helpers
-
-  /**
-   * A FlightInfo of a statement: its query id in app_metadata, and the ticket's endpoint with the
-   * ticket's expiration time (none while a PollFlightInfo has no result yet).
-   *
-   * @param records the rows the ticket returns, or -1 if unknown
-   */
-  private static FlightInfo flightInfo(String queryId, Schema schema, FlightDescriptor descriptor, PendingQuery pending, long records) {
-    List<FlightEndpoint> endpoints =
-        pending == null
-            ? List.of()
-            : List.of(FlightEndpoint.builder(QueryTickets.ticket(queryId)).setExpirationTime(pending.expiresAt()).build());
-    return FlightInfo.builder(schema, descriptor, endpoints)
-        .setRecords(records)
-        .setAppMetadata(QueryIdMetadata.of(queryId))
-        .build();
-  }
 
   @Override
   protected <T extends Message> List<FlightEndpoint> determineEndpoints(T request, FlightDescriptor descriptor, Schema schema) {
