@@ -4,15 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
-import com.github.benmanes.caffeine.cache.Scheduler;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.catalog.Catalogs;
-import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
@@ -23,11 +20,9 @@ import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
-import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.metadata.FlightSqlMetadata;
-import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.session.SessionOptions;
@@ -38,7 +33,6 @@ import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +41,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
@@ -83,7 +76,6 @@ import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
@@ -102,9 +94,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.calcite.rel.type.RelDataType;
 
 /**
  * SQE's Flight SQL service: runs statements for authenticated sessions through the engine and
@@ -136,9 +126,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   /** Statements started by PollFlightInfo, by query id, until their retry descriptors expire. */
   private final Cache<String, PollState> polls =
       Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
-  private final Cache<String, PreparedHandle> prepared;
-  /** What prepared statement handles keep, by handle. */
-  private final TicketBudget handleBudget;
+  private final PreparedStatements prepared;
   private final BulkIngest ingest;
   private final AuditLog audit;
 
@@ -170,22 +158,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
     this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
     this.ingest = new BulkIngest(catalogs, engine.accessControl());
-    this.handleBudget = requireNonNull(handleBudget, "handleBudget is null");
-    this.prepared =
-        Caffeine.newBuilder()
-            .expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT)
-            .maximumSize(100_000)
-            .recordStats()
-            // An idle handle's bytes are free on time, not at the next access; at once on the
-            // thread that removes, so that a closed handle's bytes are free when its close answers.
-            .scheduler(Scheduler.systemScheduler())
-            .executor(Runnable::run)
-            .<String, PreparedHandle>removalListener((handle, statement, cause) -> {
-              if (cause != RemovalCause.REPLACED && handle != null) {
-                handleBudget.release(handle);
-              }
-            })
-            .build();
+    this.prepared = new PreparedStatements(calls, transactions, statements, server, handleBudget);
   }
 
   /**
@@ -207,7 +180,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * each execution and by their close).
    */
   public Map<String, Cache<?, ?>> caches() {
-    return Map.of("tickets", tickets.cache(), "prepared_statements", prepared);
+    return Map.of("tickets", tickets.cache(), "prepared_statements", prepared.cache());
   }
 
   // ---- sessions
@@ -321,198 +294,43 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void createPreparedStatement(
       ActionCreatePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
-    try {
-      ClientSession session = calls.session(context);
-      Session statementSession = transactions.statementSession(session, request.getTransactionId());
-      String handle = statements.newQueryId();
-      Prepared statement;
-      try {
-        statement = statements.prepare(statementSession, request.getQuery(), handle);
-      } catch (RuntimeException | Error e) {
-        // A statement that cannot be prepared never runs: this is its only record.
-        throw StatementCalls.failed(statements.audit(context, statementSession, request.getQuery()), handle, e);
-      }
-      List<String> room = handleBudget.admit(handle, statementSession.principal().user(), PendingQuery.estimate(statement, List.of()));
-      prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
-      prepared.invalidateAll(room);
-      ActionCreatePreparedStatementResult result =
-          ActionCreatePreparedStatementResult.newBuilder()
-              .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
-              // An empty dataset schema tells the JDBC driver to run a command through DoPut; one
-              // that reports what it did runs as a query, whose rows are the report.
-              .setDatasetSchema(
-                  statement instanceof Prepared.Command && !((Prepared.Command) statement).reports()
-                      ? ByteString.EMPTY
-                      : ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
-              .setParameterSchema(ByteString.copyFrom(parameterSchema(statement).serializeAsMessage()))
-              .build();
-      listener.onNext(new Result(Any.pack(result).toByteArray()));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "prepare"));
-    }
-  }
-
-  private static Schema parameterSchema(Prepared statement) {
-    List<Field> fields = new ArrayList<>();
-    List<RelDataType> types = statement.parameterTypes();
-    for (int i = 0; i < types.size(); i++) {
-      fields.add(CalciteTypeMapping.toArrow("parameter_" + (i + 1), types.get(i)));
-    }
-    return new Schema(fields);
+    prepared.create(request, context, listener);
   }
 
   @Override
   public void closePreparedStatement(
       ActionClosePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
-    String handle = request.getPreparedStatementHandle().toStringUtf8();
-    PreparedHandle statement = prepared.getIfPresent(handle);
-    if (statement != null && owns(context, statement)) {
-      prepared.invalidate(handle);
-    }
-    listener.onCompleted();
+    prepared.close(request, context, listener);
   }
 
-  private PreparedHandle preparedHandle(ByteString handle, CallContext context) {
-    PreparedHandle statement = prepared.getIfPresent(handle.toStringUtf8());
-    if (statement == null) {
-      throw server.unknown(
-          handle.toStringUtf8(),
-          "prepared statement",
-          "Unknown, closed or evicted prepared statement; prepare it again (a user's newest prepared statements evict their "
-              + "oldest past query.tickets.max-bytes-per-user, anyone's past query.tickets.max-bytes, and idle ones close after "
-              + ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT.toHours() + " hours)");
-    }
-    if (!owns(context, statement)) {
-      throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
-    }
-    return statement;
-  }
-
-  /** Binds parameter rows to a handle, counting what it keeps with them (it may evict the user's older handles). */
-  private void bind(ByteString handle, PreparedHandle statement, List<List<Object>> rows) {
-    String id = handle.toStringUtf8();
-    List<String> room = handleBudget.recount(id, statement.session().principal().user(), PendingQuery.estimate(statement.statement(), rows));
-    statement.bind(rows);
-    prepared.invalidateAll(room);
-  }
-
-  private boolean owns(CallContext context, PreparedHandle statement) {
-    return calls.principal(context).user().equals(statement.session().principal().user());
-  }
-
-  /**
-   * Runs a prepared command, or describes a prepared query with the parameters bound now: its
-   * ticket runs it with those, whatever is bound later.
-   */
   @Override
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    return statements.describe(preparedCall(statement, calls.session(context), context), descriptor);
-  }
-
-  /** The call of a prepared statement, with the parameter rows bound to it now. */
-  private StatementCalls.Call preparedCall(PreparedHandle handle, ClientSession session, CallContext context) {
-    Session statementSession = handle.executionSession(session);
-    String sql = handle.statement().sql();
-    StatementAudit record = statements.audit(context, statementSession, sql).withParameters(handle.parameterSets());
-    return new StatementCalls.Call(
-        session,
-        statementSession,
-        sql,
-        record,
-        queryId -> handle.current(statementSession, (s, text) -> statements.prepare(s, text, queryId)),
-        () -> parameterSets(handle));
-  }
-
-  /** The bound parameter rows, or one empty row for a statement without parameters. */
-  private static List<List<Object>> parameterSets(PreparedHandle statement) {
-    List<List<Object>> sets = statement.parameterSets();
-    if (sets.isEmpty()) {
-      if (!statement.statement().parameterTypes().isEmpty()) {
-        throw FlightErrors.invalid("The prepared statement has parameters but none were bound");
-      }
-      return List.of(List.of());
-    }
-    return sets;
+    return prepared.getFlightInfo(command, context, descriptor);
   }
 
   @Override
   public SchemaResult getSchemaPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    return new SchemaResult(preparedHandle(command.getPreparedStatementHandle(), context).statement().resultSchema());
+    return prepared.getSchema(command, context);
   }
 
   @Override
   public void getStreamPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, ServerStreamListener listener) {
-    PreparedHandle statement;
-    try {
-      statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    } catch (RuntimeException | Error e) {
-      listener.error(FlightErrors.toFlight(e, "prepare"));
-      return;
-    }
-    if (statement.statement() instanceof Prepared.Command) {
-      listener.error(FlightErrors.invalid("A command's result comes from the ticket of its FlightInfo"));
-      return;
-    }
-    String queryId = statements.newQueryId();
-    StatementCalls.Call call = null;
-    List<List<Object>> parameterSets;
-    Prepared current;
-    try {
-      call = preparedCall(statement, calls.session(context), context);
-      parameterSets = call.parameterSets().get();
-      current = call.plan().apply(queryId);
-    } catch (RuntimeException | Error e) {
-      listener.error(StatementCalls.failed(call == null ? StatementAudit.NONE : call.record(), queryId, e));
-      return;
-    }
-    statements.stream(call.session(), current, parameterSets, queryId, null, listener, call.record());
+    prepared.getStream(command, context, listener);
   }
 
   @Override
   public Runnable acceptPutPreparedStatementQuery(
       CommandPreparedStatementQuery command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      try {
-        PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-        List<List<Object>> rows = ArrowParameters.read(flightStream);
-        int expected = statement.statement().parameterTypes().size();
-        for (List<Object> row : rows) {
-          if (row.size() != expected) {
-            throw FlightErrors.invalid("The statement has " + expected + " parameters but " + row.size() + " values were bound");
-          }
-        }
-        bind(command.getPreparedStatementHandle(), statement, rows);
-        ackStream.onCompleted();
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, "bind"));
-      }
-    };
+    return prepared.acceptPutQuery(command, context, flightStream, ackStream);
   }
 
   @Override
   public Runnable acceptPutPreparedStatementUpdate(
       CommandPreparedStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      try {
-        PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-        if (!(statement.statement() instanceof Prepared.Command)) {
-          throw FlightErrors.invalid("This prepared statement is a query; fetch its results instead of updating");
-        }
-        List<List<Object>> rows = ArrowParameters.read(flightStream);
-        if (!rows.isEmpty()) {
-          bind(command.getPreparedStatementHandle(), statement, rows);
-        }
-        long updated = statements.update(preparedCall(statement, calls.session(context), context));
-        statements.sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, "update"));
-      }
-    };
+    return prepared.acceptPutUpdate(command, context, flightStream, ackStream);
   }
 
   // ---- cancelling, renewing, polling
@@ -693,7 +511,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         call = statements.call(FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class), session, context);
       } else if (command.is(CommandPreparedStatementQuery.class)) {
         ByteString handle = FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle();
-        call = preparedCall(preparedHandle(handle, context), session, context);
+        call = prepared.call(prepared.handle(handle, context), session, context);
       } else {
         return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
       }
@@ -972,63 +790,4 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   private record PollState(
       CompletableFuture<FlightInfo> result, Schema schema, FlightDescriptor descriptor, Principal principal, Instant expiresAt) {}
-
-  /**
-   * A client's prepared statement and the parameter rows last bound to it. One prepared with a
-   * Flight SQL transaction id runs in that transaction; any other runs in the transaction its
-   * session has open when it runs (SQL BEGIN), if any. It is planned again when it runs over
-   * another transaction, or over staged state that changed since it was planned.
-   */
-  private static final class PreparedHandle {
-    private final Session session;
-    private final Prepared statement;
-    private final boolean explicitTransaction;
-    private final long transactionVersion;
-    private volatile List<List<Object>> parameterSets = List.of();
-
-    PreparedHandle(Session session, Prepared statement, boolean explicitTransaction) {
-      this.session = session;
-      this.statement = statement;
-      this.explicitTransaction = explicitTransaction;
-      this.transactionVersion = session.openTransaction().map(Transaction::version).orElse(-1L);
-    }
-
-    Session executionSession(ClientSession client) {
-      if (!explicitTransaction) {
-        return client.session();
-      }
-      Transaction transaction = session.transaction();
-      if (!transaction.isOpen()) {
-        throw new SqeException(
-            ErrorCode.FAILED_PRECONDITION,
-            "Transaction " + transaction.id() + ", which this statement was prepared in, has ended; prepare it again");
-      }
-      return client.session().withTransaction(transaction);
-    }
-
-    /** The statement as planned for {@code execution}: as prepared, or planned again. */
-    Prepared current(Session execution, BiFunction<Session, String, Prepared> prepare) {
-      Transaction now = execution.openTransaction().orElse(null);
-      if (session.transaction() == now && (now == null || now.version() == transactionVersion)) {
-        return statement;
-      }
-      return prepare.apply(execution, statement.sql());
-    }
-
-    Session session() {
-      return session;
-    }
-
-    Prepared statement() {
-      return statement;
-    }
-
-    List<List<Object>> parameterSets() {
-      return parameterSets;
-    }
-
-    void bind(List<List<Object>> rows) {
-      parameterSets = List.copyOf(rows.stream().map(r -> java.util.Collections.unmodifiableList(new ArrayList<>(r))).toList());
-    }
-  }
 }
