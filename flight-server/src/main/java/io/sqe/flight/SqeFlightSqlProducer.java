@@ -3,20 +3,15 @@ package io.sqe.flight;
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.Any;
-import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.catalog.Catalogs;
 import io.sqe.engine.ErrorCode;
-import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.audit.StatementFacts;
-import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
@@ -32,19 +27,12 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
-import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelFlightInfoResult;
 import org.apache.arrow.flight.CancelStatus;
@@ -111,8 +99,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration TICKET_LIFETIME = Duration.ofMinutes(30);
   /** How long CancelFlightInfo waits for a query to stop before it answers CANCELLING. */
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
-  /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
-  private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
 
   private final QueryEngine engine;
   private final CallSessions calls;
@@ -123,9 +109,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final ResultStreamer results;
   private final QueryTickets tickets;
   private final IssuingServer server = new IssuingServer();
-  /** Statements started by PollFlightInfo, by query id, until their retry descriptors expire. */
-  private final Cache<String, PollState> polls =
-      Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
+  private final Polls polls;
   private final PreparedStatements prepared;
   private final BulkIngest ingest;
   private final AuditLog audit;
@@ -155,10 +139,13 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.transactions = new FlightTransactions(engine, calls, audit);
     this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));
     // A poll's state goes with its evicted ticket: it holds the statement too.
-    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
+    Cache<String, Polls.PollState> pollStates = Polls.newStates(TICKET_LIFETIME);
+    this.tickets =
+        new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), pollStates::invalidate);
     this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
     this.ingest = new BulkIngest(catalogs, engine.accessControl());
     this.prepared = new PreparedStatements(calls, transactions, statements, server, handleBudget);
+    this.polls = new Polls(pollStates, TICKET_LIFETIME, engine, calls, statements, prepared, tickets, results, server);
   }
 
   /**
@@ -266,11 +253,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     return statements.getFlightInfo(command, context, descriptor);
-  }
-
-  /** What a poll keeps besides its ticket: its descriptor, which holds the statement again. */
-  private static long keptBytes(FlightDescriptor descriptor) {
-    return descriptor.isCommand() ? descriptor.getCommand().length : 0;
   }
 
   @Override
@@ -482,140 +464,10 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
     try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
-      return pollFlightInfoAsCaller(context, descriptor);
+      Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
+      return polls.poll(command, context, descriptor, () -> getFlightInfo(context, descriptor));
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "PollFlightInfo");
-    }
-  }
-
-  private PollInfo pollFlightInfoAsCaller(CallContext context, FlightDescriptor descriptor) {
-    Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
-    if (command.is(TicketStatementQuery.class)) {
-      String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();
-      PollState poll = polls.getIfPresent(queryId);
-      if (poll == null) {
-        throw server.unknown(queryId, "poll of query " + queryId, "Unknown or expired poll of query " + queryId + "; run the statement again");
-      }
-      if (!calls.principal(context).user().equals(poll.principal().user())) {
-        throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();
-      }
-      return pollInfo(queryId, poll, LONG_POLL_WAIT);
-    }
-    ClientSession session = calls.session(context);
-    String queryId = statements.newQueryId();
-    StatementCalls.Call call = null;
-    Prepared statement;
-    List<List<Object>> parameterSets;
-    try {
-      if (command.is(CommandStatementQuery.class)) {
-        call = statements.call(FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class), session, context);
-      } else if (command.is(CommandPreparedStatementQuery.class)) {
-        ByteString handle = FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle();
-        call = prepared.call(prepared.handle(handle, context), session, context);
-      } else {
-        return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
-      }
-      statements.track(queryId, call.session(), call.sql());
-      statement = call.plan().apply(queryId);
-      parameterSets = call.parameterSets().get();
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw StatementCalls.failed(call == null ? StatementAudit.NONE : call.record(), queryId, e);
-    }
-    Session statementSession = call.session();
-    StatementAudit record = call.record();
-    statements.track(queryId, statementSession, statement.sql());
-    CompletableFuture<FlightInfo> result = new CompletableFuture<>();
-    PollState poll =
-        new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(TICKET_LIFETIME));
-    polls.put(queryId, poll);
-    try {
-      if (statement instanceof Prepared.Command) {
-        Prepared.Command run = (Prepared.Command) statement;
-        results.submit(() -> complete(result, () -> {
-          StatementCalls.CommandOutcome outcome;
-          try {
-            outcome = statements.runCommand(session, statementSession, run, parameterSets, queryId);
-          } catch (RuntimeException | Error e) {
-            throw StatementCalls.failed(record, queryId, e);
-          }
-          record.succeeded(queryId, outcome.rows());
-          return statements.commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
-        }));
-      } else {
-        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, record);
-      }
-    } catch (RuntimeException | Error e) {
-      polls.invalidate(queryId);
-      engine.queries().forget(queryId);
-      throw StatementCalls.failed(record, queryId, e);
-    }
-    return pollInfo(queryId, poll, Duration.ZERO);
-  }
-
-  /** Starts a query's first execution and computes its first batch, for the first DoGet of its ticket. */
-  private void startInBackground(
-      String queryId,
-      Session session,
-      Prepared statement,
-      List<List<Object>> parameterSets,
-      FlightDescriptor descriptor,
-      CompletableFuture<FlightInfo> result,
-      StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, keptBytes(descriptor));
-    pending.audit(record);
-    CompletableFuture<QueryExecution> first = new CompletableFuture<>();
-    pending.prefetched(first);
-    // However it is cancelled (CancelFlightInfo, CALL system.cancel_query), an unfetched execution closes.
-    engine.queries().find(queryId).ifPresent(query -> query.onCancel(pending::discard));
-    results.submit(() -> complete(result, () -> {
-      QueryExecution execution = null;
-      try {
-        execution = engine.execute(session, statement, parameterSets.get(0), queryId);
-        execution.prefetch();
-        long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
-        first.complete(execution);
-        return StatementCalls.flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
-      } catch (RuntimeException | Error e) {
-        if (execution != null) {
-          execution.close();
-        }
-        // No DoGet will run it: the first one gets this failure from the poll.
-        pending.takeAudit();
-        record.failed(queryId, e, null);
-        first.completeExceptionally(e);
-        throw e;
-      }
-    }));
-  }
-
-  private static void complete(CompletableFuture<FlightInfo> result, Supplier<FlightInfo> work) {
-    try {
-      result.complete(work.get());
-    } catch (RuntimeException | Error e) {
-      result.completeExceptionally(e);
-    }
-  }
-
-  /** What a poll answers after waiting up to {@code wait} for the statement's result. */
-  private PollInfo pollInfo(String queryId, PollState poll, Duration wait) {
-    try {
-      FlightInfo done = poll.result().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-      return new PollInfo(done, null, 1.0, poll.expiresAt());
-    } catch (TimeoutException e) {
-      OptionalDouble scanned =
-          engine.queries().find(queryId).flatMap(TrackedQuery::stats).map(QueryStats::scanProgress).orElse(OptionalDouble.empty());
-      // Unknown until a scan has planned its files; then the share of them opened.
-      Double progress = scanned.isPresent() ? scanned.getAsDouble() : null;
-      // The retry descriptor is the ticket's message: it names the query, and only polls read it.
-      FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(queryId).getBytes());
-      return new PollInfo(StatementCalls.flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
-    } catch (ExecutionException e) {
-      polls.invalidate(queryId);
-      throw FlightErrors.toFlight(e.getCause(), queryId);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw CallStatus.CANCELLED.withDescription("Interrupted while waiting for query " + queryId).toRuntimeException();
     }
   }
 
@@ -783,11 +635,4 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   protected <T extends Message> List<FlightEndpoint> determineEndpoints(T request, FlightDescriptor descriptor, Schema schema) {
     return List.of(new FlightEndpoint(new Ticket(Any.pack(request).toByteArray())));
   }
-
-  /**
-   * A statement PollFlightInfo started: its FlightInfo once a DoGet can stream the result, and
-   * what the FlightInfos before that show.
-   */
-  private record PollState(
-      CompletableFuture<FlightInfo> result, Schema schema, FlightDescriptor descriptor, Principal principal, Instant expiresAt) {}
 }
