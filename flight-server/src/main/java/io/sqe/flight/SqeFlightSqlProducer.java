@@ -10,15 +10,10 @@ import io.sqe.catalog.CatalogCredentials;
 import io.sqe.catalog.Catalogs;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
-import io.sqe.engine.SqeException;
-import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
-import io.sqe.engine.session.Session;
 import io.sqe.flight.audit.AuditLog;
-import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.metadata.FlightSqlMetadata;
-import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.session.SessionOptions;
 import io.sqe.infoschema.CatalogMetadata;
@@ -111,8 +106,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final IssuingServer server = new IssuingServer();
   private final Polls polls;
   private final PreparedStatements prepared;
-  private final BulkIngest ingest;
-  private final AuditLog audit;
+  private final IngestCalls ingest;
 
   /**
    * @param audit where every statement is recorded
@@ -131,7 +125,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       HeapGuard heap,
       TicketBudget ticketBudget,
       TicketBudget handleBudget) {
-    this.audit = requireNonNull(audit, "audit is null");
     this.engine = requireNonNull(engine, "engine is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
@@ -143,7 +136,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.tickets =
         new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), pollStates::invalidate);
     this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
-    this.ingest = new BulkIngest(catalogs, engine.accessControl());
+    this.ingest = new IngestCalls(new BulkIngest(catalogs, engine.accessControl()), calls, transactions, statements, audit);
     this.prepared = new PreparedStatements(calls, transactions, statements, server, handleBudget);
     this.polls = new Polls(pollStates, TICKET_LIFETIME, engine, calls, statements, prepared, tickets, results, server);
   }
@@ -476,70 +469,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public Runnable acceptPutStatementBulkIngest(
       CommandStatementIngest command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      String queryId = statements.newQueryId();
-      try {
-        ClientSession session = calls.session(context);
-        Session statementSession = transactions.statementSession(session, command.getTransactionId());
-        StatementAudit record = ingestAudit(context, statementSession, command);
-        long rows = record.recordUpdate(
-            queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
-        statements.sendUpdateCount(ackStream, rows);
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, queryId));
-      }
-    };
-  }
-
-  /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
-  private StatementAudit ingestAudit(CallContext context, Session session, CommandStatementIngest command) {
-    if (!audit.recordsStatements()) {
-      return StatementAudit.NONE;
-    }
-    String catalog = command.hasCatalog() ? command.getCatalog() : session.catalog();
-    String schema = command.hasSchema() ? command.getSchema() : session.schema();
-    String table = (schema == null ? catalog : catalog + "." + schema) + "." + command.getTable();
-    String client = CallSessions.clientAddress(context);
-    return audit.statement(session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)));
-  }
-
-  /** The write path's form of an ingest command; the protocol asks servers to refuse unspecified table options. */
-  private static BulkIngest.Request ingestRequest(CommandStatementIngest command) {
-    if (command.getTemporary()) {
-      throw new SqeException(ErrorCode.NOT_SUPPORTED, "SQE has no temporary tables; ingest into a table of a schema");
-    }
-    CommandStatementIngest.TableDefinitionOptions options = command.getTableDefinitionOptions();
-    BulkIngest.IfMissing ifMissing;
-    switch (options.getIfNotExist()) {
-      case TABLE_NOT_EXIST_OPTION_CREATE:
-        ifMissing = BulkIngest.IfMissing.CREATE;
-        break;
-      case TABLE_NOT_EXIST_OPTION_FAIL:
-        ifMissing = BulkIngest.IfMissing.FAIL;
-        break;
-      default:
-        throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_not_exist: CREATE or FAIL");
-    }
-    BulkIngest.IfExists ifExists;
-    switch (options.getIfExists()) {
-      case TABLE_EXISTS_OPTION_FAIL:
-        ifExists = BulkIngest.IfExists.FAIL;
-        break;
-      case TABLE_EXISTS_OPTION_APPEND:
-        ifExists = BulkIngest.IfExists.APPEND;
-        break;
-      case TABLE_EXISTS_OPTION_REPLACE:
-        ifExists = BulkIngest.IfExists.REPLACE;
-        break;
-      default:
-        throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_exists: FAIL, APPEND or REPLACE");
-    }
-    return new BulkIngest.Request(
-        command.hasCatalog() ? FlightErrors.name("catalog", command.getCatalog()) : null,
-        command.hasSchema() ? FlightErrors.name("schema", command.getSchema()) : null,
-        FlightErrors.name("table", command.getTable()),
-        ifMissing,
-        ifExists);
+    return ingest.acceptPut(command, context, flightStream, ackStream);
   }
 
   // ---- transactions
