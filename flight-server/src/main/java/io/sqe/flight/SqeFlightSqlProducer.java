@@ -11,33 +11,25 @@ import io.sqe.catalog.Catalogs;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
-import io.sqe.engine.session.Principal;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.metadata.FlightSqlMetadata;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.session.SessionOptions;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.write.dml.BulkIngest;
-import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.ActionType;
-import org.apache.arrow.flight.CancelFlightInfoRequest;
-import org.apache.arrow.flight.CancelFlightInfoResult;
-import org.apache.arrow.flight.CancelStatus;
 import org.apache.arrow.flight.CloseSessionRequest;
 import org.apache.arrow.flight.CloseSessionResult;
 import org.apache.arrow.flight.FlightConstants;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.GetSessionOptionsRequest;
 import org.apache.arrow.flight.GetSessionOptionsResult;
@@ -55,8 +47,6 @@ import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionResult;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
@@ -92,8 +82,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration TICKET_LIFETIME = Duration.ofMinutes(30);
-  /** How long CancelFlightInfo waits for a query to stop before it answers CANCELLING. */
-  private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
 
   private final QueryEngine engine;
   private final CallSessions calls;
@@ -103,8 +91,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
   private final QueryTickets tickets;
-  private final IssuingServer server = new IssuingServer();
   private final Polls polls;
+  private final Cancellation cancellation;
   private final PreparedStatements prepared;
   private final IngestCalls ingest;
 
@@ -130,6 +118,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
     this.transactions = new FlightTransactions(engine, calls, audit);
+    IssuingServer server = new IssuingServer();
     this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));
     // A poll's state goes with its evicted ticket: it holds the statement too.
     Cache<String, Polls.PollState> pollStates = Polls.newStates(TICKET_LIFETIME);
@@ -138,6 +127,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
     this.ingest = new IngestCalls(new BulkIngest(catalogs, engine.accessControl()), calls, transactions, statements, audit);
     this.prepared = new PreparedStatements(calls, transactions, statements, server, handleBudget);
+    this.cancellation = new Cancellation(engine.queries(), tickets, calls);
     this.polls = new Polls(pollStates, TICKET_LIFETIME, engine, calls, statements, prepared, tickets, results, server);
   }
 
@@ -180,7 +170,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     calls.close(context, listener);
   }
 
-  // ---- ad-hoc queries
+  // ---- Flight's entry points
 
   // Each Flight call below also answers an Error its statement's own handling did not reach with
   // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN.
@@ -242,6 +232,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     }
     return descriptor.getCommand();
   }
+
+  // ---- ad-hoc statements
 
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
@@ -308,7 +300,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return prepared.acceptPutUpdate(command, context, flightStream, ackStream);
   }
 
-  // ---- cancelling, renewing, polling
+  // ---- actions, polling
 
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
@@ -344,21 +336,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     String type = action.getType();
     try {
       if (type.equals(FlightConstants.CANCEL_FLIGHT_INFO.getType())) {
-        FlightInfo info = readAction(type, () -> CancelFlightInfoRequest.deserialize(ByteBuffer.wrap(action.getBody())).getInfo());
-        CancelStatus status = cancel(queryId(info), calls.principal(context));
-        listener.onNext(new Result(new CancelFlightInfoResult(status).serialize().array()));
+        listener.onNext(cancellation.cancelFlightInfo(action, context));
       } else if (type.equals(FlightSqlUtils.FLIGHT_SQL_CANCEL_QUERY.getType())) {
-        FlightInfo info = readAction(type, () -> FlightInfo.deserialize(
-            FlightSqlUtils.unpackAndParseOrThrow(action.getBody(), ActionCancelQueryRequest.class).getInfo().asReadOnlyByteBuffer()));
-        CancelStatus status = cancel(queryId(info), calls.principal(context));
-        ActionCancelQueryResult result = ActionCancelQueryResult.newBuilder().setResult(cancelResult(status)).build();
-        listener.onNext(new Result(Any.pack(result).toByteArray()));
+        listener.onNext(cancellation.cancelQuery(action, context));
       } else if (type.equals(FlightConstants.RENEW_FLIGHT_ENDPOINT.getType())) {
         FlightEndpoint endpoint =
-            readAction(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
+            ActionBodies.read(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
         listener.onNext(new Result(statements.renew(endpoint, context).serialize().array()));
       } else {
-        checkSessionActionBody(type, action.getBody());
+        ActionBodies.checkSessionAction(type, action.getBody());
         super.doAction(context, action, listener);
         return;
       }
@@ -366,86 +352,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     } catch (RuntimeException | Error e) {
       listener.onError(FlightErrors.toFlight(e, type));
     }
-  }
-
-  /**
-   * Refuses the body of a session action that is not the message the action takes, as
-   * INVALID_ARGUMENT; Flight SQL's dispatch, which reads them, would say INTERNAL.
-   */
-  private static void checkSessionActionBody(String type, byte[] body) {
-    ByteBuffer buffer = ByteBuffer.wrap(body);
-    if (type.equals(FlightConstants.SET_SESSION_OPTIONS.getType())) {
-      readAction(type, () -> SetSessionOptionsRequest.deserialize(buffer));
-    } else if (type.equals(FlightConstants.GET_SESSION_OPTIONS.getType())) {
-      readAction(type, () -> GetSessionOptionsRequest.deserialize(buffer));
-    } else if (type.equals(FlightConstants.CLOSE_SESSION.getType())) {
-      readAction(type, () -> CloseSessionRequest.deserialize(buffer));
-    }
-  }
-
-  /** A message read from an action's body; INVALID_ARGUMENT when the body is not one. */
-  private static <T> T readAction(String type, ActionBody<T> body) {
-    try {
-      return body.read();
-    } catch (IOException | URISyntaxException | RuntimeException e) {
-      if (e instanceof FlightRuntimeException) {
-        throw (FlightRuntimeException) e;
-      }
-      throw FlightErrors.invalid("The body of action " + type + " is not the message the action takes: " + e.getMessage());
-    }
-  }
-
-  @FunctionalInterface
-  private interface ActionBody<T> {
-    T read() throws IOException, URISyntaxException;
-  }
-
-  private static ActionCancelQueryResult.CancelResult cancelResult(CancelStatus status) {
-    switch (status) {
-      case CANCELLED:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_CANCELLED;
-      case CANCELLING:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_CANCELLING;
-      case NOT_CANCELLABLE:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_NOT_CANCELLABLE;
-      default:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_UNSPECIFIED;
-    }
-  }
-
-  /** The query a FlightInfo of ours names: by its app_metadata, else by its ticket. */
-  private static String queryId(FlightInfo info) {
-    Optional<String> id = QueryIdMetadata.queryId(info.getAppMetadata());
-    if (id.isEmpty() && !info.getEndpoints().isEmpty()) {
-      id = QueryTickets.queryId(info.getEndpoints().get(0).getTicket());
-    }
-    return id.orElseThrow(() -> FlightErrors.invalid(
-        "The FlightInfo names no SQE query: it has no query_id in its app_metadata and no ticket of a statement"));
-  }
-
-  /**
-   * Cancels a query for {@code caller}, its own user or an admin, and waits a little for it to
-   * stop and release its memory.
-   *
-   * @return CANCELLED when it has stopped (or had not started), CANCELLING when it is still
-   *     stopping, NOT_CANCELLABLE when it had already done its work (a command has committed)
-   */
-  private CancelStatus cancel(String queryId, Principal caller) {
-    TrackedQuery query = engine.queries().controllable(queryId, caller);
-    Optional<PendingQuery> pending = tickets.find(queryId);
-    if (pending.isPresent() && pending.get().commandResult()) {
-      return CancelStatus.NOT_CANCELLABLE;
-    }
-    query.cancelBy(caller);
-    try {
-      if (!query.awaitIdle(CANCEL_WAIT)) {
-        return CancelStatus.CANCELLING;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return CancelStatus.CANCELLING;
-    }
-    return query.state() == TrackedQuery.State.FINISHED ? CancelStatus.NOT_CANCELLABLE : CancelStatus.CANCELLED;
   }
 
   /**
