@@ -3,73 +3,54 @@ package io.sqe.flight;
 import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import io.grpc.Context;
-import io.sqe.engine.exec.QueryStats;
-import io.sqe.engine.exec.TrackedQuery;
-import java.io.IOException;
-import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.util.OptionalDouble;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.arrow.flight.Action;
-import org.apache.arrow.flight.ActionType;
-import org.apache.arrow.flight.CancelFlightInfoRequest;
-import org.apache.arrow.flight.CancelFlightInfoResult;
-import org.apache.arrow.flight.CancelStatus;
-import org.apache.arrow.flight.FlightConstants;
-import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.PollInfo;
-import org.apache.arrow.flight.RenewFlightEndpointRequest;
-import org.apache.arrow.flight.sql.FlightSqlUtils;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCancelQueryResult;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
-import com.github.benmanes.caffeine.cache.Scheduler;
 import com.google.protobuf.Any;
-import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import io.sqe.catalog.types.CalciteTypeMapping;
-import io.sqe.engine.ErrorCode;
-import io.sqe.engine.Prepared;
-import io.sqe.engine.QueryEngine;
-import io.sqe.engine.command.CommandResult;
-import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
-import org.apache.arrow.memory.ArrowBuf;
-import io.sqe.engine.SqeException;
-import io.sqe.engine.exec.ExecutionErrors;
-import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.session.Principal;
-import io.sqe.engine.session.Session;
 import io.sqe.catalog.CatalogCredentials;
-import io.sqe.engine.audit.StatementFacts;
-import io.sqe.engine.txn.Transaction;
+import io.sqe.catalog.Catalogs;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.QueryEngine;
+import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.flight.audit.AuditLog;
-import io.sqe.flight.audit.StatementAudit;
-import io.sqe.flight.ops.LogSettings;
-import io.sqe.flight.auth.SqeAuthenticator;
+import io.sqe.flight.metadata.FlightSqlMetadata;
+import io.sqe.flight.session.SessionManager;
+import io.sqe.flight.session.SessionOptions;
+import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.write.dml.BulkIngest;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.ActionType;
+import org.apache.arrow.flight.CloseSessionRequest;
+import org.apache.arrow.flight.CloseSessionResult;
+import org.apache.arrow.flight.FlightConstants;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
+import org.apache.arrow.flight.GetSessionOptionsResult;
+import org.apache.arrow.flight.PollInfo;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.RenewFlightEndpointRequest;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.BasicFlightSqlProducer;
+import org.apache.arrow.flight.sql.FlightSqlUtils;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginSavepointResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionBeginTransactionResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
+import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndSavepointRequest;
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionEndTransactionRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
-import io.sqe.flight.session.ClientSession;
-import io.sqe.flight.metadata.FlightSqlMetadata;
-import io.sqe.flight.metadata.ServerSqlInfo;
-import io.sqe.infoschema.CatalogMetadata;
-import io.sqe.flight.session.SessionManager;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCatalogs;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetCrossReference;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetExportedKeys;
@@ -78,46 +59,15 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetPrimaryKeys;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetSqlInfo;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo;
-import io.sqe.flight.session.SessionOptions;
-import io.sqe.catalog.Catalogs;
-import org.apache.arrow.flight.CloseSessionRequest;
-import org.apache.arrow.flight.CloseSessionResult;
-import org.apache.arrow.flight.GetSessionOptionsRequest;
-import org.apache.arrow.flight.GetSessionOptionsResult;
-import org.apache.arrow.flight.SetSessionOptionsRequest;
-import org.apache.arrow.flight.SetSessionOptionsResult;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.function.BiFunction;
-import java.util.function.Supplier;
-import org.apache.arrow.flight.CallHeaders;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightEndpoint;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.PutResult;
-import org.apache.arrow.flight.Result;
-import org.apache.arrow.flight.SchemaResult;
-import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.flight.sql.BasicFlightSqlProducer;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionClosePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementRequest;
-import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.calcite.rel.type.RelDataType;
-import org.slf4j.MDC;
 
 /**
  * SQE's Flight SQL service: runs statements for authenticated sessions through the engine and
@@ -132,34 +82,19 @@ import org.slf4j.MDC;
  */
 public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   private static final Duration TICKET_LIFETIME = Duration.ofMinutes(30);
-  /** How long CancelFlightInfo waits for a query to stop before it answers CANCELLING. */
-  private static final Duration CANCEL_WAIT = Duration.ofSeconds(3);
-  /** How long a PollFlightInfo with a retry descriptor waits for news before it answers. */
-  private static final Duration LONG_POLL_WAIT = Duration.ofSeconds(1);
-  private static final char SAVEPOINT_SEPARATOR = '/';
-  private static final int SHOWN_TEXT_LENGTH = 4_096;
 
   private final QueryEngine engine;
-  private final SessionManager sessions;
-  private final PrincipalResolver principals;
+  private final CallSessions calls;
+  private final FlightTransactions transactions;
+  private final StatementCalls statements;
   private final BufferAllocator allocator;
-  private final SessionOptions sessionOptions;
   private final FlightSqlMetadata metadata;
   private final ResultStreamer results;
   private final QueryTickets tickets;
-  private final IssuingServer server = new IssuingServer();
-  /** Statements started by PollFlightInfo, by query id, until their retry descriptors expire. */
-  private final Cache<String, PollState> polls =
-      Caffeine.newBuilder().expireAfterWrite(TICKET_LIFETIME).maximumSize(100_000).build();
-  private final Cache<String, PreparedHandle> prepared;
-  /** What prepared statement handles keep, by handle. */
-  private final TicketBudget handleBudget;
-  /** The session of every Flight SQL transaction, to tell a transaction of another session from an unknown one. */
-  private final Cache<String, ClientSession> transactionSessions =
-      Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
-  private final BulkIngest ingest;
-  private final AuditLog audit;
-  private final HeapGuard heap;
+  private final Polls polls;
+  private final Cancellation cancellation;
+  private final PreparedStatements prepared;
+  private final IngestCalls ingest;
 
   /**
    * @param audit where every statement is recorded
@@ -178,34 +113,22 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       HeapGuard heap,
       TicketBudget ticketBudget,
       TicketBudget handleBudget) {
-    this.audit = requireNonNull(audit, "audit is null");
-    this.heap = requireNonNull(heap, "heap is null");
     this.engine = requireNonNull(engine, "engine is null");
-    this.sessions = requireNonNull(sessions, "sessions is null");
-    this.principals = requireNonNull(principals, "principals is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.sessionOptions = new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config());
+    this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
-    this.results = new ResultStreamer(allocator, heap);
+    this.transactions = new FlightTransactions(engine, calls, audit);
+    IssuingServer server = new IssuingServer();
+    this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));
     // A poll's state goes with its evicted ticket: it holds the statement too.
-    this.tickets = new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), polls::invalidate);
-    this.ingest = new BulkIngest(catalogs, engine.accessControl());
-    this.handleBudget = requireNonNull(handleBudget, "handleBudget is null");
-    this.prepared =
-        Caffeine.newBuilder()
-            .expireAfterAccess(ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT)
-            .maximumSize(100_000)
-            .recordStats()
-            // An idle handle's bytes are free on time, not at the next access; at once on the
-            // thread that removes, so that a closed handle's bytes are free when its close answers.
-            .scheduler(Scheduler.systemScheduler())
-            .executor(Runnable::run)
-            .<String, PreparedHandle>removalListener((handle, statement, cause) -> {
-              if (cause != RemovalCause.REPLACED && handle != null) {
-                handleBudget.release(handle);
-              }
-            })
-            .build();
+    Cache<String, Polls.PollState> pollStates = Polls.newStates(TICKET_LIFETIME);
+    this.tickets =
+        new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), pollStates::invalidate);
+    this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
+    this.ingest = new IngestCalls(new BulkIngest(catalogs, engine.accessControl()), calls, transactions, statements, audit);
+    this.prepared = new PreparedStatements(calls, transactions, statements, server, handleBudget);
+    this.cancellation = new Cancellation(engine.queries(), tickets, calls);
+    this.polls = new Polls(pollStates, TICKET_LIFETIME, engine, calls, statements, prepared, tickets, results, server);
   }
 
   /**
@@ -227,146 +150,27 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * each execution and by their close).
    */
   public Map<String, Cache<?, ?>> caches() {
-    return Map.of("tickets", tickets.cache(), "prepared_statements", prepared);
+    return Map.of("tickets", tickets.cache(), "prepared_statements", prepared.cache());
   }
 
   // ---- sessions
 
-  ClientSession session(CallContext context) {
-    Principal principal = principals.principal(context);
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    ClientSession session = sessions.session(credential(call), sessionCookie(call), principal);
-    applyHeaderDefaults(session, call == null ? null : call.headers());
-    return session;
-  }
-
-  private static String credential(CallHeadersMiddleware call) {
-    return call == null ? null : call.headers().get("authorization");
-  }
-
-  private static String sessionCookie(CallHeadersMiddleware call) {
-    return call == null ? null : call.sessionCookie();
-  }
-
-  /**
-   * The JDBC driver sends unknown connection properties as headers; like Dremio, SQE takes
-   * {@code catalog} and {@code schema} headers as the session's defaults on its first call.
-   */
-  private static void applyHeaderDefaults(ClientSession session, CallHeaders headers) {
-    if (headers == null) {
-      return;
-    }
-    String schema = headers.get("schema");
-    if (schema != null && !schema.isBlank() && session.session().schema() == null) {
-      session.update(s -> s.withSchema(schema.trim()));
-    }
-  }
-
-  /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
-  private StatementAudit audit(CallContext context, Session session, String sql) {
-    if (!audit.recordsStatements()) {
-      return StatementAudit.NONE;
-    }
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
-    return audit.statement(session.principal().user(), client, session, sql);
-  }
-
-  private String newQueryId() {
-    return server.newId();
-  }
-
-  /**
-   * Plans a statement under {@code queryId}, which lists it and cancels it while it is planned,
-   * as does the client cancelling the call or its deadline passing.
-   */
-  private Prepared prepare(Session session, String sql, String queryId) {
-    try {
-      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId));
-    } catch (RuntimeException | Error e) {
-      throw FlightErrors.toFlight(e, queryId);
-    }
-  }
-
-  /**
-   * The session a statement runs in: with the Flight SQL transaction it names, if any; else the
-   * client's session, whose SQL transaction (if one is open) it joins.
-   */
-  private Session statementSession(ClientSession session, ByteString transactionId) {
-    if (transactionId.isEmpty()) {
-      return session.session();
-    }
-    return session.session().withTransaction(transaction(session, transactionId));
-  }
-
-  /** This session's open transaction with that id: NOT_FOUND when there is none, PERMISSION_DENIED when another session's. */
-  private Transaction transaction(ClientSession session, ByteString transactionId) {
-    String id = transactionId.toStringUtf8();
-    Optional<Transaction> transaction = session.transaction(id);
-    if (transaction.isPresent()) {
-      return transaction.get();
-    }
-    ClientSession owner = transactionSessions.getIfPresent(id);
-    if (owner != null && owner != session && owner.transaction(id).isPresent()) {
-      throw CallStatus.UNAUTHORIZED.withDescription("Transaction " + id + " belongs to another session").toRuntimeException();
-    }
-    throw CallStatus.NOT_FOUND
-        .withDescription("Unknown transaction " + id + ": it has committed, rolled back or ended with its session, or never existed")
-        .toRuntimeException();
-  }
-
   @Override
   public void setSessionOptions(SetSessionOptionsRequest request, CallContext context, StreamListener<SetSessionOptionsResult> listener) {
-    try {
-      ClientSession session = session(context);
-      listener.onNext(new SetSessionOptionsResult(sessionOptions.apply(session, request.getSessionOptions())));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "session"));
-    }
+    calls.setOptions(request, context, listener);
   }
 
   @Override
   public void getSessionOptions(GetSessionOptionsRequest request, CallContext context, StreamListener<GetSessionOptionsResult> listener) {
-    try {
-      listener.onNext(new GetSessionOptionsResult(sessionOptions.current(session(context))));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "session"));
-    }
+    calls.getOptions(context, listener);
   }
 
   @Override
   public void closeSession(CloseSessionRequest request, CallContext context, StreamListener<CloseSessionResult> listener) {
-    try {
-      CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-      sessions.close(credential(call), sessionCookie(call), principals.principal(context));
-      listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "session"));
-    }
+    calls.close(context, listener);
   }
 
-  // ---- ad-hoc queries
-
-  /**
-   * Makes the catalog calls of a Flight call carry its user's identity-provider token, for a
-   * catalog that passes tokens through; tasks the call hands to other threads carry it too.
-   */
-  private CatalogCredentials.Scope catalogCaller(CallContext context) {
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    Optional<String> token = SqeAuthenticator.providerToken(context.peerIdentity(), call == null ? null : call.headers());
-    if (token.isEmpty()) {
-      return CatalogCredentials.Scope.NONE;
-    }
-    try {
-      return CatalogCredentials.use(principals.principal(context).user(), token.get());
-    } catch (RuntimeException e) {
-      // The call itself fails with the reason when it asks for its principal.
-      return CatalogCredentials.Scope.NONE;
-    }
-  }
+  // ---- Flight's entry points
 
   // Each Flight call below also answers an Error its statement's own handling did not reach with
   // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN.
@@ -374,7 +178,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return super.getFlightInfo(context, descriptor);
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "GetFlightInfo");
@@ -384,7 +188,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public SchemaResult getSchema(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return super.getSchema(context, descriptor);
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "GetSchema");
@@ -393,7 +197,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public Runnable acceptPut(CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       Runnable put = CatalogCredentials.carry(super.acceptPut(context, flightStream, ackStream));
       return () -> {
         try {
@@ -414,7 +218,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       listener.error(FlightErrors.invalid("The ticket is not one this server issued: it is no protobuf message"));
       return;
     }
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       super.getStream(context, ticket, listener);
     } catch (Error e) {
       listener.error(FlightErrors.toFlight(e, "DoGet"));
@@ -429,230 +233,27 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     return descriptor.getCommand();
   }
 
+  // ---- ad-hoc statements
+
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    ClientSession session = session(context);
-    Session statementSession = statementSession(session, command.getTransactionId());
-    StatementAudit record = audit(context, statementSession, command.getQuery());
-    String queryId = newQueryId();
-    // Known from its arrival, so that its planning can be listed, cancelled and timed.
-    engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
-    try {
-      Prepared statement = prepare(statementSession, command.getQuery(), queryId);
-      if (statement instanceof Prepared.Command) {
-        // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
-        Prepared.Command run = (Prepared.Command) statement;
-        CommandOutcome outcome = runCommand(session, statementSession, run, List.of(List.of()), queryId);
-        record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor, 0);
-      }
-      return queryResult(queryId, statementSession, statement, List.of(List.of()), descriptor, record);
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
-    }
-  }
-
-  /** What a statement failed with as a Flight status, recorded in its audit line. */
-  private static RuntimeException failed(StatementAudit record, String queryId, Throwable e) {
-    RuntimeException error = FlightErrors.toFlight(e, queryId);
-    record.failed(queryId, error, null);
-    return error;
-  }
-
-  /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
-  private FlightInfo queryResult(
-      String queryId,
-      Session session,
-      Prepared statement,
-      List<List<Object>> parameterSets,
-      FlightDescriptor descriptor,
-      StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, 0);
-    engine.queries().track(queryId, session.principal(), shownText(statement.sql()));
-    pending.audit(record);
-    long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
-    return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
-  }
-
-  /**
-   * Runs a command once per parameter set in {@code statementSession} and applies what it does to
-   * the client's session. The query id stays known for its result's ticket.
-   *
-   * @return the rows it changed, summed over the parameter sets, and the rows it reported
-   */
-  private CommandOutcome runCommand(
-      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    engine.queries().track(queryId, statementSession.principal(), shownText(command.sql()));
-    try {
-      return whileTheCallLasts(queryId, () -> {
-        long rows = 0;
-        List<Object[]> report = new ArrayList<>();
-        for (List<Object> parameters : parameterSets) {
-          CommandResult result = engine.run(statementSession, command, parameters, queryId);
-          session.update(result.sessionChange());
-          rows += result.rowCount();
-          report.addAll(result.report());
-        }
-        return new CommandOutcome(rows, report);
-      });
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw FlightErrors.toFlight(e, queryId);
-    }
-  }
-
-  /** Runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
-  private long runUpdate(
-      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
-    long rows = runCommand(session, statementSession, command, parameterSets, queryId).rows();
-    engine.queries().forget(queryId);
-    return rows;
-  }
-
-  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
-  private record CommandOutcome(long rows, List<Object[]> report) {}
-
-  /**
-   * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
-   * if the client cancels the call or its deadline passes: ADBC's cancel does that, and a
-   * command that runs inside GetFlightInfo would otherwise go on without anyone to answer.
-   */
-  private <T> T whileTheCallLasts(String queryId, Supplier<T> work) {
-    Context call = Context.current();
-    Context.CancellationListener stop =
-        cancelled -> engine.queries().find(queryId).ifPresent(q ->
-            q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
-    call.addListener(stop, Runnable::run);
-    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId);
-        HeapGuard.Watch watch = heap.watch(queryId)) {
-      return work.get();
-    } finally {
-      call.removeListener(stop);
-    }
-  }
-
-  /**
-   * A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's
-   * rowcount). A command that reports what it did (table maintenance) returns its report instead.
-   */
-  private FlightInfo commandResult(
-      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor, long alsoKept) {
-    // Its ticket returns the outcome and never runs the statement again: it keeps no more of it
-    // than SHOW QUERIES shows.
-    String text = shownText(command.sql());
-    Prepared result = command.reports()
-        ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
-        : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
-    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
-    long records = command.reports() ? outcome.report().size() : outcome.rows();
-    return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
-  }
-
-  /** What a poll keeps besides its ticket: its descriptor, which holds the statement again. */
-  private static long keptBytes(FlightDescriptor descriptor) {
-    return descriptor.isCommand() ? descriptor.getCommand().length : 0;
-  }
-
-  /**
-   * The text of a statement that SHOW QUERIES shows and that is kept where the statement itself
-   * is not needed: at most its first {@value #SHOWN_TEXT_LENGTH} characters.
-   */
-  private static String shownText(String sql) {
-    return sql.length() <= SHOWN_TEXT_LENGTH ? sql : sql.substring(0, SHOWN_TEXT_LENGTH) + "...";
-  }
-
-  /** Tells a DoPut client how many rows its update changed. */
-  private void sendUpdateCount(StreamListener<PutResult> ackStream, long rows) {
-    DoPutUpdateResult result = DoPutUpdateResult.newBuilder().setRecordCount(rows).build();
-    byte[] bytes = result.toByteArray();
-    try (ArrowBuf buffer = allocator.buffer(bytes.length)) {
-      buffer.writeBytes(bytes);
-      ackStream.onNext(PutResult.metadata(buffer));
-    }
-    ackStream.onCompleted();
+    return statements.getFlightInfo(command, context, descriptor);
   }
 
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    ClientSession session = session(context);
-    Session statementSession = statementSession(session, command.getTransactionId());
-    return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
+    return statements.getSchema(command, context);
   }
 
   @Override
   public void getStreamStatement(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    String queryId = ticket.getStatementHandle().toStringUtf8();
-    PendingQuery query;
-    try {
-      query = ownTicket(queryId, context);
-    } catch (RuntimeException | Error e) {
-      listener.error(FlightErrors.toFlight(e, queryId));
-      return;
-    }
-    tickets.read(queryId);
-    StatementAudit record = query.takeAudit();
-    if (record == null) {
-      // A later DoGet of the same ticket runs the statement again; a command's count is no run.
-      record = query.commandResult() ? StatementAudit.NONE
-          : audit(context, query.session(), query.statement().sql()).withParameters(query.parameterSets());
-    }
-    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener, record);
+    statements.getStream(ticket, context, listener);
   }
 
-  /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
-  private PendingQuery ownTicket(String queryId, CallContext context) {
-    PendingQuery query = tickets.find(queryId).orElseThrow(() ->
-        server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again"));
-    Principal principal = principals.principal(context);
-    if (!principal.user().equals(query.session().principal().user())) {
-      throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
-    }
-    return query;
-  }
-
-  /**
-   * Streams the statement's results, once per parameter set, starting with {@code prefetched}
-   * (an execution PollFlightInfo started) when there is one.
-   */
-  private void stream(
-      Session session,
-      Prepared statement,
-      List<List<Object>> parameterSets,
-      String queryId,
-      CompletableFuture<QueryExecution> prefetched,
-      ServerStreamListener listener,
-      StatementAudit record) {
-    Iterator<List<Object>> sets = parameterSets.iterator();
-    Iterator<Supplier<QueryExecution>> executions =
-        new Iterator<>() {
-          private CompletableFuture<QueryExecution> first = prefetched;
-
-          @Override
-          public boolean hasNext() {
-            return sets.hasNext();
-          }
-
-          @Override
-          public Supplier<QueryExecution> next() {
-            List<Object> parameters = sets.next();
-            CompletableFuture<QueryExecution> started = first;
-            first = null;
-            if (started != null) {
-              return () -> await(started);
-            }
-            return () -> engine.execute(session, statement, parameters, queryId);
-          }
-        };
-    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record);
-  }
-
-  private static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.join();
-    } catch (CompletionException e) {
-      throw ExecutionErrors.rethrow(e.getCause());
-    }
+  @Override
+  public Runnable acceptPutStatement(
+      CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
+    return statements.acceptPut(command, context, ackStream);
   }
 
   // ---- prepared statements
@@ -660,248 +261,46 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void createPreparedStatement(
       ActionCreatePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
-    try {
-      ClientSession session = session(context);
-      Session statementSession = statementSession(session, request.getTransactionId());
-      String handle = newQueryId();
-      Prepared statement;
-      try {
-        statement = prepare(statementSession, request.getQuery(), handle);
-      } catch (RuntimeException | Error e) {
-        // A statement that cannot be prepared never runs: this is its only record.
-        throw failed(audit(context, statementSession, request.getQuery()), handle, e);
-      }
-      List<String> room = handleBudget.admit(handle, statementSession.principal().user(), PendingQuery.estimate(statement, List.of()));
-      prepared.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
-      prepared.invalidateAll(room);
-      ActionCreatePreparedStatementResult result =
-          ActionCreatePreparedStatementResult.newBuilder()
-              .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
-              // An empty dataset schema tells the JDBC driver to run a command through DoPut; one
-              // that reports what it did runs as a query, whose rows are the report.
-              .setDatasetSchema(
-                  statement instanceof Prepared.Command && !((Prepared.Command) statement).reports()
-                      ? ByteString.EMPTY
-                      : ByteString.copyFrom(statement.resultSchema().serializeAsMessage()))
-              .setParameterSchema(ByteString.copyFrom(parameterSchema(statement).serializeAsMessage()))
-              .build();
-      listener.onNext(new Result(Any.pack(result).toByteArray()));
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "prepare"));
-    }
-  }
-
-  private static Schema parameterSchema(Prepared statement) {
-    List<Field> fields = new ArrayList<>();
-    List<RelDataType> types = statement.parameterTypes();
-    for (int i = 0; i < types.size(); i++) {
-      fields.add(CalciteTypeMapping.toArrow("parameter_" + (i + 1), types.get(i)));
-    }
-    return new Schema(fields);
+    prepared.create(request, context, listener);
   }
 
   @Override
   public void closePreparedStatement(
       ActionClosePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
-    String handle = request.getPreparedStatementHandle().toStringUtf8();
-    PreparedHandle statement = prepared.getIfPresent(handle);
-    if (statement != null && owns(context, statement)) {
-      prepared.invalidate(handle);
-    }
-    listener.onCompleted();
+    prepared.close(request, context, listener);
   }
 
-  private PreparedHandle preparedHandle(ByteString handle, CallContext context) {
-    PreparedHandle statement = prepared.getIfPresent(handle.toStringUtf8());
-    if (statement == null) {
-      throw server.unknown(
-          handle.toStringUtf8(),
-          "prepared statement",
-          "Unknown, closed or evicted prepared statement; prepare it again (a user's newest prepared statements evict their "
-              + "oldest past query.tickets.max-bytes-per-user, anyone's past query.tickets.max-bytes, and idle ones close after "
-              + ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT.toHours() + " hours)");
-    }
-    if (!owns(context, statement)) {
-      throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
-    }
-    return statement;
-  }
-
-  /** Binds parameter rows to a handle, counting what it keeps with them (it may evict the user's older handles). */
-  private void bind(ByteString handle, PreparedHandle statement, List<List<Object>> rows) {
-    String id = handle.toStringUtf8();
-    List<String> room = handleBudget.recount(id, statement.session().principal().user(), PendingQuery.estimate(statement.statement(), rows));
-    statement.bind(rows);
-    prepared.invalidateAll(room);
-  }
-
-  private boolean owns(CallContext context, PreparedHandle statement) {
-    return principals.principal(context).user().equals(statement.session().principal().user());
-  }
-
-  /**
-   * Runs a prepared command, or describes a prepared query with the parameters bound now: its
-   * ticket runs it with those, whatever is bound later.
-   */
   @Override
   public FlightInfo getFlightInfoPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    ClientSession session = session(context);
-    Session statementSession = statement.executionSession(session);
-    StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
-    String queryId = newQueryId();
-    engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
-    try {
-      Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-      if (current instanceof Prepared.Command) {
-        Prepared.Command run = (Prepared.Command) current;
-        CommandOutcome outcome = runCommand(session, statementSession, run, parameterSets(statement), queryId);
-        record.succeeded(queryId, outcome.rows());
-        return commandResult(session, queryId, run, outcome, descriptor, 0);
-      }
-      return queryResult(queryId, statementSession, current, parameterSets(statement), descriptor, record);
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
-    }
-  }
-
-  /** The bound parameter rows, or one empty row for a statement without parameters. */
-  private static List<List<Object>> parameterSets(PreparedHandle statement) {
-    List<List<Object>> sets = statement.parameterSets();
-    if (sets.isEmpty()) {
-      if (!statement.statement().parameterTypes().isEmpty()) {
-        throw FlightErrors.invalid("The prepared statement has parameters but none were bound");
-      }
-      return List.of(List.of());
-    }
-    return sets;
+    return prepared.getFlightInfo(command, context, descriptor);
   }
 
   @Override
   public SchemaResult getSchemaPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    return new SchemaResult(preparedHandle(command.getPreparedStatementHandle(), context).statement().resultSchema());
+    return prepared.getSchema(command, context);
   }
 
   @Override
   public void getStreamPreparedStatement(
       CommandPreparedStatementQuery command, CallContext context, ServerStreamListener listener) {
-    PreparedHandle statement;
-    try {
-      statement = preparedHandle(command.getPreparedStatementHandle(), context);
-    } catch (RuntimeException | Error e) {
-      listener.error(FlightErrors.toFlight(e, "prepare"));
-      return;
-    }
-    if (statement.statement() instanceof Prepared.Command) {
-      listener.error(FlightErrors.invalid("A command's result comes from the ticket of its FlightInfo"));
-      return;
-    }
-    List<List<Object>> parameterSets;
-    Session statementSession;
-    Prepared current;
-    String queryId = newQueryId();
-    StatementAudit record = StatementAudit.NONE;
-    try {
-      statementSession = statement.executionSession(session(context));
-      record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
-      parameterSets = parameterSets(statement);
-      current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-    } catch (RuntimeException | Error e) {
-      RuntimeException error = FlightErrors.toFlight(e, queryId);
-      record.failed(queryId, error, null);
-      listener.error(error);
-      return;
-    }
-    stream(statementSession, current, parameterSets, queryId, null, listener, record);
+    prepared.getStream(command, context, listener);
   }
 
   @Override
   public Runnable acceptPutPreparedStatementQuery(
       CommandPreparedStatementQuery command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      try {
-        PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-        List<List<Object>> rows = ArrowParameters.read(flightStream);
-        int expected = statement.statement().parameterTypes().size();
-        for (List<Object> row : rows) {
-          if (row.size() != expected) {
-            throw FlightErrors.invalid("The statement has " + expected + " parameters but " + row.size() + " values were bound");
-          }
-        }
-        bind(command.getPreparedStatementHandle(), statement, rows);
-        ackStream.onCompleted();
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, "bind"));
-      }
-    };
+    return prepared.acceptPutQuery(command, context, flightStream, ackStream);
   }
 
   @Override
   public Runnable acceptPutPreparedStatementUpdate(
       CommandPreparedStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      try {
-        PreparedHandle statement = preparedHandle(command.getPreparedStatementHandle(), context);
-        if (!(statement.statement() instanceof Prepared.Command)) {
-          throw FlightErrors.invalid("This prepared statement is a query; fetch its results instead of updating");
-        }
-        List<List<Object>> rows = ArrowParameters.read(flightStream);
-        if (!rows.isEmpty()) {
-          bind(command.getPreparedStatementHandle(), statement, rows);
-        }
-        ClientSession session = session(context);
-        Session statementSession = statement.executionSession(session);
-        StatementAudit record = audit(context, statementSession, statement.statement().sql()).withParameters(statement.parameterSets());
-        String queryId = newQueryId();
-        long updated = record.recordUpdate(queryId, () -> {
-          engine.queries().track(queryId, statementSession.principal(), shownText(statement.statement().sql()));
-          try {
-            Prepared current = statement.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-            return runUpdate(session, statementSession, (Prepared.Command) current, parameterSets(statement), queryId);
-          } finally {
-            engine.queries().forget(queryId);
-          }
-        });
-        sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, "update"));
-      }
-    };
+    return prepared.acceptPutUpdate(command, context, flightStream, ackStream);
   }
 
-  @Override
-  public Runnable acceptPutStatement(
-      CommandStatementUpdate command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      try {
-        ClientSession session = session(context);
-        Session statementSession = statementSession(session, command.getTransactionId());
-        StatementAudit record = audit(context, statementSession, command.getQuery());
-        String queryId = newQueryId();
-        long updated = record.recordUpdate(queryId, () -> {
-          engine.queries().track(queryId, statementSession.principal(), shownText(command.getQuery()));
-          try {
-            Prepared statement = prepare(statementSession, command.getQuery(), queryId);
-            if (!(statement instanceof Prepared.Command)) {
-              throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
-            }
-            return runUpdate(session, statementSession, (Prepared.Command) statement, List.of(List.of()), queryId);
-          } finally {
-            engine.queries().forget(queryId);
-          }
-        });
-        sendUpdateCount(ackStream, updated);
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, "update"));
-      }
-    };
-  }
-
-  // ---- cancelling, renewing, polling
+  // ---- actions, polling
 
   @Override
   public void listActions(CallContext context, StreamListener<ActionType> listener) {
@@ -926,7 +325,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public void doAction(CallContext context, Action action, StreamListener<Result> listener) {
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       doActionAsCaller(context, action, listener);
     } catch (Error e) {
       listener.onError(FlightErrors.toFlight(e, action.getType()));
@@ -937,21 +336,15 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     String type = action.getType();
     try {
       if (type.equals(FlightConstants.CANCEL_FLIGHT_INFO.getType())) {
-        FlightInfo info = readAction(type, () -> CancelFlightInfoRequest.deserialize(ByteBuffer.wrap(action.getBody())).getInfo());
-        CancelStatus status = cancel(queryId(info), principals.principal(context));
-        listener.onNext(new Result(new CancelFlightInfoResult(status).serialize().array()));
+        listener.onNext(cancellation.cancelFlightInfo(action, context));
       } else if (type.equals(FlightSqlUtils.FLIGHT_SQL_CANCEL_QUERY.getType())) {
-        FlightInfo info = readAction(type, () -> FlightInfo.deserialize(
-            FlightSqlUtils.unpackAndParseOrThrow(action.getBody(), ActionCancelQueryRequest.class).getInfo().asReadOnlyByteBuffer()));
-        CancelStatus status = cancel(queryId(info), principals.principal(context));
-        ActionCancelQueryResult result = ActionCancelQueryResult.newBuilder().setResult(cancelResult(status)).build();
-        listener.onNext(new Result(Any.pack(result).toByteArray()));
+        listener.onNext(cancellation.cancelQuery(action, context));
       } else if (type.equals(FlightConstants.RENEW_FLIGHT_ENDPOINT.getType())) {
         FlightEndpoint endpoint =
-            readAction(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
-        listener.onNext(new Result(renew(endpoint, context).serialize().array()));
+            ActionBodies.read(type, () -> RenewFlightEndpointRequest.deserialize(ByteBuffer.wrap(action.getBody())).getFlightEndpoint());
+        listener.onNext(new Result(statements.renew(endpoint, context).serialize().array()));
       } else {
-        checkSessionActionBody(type, action.getBody());
+        ActionBodies.checkSessionAction(type, action.getBody());
         super.doAction(context, action, listener);
         return;
       }
@@ -962,98 +355,6 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   }
 
   /**
-   * Refuses the body of a session action that is not the message the action takes, as
-   * INVALID_ARGUMENT; Flight SQL's dispatch, which reads them, would say INTERNAL.
-   */
-  private static void checkSessionActionBody(String type, byte[] body) {
-    ByteBuffer buffer = ByteBuffer.wrap(body);
-    if (type.equals(FlightConstants.SET_SESSION_OPTIONS.getType())) {
-      readAction(type, () -> SetSessionOptionsRequest.deserialize(buffer));
-    } else if (type.equals(FlightConstants.GET_SESSION_OPTIONS.getType())) {
-      readAction(type, () -> GetSessionOptionsRequest.deserialize(buffer));
-    } else if (type.equals(FlightConstants.CLOSE_SESSION.getType())) {
-      readAction(type, () -> CloseSessionRequest.deserialize(buffer));
-    }
-  }
-
-  /** A message read from an action's body; INVALID_ARGUMENT when the body is not one. */
-  private static <T> T readAction(String type, ActionBody<T> body) {
-    try {
-      return body.read();
-    } catch (IOException | URISyntaxException | RuntimeException e) {
-      if (e instanceof FlightRuntimeException) {
-        throw (FlightRuntimeException) e;
-      }
-      throw FlightErrors.invalid("The body of action " + type + " is not the message the action takes: " + e.getMessage());
-    }
-  }
-
-  @FunctionalInterface
-  private interface ActionBody<T> {
-    T read() throws IOException, URISyntaxException;
-  }
-
-  private static ActionCancelQueryResult.CancelResult cancelResult(CancelStatus status) {
-    switch (status) {
-      case CANCELLED:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_CANCELLED;
-      case CANCELLING:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_CANCELLING;
-      case NOT_CANCELLABLE:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_NOT_CANCELLABLE;
-      default:
-        return ActionCancelQueryResult.CancelResult.CANCEL_RESULT_UNSPECIFIED;
-    }
-  }
-
-  /** The query a FlightInfo of ours names: by its app_metadata, else by its ticket. */
-  private static String queryId(FlightInfo info) {
-    Optional<String> id = QueryIdMetadata.queryId(info.getAppMetadata());
-    if (id.isEmpty() && !info.getEndpoints().isEmpty()) {
-      id = QueryTickets.queryId(info.getEndpoints().get(0).getTicket());
-    }
-    return id.orElseThrow(() -> FlightErrors.invalid(
-        "The FlightInfo names no SQE query: it has no query_id in its app_metadata and no ticket of a statement"));
-  }
-
-  /**
-   * Cancels a query for {@code caller}, its own user or an admin, and waits a little for it to
-   * stop and release its memory.
-   *
-   * @return CANCELLED when it has stopped (or had not started), CANCELLING when it is still
-   *     stopping, NOT_CANCELLABLE when it had already done its work (a command has committed)
-   */
-  private CancelStatus cancel(String queryId, Principal caller) {
-    TrackedQuery query = engine.queries().controllable(queryId, caller);
-    Optional<PendingQuery> pending = tickets.find(queryId);
-    if (pending.isPresent() && pending.get().commandResult()) {
-      return CancelStatus.NOT_CANCELLABLE;
-    }
-    query.cancelBy(caller);
-    try {
-      if (!query.awaitIdle(CANCEL_WAIT)) {
-        return CancelStatus.CANCELLING;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return CancelStatus.CANCELLING;
-    }
-    return query.state() == TrackedQuery.State.FINISHED ? CancelStatus.NOT_CANCELLABLE : CancelStatus.CANCELLED;
-  }
-
-  /** Restarts the lifetime of a ticket of the caller's, which can be read until it expires. */
-  private FlightEndpoint renew(FlightEndpoint endpoint, CallContext context) {
-    String queryId = QueryTickets.queryId(endpoint.getTicket())
-        .orElseThrow(() -> FlightErrors.invalid("The endpoint's ticket is not a ticket of an SQE statement"));
-    PendingQuery pending = ownTicket(queryId, context);
-    tickets.renew(queryId, pending);
-    return FlightEndpoint.builder(endpoint.getTicket(), endpoint.getLocations().toArray(new Location[0]))
-        .setExpirationTime(pending.expiresAt())
-        .setAppMetadata(endpoint.getAppMetadata())
-        .build();
-  }
-
-  /**
    * Starts a statement and answers at once: its final FlightInfo when a DoGet can stream the
    * result (a query's first batch is ready, a command has run), else its progress and a retry
    * descriptor to poll again with, which waits a little for news. Metadata commands are answered
@@ -1061,148 +362,11 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    */
   @Override
   public PollInfo pollFlightInfo(CallContext context, FlightDescriptor descriptor) {
-    try (CatalogCredentials.Scope caller = catalogCaller(context)) {
-      return pollFlightInfoAsCaller(context, descriptor);
+    try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
+      Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
+      return polls.poll(command, context, descriptor, () -> getFlightInfo(context, descriptor));
     } catch (Error e) {
       throw FlightErrors.toFlight(e, "PollFlightInfo");
-    }
-  }
-
-  private PollInfo pollFlightInfoAsCaller(CallContext context, FlightDescriptor descriptor) {
-    Any command = FlightSqlUtils.parseOrThrow(command(descriptor));
-    if (command.is(TicketStatementQuery.class)) {
-      String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();
-      PollState poll = polls.getIfPresent(queryId);
-      if (poll == null) {
-        throw server.unknown(queryId, "poll of query " + queryId, "Unknown or expired poll of query " + queryId + "; run the statement again");
-      }
-      if (!principals.principal(context).user().equals(poll.principal().user())) {
-        throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();
-      }
-      return pollInfo(queryId, poll, LONG_POLL_WAIT);
-    }
-    ClientSession session = session(context);
-    Session statementSession;
-    Prepared statement;
-    List<List<Object>> parameterSets;
-    String queryId = newQueryId();
-    StatementAudit record = StatementAudit.NONE;
-    try {
-      if (command.is(CommandStatementQuery.class)) {
-        CommandStatementQuery query = FlightSqlUtils.unpackOrThrow(command, CommandStatementQuery.class);
-        statementSession = statementSession(session, query.getTransactionId());
-        record = audit(context, statementSession, query.getQuery());
-        engine.queries().track(queryId, statementSession.principal(), shownText(query.getQuery()));
-        statement = prepare(statementSession, query.getQuery(), queryId);
-        parameterSets = List.of(List.of());
-      } else if (command.is(CommandPreparedStatementQuery.class)) {
-        PreparedHandle handle =
-            preparedHandle(FlightSqlUtils.unpackOrThrow(command, CommandPreparedStatementQuery.class).getPreparedStatementHandle(), context);
-        statementSession = handle.executionSession(session);
-        record = audit(context, statementSession, handle.statement().sql()).withParameters(handle.parameterSets());
-        engine.queries().track(queryId, statementSession.principal(), shownText(handle.statement().sql()));
-        statement = handle.current(statementSession, (s, sql) -> prepare(s, sql, queryId));
-        parameterSets = parameterSets(handle);
-      } else {
-        return new PollInfo(getFlightInfo(context, descriptor), null, null, null);
-      }
-    } catch (RuntimeException | Error e) {
-      engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
-    }
-    StatementAudit audited = record;
-    engine.queries().track(queryId, statementSession.principal(), shownText(statement.sql()));
-    CompletableFuture<FlightInfo> result = new CompletableFuture<>();
-    PollState poll =
-        new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(TICKET_LIFETIME));
-    polls.put(queryId, poll);
-    try {
-      if (statement instanceof Prepared.Command) {
-        Prepared.Command run = (Prepared.Command) statement;
-        results.submit(() -> complete(result, () -> {
-          CommandOutcome outcome;
-          try {
-            outcome = runCommand(session, statementSession, run, parameterSets, queryId);
-          } catch (RuntimeException | Error e) {
-            throw failed(audited, queryId, e);
-          }
-          audited.succeeded(queryId, outcome.rows());
-          return commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
-        }));
-      } else {
-        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, audited);
-      }
-    } catch (RuntimeException | Error e) {
-      polls.invalidate(queryId);
-      engine.queries().forget(queryId);
-      throw failed(record, queryId, e);
-    }
-    return pollInfo(queryId, poll, Duration.ZERO);
-  }
-
-  /** Starts a query's first execution and computes its first batch, for the first DoGet of its ticket. */
-  private void startInBackground(
-      String queryId,
-      Session session,
-      Prepared statement,
-      List<List<Object>> parameterSets,
-      FlightDescriptor descriptor,
-      CompletableFuture<FlightInfo> result,
-      StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, keptBytes(descriptor));
-    pending.audit(record);
-    CompletableFuture<QueryExecution> first = new CompletableFuture<>();
-    pending.prefetched(first);
-    // However it is cancelled (CancelFlightInfo, CALL system.cancel_query), an unfetched execution closes.
-    engine.queries().find(queryId).ifPresent(query -> query.onCancel(pending::discard));
-    results.submit(() -> complete(result, () -> {
-      QueryExecution execution = null;
-      try {
-        execution = engine.execute(session, statement, parameterSets.get(0), queryId);
-        execution.prefetch();
-        long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
-        first.complete(execution);
-        return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
-      } catch (RuntimeException | Error e) {
-        if (execution != null) {
-          execution.close();
-        }
-        // No DoGet will run it: the first one gets this failure from the poll.
-        pending.takeAudit();
-        record.failed(queryId, e, null);
-        first.completeExceptionally(e);
-        throw e;
-      }
-    }));
-  }
-
-  private static void complete(CompletableFuture<FlightInfo> result, Supplier<FlightInfo> work) {
-    try {
-      result.complete(work.get());
-    } catch (RuntimeException | Error e) {
-      result.completeExceptionally(e);
-    }
-  }
-
-  /** What a poll answers after waiting up to {@code wait} for the statement's result. */
-  private PollInfo pollInfo(String queryId, PollState poll, Duration wait) {
-    try {
-      FlightInfo done = poll.result().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-      return new PollInfo(done, null, 1.0, poll.expiresAt());
-    } catch (TimeoutException e) {
-      OptionalDouble scanned =
-          engine.queries().find(queryId).flatMap(TrackedQuery::stats).map(QueryStats::scanProgress).orElse(OptionalDouble.empty());
-      // Unknown until a scan has planned its files; then the share of them opened.
-      Double progress = scanned.isPresent() ? scanned.getAsDouble() : null;
-      // The retry descriptor is the ticket's message: it names the query, and only polls read it.
-      FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(queryId).getBytes());
-      return new PollInfo(flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
-    } catch (ExecutionException e) {
-      polls.invalidate(queryId);
-      throw FlightErrors.toFlight(e.getCause(), queryId);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw CallStatus.CANCELLED.withDescription("Interrupted while waiting for query " + queryId).toRuntimeException();
     }
   }
 
@@ -1211,81 +375,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public Runnable acceptPutStatementBulkIngest(
       CommandStatementIngest command, CallContext context, FlightStream flightStream, StreamListener<PutResult> ackStream) {
-    return () -> {
-      String queryId = newQueryId();
-      try {
-        ClientSession session = session(context);
-        Session statementSession = statementSession(session, command.getTransactionId());
-        StatementAudit record = ingestAudit(context, statementSession, command);
-        long rows = record.recordUpdate(
-            queryId, () -> ingest.ingest(statementSession, ingestRequest(command), flightStream.getRoot(), flightStream::next, queryId));
-        sendUpdateCount(ackStream, rows);
-      } catch (RuntimeException | Error e) {
-        ackStream.onError(FlightErrors.toFlight(e, queryId));
-      }
-    };
-  }
-
-  /** The audit record of a Flight SQL EndTransaction: kind COMMIT or ROLLBACK, as their SQL statements. */
-  private StatementAudit transactionAudit(CallContext context, Session session, String kind) {
-    if (!audit.recordsStatements()) {
-      return StatementAudit.NONE;
-    }
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
-    return audit.statement(session.principal().user(), client, new StatementFacts(kind, List.of(), List.of()));
-  }
-
-  /** The audit record of a bulk ingest: kind INGEST, writing the table it names. */
-  private StatementAudit ingestAudit(CallContext context, Session session, CommandStatementIngest command) {
-    if (!audit.recordsStatements()) {
-      return StatementAudit.NONE;
-    }
-    String catalog = command.hasCatalog() ? command.getCatalog() : session.catalog();
-    String schema = command.hasSchema() ? command.getSchema() : session.schema();
-    String table = (schema == null ? catalog : catalog + "." + schema) + "." + command.getTable();
-    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String client = call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
-    return audit.statement(session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)));
-  }
-
-  /** The write path's form of an ingest command; the protocol asks servers to refuse unspecified table options. */
-  private static BulkIngest.Request ingestRequest(CommandStatementIngest command) {
-    if (command.getTemporary()) {
-      throw new SqeException(ErrorCode.NOT_SUPPORTED, "SQE has no temporary tables; ingest into a table of a schema");
-    }
-    CommandStatementIngest.TableDefinitionOptions options = command.getTableDefinitionOptions();
-    BulkIngest.IfMissing ifMissing;
-    switch (options.getIfNotExist()) {
-      case TABLE_NOT_EXIST_OPTION_CREATE:
-        ifMissing = BulkIngest.IfMissing.CREATE;
-        break;
-      case TABLE_NOT_EXIST_OPTION_FAIL:
-        ifMissing = BulkIngest.IfMissing.FAIL;
-        break;
-      default:
-        throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_not_exist: CREATE or FAIL");
-    }
-    BulkIngest.IfExists ifExists;
-    switch (options.getIfExists()) {
-      case TABLE_EXISTS_OPTION_FAIL:
-        ifExists = BulkIngest.IfExists.FAIL;
-        break;
-      case TABLE_EXISTS_OPTION_APPEND:
-        ifExists = BulkIngest.IfExists.APPEND;
-        break;
-      case TABLE_EXISTS_OPTION_REPLACE:
-        ifExists = BulkIngest.IfExists.REPLACE;
-        break;
-      default:
-        throw FlightErrors.invalid("Bulk ingest needs table_definition_options.if_exists: FAIL, APPEND or REPLACE");
-    }
-    return new BulkIngest.Request(
-        command.hasCatalog() ? FlightErrors.name("catalog", command.getCatalog()) : null,
-        command.hasSchema() ? FlightErrors.name("schema", command.getSchema()) : null,
-        FlightErrors.name("table", command.getTable()),
-        ifMissing,
-        ifExists);
+    return ingest.acceptPut(command, context, flightStream, ackStream);
   }
 
   // ---- transactions
@@ -1293,87 +383,23 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   @Override
   public void beginTransaction(
       ActionBeginTransactionRequest request, CallContext context, StreamListener<ActionBeginTransactionResult> listener) {
-    try {
-      ClientSession session = session(context);
-      Transaction transaction = engine.beginTransaction(session.session());
-      transactionSessions.put(transaction.id(), session);
-      session.addTransaction(transaction);
-      listener.onNext(
-          ActionBeginTransactionResult.newBuilder().setTransactionId(ByteString.copyFromUtf8(transaction.id())).build());
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "transaction"));
-    }
+    transactions.begin(context, listener);
   }
 
   @Override
   public void endTransaction(ActionEndTransactionRequest request, CallContext context, StreamListener<Result> listener) {
-    try {
-      ClientSession session = session(context);
-      Transaction transaction = transaction(session, request.getTransactionId());
-      switch (request.getAction()) {
-        case END_TRANSACTION_COMMIT:
-          // Recorded as SQL's COMMIT is: the audit line, the statement and commit (or conflict) metrics.
-          transactionAudit(context, session.session(), "COMMIT").recordUpdate(null, () -> {
-            transaction.commit();
-            return 0;
-          });
-          break;
-        case END_TRANSACTION_ROLLBACK:
-          transactionAudit(context, session.session(), "ROLLBACK").recordUpdate(null, () -> {
-            transaction.rollback();
-            return 0;
-          });
-          break;
-        default:
-          throw FlightErrors.invalid("EndTransaction needs an action: COMMIT or ROLLBACK");
-      }
-      transactionSessions.invalidate(transaction.id());
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "transaction"));
-    }
+    transactions.end(request, context, listener);
   }
 
   @Override
   public void beginSavepoint(
       ActionBeginSavepointRequest request, CallContext context, StreamListener<ActionBeginSavepointResult> listener) {
-    try {
-      Transaction transaction = transaction(session(context), request.getTransactionId());
-      String savepoint = transaction.savepoint(request.getName());
-      // The savepoint's id names its transaction too, since EndSavepoint carries only the savepoint's.
-      ByteString id = ByteString.copyFromUtf8(transaction.id() + SAVEPOINT_SEPARATOR + savepoint);
-      listener.onNext(ActionBeginSavepointResult.newBuilder().setSavepointId(id).build());
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "savepoint"));
-    }
+    transactions.beginSavepoint(request, context, listener);
   }
 
   @Override
   public void endSavepoint(ActionEndSavepointRequest request, CallContext context, StreamListener<Result> listener) {
-    try {
-      String id = request.getSavepointId().toStringUtf8();
-      int separator = id.indexOf(SAVEPOINT_SEPARATOR);
-      if (separator < 0) {
-        throw CallStatus.NOT_FOUND.withDescription("Unknown savepoint " + id).toRuntimeException();
-      }
-      Transaction transaction = transaction(session(context), ByteString.copyFromUtf8(id.substring(0, separator)));
-      String savepoint = id.substring(separator + 1);
-      switch (request.getAction()) {
-        case END_SAVEPOINT_RELEASE:
-          transaction.releaseSavepoint(savepoint);
-          break;
-        case END_SAVEPOINT_ROLLBACK:
-          transaction.rollbackToSavepoint(savepoint);
-          break;
-        default:
-          throw FlightErrors.invalid("EndSavepoint needs an action: RELEASE or ROLLBACK");
-      }
-      listener.onCompleted();
-    } catch (RuntimeException | Error e) {
-      listener.onError(FlightErrors.toFlight(e, "savepoint"));
-    }
+    transactions.endSavepoint(request, context, listener);
   }
 
   // ---- metadata
@@ -1395,12 +421,12 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamSchemas(CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getDbSchemas(allocator, principals.principal(context), command));
+    send(listener, () -> metadata.getDbSchemas(allocator, calls.principal(context), command));
   }
 
   @Override
   public void getStreamTables(CommandGetTables command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getTables(allocator, principals.principal(context), command));
+    send(listener, () -> metadata.getTables(allocator, calls.principal(context), command));
   }
 
   @Override
@@ -1410,7 +436,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   @Override
   public void getStreamPrimaryKeys(CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-    send(listener, () -> metadata.getPrimaryKeys(allocator, principals.principal(context), command));
+    send(listener, () -> metadata.getPrimaryKeys(allocator, calls.principal(context), command));
   }
 
   @Override
@@ -1441,91 +467,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
 
   // ---- helpers
 
-  /**
-   * A FlightInfo of a statement: its query id in app_metadata, and the ticket's endpoint with the
-   * ticket's expiration time (none while a PollFlightInfo has no result yet).
-   *
-   * @param records the rows the ticket returns, or -1 if unknown
-   */
-  private static FlightInfo flightInfo(String queryId, Schema schema, FlightDescriptor descriptor, PendingQuery pending, long records) {
-    List<FlightEndpoint> endpoints =
-        pending == null
-            ? List.of()
-            : List.of(FlightEndpoint.builder(QueryTickets.ticket(queryId)).setExpirationTime(pending.expiresAt()).build());
-    return FlightInfo.builder(schema, descriptor, endpoints)
-        .setRecords(records)
-        .setAppMetadata(QueryIdMetadata.of(queryId))
-        .build();
-  }
-
   @Override
   protected <T extends Message> List<FlightEndpoint> determineEndpoints(T request, FlightDescriptor descriptor, Schema schema) {
     return List.of(new FlightEndpoint(new Ticket(Any.pack(request).toByteArray())));
-  }
-
-  /**
-   * A statement PollFlightInfo started: its FlightInfo once a DoGet can stream the result, and
-   * what the FlightInfos before that show.
-   */
-  private record PollState(
-      CompletableFuture<FlightInfo> result, Schema schema, FlightDescriptor descriptor, Principal principal, Instant expiresAt) {}
-
-  /**
-   * A client's prepared statement and the parameter rows last bound to it. One prepared with a
-   * Flight SQL transaction id runs in that transaction; any other runs in the transaction its
-   * session has open when it runs (SQL BEGIN), if any. It is planned again when it runs over
-   * another transaction, or over staged state that changed since it was planned.
-   */
-  private static final class PreparedHandle {
-    private final Session session;
-    private final Prepared statement;
-    private final boolean explicitTransaction;
-    private final long transactionVersion;
-    private volatile List<List<Object>> parameterSets = List.of();
-
-    PreparedHandle(Session session, Prepared statement, boolean explicitTransaction) {
-      this.session = session;
-      this.statement = statement;
-      this.explicitTransaction = explicitTransaction;
-      this.transactionVersion = session.openTransaction().map(Transaction::version).orElse(-1L);
-    }
-
-    Session executionSession(ClientSession client) {
-      if (!explicitTransaction) {
-        return client.session();
-      }
-      Transaction transaction = session.transaction();
-      if (!transaction.isOpen()) {
-        throw new SqeException(
-            ErrorCode.FAILED_PRECONDITION,
-            "Transaction " + transaction.id() + ", which this statement was prepared in, has ended; prepare it again");
-      }
-      return client.session().withTransaction(transaction);
-    }
-
-    /** The statement as planned for {@code execution}: as prepared, or planned again. */
-    Prepared current(Session execution, BiFunction<Session, String, Prepared> prepare) {
-      Transaction now = execution.openTransaction().orElse(null);
-      if (session.transaction() == now && (now == null || now.version() == transactionVersion)) {
-        return statement;
-      }
-      return prepare.apply(execution, statement.sql());
-    }
-
-    Session session() {
-      return session;
-    }
-
-    Prepared statement() {
-      return statement;
-    }
-
-    List<List<Object>> parameterSets() {
-      return parameterSets;
-    }
-
-    void bind(List<List<Object>> rows) {
-      parameterSets = List.copyOf(rows.stream().map(r -> java.util.Collections.unmodifiableList(new ArrayList<>(r))).toList());
-    }
   }
 }

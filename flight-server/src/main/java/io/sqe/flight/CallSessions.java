@@ -1,0 +1,121 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.catalog.CatalogCredentials;
+import io.sqe.engine.session.Principal;
+import io.sqe.flight.auth.SqeAuthenticator;
+import io.sqe.flight.session.ClientSession;
+import io.sqe.flight.session.SessionManager;
+import io.sqe.flight.session.SessionOptions;
+import java.util.Optional;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.CloseSessionRequest;
+import org.apache.arrow.flight.CloseSessionResult;
+import org.apache.arrow.flight.FlightProducer.CallContext;
+import org.apache.arrow.flight.FlightProducer.StreamListener;
+import org.apache.arrow.flight.GetSessionOptionsRequest;
+import org.apache.arrow.flight.GetSessionOptionsResult;
+import org.apache.arrow.flight.SetSessionOptionsRequest;
+import org.apache.arrow.flight.SetSessionOptionsResult;
+
+/** Finds who makes a Flight call and the client session it belongs to, and answers the session option calls. */
+final class CallSessions {
+  private final SessionManager sessions;
+  private final PrincipalResolver principals;
+  private final SessionOptions options;
+
+  CallSessions(SessionManager sessions, PrincipalResolver principals, SessionOptions options) {
+    this.sessions = requireNonNull(sessions, "sessions is null");
+    this.principals = requireNonNull(principals, "principals is null");
+    this.options = requireNonNull(options, "options is null");
+  }
+
+  Principal principal(CallContext context) {
+    return principals.principal(context);
+  }
+
+  ClientSession session(CallContext context) {
+    Principal principal = principals.principal(context);
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    ClientSession session = sessions.session(credential(call), sessionCookie(call), principal);
+    applyHeaderDefaults(session, call == null ? null : call.headers());
+    return session;
+  }
+
+  /** The address of the client making the call, as the authenticator recorded it; null if unknown. */
+  static String clientAddress(CallContext context) {
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    return call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);
+  }
+
+  private static String credential(CallHeadersMiddleware call) {
+    return call == null ? null : call.headers().get("authorization");
+  }
+
+  private static String sessionCookie(CallHeadersMiddleware call) {
+    return call == null ? null : call.sessionCookie();
+  }
+
+  /**
+   * The JDBC driver sends unknown connection properties as headers; like Dremio, SQE takes
+   * {@code catalog} and {@code schema} headers as the session's defaults on its first call.
+   */
+  private static void applyHeaderDefaults(ClientSession session, CallHeaders headers) {
+    if (headers == null) {
+      return;
+    }
+    String schema = headers.get("schema");
+    if (schema != null && !schema.isBlank() && session.session().schema() == null) {
+      session.update(s -> s.withSchema(schema.trim()));
+    }
+  }
+
+  /**
+   * Makes the catalog calls of a Flight call carry its user's identity-provider token, for a
+   * catalog that passes tokens through; tasks the call hands to other threads carry it too.
+   */
+  CatalogCredentials.Scope catalogCaller(CallContext context) {
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    Optional<String> token = SqeAuthenticator.providerToken(context.peerIdentity(), call == null ? null : call.headers());
+    if (token.isEmpty()) {
+      return CatalogCredentials.Scope.NONE;
+    }
+    try {
+      return CatalogCredentials.use(principals.principal(context).user(), token.get());
+    } catch (RuntimeException e) {
+      // The call itself fails with the reason when it asks for its principal.
+      return CatalogCredentials.Scope.NONE;
+    }
+  }
+
+  void setOptions(SetSessionOptionsRequest request, CallContext context, StreamListener<SetSessionOptionsResult> listener) {
+    try {
+      ClientSession session = session(context);
+      listener.onNext(new SetSessionOptionsResult(options.apply(session, request.getSessionOptions())));
+      listener.onCompleted();
+    } catch (RuntimeException | Error e) {
+      listener.onError(FlightErrors.toFlight(e, "session"));
+    }
+  }
+
+  void getOptions(CallContext context, StreamListener<GetSessionOptionsResult> listener) {
+    try {
+      listener.onNext(new GetSessionOptionsResult(options.current(session(context))));
+      listener.onCompleted();
+    } catch (RuntimeException | Error e) {
+      listener.onError(FlightErrors.toFlight(e, "session"));
+    }
+  }
+
+  void close(CallContext context, StreamListener<CloseSessionResult> listener) {
+    try {
+      CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+      sessions.close(credential(call), sessionCookie(call), principals.principal(context));
+      listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
+      listener.onCompleted();
+    } catch (RuntimeException | Error e) {
+      listener.onError(FlightErrors.toFlight(e, "session"));
+    }
+  }
+}

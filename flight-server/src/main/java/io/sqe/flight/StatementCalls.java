@@ -1,0 +1,417 @@
+package io.sqe.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Context;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.Prepared;
+import io.sqe.engine.QueryEngine;
+import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.exec.ExecutionErrors;
+import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
+import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.ops.LogSettings;
+import io.sqe.flight.session.ClientSession;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightProducer.CallContext;
+import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
+import org.apache.arrow.flight.FlightProducer.StreamListener;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
+import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.slf4j.MDC;
+
+/**
+ * The lifecycle of a statement a Flight call runs, ad hoc or prepared: audit record, planning under
+ * a query id that lists it, then running it (a command) or keeping it for its ticket (a query), and
+ * the audit record's outcome; and the reads of its ticket.
+ */
+final class StatementCalls {
+  private static final int SHOWN_TEXT_LENGTH = 4_096;
+
+  private final QueryEngine engine;
+  private final CallSessions calls;
+  private final FlightTransactions transactions;
+  private final QueryTickets tickets;
+  private final IssuingServer server;
+  private final ResultStreamer results;
+  private final HeapGuard heap;
+  private final AuditLog audit;
+  private final BufferAllocator allocator;
+
+  StatementCalls(
+      QueryEngine engine,
+      CallSessions calls,
+      FlightTransactions transactions,
+      QueryTickets tickets,
+      IssuingServer server,
+      ResultStreamer results,
+      HeapGuard heap,
+      AuditLog audit,
+      BufferAllocator allocator) {
+    this.engine = requireNonNull(engine, "engine is null");
+    this.calls = requireNonNull(calls, "calls is null");
+    this.transactions = requireNonNull(transactions, "transactions is null");
+    this.tickets = requireNonNull(tickets, "tickets is null");
+    this.server = requireNonNull(server, "server is null");
+    this.results = requireNonNull(results, "results is null");
+    this.heap = requireNonNull(heap, "heap is null");
+    this.audit = requireNonNull(audit, "audit is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+  }
+
+  /**
+   * A statement a Flight call runs.
+   *
+   * @param client the client's session, which a command's session changes go to
+   * @param session the session the statement runs in
+   * @param sql its text, as SHOW QUERIES shows it while it is planned
+   * @param record its audit record
+   * @param plan plans it under a query id
+   * @param parameterSets the parameter rows it runs with, one execution each; asked for after planning
+   */
+  record Call(
+      ClientSession client,
+      Session session,
+      String sql,
+      StatementAudit record,
+      Function<String, Prepared> plan,
+      Supplier<List<List<Object>>> parameterSets) {}
+
+  /** The call of an ad-hoc statement, in the transaction it names or its session's. */
+  Call call(CommandStatementQuery command, ClientSession session, CallContext context) {
+    return adHoc(session, command.getTransactionId(), command.getQuery(), context);
+  }
+
+  private Call adHoc(ClientSession session, ByteString transactionId, String sql, CallContext context) {
+    Session statementSession = transactions.statementSession(session, transactionId);
+    StatementAudit record = audit(context, statementSession, sql);
+    return new Call(session, statementSession, sql, record, queryId -> prepare(statementSession, sql, queryId), () -> List.of(List.of()));
+  }
+
+  String newQueryId() {
+    return server.newId();
+  }
+
+  /** Begins the audit record of a statement that arrives now from {@code context}'s client. */
+  StatementAudit audit(CallContext context, Session session, String sql) {
+    if (!audit.recordsStatements()) {
+      return StatementAudit.NONE;
+    }
+    return audit.statement(session.principal().user(), CallSessions.clientAddress(context), session, sql);
+  }
+
+  /**
+   * Plans a statement under {@code queryId}, which lists it and cancels it while it is planned,
+   * as does the client cancelling the call or its deadline passing.
+   */
+  Prepared prepare(Session session, String sql, String queryId) {
+    try {
+      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId));
+    } catch (RuntimeException | Error e) {
+      throw FlightErrors.toFlight(e, queryId);
+    }
+  }
+
+  /** Lists a statement under its query id, by the text SHOW QUERIES shows. */
+  void track(String queryId, Session session, String sql) {
+    engine.queries().track(queryId, session.principal(), shownText(sql));
+  }
+
+  FlightInfo getFlightInfo(CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return describe(call(command, calls.session(context), context), descriptor);
+  }
+
+  /**
+   * Plans a call's statement and runs it if it is a command, else keeps it for the DoGets of its
+   * ticket; the FlightInfo names the ticket either way.
+   */
+  FlightInfo describe(Call call, FlightDescriptor descriptor) {
+    String queryId = newQueryId();
+    // Known from its arrival, so that its planning can be listed, cancelled and timed.
+    track(queryId, call.session(), call.sql());
+    try {
+      Prepared statement = call.plan().apply(queryId);
+      List<List<Object>> parameterSets = call.parameterSets().get();
+      if (statement instanceof Prepared.Command) {
+        // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
+        Prepared.Command run = (Prepared.Command) statement;
+        CommandOutcome outcome = runCommand(call.client(), call.session(), run, parameterSets, queryId);
+        call.record().succeeded(queryId, outcome.rows());
+        return commandResult(call.client(), queryId, run, outcome, descriptor, 0);
+      }
+      return queryResult(queryId, call.session(), statement, parameterSets, descriptor, call.record());
+    } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
+      throw failed(call.record(), queryId, e);
+    }
+  }
+
+  /** What a statement failed with as a Flight status, recorded in its audit line. */
+  static RuntimeException failed(StatementAudit record, String queryId, Throwable e) {
+    RuntimeException error = FlightErrors.toFlight(e, queryId);
+    record.failed(queryId, error, null);
+    return error;
+  }
+
+  /** Keeps a query for the DoGets of its ticket and describes it: schema, ticket, query id. */
+  private FlightInfo queryResult(
+      String queryId,
+      Session session,
+      Prepared statement,
+      List<List<Object>> parameterSets,
+      FlightDescriptor descriptor,
+      StatementAudit record) {
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, 0);
+    track(queryId, session, statement.sql());
+    pending.audit(record);
+    long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
+    return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
+  }
+
+  /** Plans and runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
+  long update(Call call) {
+    String queryId = newQueryId();
+    return call.record().recordUpdate(queryId, () -> {
+      track(queryId, call.session(), call.sql());
+      try {
+        Prepared statement = call.plan().apply(queryId);
+        if (!(statement instanceof Prepared.Command)) {
+          throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
+        }
+        return runCommand(call.client(), call.session(), (Prepared.Command) statement, call.parameterSets().get(), queryId).rows();
+      } finally {
+        engine.queries().forget(queryId);
+      }
+    });
+  }
+
+  Runnable acceptPut(CommandStatementUpdate command, CallContext context, StreamListener<PutResult> ackStream) {
+    return () -> {
+      try {
+        long updated = update(adHoc(calls.session(context), command.getTransactionId(), command.getQuery(), context));
+        sendUpdateCount(ackStream, updated);
+      } catch (RuntimeException | Error e) {
+        ackStream.onError(FlightErrors.toFlight(e, "update"));
+      }
+    };
+  }
+
+  /**
+   * Runs a command once per parameter set in {@code statementSession} and applies what it does to
+   * the client's session. The query id stays known for its result's ticket.
+   *
+   * @return the rows it changed, summed over the parameter sets, and the rows it reported
+   */
+  CommandOutcome runCommand(
+      ClientSession session, Session statementSession, Prepared.Command command, List<List<Object>> parameterSets, String queryId) {
+    track(queryId, statementSession, command.sql());
+    try {
+      return whileTheCallLasts(queryId, () -> {
+        long rows = 0;
+        List<Object[]> report = new ArrayList<>();
+        for (List<Object> parameters : parameterSets) {
+          CommandResult result = engine.run(statementSession, command, parameters, queryId);
+          session.update(result.sessionChange());
+          rows += result.rowCount();
+          report.addAll(result.report());
+        }
+        return new CommandOutcome(rows, report);
+      });
+    } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
+      throw FlightErrors.toFlight(e, queryId);
+    }
+  }
+
+  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
+  record CommandOutcome(long rows, List<Object[]> report) {}
+
+  /**
+   * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
+   * if the client cancels the call or its deadline passes: ADBC's cancel does that, and a
+   * command that runs inside GetFlightInfo would otherwise go on without anyone to answer.
+   */
+  private <T> T whileTheCallLasts(String queryId, Supplier<T> work) {
+    Context call = Context.current();
+    Context.CancellationListener stop =
+        cancelled -> engine.queries().find(queryId).ifPresent(q ->
+            q.cancel(ErrorCode.CANCELLED, "Query " + queryId + " was cancelled: the client cancelled its call or the call's deadline passed"));
+    call.addListener(stop, Runnable::run);
+    try (MDC.MDCCloseable id = MDC.putCloseable(LogSettings.QUERY_ID, queryId);
+        HeapGuard.Watch watch = heap.watch(queryId)) {
+      return work.get();
+    } finally {
+      call.removeListener(stop);
+    }
+  }
+
+  /**
+   * A FlightInfo whose ticket returns one row, the count; total_records is the count too (ADBC's
+   * rowcount). A command that reports what it did (table maintenance) returns its report instead.
+   *
+   * @param alsoKept bytes the caller keeps for as long as the ticket
+   */
+  FlightInfo commandResult(
+      ClientSession session, String queryId, Prepared.Command command, CommandOutcome outcome, FlightDescriptor descriptor, long alsoKept) {
+    // Its ticket returns the outcome and never runs the statement again: it keeps no more of it
+    // than SHOW QUERIES shows.
+    String text = shownText(command.sql());
+    Prepared result = command.reports()
+        ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
+        : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
+    PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
+    long records = command.reports() ? outcome.report().size() : outcome.rows();
+    return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
+  }
+
+  /**
+   * The text of a statement that SHOW QUERIES shows and that is kept where the statement itself
+   * is not needed: at most its first {@value #SHOWN_TEXT_LENGTH} characters.
+   */
+  private static String shownText(String sql) {
+    return sql.length() <= SHOWN_TEXT_LENGTH ? sql : sql.substring(0, SHOWN_TEXT_LENGTH) + "...";
+  }
+
+  /** Tells a DoPut client how many rows its update changed. */
+  void sendUpdateCount(StreamListener<PutResult> ackStream, long rows) {
+    DoPutUpdateResult result = DoPutUpdateResult.newBuilder().setRecordCount(rows).build();
+    byte[] bytes = result.toByteArray();
+    try (ArrowBuf buffer = allocator.buffer(bytes.length)) {
+      buffer.writeBytes(bytes);
+      ackStream.onNext(PutResult.metadata(buffer));
+    }
+    ackStream.onCompleted();
+  }
+
+  SchemaResult getSchema(CommandStatementQuery command, CallContext context) {
+    ClientSession session = calls.session(context);
+    Session statementSession = transactions.statementSession(session, command.getTransactionId());
+    return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
+  }
+
+  /** Runs the statement a ticket names again, or returns the count of the command it names. */
+  void getStream(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    String queryId = ticket.getStatementHandle().toStringUtf8();
+    PendingQuery query;
+    try {
+      query = ownTicket(queryId, context);
+    } catch (RuntimeException | Error e) {
+      listener.error(FlightErrors.toFlight(e, queryId));
+      return;
+    }
+    tickets.read(queryId);
+    StatementAudit record = query.takeAudit();
+    if (record == null) {
+      // A later DoGet of the same ticket runs the statement again; a command's count is no run.
+      record = query.commandResult() ? StatementAudit.NONE
+          : audit(context, query.session(), query.statement().sql()).withParameters(query.parameterSets());
+    }
+    stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener, record);
+  }
+
+  /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
+  private PendingQuery ownTicket(String queryId, CallContext context) {
+    PendingQuery query = tickets.find(queryId).orElseThrow(() ->
+        server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again"));
+    Principal principal = calls.principal(context);
+    if (!principal.user().equals(query.session().principal().user())) {
+      throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
+    }
+    return query;
+  }
+
+  /** Restarts the lifetime of a ticket of the caller's, which can be read until it expires. */
+  FlightEndpoint renew(FlightEndpoint endpoint, CallContext context) {
+    String queryId = QueryTickets.queryId(endpoint.getTicket())
+        .orElseThrow(() -> FlightErrors.invalid("The endpoint's ticket is not a ticket of an SQE statement"));
+    PendingQuery pending = ownTicket(queryId, context);
+    tickets.renew(queryId, pending);
+    return FlightEndpoint.builder(endpoint.getTicket(), endpoint.getLocations().toArray(new Location[0]))
+        .setExpirationTime(pending.expiresAt())
+        .setAppMetadata(endpoint.getAppMetadata())
+        .build();
+  }
+
+  /**
+   * Streams the statement's results, once per parameter set, starting with {@code prefetched}
+   * (an execution PollFlightInfo started) when there is one.
+   */
+  void stream(
+      Session session,
+      Prepared statement,
+      List<List<Object>> parameterSets,
+      String queryId,
+      CompletableFuture<QueryExecution> prefetched,
+      ServerStreamListener listener,
+      StatementAudit record) {
+    Iterator<List<Object>> sets = parameterSets.iterator();
+    Iterator<Supplier<QueryExecution>> executions =
+        new Iterator<>() {
+          private CompletableFuture<QueryExecution> first = prefetched;
+
+          @Override
+          public boolean hasNext() {
+            return sets.hasNext();
+          }
+
+          @Override
+          public Supplier<QueryExecution> next() {
+            List<Object> parameters = sets.next();
+            CompletableFuture<QueryExecution> started = first;
+            first = null;
+            if (started != null) {
+              return () -> await(started);
+            }
+            return () -> engine.execute(session, statement, parameters, queryId);
+          }
+        };
+    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record);
+  }
+
+  private static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      throw ExecutionErrors.rethrow(e.getCause());
+    }
+  }
+
+  /**
+   * A FlightInfo of a statement: its query id in app_metadata, and the ticket's endpoint with the
+   * ticket's expiration time (none while a PollFlightInfo has no result yet).
+   *
+   * @param records the rows the ticket returns, or -1 if unknown
+   */
+  static FlightInfo flightInfo(String queryId, Schema schema, FlightDescriptor descriptor, PendingQuery pending, long records) {
+    List<FlightEndpoint> endpoints =
+        pending == null
+            ? List.of()
+            : List.of(FlightEndpoint.builder(QueryTickets.ticket(queryId)).setExpirationTime(pending.expiresAt()).build());
+    return FlightInfo.builder(schema, descriptor, endpoints)
+        .setRecords(records)
+        .setAppMetadata(QueryIdMetadata.of(queryId))
+        .build();
+  }
+}
