@@ -202,9 +202,7 @@ public final class QueryPlanner {
     planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
     planner.addRule(HashJoinRule.INSTANCE);
     planner.addRule(OuterJoinCommute.RULE);
-    if (CountBelowOuterJoin.ENABLED) {
-      planner.addRule(CountBelowOuterJoin.Config.DEFAULT.toRule());
-    }
+    planner.addRule(CountBelowOuterJoin.Config.DEFAULT.toRule());
     SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);
