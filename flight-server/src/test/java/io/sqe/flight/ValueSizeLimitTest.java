@@ -127,6 +127,12 @@ class ValueSizeLimitTest {
     assertRefused(small, "ngrams", "SELECT cardinality(ngrams(sequence(1, 3000), 1500))");
     assertRefused(small, "map_concat", "SELECT cardinality(map_concat(m, transform_keys(m, (k, v) -> -k)))"
         + " FROM (SELECT map(a, a) AS m FROM (SELECT " + HALF_ARRAY.replace("i -> sequence(1, 10000)", "i -> sequence(i * 10000, i * 10000 + 9999)") + " AS a))");
+    // JSON text is checked once built: escaping doubles a backslash or a quote.
+    assertRefused(small, "json_array", "SELECT char_length(json_array(rpad('\\', 700000, '\\')))");
+    assertRefused(small, "json_object", "SELECT char_length(json_object('k' VALUE rpad('\"', 700000, '\"')))");
+    // Each level is checked: the inner arrays are within the limit, the outer one is not.
+    assertRefused(small, "json_array", "SELECT char_length(json_array(json_array(x), json_array(x)))"
+        + " FROM (SELECT rpad('\\', 300000, '\\') AS x)");
     // Trino's own bound: sequence has at most 10,000 elements.
     assertThatThrownBy(() -> query(small, "SELECT sequence(1, 2000000000)")).hasMessageContaining("must not have more than 10000 entries");
   }
@@ -137,6 +143,7 @@ class ValueSizeLimitTest {
             + " format('%s-%5s|%.2f', 'a', NULL, 1.5), overlay('abc' PLACING 'XYZ' FROM 2 FOR 1), overlay('abc' PLACING 'XY' FROM 2),"
             + " to_hex(x'0aff'), to_base64(x'01'), to_base64url(x'ff'), to_base32(x'01'), url_encode('a b/é')"))
         .containsExactly(java.util.Arrays.asList("ab1", "a,b,1", null, "a- null|1.50", "aXYZc", "aXY", "0AFF", "AQ==", "_w==", "AE======", "a+b%2F%C3%A9"));
+    assertThat(query(small, "SELECT json_array('a', 1), json_object('k' VALUE 'v')")).containsExactly(List.of("[\"a\",1]", "{\"k\":\"v\"}"));
     assertThat(query(small, "SELECT to_hex(lpad(x'01', 3, x'02')), to_hex(rpad(x'01', 2)), to_hex(x'01' || x'02'), to_hex(overlay(x'010203' PLACING x'ff' FROM 2))"))
         .containsExactly(List.of("020201", "0120", "0102", "01FF03"));
     assertThat(query(small, "SELECT array_concat(ARRAY[1], ARRAY[2, 3], ARRAY[4]) = ARRAY[1, 2, 3, 4], ARRAY[1] || ARRAY[2] = ARRAY[1, 2],"

@@ -9,7 +9,9 @@ import io.sqe.engine.sql.functions.RegexFunctions;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.calcite.adapter.enumerable.EnumerableWindow;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Calc;
@@ -37,7 +39,8 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * lpad}, {@code rpad}, {@code repeat}, {@code replace}, {@code overlay}, {@code ||} (on text, binary
  * values and arrays), {@code concat}, {@code concat_ws}, {@code array_concat}, {@code array_join}
  * and {@code array_to_string} on {@link BoundedFunctions}, which refuse a result over the query's
- * limit on one value before allocating it. Trino's {@code try(x)} becomes {@code sqe_try(() -> x)},
+ * limit on one value before allocating it; the JSON constructors' and formatters' text is checked
+ * against that limit once built ({@link BoundedFunctions#CHECKED}). Trino's {@code try(x)} becomes {@code sqe_try(() -> x)},
  * which computes x where it can catch x's error.
  *
  * <p>It rewrites only what is compiled, as the last step before code generation (and the constant
@@ -51,6 +54,14 @@ final class OperatorImplementations {
    * equal, as the 3- and 4-operand {@code regexp_replace} are).
    */
   private static final Map<SqlOperator, SqlOperator> REPLACED = new IdentityHashMap<>();
+
+  /**
+   * The functions that build JSON text, by name (Calcite's SQL/JSON constructors and Trino's
+   * formatters): their result is checked against the query's limit once built ({@link
+   * BoundedFunctions#CHECKED}).
+   */
+  private static final Set<String> CHECKED_AFTER = Set.of(
+      "json_object", "json_array", "json_pretty", "json_set", "json_insert", "json_replace", "json_format", "json_parse");
 
   static {
     REPLACED.put(SqlLibraryOperators.REGEXP_LIKE, RegexFunctions.REGEXP_LIKE);
@@ -153,7 +164,15 @@ final class OperatorImplementations {
       }
       RexCall rewritten = (RexCall) visited;
       SqlOperator replacement = replacement(rewritten);
-      return replacement == null ? rewritten : rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());
+      if (replacement != null) {
+        return rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());
+      }
+      String function = rewritten.getOperator().getName().toLowerCase(Locale.ROOT);
+      if (CHECKED_AFTER.contains(function) && SqlTypeUtil.inCharFamily(rewritten.getType())) {
+        return rexBuilder.makeCall(
+            rewritten.getType(), BoundedFunctions.CHECKED, List.of(rewritten, rexBuilder.makeLiteral(function)));
+      }
+      return rewritten;
     }
 
     @Override

@@ -2,11 +2,13 @@ package io.sqe.engine.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryRun;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -19,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.calcite.util.CancelFlag;
+import org.slf4j.MDC;
 
 /**
  * Plans statements on threads of their own, with deep stacks and under their run's cancellation.
@@ -71,16 +74,23 @@ public final class PlanningThreads {
       return work.get();
     }
     CompletableFuture<T> result = new CompletableFuture<>();
-    POOL.execute(() -> {
+    // The planning thread acts for the caller: the catalog calls it makes carry the caller's
+    // credentials (a pass-through catalog's user token), and its log lines the caller's query id.
+    Map<String, String> logContext = MDC.getCopyOfContextMap();
+    POOL.execute(CatalogCredentials.carry(() -> {
       RUN.set(run);
+      if (logContext != null) {
+        MDC.setContextMap(logContext);
+      }
       try {
         result.complete(work.get());
       } catch (Throwable e) {
         result.completeExceptionally(ExecutionErrors.stackOverflow(e).<Throwable>map(tooDeep -> tooDeep).orElse(e));
       } finally {
         RUN.remove();
+        MDC.clear();
       }
-    });
+    }));
     return await(run, result);
   }
 

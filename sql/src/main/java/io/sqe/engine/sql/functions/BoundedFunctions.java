@@ -58,6 +58,14 @@ public final class BoundedFunctions {
   public static final SqlOperator ARRAY_TO_STRING =
       ExecutionFunction.operator("SQE_ARRAY_TO_STRING", BoundedFunctions.class, "arrayToString");
 
+  /**
+   * {@code checked(value, function)}: the value of a JSON constructor or formatter, refused when
+   * over the limit. Their text is only known once built, but each builds from operands that are
+   * themselves within the limit and at most escapes each character (six times, {@code \u0000}),
+   * so nesting them cannot compound: each level is checked before the next one builds on it.
+   */
+  public static final SqlOperator CHECKED = ExecutionFunction.operator("SQE_CHECKED", BoundedFunctions.class, "checked");
+
   /** Calcite's default fill of binary {@code lpad} and {@code rpad}. */
   private static final ByteString SPACE = new ByteString(new byte[] {' '});
 
@@ -131,6 +139,11 @@ public final class BoundedFunctions {
       check(root, s.length() + matches * (replacement.length() - search.length()), "replace");
     }
     return SqlFunctions.replace(s, search, replacement, true);
+  }
+
+  public static String checked(DataContext root, String value, String function) {
+    check(root, value.length(), function);
+    return value;
   }
 
   public static String concat(DataContext root, String a, String b) {
