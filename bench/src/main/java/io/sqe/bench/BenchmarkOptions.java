@@ -53,7 +53,8 @@ public record BenchmarkOptions(
           + "  --output FILE        also write the report: CSV if FILE ends with .csv, else Markdown\n"
           + "  --explain            print SQE's plan for each query instead of timing\n"
           + "  --plan-cache-entries N  SQE's plan cache size, 0 for off (default: the server's default)\n"
-          + "  --result-cache-bytes S  SQE's result cache size, e.g. 64m (default 0: off, so each run executes)\n";
+          + "  --result-cache-bytes S  SQE's result cache size, e.g. 64m (default 0: off, so each run executes)\n"
+          + "  --settings K=V,...   sqe.yaml settings for SQE, e.g. planner.scan-aggregation=false,query.parallelism=1\n";
 
   public BenchmarkOptions {
     requireNonNull(workDir, "workDir is null");
@@ -141,6 +142,16 @@ public record BenchmarkOptions(
         case "--result-cache-bytes":
           serverSettings.put("query.result-cache.max-bytes", value);
           break;
+        case "--settings":
+          // Planner and execution options for A/B runs of one build; the server checks each.
+          for (String setting : value.split(",")) {
+            int eq = setting.indexOf('=');
+            if (eq <= 0) {
+              throw new IllegalArgumentException("--settings takes key=value pairs separated by commas, not " + setting);
+            }
+            serverSettings.put(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+          }
+          break;
         default:
           throw new IllegalArgumentException("Unknown argument: " + name);
       }
@@ -180,6 +191,14 @@ public record BenchmarkOptions(
     String resultCache = serverSettings.get("query.result-cache.max-bytes");
     if (resultCache != null && !resultCache.equals(DEFAULT_SERVER_SETTINGS.get("query.result-cache.max-bytes"))) {
       s.append(" --result-cache-bytes ").append(resultCache);
+    }
+    String others = serverSettings.entrySet().stream()
+        .filter(e -> !e.getKey().equals("query.plan-cache.max-entries") && !e.getKey().equals("query.result-cache.max-bytes"))
+        .map(e -> e.getKey() + "=" + e.getValue())
+        .sorted()
+        .collect(java.util.stream.Collectors.joining(","));
+    if (!others.isEmpty()) {
+      s.append(" --settings ").append(others);
     }
     return s.toString();
   }

@@ -2,7 +2,9 @@ package io.sqe.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.sql.functions.BoundedFunctions;
 import java.time.Duration;
@@ -22,6 +24,8 @@ import java.time.Duration;
  *     input ({@code repeat}, {@code lpad}, {@code ||}...) may return; from 1 Mi to 1 Gi
  * @param maxReorderedJoins the most tables one join may bring together for the planner to choose
  *     their order; a larger join keeps the FROM list's order
+ * @param planner the options statements are planned with, unless their session sets its own
+ * @param execution the options plans run with, unless their session sets its own
  */
 public record EngineConfig(
     long maxQueryMemoryBytes,
@@ -31,7 +35,9 @@ public record EngineConfig(
     int planCacheMaxEntries,
     long resultCacheMaxBytes,
     long maxValueSize,
-    int maxReorderedJoins) {
+    int maxReorderedJoins,
+    PlannerOptions planner,
+    ExecutionOptions execution) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
   public static final int DEFAULT_MAX_REORDERED_JOINS = QueryPlanner.DEFAULT_MAX_REORDERED_JOINS;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
@@ -60,6 +66,8 @@ public record EngineConfig(
     if (maxReorderedJoins < 2) {
       throw new IllegalArgumentException("maxReorderedJoins must be at least 2, not " + maxReorderedJoins);
     }
+    requireNonNull(planner, "planner is null");
+    requireNonNull(execution, "execution is null");
   }
 
   /** Limits with the default caches. */
@@ -72,7 +80,9 @@ public record EngineConfig(
         DEFAULT_PLAN_CACHE_MAX_ENTRIES,
         DEFAULT_RESULT_CACHE_MAX_BYTES,
         DEFAULT_MAX_VALUE_SIZE,
-        DEFAULT_MAX_REORDERED_JOINS);
+        DEFAULT_MAX_REORDERED_JOINS,
+        PlannerOptions.DEFAULT,
+        ExecutionOptions.DEFAULT);
   }
 
   /** Limits without a default statement timeout, with the default caches. */
@@ -102,27 +112,37 @@ public record EngineConfig(
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution);
   }
 
   public EngineConfig withPlanCacheMaxEntries(int entries) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution);
   }
 
   public EngineConfig withResultCacheMaxBytes(long bytes) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins, planner, execution);
   }
 
   public EngineConfig withMaxValueSize(long size) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins, planner, execution);
   }
 
   public EngineConfig withMaxReorderedJoins(int tables) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables, planner, execution);
+  }
+
+  public EngineConfig withPlannerOptions(PlannerOptions options) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, options, execution);
+  }
+
+  public EngineConfig withExecutionOptions(ExecutionOptions options) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, options);
   }
 }

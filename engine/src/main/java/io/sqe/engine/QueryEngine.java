@@ -15,6 +15,7 @@ import io.sqe.engine.command.QueryProcedures;
 import io.sqe.engine.command.QueryServices;
 import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.exec.ExecutionErrors;
+import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.ParameterValues;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryExecution;
@@ -27,6 +28,7 @@ import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.plan.PlanningThreads;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.plan.SessionVariables;
@@ -153,7 +155,7 @@ public final class QueryEngine {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
     this.access = requireNonNull(access, "access is null");
     this.config = requireNonNull(config, "config is null");
-    this.planner = new QueryPlanner(catalogs, systemSchemas, access, config.maxReorderedJoins());
+    this.planner = new QueryPlanner(catalogs, systemSchemas, access, config.maxReorderedJoins(), config.planner());
     this.privileges = new StatementPrivileges(access);
     this.allocator = requireNonNull(allocator, "allocator is null");
     List<CommandExecutor> all = new ArrayList<>();
@@ -227,7 +229,7 @@ public final class QueryEngine {
     // A transaction's statements read what it staged, which no cached plan knows of.
     boolean cacheable = session.openTransaction().isEmpty();
     if (cacheable && caches.plans().isPresent()) {
-      Optional<PlannedQuery> cached = caches.plans().get().find(session, sql);
+      Optional<PlannedQuery> cached = caches.plans().get().find(session, planner.options(session), sql);
       if (cached.isPresent()) {
         return new Prepared.Query(cached.get());
       }
@@ -253,7 +255,7 @@ public final class QueryEngine {
     if (node.isA(SqlKind.QUERY)) {
       PlannedQuery plan = planner.plan(session, node, sql, readTables(session, List.of()));
       if (cacheable) {
-        caches.plans().ifPresent(plans -> plans.offer(session, sql, plan));
+        caches.plans().ifPresent(plans -> plans.offer(session, planner.options(session), sql, plan));
       }
       return new Prepared.Query(plan);
     }
@@ -370,7 +372,8 @@ public final class QueryEngine {
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
-        context = new QueryContext(queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run);
+        context = new QueryContext(
+            queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run, executionOptions(session));
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -438,7 +441,17 @@ public final class QueryEngine {
     values.putAll(plan.internalParameters());
     run.stats().planningNanos(plan.planningNanos());
     run.stats().planCached(plan.cached());
-    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run);
+    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run, executionOptions(session));
+  }
+
+  /** The options {@code session}'s plans run with: the engine's, with those the session set. */
+  public ExecutionOptions executionOptions(Session session) {
+    return config.execution().withAll(session.options());
+  }
+
+  /** The options {@code session}'s statements are planned with (see {@link QueryPlanner#options}). */
+  public PlannerOptions plannerOptions(Session session) {
+    return planner.options(session);
   }
 
   /** The {@link SessionVariables} of an execution, with the engine's limits on its values. */

@@ -2,6 +2,7 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * table (the OR of each branch's conjuncts on that table) and pushes it into the table's scan,
  * keeping the OR (TPC-H Q7 and Q19). Over two real Iceberg tables whose OR columns hold NULLs, the
  * scans must show the derived conditions and every result must equal that of the same statement
- * planned without them ({@code -Dsqe.plan.deriveOrPredicates=false}).
+ * planned without them (the session option {@code planner.derive-or-predicates = false}).
  */
 class DerivedOrPredicatesTest {
   private static final String[] NAMES = {"FRANCE", "GERMANY", "PERU", "CHINA", null};
@@ -140,14 +141,9 @@ class DerivedOrPredicatesTest {
   private List<List<Object>> assertSameAsWithoutDerivation(String sql) {
     List<List<Object>> rows = TestQueries.rows(engine, session, sql);
     List<List<Object>> reference;
-    System.setProperty("sqe.plan.deriveOrPredicates", "false");
-    try {
-      String plain = "/* not derived */ " + sql;
-      assertThat(scanFilter(plan(plain), "a")).doesNotContain("a_name");
-      reference = TestQueries.rows(engine, session, plain);
-    } finally {
-      System.clearProperty("sqe.plan.deriveOrPredicates");
-    }
+    Session plain = TestOptions.set(session, PlannerOptions.DERIVE_OR_PREDICATES, false);
+    assertThat(scanFilter(TestQueries.plan(engine, plain, sql), "a")).doesNotContain("a_name");
+    reference = TestQueries.rows(engine, plain, sql);
     assertThat(rows).isNotEmpty().isEqualTo(reference);
     return rows;
   }

@@ -3,7 +3,6 @@ package io.sqe.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.exec.QueryStats;
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +16,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,8 +38,8 @@ class DynamicFilterTest {
 
   @BeforeEach
   void setUp() {
-    engine = lake.engine();
-    session = EmbeddedLake.session("test");
+    engine = lake.engine(TestOptions.WIDE);
+    session = TestOptions.defaultParallel(EmbeddedLake.session("test"));
     Schema factSchema =
         new Schema(
             Types.NestedField.required(1, "k", Types.LongType.get()),
@@ -61,10 +59,6 @@ class DynamicFilterTest {
     }
   }
 
-  @AfterEach
-  void restoreParallelism() {
-    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
-  }
 
   /** A dimension table {@code name} whose keys are these; {@code tag} is 'a' for even keys. */
   private void dimension(String name, Set<Long> keys) {
@@ -145,7 +139,7 @@ class DynamicFilterTest {
             // and a semi-join inside it.
             "select count(*), sum(g.s) from (select k, sum(v) as s from facts group by k) g join dims d on g.k = d.k");
     // The last, reduced by the planner with a semi-join under the aggregate, which the parts then run.
-    ParallelSettings.configure(3, 0);
+    session = TestOptions.parallel(session, 3, 0);
     assertThat(((Prepared.Query) engine.prepare(session, "/* reduced */ " + queries.get(2))).plan().explain())
         .containsPattern("(?s)ParallelGather.*joinType=\\[semi].*SharedInput");
     // Serial, every file still in storage: what the parallel runs must return.
@@ -160,7 +154,7 @@ class DynamicFilterTest {
       String sql = queries.get(i);
       // Not the text run before the files went: that result would come from the result cache.
       Result serial = run("/* again */ " + sql, 1);
-      ParallelSettings.configure(3, 0);
+      session = TestOptions.parallel(session, 3, 0);
       Prepared prepared = engine.prepare(session, "/* explained */ " + sql);
       String plan = ((Prepared.Query) prepared).plan().explain();
       assertThat(plan).as(plan).contains("ParallelGather").contains("SharedInput");
@@ -213,7 +207,7 @@ class DynamicFilterTest {
   /** {@code sql} run with {@code parallelism} parts (0: as configured); the comment keeps the plans apart in the plan cache. */
   private Result run(String sql, int parallelism) {
     if (parallelism > 0) {
-      ParallelSettings.configure(parallelism, 0);
+      session = TestOptions.parallel(session, parallelism, 0);
     }
     TestQueries.Result result =
         TestQueries.run(engine, session, parallelism > 0 ? "/* parallel */ ".repeat(parallelism) + sql : sql);

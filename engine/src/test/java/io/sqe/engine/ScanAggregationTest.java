@@ -1,11 +1,11 @@
 package io.sqe.engine;
 
+import io.sqe.engine.plan.PlannerOptions;
 import static io.sqe.engine.TestQueries.sorted;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.iceberg.ScanAggregation;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
@@ -22,7 +22,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -65,9 +64,9 @@ class ScanAggregationTest {
   @BeforeEach
   void setUp() {
     // Every aggregate here is folded whatever its groups; one test checks the default.
-    ScanAggregation.maxGroupRatio(Double.POSITIVE_INFINITY);
-    engine = lake.engine();
-    session = EmbeddedLake.session("test");
+    engine = lake.engine(TestOptions.WIDE);
+    session = TestOptions.set(
+        TestOptions.defaultParallel(EmbeddedLake.session("test")), PlannerOptions.SCAN_AGGREGATION_MAX_GROUP_RATIO, 1e12);
     long seed = Long.getLong("sqe.test.seed", System.nanoTime());
     System.out.println("ScanAggregationTest seed: " + seed + " (replay with -Dsqe.test.seed=" + seed + ")");
     Random random = new Random(seed);
@@ -118,17 +117,11 @@ class ScanAggregationTest {
     }
   }
 
-  @AfterEach
-  void restore() {
-    ScanAggregation.enabled(true);
-    ScanAggregation.maxGroupRatio(ScanAggregation.DEFAULT_MAX_GROUP_RATIO);
-    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
-  }
 
   @Test
   void foldedAggregatesMatchTheUnfoldedPlan() {
     for (int parallelism : List.of(1, 3)) {
-      ParallelSettings.configure(parallelism, 0);
+      session = TestOptions.parallel(session, parallelism, 0);
       for (String sql : FOLDED) {
         assertFoldedMatches(sql + (parallelism == 1 ? "" : " "));
       }
@@ -162,7 +155,7 @@ class ScanAggregationTest {
     TestTables.appendFile(keys, records);
     String sql = "select a.i, a.s, a.c from (select i, sum(amount) s, count(*) c from t group by i) a join keys on a.i = keys.k";
     for (int parallelism : List.of(1, 3)) {
-      ParallelSettings.configure(parallelism, 0);
+      session = TestOptions.parallel(session, parallelism, 0);
       String text = sql + " ".repeat(parallelism);
       assertFoldedMatches(text);
       assertThat(TestQueries.run(engine, session, text + "\n").stats().dynamicFiltersApplied()).isPositive();
@@ -178,16 +171,16 @@ class ScanAggregationTest {
             "select color, sum(amount) from t where label like 'label-1%' or i > 3 group by color",
             "select color, max(label) from t group by color")) {
       assertThat(TestQueries.plan(engine, session, sql)).as(sql).doesNotContain("aggregate=[");
-      ScanAggregation.enabled(false);
+      session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
       List<List<Object>> unfolded = sorted(TestQueries.rows(engine, session, sql + " "));
-      ScanAggregation.enabled(true);
+      session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, true);
       assertThat(sorted(TestQueries.rows(engine, session, sql))).as(sql).isEqualTo(unfolded);
     }
   }
 
   @Test
   void manyGroupsKeepThePlanByDefault() {
-    ScanAggregation.maxGroupRatio(ScanAggregation.DEFAULT_MAX_GROUP_RATIO);
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION_MAX_GROUP_RATIO, PlannerOptions.DEFAULT_SCAN_AGGREGATION_MAX_GROUP_RATIO);
     // id is unique: as many groups as rows.
     assertThat(TestQueries.plan(engine, session, "select id, sum(amount) from t group by id")).doesNotContain("aggregate=[");
     assertThat(TestQueries.plan(engine, session, "select color, sum(amount) from t group by color")).contains("aggregate=[");
@@ -208,11 +201,11 @@ class ScanAggregationTest {
     for (String sql : List.of("select k, sum(v) from big group by k", "select sum(v) from big")) {
       assertThat(TestQueries.plan(engine, session, sql)).as(sql).contains("aggregate=[");
       assertThatThrownBy(() -> TestQueries.rows(engine, session, sql)).as(sql).hasMessageContaining("bigint overflow in sum");
-      ScanAggregation.enabled(false);
+      session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
       try {
         assertThatThrownBy(() -> TestQueries.rows(engine, session, sql + " ")).as(sql).hasMessageContaining("bigint overflow in sum");
       } finally {
-        ScanAggregation.enabled(true);
+        session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, true);
       }
     }
   }
@@ -220,14 +213,14 @@ class ScanAggregationTest {
   private void assertFoldedMatches(String sql) {
     assertThat(TestQueries.plan(engine, session, sql)).as(sql).contains("aggregate=[");
     List<List<Object>> folded = sorted(TestQueries.rows(engine, session, sql));
-    ScanAggregation.enabled(false);
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
     try {
       String unfoldedSql = sql + "  ";
       assertThat(TestQueries.plan(engine, session, unfoldedSql)).doesNotContain("aggregate=[");
       List<List<Object>> unfolded = sorted(TestQueries.rows(engine, session, unfoldedSql));
       assertThat(folded).as(sql).isEqualTo(unfolded);
     } finally {
-      ScanAggregation.enabled(true);
+      session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, true);
     }
   }
 }

@@ -8,7 +8,6 @@ import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.command.CommandExecutor;
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
@@ -179,7 +178,6 @@ public final class SqeServer implements AutoCloseable {
         var summary = TpchLoader.defaults().load(catalog, "tpch", config.tpchScale());
         LOG.info("TPC-H ready in {}.tpch: {}", catalog.name(), summary.rowsPerTable());
       }
-      ParallelSettings.configure(config.queryParallelism(), ParallelSettings.minRows());
       AccessControl access = accessControl(config.security());
       CatalogMetadata metadata = new CatalogMetadata(access);
       QueryEngine engine =
@@ -192,7 +190,9 @@ public final class SqeServer implements AutoCloseable {
                   .withPlanCacheMaxEntries(config.caches().planCacheMaxEntries())
                   .withResultCacheMaxBytes(config.caches().resultCacheMaxBytes())
                   .withMaxValueSize(config.maxValueSize())
-                  .withMaxReorderedJoins(config.maxReorderedJoins()),
+                  .withMaxReorderedJoins(config.maxReorderedJoins())
+                  .withPlannerOptions(config.planner())
+                  .withExecutionOptions(config.execution()),
               executors(config, authenticating, locationRules(config, lakehouse), metadata),
               WritePath.transactions(),
               InformationSchema.schemas(metadata, catalogs),

@@ -8,18 +8,19 @@ import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
 import com.github.benmanes.caffeine.cache.stats.StatsCounter;
 import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.util.Optional;
 
 /**
- * Compiled plans of queries by their SQL text and the session facts planning used (catalog,
- * schema, time zone, principal). A plan is handed out again only while the tables and views it
+ * Compiled plans of queries by their SQL text, the session facts planning used (catalog,
+ * schema, time zone, principal) and the planner options they were made with. A plan is handed out again only while the tables and views it
  * read keep their identity, schema and version and the policy gives the principal the same access;
  * otherwise the statement is planned again. A plan never holds a snapshot: each run reads the
  * tables' current ones.
  */
 public final class PlanCache {
-  private record Key(String sql, PlanReads.PlanContext context) {}
+  private record Key(String sql, PlanReads.PlanContext context, PlannerOptions options) {}
 
   /**
    * Text that counts as one entry: a longer statement (with its plan's description) counts as
@@ -41,10 +42,10 @@ public final class PlanCache {
         .build();
   }
 
-  /** The cached plan of {@code sql} for {@code session}, if it is still valid. */
-  public Optional<PlannedQuery> find(Session session, String sql) {
+  /** The cached plan of {@code sql} for {@code session} under {@code options}, if it is still valid. */
+  public Optional<PlannedQuery> find(Session session, PlannerOptions options, String sql) {
     long start = System.nanoTime();
-    Key key = new Key(sql, PlanReads.PlanContext.of(session));
+    Key key = new Key(sql, PlanReads.PlanContext.of(session), options);
     // Looked up quietly: a stale plan is no hit, and a statement that is not a query (known only
     // once it is parsed) is no miss. Misses are counted when a query is planned instead.
     PlannedQuery plan = plans.policy().getIfPresentQuietly(key);
@@ -60,13 +61,13 @@ public final class PlanCache {
   }
 
   /**
-   * Keeps {@code plan}, made for {@code sql} in {@code session} after {@link #find} found none,
-   * when it may be reused; counts the miss.
+   * Keeps {@code plan}, made for {@code sql} in {@code session} under {@code options} after {@link
+   * #find} found none, when it may be reused; counts the miss.
    */
-  public void offer(Session session, String sql, PlannedQuery plan) {
+  public void offer(Session session, PlannerOptions options, String sql, PlannedQuery plan) {
     stats.recordMisses(1);
     if (plan.reads().planCacheable()) {
-      plans.put(new Key(sql, PlanReads.PlanContext.of(session)), plan);
+      plans.put(new Key(sql, PlanReads.PlanContext.of(session), options), plan);
     }
   }
 

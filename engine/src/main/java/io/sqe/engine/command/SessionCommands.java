@@ -4,7 +4,10 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.SqeException.SqlPosition;
+import io.sqe.engine.exec.ExecutionOptions;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.DurationText;
+import io.sqe.engine.session.OptionText;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.ddl.SqlUse;
 import java.time.DateTimeException;
@@ -21,8 +24,10 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 
 /**
  * Session statements: {@code USE [catalog.]schema}, {@code SET [SESSION] name = value} and
- * {@code RESET name} for {@code catalog}, {@code schema}, {@code time_zone} and {@code
- * statement_timeout}. They change only the session they run in.
+ * {@code RESET name} for {@code catalog}, {@code schema}, {@code time_zone}, {@code
+ * statement_timeout} and the planner and execution options ({@link PlannerOptions#NAMES}, {@link
+ * ExecutionOptions#NAMES}; {@code _} may stand for {@code -} in their names, so that they need no
+ * quotes). They change only the session they run in.
  */
 public final class SessionCommands implements CommandExecutor {
   /** The session property that limits how long each statement may run. */
@@ -61,20 +66,45 @@ public final class SessionCommands implements CommandExecutor {
           Duration timeout = timeout(text(name, valueNode), valueNode);
           return Optional.of(command(s -> s.withStatementTimeout(timeout)));
         }
-        default:
-          throw error(
-              ErrorCode.INVALID_ARGUMENT,
-              "Unknown session property '" + name + "'; SQE has catalog, schema, time_zone and statement_timeout",
-              set.getName());
+        default: {
+          String option = OptionText.normalize(name);
+          if (!isOption(option)) {
+            throw error(
+                ErrorCode.INVALID_ARGUMENT,
+                "Unknown session property '" + name + "'; SQE has catalog, schema, time_zone, statement_timeout and the"
+                    + " options of docs/configuration.md (query.parallelism, planner.*, execution.*)",
+                set.getName());
+          }
+          String value = text(name, valueNode);
+          try {
+            validate(option, value);
+          } catch (SqeException e) {
+            throw error(ErrorCode.INVALID_ARGUMENT, e.getMessage(), valueNode);
+          }
+          return Optional.of(command(s -> s.withOption(option, value)));
+        }
       }
     }
     return Optional.empty();
   }
 
+  private static boolean isOption(String normalizedName) {
+    return PlannerOptions.NAMES.contains(normalizedName) || ExecutionOptions.NAMES.contains(normalizedName);
+  }
+
+  /** Fails with INVALID_ARGUMENT unless {@code value} is one option {@code name} takes. */
+  private static void validate(String name, String value) {
+    if (PlannerOptions.NAMES.contains(name)) {
+      PlannerOptions.DEFAULT.with(name, value);
+    } else {
+      ExecutionOptions.DEFAULT.with(name, value);
+    }
+  }
+
   /**
    * A session property by name and value as text, for protocols whose clients send the session
-   * with every statement (Trino's {@code X-Trino-Session}): {@code time_zone} and {@code
-   * statement_timeout}, as {@code SET} takes them. Fails with INVALID_ARGUMENT on another name or a
+   * with every statement (Trino's {@code X-Trino-Session}): {@code time_zone}, {@code
+   * statement_timeout} and the planner and execution options, as {@code SET} takes them. Fails with INVALID_ARGUMENT on another name or a
    * bad value.
    */
   public static UnaryOperator<Session> property(String name, String value) {
@@ -95,9 +125,17 @@ public final class SessionCommands implements CommandExecutor {
             "Invalid statement_timeout '" + value + "': use a duration such as '30s', '500ms', '5m' or '1h', or 0 for no limit"));
         return s -> s.withStatementTimeout(timeout);
       }
-      default:
-        throw new SqeException(
-            ErrorCode.INVALID_ARGUMENT, "Unknown session property '" + name + "'; SQE has time_zone and statement_timeout");
+      default: {
+        String option = OptionText.normalize(name);
+        if (!isOption(option)) {
+          throw new SqeException(
+              ErrorCode.INVALID_ARGUMENT,
+              "Unknown session property '" + name + "'; SQE has time_zone, statement_timeout and the options of"
+                  + " docs/configuration.md (query.parallelism, planner.*, execution.*)");
+        }
+        validate(option, value);
+        return s -> s.withOption(option, value);
+      }
     }
   }
 
@@ -110,11 +148,17 @@ public final class SessionCommands implements CommandExecutor {
         return command(s -> s.withTimeZone(java.time.ZoneOffset.UTC));
       case STATEMENT_TIMEOUT:
         return command(s -> s.withStatementTimeout(null));
-      default:
+      default: {
+        String option = OptionText.normalize(name);
+        if (isOption(option)) {
+          return command(s -> s.withOption(option, null));
+        }
         throw error(
             ErrorCode.INVALID_ARGUMENT,
-            "Session property '" + name + "' cannot be reset; SQE resets schema, time_zone and statement_timeout",
+            "Session property '" + name + "' cannot be reset; SQE resets schema, time_zone, statement_timeout and the"
+                + " planner and execution options",
             set.getName());
+      }
     }
   }
 

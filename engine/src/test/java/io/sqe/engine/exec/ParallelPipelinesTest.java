@@ -1,5 +1,6 @@
 package io.sqe.engine.exec;
 
+import io.sqe.engine.TestOptions;
 import static io.sqe.engine.TestTables.appendFile;
 import static io.sqe.engine.TestQueries.sorted;
 
@@ -12,7 +13,6 @@ import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.TestQueries;
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -29,7 +29,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -96,17 +95,10 @@ class ParallelPipelinesTest {
       dimRows.add(r);
     }
     appendFile(dim, dimRows);
-    engine = lake.engine();
-    session = EmbeddedLake.session("test");
-    // Off by default; these tests cover the gathered build sides too.
-    ParallelSettings.parallelBuild(true);
+    engine = lake.engine(TestOptions.WIDE);
+    session = TestOptions.defaultParallel(EmbeddedLake.session("test"));
   }
 
-  @AfterEach
-  void restoreSettings() {
-    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
-    ParallelSettings.parallelBuild(ParallelSettings.DEFAULT_PARALLEL_BUILD);
-  }
 
   @Test
   void parallelAggregatesEqualSerialOnes() {
@@ -153,97 +145,10 @@ class ParallelPipelinesTest {
     String limited = "select count(*) from (select * from s.r limit 100)";
     assertThat(explain(limited, 3)).doesNotContain("ParallelGather");
     assertThat(run(limited, 3)).isEqualTo(run(limited, 1));
-    // Not split, but its input's rows are read from parallel parts.
+    // Not split, and its input is read on the querying thread.
     String bitOr = "select g, bit_or(id) from s.r group by g";
-    assertThat(explain(bitOr, 3))
-        .containsSubsequence("EnumerableAggregate(group=[{1}], EXPR$1=[BIT_OR($0)])", "ParallelGather", "parallel=[true]")
-        .containsOnlyOnce("EnumerableAggregate");
+    assertThat(explain(bitOr, 3)).doesNotContain("ParallelGather").containsOnlyOnce("EnumerableAggregate");
     assertThat(sorted(run(bitOr, 3))).isEqualTo(sorted(run(bitOr, 1)));
-  }
-
-  @Test
-  void rowsThatAreNotAggregatedInThePartsAreGatheredFromThem() {
-    Map<String, String> gathered =
-        Map.of(
-            // The build side of the join a split aggregate probes is itself split, and gathered.
-            "select a.g, count(*), sum(b.d), min(b.k) from s.r a join (select id, d, k from s.r where g is null or g <> 3) b"
-                + " on a.id = b.id group by a.g",
-            "SharedInput\\n\\s+ParallelGather",
-            // A join under a sort, with no aggregate: gathered below the sort.
-            "select r.id, r.d, dim.name from s.r join s.dim on r.g = dim.key where r.id < 3000 order by r.id",
-            "EnumerableSort.*\\n\\s+ParallelGather",
-            // A RIGHT join cannot be split, but its probe side's rows come from parts.
-            "select c, count(*) from (select dim.key, count(r.id) as c, sum(r.d) as s from s.r right join s.dim"
-                + " on r.g = dim.key group by dim.key) group by c",
-            "ParallelGather",
-            // The semi-join's build side is the large scan.
-            "select name, count(*) from s.dim where key in (select g from s.r where x > 1000) group by name",
-            "ParallelGather");
-    for (Map.Entry<String, String> query : gathered.entrySet()) {
-      String sql = query.getKey();
-      assertThat(explain(sql, 3)).as(sql).containsPattern(query.getValue()).contains("parallel=[true]");
-      assertThat(explain(sql, 1)).as(sql).doesNotContain("ParallelGather");
-      assertThat(sorted(run(sql, 3))).as(sql).isEqualTo(sorted(run(sql, 1)));
-      assertThat(sorted(run(sql, 3 + 4 * Runtime.getRuntime().availableProcessors()))).as(sql).isEqualTo(sorted(run(sql, 1)));
-    }
-    String ordered = "select r.id, r.d, dim.name from s.r join s.dim on r.g = dim.key where r.id < 3000 order by r.id";
-    assertThat(run(ordered, 3)).isEqualTo(run(ordered, 1));
-    String empty = "select count(*), sum(e.d) from s.dim join s.e on e.g = dim.key";
-    assertThat(run(empty, 3)).isEqualTo(run(empty, 1));
-  }
-
-  @Test
-  void aGatheredBuildSidePublishesAllItsKeysToTheProbeScan() {
-    // The build side (r where g = 3) is gathered from parts; the probe scan must be filtered by the
-    // keys of every part, or rows would go missing.
-    String sql =
-        "select a.g, count(*), sum(a.d) from s.r a join (select id from s.r where g = 3) b on a.id = b.id group by a.g";
-    assertThat(explain(sql, 3)).containsPattern("SharedInput\\n\\s+ParallelGather");
-    ParallelSettings.configure(3, 0);
-    TestQueries.Result parallel = TestQueries.run(engine, session, "/* parallelism 3 */ " + sql);
-    assertThat(parallel.stats().dynamicFiltersApplied()).isPositive();
-    assertThat(sorted(parallel.rows())).isEqualTo(sorted(run(sql, 1)));
-  }
-
-  @Test
-  void aFailingBuildPartFailsTheQueryWithItsError() {
-    // Exactly one row of the build side divides by zero.
-    String sql =
-        "select a.g, count(*), sum(b.v) from s.r a join (select id, 100 / (id - 7777) as v from s.r where g is null or g <> 3) b"
-            + " on a.id = b.id group by a.g";
-    assertThat(explain(sql, 3)).containsPattern("SharedInput\\n\\s+ParallelGather");
-    SqeException serial = failure(sql, 1);
-    SqeException parallel = failure(sql, 3);
-    assertThat(parallel.code()).isEqualTo(serial.code());
-    assertThat(parallel.getMessage()).isEqualTo(serial.getMessage());
-    awaitIdleParts();
-  }
-
-  @Test
-  void cancellingAQueryStopsTheBuildSidesParts() throws Exception {
-    ParallelSettings.configure(3, 0);
-    // Slow per row in the build side, which is split into parts inside the parts of the probe side.
-    String sql =
-        "select a.g, count(*), sum(b.n) from s.r a join (select id, length(repeat(coalesce(k, 'z'), 2000)) as n from s.r"
-            + " where g is null or g <> 3) b on a.id = b.id group by a.g";
-    assertThat(explain(sql, 3)).containsPattern("SharedInput\\n\\s+ParallelGather");
-    Prepared prepared = engine.prepare(session, sql);
-    ExecutorService consumer = Executors.newSingleThreadExecutor();
-    try (QueryExecution exec = engine.execute(session, prepared, List.of(), "cancel-build")) {
-      Future<Boolean> first = consumer.submit(exec::next);
-      while (!partsAreScanning() && !first.isDone()) {
-        Thread.sleep(5);
-      }
-      assertThat(first.isDone()).as("the query ended before it could be cancelled").isFalse();
-      exec.cancel("cancelled by the test");
-      assertThatThrownBy(() -> first.get(60, TimeUnit.SECONDS))
-          .hasCauseInstanceOf(SqeException.class)
-          .cause()
-          .satisfies(e -> assertThat(((SqeException) e).code()).isEqualTo(ErrorCode.CANCELLED));
-    } finally {
-      consumer.shutdownNow();
-    }
-    awaitIdleParts();
   }
 
   @Test
@@ -260,7 +165,7 @@ class ParallelPipelinesTest {
 
   @Test
   void cancellingAQueryStopsEveryPart() throws Exception {
-    ParallelSettings.configure(3, 0);
+    session = TestOptions.parallel(session, 3, 0);
     // Slow enough per row that the query is still running when it is cancelled.
     Prepared prepared =
         engine.prepare(session, "select g, sum(length(repeat(coalesce(k, 'z'), 2000))) from s.r group by g");
@@ -319,14 +224,14 @@ class ParallelPipelinesTest {
   }
 
   private String explain(String sql, int parallelism) {
-    ParallelSettings.configure(parallelism, 0);
+    session = TestOptions.parallel(session, parallelism, 0);
     Prepared prepared = engine.prepare(session, "/* parallelism " + parallelism + " */ " + sql);
     return ((Prepared.Query) prepared).plan().explain();
   }
 
   /** The rows of {@code sql} planned and run with {@code parallelism}; the comment keeps the plans apart in the plan cache. */
   private List<List<Object>> run(String sql, int parallelism) {
-    ParallelSettings.configure(parallelism, 0);
+    session = TestOptions.parallel(session, parallelism, 0);
     return TestQueries.rows(engine, session, "/* parallelism " + parallelism + " */ " + sql);
   }
 }

@@ -1,5 +1,6 @@
 package io.sqe.engine.plan;
 
+import io.sqe.engine.TestOptions;
 import static io.sqe.engine.TestTables.appendFile;
 import static io.sqe.engine.TestQueries.sorted;
 
@@ -8,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sqe.engine.EmbeddedLake;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.TestQueries;
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -23,7 +23,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -99,16 +98,10 @@ class HashGroupingAggregatesTest {
       }
       appendFile(table, rows);
     }
-    engine = lake.engine();
-    session = EmbeddedLake.session("test");
+    engine = lake.engine(TestOptions.WIDE);
+    session = TestOptions.defaultParallel(EmbeddedLake.session("test"));
   }
 
-  @AfterEach
-  void restoreSettings() {
-    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
-    HashGroupingAggregates.configure(true);
-    HashGroupingAggregates.configureFolding(true);
-  }
 
   @Test
   void resultsEqualCalcitesGrouping() {
@@ -173,7 +166,7 @@ class HashGroupingAggregatesTest {
 
   @Test
   void theGeneratedCodeCallsHashGroupingOnlyWhenOn() {
-    HashGroupingAggregates.configureFolding(false);
+    session = TestOptions.set(session, PlannerOptions.FOLD_ROWS, false);
     String grouped = "select g, s, sum(m) from s.t group by g, s";
     String distinct = "select distinct g, i from s.t";
     String sets = "select g, s, count(*) from s.t group by grouping sets ((g), (s))";
@@ -191,8 +184,8 @@ class HashGroupingAggregatesTest {
 
   /** The Java code Calcite generates for {@code sql}. */
   private String code(String sql, boolean on) {
-    ParallelSettings.configure(1, ParallelSettings.DEFAULT_MIN_ROWS);
-    HashGroupingAggregates.configure(on);
+    session = TestOptions.parallel(session, 1, PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS);
+    session = TestOptions.set(session, PlannerOptions.HASH_GROUPING, on);
     StringBuilder code = new StringBuilder();
     // Every thread's: statements are planned on planning threads, not the test's.
     try (Hook.Closeable hook = Hook.JAVA_PLAN.add((String s) -> code.append(s))) {
@@ -204,8 +197,8 @@ class HashGroupingAggregatesTest {
 
   private List<List<Object>> run(String sql, int parallelism, boolean on) {
     // Every file a part of its own when parallel.
-    ParallelSettings.configure(parallelism, parallelism == 1 ? ParallelSettings.DEFAULT_MIN_ROWS : 0);
-    HashGroupingAggregates.configure(on);
+    session = TestOptions.parallel(session, parallelism, parallelism == 1 ? PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS : 0);
+    session = TestOptions.set(session, PlannerOptions.HASH_GROUPING, on);
     return TestQueries.rows(engine, session, comment(parallelism, on) + sql);
   }
 

@@ -1,5 +1,6 @@
 package io.sqe.engine.plan;
 
+import io.sqe.engine.TestOptions;
 import static io.sqe.engine.TestTables.appendFile;
 import static io.sqe.engine.TestQueries.sorted;
 
@@ -13,7 +14,6 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.TestQueries;
 import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.iceberg.ScanAggregation;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
@@ -32,7 +32,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -98,15 +97,10 @@ class SharedSubplansTest {
       dimRows.add(r);
     }
     appendFile(dim, dimRows);
-    engine = lake.engine();
-    session = EmbeddedLake.session("test");
+    engine = lake.engine(TestOptions.WIDE);
+    session = TestOptions.defaultParallel(EmbeddedLake.session("test"));
   }
 
-  @AfterEach
-  void restoreSettings() {
-    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
-    SharedSubplans.configure(true, SharedSubplans.DEFAULT_MAX_ROWS, SharedSubplans.DEFAULT_MIN_COST);
-  }
 
   @Test
   void aRepeatedAggregateReadsItsTableOnce() {
@@ -157,51 +151,51 @@ class SharedSubplansTest {
 
   @Test
   void subplansThatDifferOrCostNothingAreNotShared() {
-    SharedSubplans.configure(true, SharedSubplans.DEFAULT_MAX_ROWS, SharedSubplans.DEFAULT_MIN_COST);
-    ParallelSettings.configure(1, 0);
+    session = TestOptions.sharing(session, true, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MIN_COST);
+    session = TestOptions.parallel(session, 1, 0);
     // The same shape over different filters, and a tiny dimension read twice.
     assertThat(plan("select g, sum(d) from s.r where g < 5 group by g union all select g, sum(d) from s.r where g < 6 group by g"))
         .doesNotContain("SharedSubplan");
     assertThat(plan("select count(*) from s.dim union all select count(*) from s.dim")).doesNotContain("SharedSubplan");
     // An older snapshot of the same table is another table.
-    SharedSubplans.configure(true, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+    session = TestOptions.sharing(session, true, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
     String timeTravel =
         "select g, sum(d) from s.r for version as of " + firstSnapshot + " group by g union all select g, sum(d) from s.r group by g";
     assertThat(plan(timeTravel)).doesNotContain("SharedSubplan");
     List<List<Object>> both = sorted(TestQueries.rows(engine, session, comment(1, true) + timeTravel));
-    SharedSubplans.configure(false, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+    session = TestOptions.sharing(session, false, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
     assertThat(both).isEqualTo(sorted(TestQueries.rows(engine, session, comment(1, false) + timeTravel)));
     // Non-deterministic calls give different rows each time.
-    SharedSubplans.configure(true, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+    session = TestOptions.sharing(session, true, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
     assertThat(plan("select max(rand()) from s.r union all select max(rand()) from s.r")).doesNotContain("SharedSubplan");
     // Larger than the bound on what is kept.
-    SharedSubplans.configure(true, 10, 0);
+    session = TestOptions.sharing(session, true, 10, 0);
     assertThat(plan(TOP_GROUPS)).doesNotContain("SharedSubplan");
   }
 
   @Test
   void aSubplanLargerThanItsEstimateIsNotKept() {
     // The filtered scan is shared only while the aggregates above it are not folded into it.
-    ScanAggregation.enabled(false);
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
     try {
       // Calcite guesses half the rows for g <> 3, which keep about nine in ten: the plan shares the
       // filtered scan, and at run time it turns out too large to keep, so each consumer reads its own.
       String sql =
           "select max(id) from (select id from s.r where g <> 3) union all select min(id) from (select id from s.r where g <> 3)";
-      ParallelSettings.configure(1, 0);
-      SharedSubplans.configure(false, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+      session = TestOptions.parallel(session, 1, 0);
+      session = TestOptions.sharing(session, false, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
       TestQueries.Result unshared = TestQueries.run(engine, session, comment(1, false) + sql);
-      SharedSubplans.configure(true, 8_000, 0);
+      session = TestOptions.sharing(session, true, 8_000, 0);
       assertThat(plan(sql)).contains("SharedSubplan");
       TestQueries.Result bounded = TestQueries.run(engine, session, comment(1, true) + sql);
       assertThat(bounded.rows()).isEqualTo(unshared.rows());
       assertThat(bounded.stats().filesScanned()).isEqualTo(2L * FILES);
-      SharedSubplans.configure(true, 100_000, 0);
+      session = TestOptions.sharing(session, true, 100_000, 0);
       TestQueries.Result kept = TestQueries.run(engine, session, comment(1, true) + sql);
       assertThat(kept.rows()).isEqualTo(unshared.rows());
       assertThat(kept.stats().filesScanned()).isEqualTo(FILES);
     } finally {
-      ScanAggregation.enabled(true);
+      session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, true);
     }
   }
 
@@ -266,8 +260,8 @@ class SharedSubplansTest {
 
   private void configure(int parallelism, boolean share) {
     // The fact table's scans split, the dimension's not.
-    ParallelSettings.configure(parallelism, ROWS_PER_FILE);
-    SharedSubplans.configure(share, SharedSubplans.DEFAULT_MAX_ROWS, 0);
+    session = TestOptions.parallel(session, parallelism, ROWS_PER_FILE);
+    session = TestOptions.sharing(session, share, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
   }
 
   /** The rows and figures of {@code sql}; a fresh comment keeps plans and results apart in the caches. */

@@ -26,11 +26,12 @@ public final class QueryContext implements DataContext {
   private final JavaTypeFactory typeFactory;
   private final Map<String, Object> values;
   private final QueryRun run;
+  private final ExecutionOptions options;
   private final ConcurrentMap<Object, Object> runtimeState = new ConcurrentHashMap<>();
 
   /**
-   * @param run the run this execution belongs to: its cancel flag and figures; a command's
-   *     queries share their statement's run
+   * An execution with the default {@link ExecutionOptions}: expressions the planner evaluates
+   * while it plans.
    */
   public QueryContext(
       String queryId,
@@ -38,6 +39,22 @@ public final class QueryContext implements DataContext {
       JavaTypeFactory typeFactory,
       Map<String, Object> values,
       QueryRun run) {
+    this(queryId, rootSchema, typeFactory, values, run, ExecutionOptions.DEFAULT);
+  }
+
+  /**
+   * @param run the run this execution belongs to: its cancel flag and figures; a command's
+   *     queries share their statement's run
+   * @param options the execution options of the statement's session
+   */
+  public QueryContext(
+      String queryId,
+      SchemaPlus rootSchema,
+      JavaTypeFactory typeFactory,
+      Map<String, Object> values,
+      QueryRun run,
+      ExecutionOptions options) {
+    this.options = requireNonNull(options, "options is null");
     this.queryId = requireNonNull(queryId, "queryId is null");
     this.rootSchema = requireNonNull(rootSchema, "rootSchema is null");
     this.typeFactory = requireNonNull(typeFactory, "typeFactory is null");
@@ -61,6 +78,11 @@ public final class QueryContext implements DataContext {
 
   public String queryId() {
     return queryId;
+  }
+
+  /** The execution options this execution runs with. */
+  public ExecutionOptions options() {
+    return options;
   }
 
   /**

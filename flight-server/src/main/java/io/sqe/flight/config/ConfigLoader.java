@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sqe.engine.EngineConfig;
-import io.sqe.engine.exec.parallel.ParallelSettings;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionOptions;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.DurationText;
 import io.sqe.flight.config.ServerConfig.AuthSettings;
 import io.sqe.flight.config.ServerConfig.CatalogConfig;
@@ -89,7 +91,6 @@ public final class ConfigLoader {
           "query.max-run-time",
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
-          "query.parallelism",
           "query.max-value-size",
           "query.heap-stop-threshold",
           "query.tickets.max-bytes-per-user",
@@ -190,13 +191,16 @@ public final class ConfigLoader {
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (e.getKey().startsWith(CATALOG_PROPERTIES) && e.getKey().length() > CATALOG_PROPERTIES.length()) {
         catalogProperties.put(e.getKey().substring(CATALOG_PROPERTIES.length()), e.getValue());
-      } else if (!KEYS.contains(e.getKey())) {
+      } else if (!KEYS.contains(e.getKey()) && !PlannerOptions.NAMES.contains(e.getKey())
+          && !ExecutionOptions.NAMES.contains(e.getKey())) {
         unknown.add(e.getKey());
       }
     }
     if (!unknown.isEmpty()) {
       throw new ConfigException("Unknown settings: " + String.join(", ", unknown) + "; known settings are "
           + String.join(", ", KEYS.stream().sorted().toList())
+          + ", the options " + String.join(", ", PlannerOptions.NAMES.stream().sorted().toList()) + ", "
+          + String.join(", ", ExecutionOptions.NAMES.stream().sorted().toList())
           + " and catalog.properties.*");
     }
     String host = values.getOrDefault("host", "127.0.0.1").trim();
@@ -258,9 +262,18 @@ public final class ConfigLoader {
     long resultCacheBytes = resultCacheSize != null && resultCacheSize.trim().equals("0")
         ? 0
         : size(values, "query.result-cache.max-bytes", EngineConfig.DEFAULT_RESULT_CACHE_MAX_BYTES);
-    int parallelism = integer(values, "query.parallelism", ParallelSettings.parallelism());
-    if (parallelism < 1) {
-      throw new ConfigException("Setting query.parallelism must be at least 1 (1 turns parallel pipelines off), not " + parallelism);
+    PlannerOptions planner = PlannerOptions.DEFAULT;
+    ExecutionOptions execution = ExecutionOptions.DEFAULT;
+    for (Map.Entry<String, String> e : new TreeMap<>(values).entrySet()) {
+      try {
+        if (PlannerOptions.NAMES.contains(e.getKey())) {
+          planner = planner.with(e.getKey(), e.getValue());
+        } else if (ExecutionOptions.NAMES.contains(e.getKey())) {
+          execution = execution.with(e.getKey(), e.getValue());
+        }
+      } catch (SqeException bad) {
+        throw new ConfigException("Setting " + e.getKey() + " is invalid. " + bad.getMessage());
+      }
     }
     long maxValueSize = size(values, "query.max-value-size", EngineConfig.DEFAULT_MAX_VALUE_SIZE);
     if (maxValueSize < EngineConfig.MIN_MAX_VALUE_SIZE || maxValueSize > EngineConfig.MAX_MAX_VALUE_SIZE) {
@@ -287,7 +300,8 @@ public final class ConfigLoader {
         minRetention,
         new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
         operations(values),
-        parallelism,
+        planner,
+        execution,
         retries,
         maxValueSize,
         maxReorderedJoins,

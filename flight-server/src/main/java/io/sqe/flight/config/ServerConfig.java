@@ -2,6 +2,8 @@ package io.sqe.flight.config;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.exec.ExecutionOptions;
+import io.sqe.engine.plan.PlannerOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +30,9 @@ import java.util.Set;
  *     remove_orphan_files accept
  * @param caches the sizes of the engine's plan and result caches
  * @param operations health, metrics, logging and shutdown
- * @param queryParallelism the most threads one query's parallel pipelines use (1: none)
+ * @param planner the options statements are planned with ({@code query.parallelism}, {@code
+ *     planner.*}), unless their session sets its own
+ * @param execution the options plans run with ({@code execution.*}), unless their session sets its own
  * @param writeMaxCommitRetries how many times a statement outside a transaction runs again after
  *     its commit lost a race with another writer (0: never)
  * @param maxValueSize the longest value (in characters) one call of {@code repeat}, {@code lpad},
@@ -53,7 +57,8 @@ public record ServerConfig(
     Duration maintenanceMinRetention,
     CacheSettings caches,
     OperationsSettings operations,
-    int queryParallelism,
+    PlannerOptions planner,
+    ExecutionOptions execution,
     int writeMaxCommitRetries,
     long maxValueSize,
     int maxReorderedJoins,
@@ -65,9 +70,8 @@ public record ServerConfig(
     if (writeMaxCommitRetries < 0) {
       throw new IllegalArgumentException("writeMaxCommitRetries must not be negative, not " + writeMaxCommitRetries);
     }
-    if (queryParallelism < 1) {
-      throw new IllegalArgumentException("queryParallelism must be at least 1, not " + queryParallelism);
-    }
+    requireNonNull(planner, "planner is null");
+    requireNonNull(execution, "execution is null");
     requireNonNull(caches, "caches is null");
     requireNonNull(operations, "operations is null");
     requireNonNull(maintenanceMinRetention, "maintenanceMinRetention is null");
@@ -79,20 +83,25 @@ public record ServerConfig(
     requireNonNull(maxRunTime, "maxRunTime is null");
   }
 
+  /** The most threads one query's parallel pipelines use (1: none). */
+  public int queryParallelism() {
+    return planner.parallelism();
+  }
+
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, queryParallelism, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
   }
 
   /**

@@ -42,8 +42,6 @@ import org.apache.iceberg.types.Types;
  * build side), then in the query's, where a join above the parallel pipelines publishes them.
  */
 public final class DynamicFilters {
-  /** Whether joins publish dynamic filters to scans ({@code -Dsqe.scan.dynamicFilters=false} turns it off). */
-  public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.scan.dynamicFilters", "true"));
   /**
    * Beyond this many distinct keys only their range is published. Dense keys (TPC-H Q3's 147,000
    * order keys out of 6,000,000) become a bitmap of their range ({@link LongKeySet#frozenOf}).

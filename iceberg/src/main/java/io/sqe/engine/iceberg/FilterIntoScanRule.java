@@ -45,8 +45,6 @@ import org.immutables.value.Value;
  */
 @Value.Enclosing
 public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config> {
-  /** Whether LIKE conjuncts move into the scan ({@code -Dsqe.scan.likeIntoScan=false} keeps them in the Filter). */
-  static final boolean LIKE_INTO_SCAN = Boolean.parseBoolean(System.getProperty("sqe.scan.likeIntoScan", "true"));
 
   private static final double LIKE_SELECTIVITY = 0.25;
 
@@ -78,7 +76,7 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
                     new FilterIntoScanRule(Config.DEFAULT, true)))
             .build();
     return (planner, rel, requiredOutputTraits, materializations, lattices) -> {
-      if (!LIKE_INTO_SCAN || !hasLike(rel)) {
+      if (!hasLike(rel)) {
         return rel;
       }
       HepPlanner hep = new HepPlanner(program, null, true, null, RelOptCostImpl.FACTORY);
@@ -122,7 +120,7 @@ public final class FilterIntoScanRule extends RelRule<FilterIntoScanRule.Config>
     List<LikePredicate> likes = new ArrayList<>();
     List<RexNode> rest = new ArrayList<>();
     for (RexNode conjunct : RelOptUtil.conjunctions(filter.getCondition())) {
-      LikePredicate like = LIKE_INTO_SCAN ? like(scan, conjunct) : null;
+      LikePredicate like = like(scan, conjunct);
       if (like != null) {
         likes.add(like);
       } else {

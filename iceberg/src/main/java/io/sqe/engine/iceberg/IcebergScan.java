@@ -64,10 +64,11 @@ import org.apache.iceberg.util.TableScanUtil;
 public final class IcebergScan {
   /** How many file scan tasks a scan reads at once on background threads: one per core of the machine it was built for. */
   private static final int READ_AHEAD_TASKS = 2;
-  /** How many tasks each part of a parallel pipeline reads ahead on a background thread. */
-  private static final int PART_READ_AHEAD_TASKS = Integer.getInteger("sqe.scan.part-read-ahead", 1);
-  /** Whether Parquet tasks are read column by column where the types allow (see {@link VectorizedTaskReader}). */
-  private static final boolean VECTORIZED = Boolean.parseBoolean(System.getProperty("sqe.scan.vectorized", "true"));
+  /**
+   * How many tasks each part of a parallel pipeline reads ahead on a background thread: one
+   * measured best (docs/benchmarks.md, "Parallel pipelines").
+   */
+  private static final int PART_READ_AHEAD_TASKS = 1;
 
   /** The metadata columns a write target's scan returns, by field id. */
   private static final Map<Integer, Types.NestedField> METADATA_COLUMNS =
@@ -343,7 +344,7 @@ public final class IcebergScan {
         this.taskIterator = shared.claims();
         // Each part decodes the next split it claims on a reader thread while its pipeline works.
         this.prefetch =
-            PART_READ_AHEAD_TASKS > 0 && limit == null && fieldIds.length > 0
+            limit == null && fieldIds.length > 0
                 ? new PrefetchingTaskReader(taskIterator, this::read, context, PART_READ_AHEAD_TASKS)
                 : null;
         return;
@@ -451,7 +452,7 @@ public final class IcebergScan {
       context.stats().fileOpened(task.file().fileSizeInBytes());
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-      return aggregation != null ? folded(task, constants) : readRows(task, constants, VECTORIZED);
+      return aggregation != null ? folded(task, constants) : readRows(task, constants, true);
     }
 
     /**
@@ -467,7 +468,7 @@ public final class IcebergScan {
       }
       ScanAggregation.Folder folder = aggregation.newFolder(values);
       boolean folded = false;
-      if (VECTORIZED && task.deletes().isEmpty()) {
+      if (task.deletes().isEmpty()) {
         folded = VectorizedTaskReader.fold(table.io(), task, projected, constants, selection(), folder, context::checkCancelled);
         if (folded) {
           context.stats().fileReadByColumns();
@@ -492,9 +493,7 @@ public final class IcebergScan {
     /** Drops rows on the vectors: those the pushed and dynamic filters cannot match, those the LIKE predicates do not keep. */
     private VectorSelection selection() {
       // The LIKE predicates are evaluated in any case: the Filter above no longer holds them.
-      return VectorSelection.ENABLED
-          ? VectorSelection.of(scanFilter, keySets, likes, projected, context.stats(), context::checkCancelled)
-          : VectorSelection.of(Expressions.alwaysTrue(), Map.of(), likes, projected, context.stats(), context::checkCancelled);
+      return VectorSelection.of(scanFilter, keySets, likes, projected, context.stats(), context::checkCancelled);
     }
 
     /** The rows of one task in Calcite's shape, read by columns when {@code vectorized} and the reader handles the task. */

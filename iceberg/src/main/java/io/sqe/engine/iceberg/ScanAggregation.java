@@ -54,12 +54,6 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * <p>Immutable; each task gets its own {@link Folder}.
  */
 public final class ScanAggregation {
-  private static volatile boolean enabled = Boolean.parseBoolean(System.getProperty("sqe.scan.aggregate", "true"));
-  /** The default of {@link #maxGroupRatio()}. */
-  public static final double DEFAULT_MAX_GROUP_RATIO = 0.2;
-  private static volatile double maxGroupRatio =
-      Double.parseDouble(System.getProperty("sqe.scan.aggregate.maxGroupRatio", String.valueOf(DEFAULT_MAX_GROUP_RATIO)));
-
   private static final long[] POW10 = new long[19];
 
   static {
@@ -101,31 +95,6 @@ public final class ScanAggregation {
     this.calls = calls;
     this.condition = condition;
     this.description = description;
-  }
-
-  /** Whether aggregates are folded into scans ({@code -Dsqe.scan.aggregate=false} turns it off). */
-  public static boolean enabled() {
-    return enabled;
-  }
-
-  /** Turns folding on or off for plans made from now on (cached plans keep their shape). */
-  public static void enabled(boolean on) {
-    enabled = on;
-  }
-
-  /**
-   * The most groups, as a fraction of the table's rows, that an aggregate folded into a scan is
-   * estimated to have: with more (TPC-H Q18's l_orderkey, about one group per four rows) the folded
-   * scan measured slower than the plan it replaces, which reduces rows in a hash aggregate on
-   * another thread than the decoding one.
-   */
-  public static double maxGroupRatio() {
-    return maxGroupRatio;
-  }
-
-  /** Sets {@link #maxGroupRatio()} for plans made from now on. */
-  public static void maxGroupRatio(double ratio) {
-    maxGroupRatio = ratio;
   }
 
   /** How many group keys the scan's rows start with. */

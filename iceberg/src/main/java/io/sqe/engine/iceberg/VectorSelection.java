@@ -50,9 +50,6 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * per-task scratch state and is not thread safe.
  */
 final class VectorSelection {
-  /** Whether scans evaluate their pushed filter on the vectors ({@code -Dsqe.scan.vectorFilter=false} turns it off). */
-  static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.scan.vectorFilter", "true"));
-
   private final Node root;
   private final QueryStats stats;
 

@@ -68,13 +68,6 @@ final class VectorizedTaskReader {
   private static final Logger LOG = LoggerFactory.getLogger(VectorizedTaskReader.class);
   /** Rows per Arrow batch: enough to amortise per-batch work, small enough to stay in cache. */
   static final int BATCH_ROWS = 4096;
-  /**
-   * Whether flat columns are decoded by SQE's {@link ParquetColumnDecoder} instead of Iceberg's
-   * column readers ({@code -Dsqe.scan.fastDecode=false} keeps Iceberg's).
-   */
-  static final boolean FAST_DECODE = Boolean.parseBoolean(System.getProperty("sqe.scan.fastDecode", "true"));
-  /** Whether SQE picks a task's row groups itself (see {@link #batches}). */
-  static final boolean OWN_ROW_GROUP_PRUNING = Boolean.parseBoolean(System.getProperty("sqe.scan.ownRowGroupPruning", "true"));
 
   private static final Set<Type.TypeID> SUPPORTED_TYPES =
       Set.of(
@@ -212,13 +205,12 @@ final class VectorizedTaskReader {
    * from {@code allocator}; {@code unsupported[0]} is set when the file stores a column differently
    * from how this reader reads it (see {@link #buildReader}). SQE picks the row groups by their
    * statistics from the cached footer ({@link ParquetFooters}) and reads them with {@link
-   * RowGroupReader} from that footer, unless {@code -Dsqe.scan.ownRowGroupPruning=false} or the
-   * file is encrypted or has no field ids (then Iceberg's reader opens the split).
+   * RowGroupReader} from that footer, unless the file is encrypted or has no field ids (then Iceberg's reader opens the split).
    */
   private static CloseableIterable<VectorHolder[]> batches(
       FileIO io, FileScanTask task, Schema readSchema, Map<Integer, ?> constants, BufferAllocator allocator, boolean[] unsupported) {
     InputFile file = io.newInputFile(task.file());
-    if (OWN_ROW_GROUP_PRUNING && task.file().keyMetadata() == null) {
+    if (task.file().keyMetadata() == null) {
       ParquetFooters.RowGroups rowGroups =
           ParquetFooters.rowGroups(file, task.start(), task.length(), readSchema, task.residual());
       if (rowGroups != null) {
@@ -333,8 +325,8 @@ final class VectorizedTaskReader {
   }
 
   /**
-   * Iceberg's reader builder, with the vectors allocated from the task's allocator and, unless
-   * {@link #FAST_DECODE} is off, SQE's page decoder in place of Iceberg's column reader for each flat
+   * Iceberg's reader builder, with the vectors allocated from the task's allocator and SQE's page
+   * decoder in place of Iceberg's column reader for each flat
    * column it decodes (it still hands a column chunk it does not decode to Iceberg's reader).
    */
   private static final class TaskReaderBuilder extends VectorizedReaderBuilder {
@@ -352,7 +344,7 @@ final class VectorizedTaskReader {
     @Override
     public VectorizedReader<?> primitive(Type.PrimitiveType expected, PrimitiveType primitive) {
       VectorizedReader<?> reader = super.primitive(expected, primitive);
-      if (!FAST_DECODE || reader == null || reader.getClass() != VectorizedArrowReader.class) {
+      if (reader == null || reader.getClass() != VectorizedArrowReader.class) {
         return reader;
       }
       Types.NestedField field = readSchema.findField(primitive.getId().intValue());

@@ -40,28 +40,29 @@ final class AggregateIntoScan implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    if (!ScanAggregation.enabled()) {
+    PlannerOptions options = PlannerOptions.of(planner);
+    if (!options.scanAggregation()) {
       return rel;
     }
-    return rewrite(rel);
+    return rewrite(rel, options.scanAggregationMaxGroupRatio());
   }
 
-  private static RelNode rewrite(RelNode rel) {
+  private static RelNode rewrite(RelNode rel, double maxGroupRatio) {
     if (rel instanceof EnumerableAggregate) {
-      RelNode folded = fold((EnumerableAggregate) rel);
+      RelNode folded = fold((EnumerableAggregate) rel, maxGroupRatio);
       if (folded != null) {
         return folded;
       }
     }
     List<RelNode> inputs = new ArrayList<>();
     for (RelNode input : rel.getInputs()) {
-      inputs.add(rewrite(input));
+      inputs.add(rewrite(input, maxGroupRatio));
     }
     return inputs.equals(rel.getInputs()) ? rel : rel.copy(rel.getTraitSet(), inputs);
   }
 
   /** The aggregate as a combining aggregate over a scan that computes it, or null to keep it. */
-  private static RelNode fold(EnumerableAggregate aggregate) {
+  private static RelNode fold(EnumerableAggregate aggregate, double maxGroupRatio) {
     RelNode input = aggregate.getInput();
     RexProgram program = null;
     if (input instanceof EnumerableCalc) {
@@ -89,7 +90,7 @@ final class AggregateIntoScan implements Program {
     }
     Optional<ScanAggregation> aggregation =
         ScanAggregation.of(scan.getRowType(), program, aggregate, aggregate.getCluster().getRexBuilder());
-    if (aggregation.isEmpty() || !fewGroups(scan, aggregation.get())) {
+    if (aggregation.isEmpty() || !fewGroups(scan, aggregation.get(), maxGroupRatio)) {
       return null;
     }
     IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate.getRowType());
@@ -102,9 +103,10 @@ final class AggregateIntoScan implements Program {
 
   /**
    * Whether the groups, estimated from the key columns' distinct values in the table (unknown ones
-   * not counted), are at most {@link ScanAggregation#maxGroupRatio()} of the table's rows.
+   * not counted), are at most {@code maxGroupRatio} of the table's rows ({@link
+   * PlannerOptions#scanAggregationMaxGroupRatio()}).
    */
-  private static boolean fewGroups(IcebergTableScan scan, ScanAggregation aggregation) {
+  private static boolean fewGroups(IcebergTableScan scan, ScanAggregation aggregation, double maxGroupRatio) {
     double groups = 1;
     for (int k = 0; k < aggregation.keyCount(); k++) {
       Double distinct = JoinCardinality.columnDistinctValues(scan, aggregation.keyColumn(k));
@@ -112,6 +114,6 @@ final class AggregateIntoScan implements Program {
         groups *= distinct;
       }
     }
-    return groups <= scan.icebergTable().rowCount() * ScanAggregation.maxGroupRatio();
+    return groups <= scan.icebergTable().rowCount() * maxGroupRatio;
   }
 }

@@ -109,8 +109,7 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
 
   @Override
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
-    if (!DynamicFilters.ENABLED
-        || !(joinType == JoinRelType.INNER || joinType == JoinRelType.SEMI)
+    if (!(joinType == JoinRelType.INNER || joinType == JoinRelType.SEMI)
         || left instanceof DynamicFilterInput) {
       return implementJoin(implementor, pref);
     }

@@ -51,8 +51,6 @@ import org.apache.calcite.tools.Programs;
  * OperatorImplementations}), so a folded value is the one execution would compute.</p>
  */
 final class ConstantFolding implements RexExecutor {
-  static final boolean ENABLED = !"false".equals(System.getProperty("sqe.plan.constantFolding"));
-
   /**
    * Value types whose Calcite literal is exactly the value the generated code computes ({@link
    * SqlTypeName#getFamily} puts every numeric type in NUMERIC).
@@ -70,9 +68,7 @@ final class ConstantFolding implements RexExecutor {
 
   /** Installs the executor on the planner (Calcite's reduction rules do nothing without one). */
   static void install(RelOptPlanner planner) {
-    if (ENABLED) {
-      planner.setExecutor(new ConstantFolding());
-    }
+    planner.setExecutor(new ConstantFolding());
   }
 
   /** The planning step: folds constants in filters, projections and join conditions. */

@@ -34,9 +34,6 @@ import org.immutables.value.Value;
  */
 @Value.Enclosing
 public final class CountBelowOuterJoin extends RelRule<CountBelowOuterJoin.Config> {
-  /** Whether the rule is registered ({@code -Dsqe.plan.countBelowOuterJoin=false} leaves it out). */
-  public static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("sqe.plan.countBelowOuterJoin", "true"));
-
   CountBelowOuterJoin(Config config) {
     super(config);
   }

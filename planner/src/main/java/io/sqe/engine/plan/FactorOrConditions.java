@@ -37,11 +37,9 @@ import org.apache.calcite.util.ImmutableBitSet;
  * branch, so the derived condition keeps it too, NULLs included. In a filter the derived
  * conditions join the filter's own and the pushdown rules take them down; in a join condition
  * they become a filter on a side whose rows the join may drop (both sides of an inner join, the
- * right side of a left join, ...). {@code -Dsqe.plan.deriveOrPredicates=false} turns this off.
+ * right side of a left join, ...). {@link PlannerOptions#deriveOrPredicates()} turns this on and off.
  */
 final class FactorOrConditions implements Program {
-  private static final String DERIVE_PROPERTY = "sqe.plan.deriveOrPredicates";
-
   @Override
   public RelNode run(
       RelOptPlanner planner,
@@ -49,7 +47,7 @@ final class FactorOrConditions implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    boolean derive = Boolean.parseBoolean(System.getProperty(DERIVE_PROPERTY, "true"));
+    boolean derive = PlannerOptions.of(planner).deriveOrPredicates();
     return rel.accept(
         new RelShuttleImpl() {
           @Override

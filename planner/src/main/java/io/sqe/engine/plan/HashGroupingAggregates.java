@@ -15,35 +15,15 @@ import org.apache.calcite.tools.Program;
  * Makes every Calcite aggregate of the finished physical plan a {@link HashGroupingAggregate},
  * whose GROUP BY and DISTINCT run on {@link io.sqe.engine.exec.grouping.HashGrouping}'s primitive-key
  * tables (the final aggregates that combine parallel parts included) and whose sums fail on
- * overflow. Aggregates of other classes (SQE's own) are left as they are. {@code
- * -Dsqe.exec.primitiveGroupBy=false} turns the hash grouping (and the folding) off, not the checked
+ * overflow. Aggregates of other classes (SQE's own) are left as they are. {@link
+ * PlannerOptions#hashGrouping()} off turns the hash grouping (and the folding) off, not the checked
  * sums. An aggregate whose calls and keys fold exactly into typed accumulators becomes a {@link
  * FoldedAggregate} instead.
  */
 final class HashGroupingAggregates implements Program {
   static final HashGroupingAggregates INSTANCE = new HashGroupingAggregates();
 
-  private static volatile boolean enabled =
-      Boolean.parseBoolean(System.getProperty("sqe.exec.primitiveGroupBy", "true"));
-
-  /** Whether aggregates a {@link FoldedAggregate} computes exactly are folded ({@code -Dsqe.exec.foldRows=false} turns it off). */
-  private static volatile boolean foldRows = Boolean.parseBoolean(System.getProperty("sqe.exec.foldRows", "true"));
-
   private HashGroupingAggregates() {}
-
-  static boolean enabled() {
-    return enabled;
-  }
-
-  /** Sets whether plans made from now on group with {@link HashGroupingAggregate} (cached plans keep theirs). */
-  static void configure(boolean newEnabled) {
-    enabled = newEnabled;
-  }
-
-  /** Sets whether plans made from now on use a {@link FoldedAggregate} where one folds exactly. */
-  static void configureFolding(boolean newFoldRows) {
-    foldRows = newFoldRows;
-  }
 
   @Override
   public RelNode run(
@@ -52,17 +32,19 @@ final class HashGroupingAggregates implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    return rewrite(rel);
+    PlannerOptions options = PlannerOptions.of(planner);
+    // Aggregates a FoldedAggregate computes exactly fold their rows unless PlannerOptions#foldRows is off.
+    return rewrite(rel, options.hashGrouping(), options.hashGrouping() && options.foldRows());
   }
 
-  private static RelNode rewrite(RelNode rel) {
+  private static RelNode rewrite(RelNode rel, boolean enabled, boolean foldRows) {
     List<RelNode> inputs = new ArrayList<>();
     for (RelNode input : rel.getInputs()) {
-      inputs.add(rewrite(input));
+      inputs.add(rewrite(input, enabled, foldRows));
     }
     if (rel.getClass() == EnumerableAggregate.class) {
       EnumerableAggregate aggregate = (EnumerableAggregate) rel;
-      if (enabled && foldRows) {
+      if (foldRows) {
         Optional<FoldedAggregate> folded = FoldedAggregate.of(aggregate, inputs.get(0));
         if (folded.isPresent()) {
           return folded.get();

@@ -1,6 +1,5 @@
 package io.sqe.engine.plan;
 
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.iceberg.IcebergTableScan;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,14 +8,12 @@ import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableFilter;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableProject;
-import org.apache.calcite.adapter.enumerable.EnumerableSort;
 import org.apache.calcite.plan.RelOptLattice;
 import org.apache.calcite.plan.RelOptMaterialization;
 import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.InvalidRelException;
-import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
@@ -40,13 +37,8 @@ import org.apache.calcite.util.ImmutableBitSet;
  * SUM and SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original
  * call's type, so results (decimal sums included) are exactly what one thread computes. Aggregates
  * with DISTINCT, ordered or other calls, grouping sets, a scan with a LIMIT, correlated
- * expressions, or a scan estimated below {@link ParallelSettings#minRows()} rows are left alone.
+ * expressions, or a scan estimated below {@link PlannerOptions#parallelMinRows()} rows are left alone.
  * AVG arrives here already reduced to SUM / COUNT by Calcite's {@code AggregateReduceFunctionsRule}.
- *
- * <p>Rows read to the end without an aggregate in the parts (a hash join's build side, shared or
- * not; a sort's or an unsplit aggregate's input; the probe side of a RIGHT or FULL join whose rows
- * are all read) are split the same way when they are such a pipeline, and their rows gathered in
- * no particular order ({@link ParallelGather} without a partial aggregate).
  *
  * <p>Runs after cost-based planning, on the physical plan, so the plan's shape and costs are what
  * they would be without it.
@@ -63,63 +55,26 @@ final class ParallelAggregates implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    if (!ParallelSettings.enabled()) {
+    PlannerOptions options = PlannerOptions.of(planner);
+    if (!options.parallel()) {
       return rel;
     }
-    return rewrite(rel, false);
+    return rewrite(rel, options);
   }
 
-  /**
-   * {@code rel} with its aggregates split and, where its rows are read to the end ({@code
-   * readAll}: below an aggregate or a sort, or a hash join's build side), its pipelines over large
-   * scans gathered from parallel parts. Top-down, so that the largest pipeline is split, not one of
-   * its inputs.
-   */
-  private static RelNode rewrite(RelNode rel, boolean readAll) {
+  /** {@code rel} with its aggregates split. Top-down, so that the largest pipeline is split, not one of its inputs. */
+  private static RelNode rewrite(RelNode rel, PlannerOptions options) {
     if (rel instanceof EnumerableAggregate) {
-      RelNode split = split((EnumerableAggregate) rel);
+      RelNode split = split((EnumerableAggregate) rel, options);
       if (split != null) {
         return split;
       }
-      return withInputs(rel, List.of(gathered(rel.getInput(0))));
     }
-    if (rel instanceof EnumerableSort) {
-      return withInputs(rel, List.of(gathered(rel.getInput(0))));
-    }
-    if (rel instanceof EnumerableHashJoin) {
-      EnumerableHashJoin join = (EnumerableHashJoin) rel;
-      JoinRelType type = join.getJoinType();
-      // A RIGHT or FULL join cannot split its probe side with its parts, but can read it from them.
-      RelNode probe =
-          readAll && (type == JoinRelType.RIGHT || type == JoinRelType.FULL)
-              ? gathered(join.getLeft())
-              : rewrite(join.getLeft(), readAll);
-      return withInputs(rel, List.of(probe, gathered(join.getRight())));
-    }
-    boolean passesAll =
-        readAll && (rel instanceof EnumerableCalc || rel instanceof EnumerableFilter || rel instanceof EnumerableProject
-            || rel instanceof PolicyBoundary.Enumerable);
     List<RelNode> inputs = new ArrayList<>();
     for (RelNode input : rel.getInputs()) {
-      inputs.add(rewrite(input, passesAll));
+      inputs.add(rewrite(input, options));
     }
     return withInputs(rel, inputs);
-  }
-
-  /**
-   * {@code rel}, whose rows are all read in any order, as the rows of parallel parts when it is a
-   * pipeline over a large scan ({@link #partitioned}); otherwise rewritten as usual.
-   */
-  private static RelNode gathered(RelNode rel) {
-    if (ParallelSettings.parallelBuild()) {
-      RelNode pipeline = partitioned(rel);
-      if (pipeline != null) {
-        // The parts' rows come in no particular order.
-        RelTraitSet traits = rel.getTraitSet().replaceIf(RelCollationTraitDef.INSTANCE, () -> RelCollations.EMPTY);
-        return new ParallelGather(rel.getCluster(), traits, pipeline);
-      }
-    }
-    return rewrite(rel, true);
   }
 
   private static RelNode withInputs(RelNode rel, List<RelNode> inputs) {
@@ -127,7 +82,7 @@ final class ParallelAggregates implements Program {
   }
 
   /** The aggregate as partial and final aggregates over parallel parts, or null to keep it. */
-  private static RelNode split(EnumerableAggregate aggregate) {
+  private static RelNode split(EnumerableAggregate aggregate, PlannerOptions options) {
     if (aggregate.getGroupType() != EnumerableAggregate.Group.SIMPLE) {
       return null;
     }
@@ -135,7 +90,7 @@ final class ParallelAggregates implements Program {
     if (finalCalls == null) {
       return null;
     }
-    RelNode pipeline = partitioned(aggregate.getInput());
+    RelNode pipeline = partitioned(aggregate.getInput(), options);
     if (pipeline == null) {
       return null;
     }
@@ -143,7 +98,7 @@ final class ParallelAggregates implements Program {
       EnumerableAggregate partial =
           new EnumerableAggregate(
               aggregate.getCluster(), aggregate.getTraitSet(), pipeline, aggregate.getGroupSet(), null, aggregate.getAggCallList());
-      ParallelGather gather = new ParallelGather(aggregate.getCluster(), partial.getTraitSet(), partial);
+      ParallelGather gather = new ParallelGather(aggregate.getCluster(), partial.getTraitSet(), partial, options.parallelism());
       return combining(aggregate, gather, finalCalls);
     } catch (InvalidRelException e) {
       return null;
@@ -211,17 +166,17 @@ final class ParallelAggregates implements Program {
    * {@code rel} with its scan partitioned, if it is a chain of calcs, filters, projects and policy
    * boundaries over a large enough Iceberg scan without a limit; otherwise null.
    */
-  private static RelNode partitioned(RelNode rel) {
+  private static RelNode partitioned(RelNode rel, PlannerOptions options) {
     if (rel instanceof IcebergTableScan) {
       IcebergTableScan scan = (IcebergTableScan) rel;
       if (scan.limit() != null || scan.isPartitioned()
-          || scan.estimateRowCount(scan.getCluster().getMetadataQuery()) < ParallelSettings.minRows()) {
+          || scan.estimateRowCount(scan.getCluster().getMetadataQuery()) < options.parallelMinRows()) {
         return null;
       }
       return scan.partitioned();
     }
     if (rel instanceof EnumerableHashJoin) {
-      return probeSide((EnumerableHashJoin) rel);
+      return probeSide((EnumerableHashJoin) rel, options);
     }
     if (!(rel instanceof EnumerableCalc || rel instanceof EnumerableFilter || rel instanceof EnumerableProject
         || rel instanceof PolicyBoundary.Enumerable)) {
@@ -230,7 +185,7 @@ final class ParallelAggregates implements Program {
     if (correlated(rel)) {
       return null;
     }
-    RelNode input = partitioned(rel.getInput(0));
+    RelNode input = partitioned(rel.getInput(0), options);
     return input == null ? null : rel.copy(rel.getTraitSet(), List.of(input));
   }
 
@@ -239,18 +194,18 @@ final class ParallelAggregates implements Program {
    * once and shared; only for joins where each probe row's result depends on that row alone (not
    * RIGHT or FULL, which also return the build rows no probe row matched).
    */
-  private static RelNode probeSide(EnumerableHashJoin join) {
+  private static RelNode probeSide(EnumerableHashJoin join, PlannerOptions options) {
     JoinRelType type = join.getJoinType();
     if (!(type == JoinRelType.INNER || type == JoinRelType.LEFT || type == JoinRelType.SEMI || type == JoinRelType.ANTI)
         || !join.getVariablesSet().isEmpty()
         || RexUtil.containsCorrelation(join.getCondition())) {
       return null;
     }
-    RelNode probe = partitioned(join.getLeft());
+    RelNode probe = partitioned(join.getLeft(), options);
     if (probe == null) {
       return null;
     }
-    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), gathered(join.getRight()));
+    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), rewrite(join.getRight(), options));
     return join.copy(join.getTraitSet(), List.of(probe, build));
   }
 

@@ -15,22 +15,32 @@ import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 
 /**
- * Runs its input (a pipeline over a partitioned Iceberg scan) as parallel parts and returns the
- * rows of all of them, in no particular order. The input is compiled once, as a function of its
- * part's data context, and {@link ParallelParts} calls it once per part.
+ * Runs its input (a pipeline over a partitioned Iceberg scan) as {@code parts} parallel parts
+ * (the plan's {@link PlannerOptions#parallelism()}) and returns the rows of all of them, in no
+ * particular order. The input is compiled once, as a function of its part's data context, and
+ * {@link ParallelParts} calls it once per part.
  */
 final class ParallelGather extends SingleRel implements EnumerableRel {
-  ParallelGather(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
+  private final int parts;
+
+  ParallelGather(RelOptCluster cluster, RelTraitSet traits, RelNode input, int parts) {
     super(cluster, traits, input);
+    this.parts = parts;
   }
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new ParallelGather(getCluster(), traitSet, sole(inputs));
+    return new ParallelGather(getCluster(), traitSet, sole(inputs), parts);
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    return super.explainTerms(pw).item("parts", parts);
   }
 
   @Override
@@ -52,7 +62,8 @@ final class ParallelGather extends SingleRel implements EnumerableRel {
                 ParallelParts.class,
                 "gather",
                 Expressions.convert_(root, DataContext.class),
-                function)));
+                function,
+                Expressions.constant(parts))));
     return implementor.result(part.physType, builder.toBlock());
   }
 }

@@ -94,26 +94,43 @@ public final class QueryPlanner {
   private final CalciteConnectionConfig connectionConfig;
   private final AccessControl access;
   private final int maxReorderedJoins;
+  private final PlannerOptions options;
 
-  /** A planner that shows {@code systemSchemas} in every catalog and allows everything. */
+  /** A planner that shows {@code systemSchemas} in every catalog and allows everything, with the default options. */
   public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas) {
-    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL, DEFAULT_MAX_REORDERED_JOINS);
+    this(catalogs, systemSchemas, AccessControl.ALLOW_ALL, DEFAULT_MAX_REORDERED_JOINS, PlannerOptions.DEFAULT);
   }
 
   /**
    * A planner that shows {@code systemSchemas} in every catalog, applies {@code access} to every
-   * table and view a statement reads, and orders the tables of joins of at most {@code
-   * maxReorderedJoins} tables.
+   * table and view a statement reads, orders the tables of joins of at most {@code
+   * maxReorderedJoins} tables, and plans with {@code options} where a session does not override
+   * them.
    */
-  public QueryPlanner(Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access, int maxReorderedJoins) {
+  public QueryPlanner(
+      Catalogs catalogs, List<SystemSchema> systemSchemas, AccessControl access, int maxReorderedJoins, PlannerOptions options) {
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
     this.maxReorderedJoins = maxReorderedJoins;
+    this.options = requireNonNull(options, "options is null");
     this.systemSchemas = List.copyOf(systemSchemas);
     this.access = requireNonNull(access, "access is null");
     Properties properties = new Properties();
     properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
     properties.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), SqlDialect.CONFORMANCE.toString());
     this.connectionConfig = new CalciteConnectionConfigImpl(properties);
+  }
+
+  /**
+   * The options {@code session}'s statements are planned with: the server's, with those the
+   * session set; a session may lower {@link PlannerOptions#parallelism()} but not raise it above
+   * the server's, which bounds the threads one query takes.
+   */
+  public PlannerOptions options(Session session) {
+    PlannerOptions resolved = options.withAll(session.options());
+    if (resolved.parallelism() > options.parallelism()) {
+      resolved = resolved.with(PlannerOptions.PARALLELISM, Integer.toString(options.parallelism()));
+    }
+    return resolved;
   }
 
   /**
@@ -152,6 +169,7 @@ public final class QueryPlanner {
    */
   public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     long start = System.nanoTime();
+    PlannerOptions planOptions = options(session);
     if (catalogs.find(session.catalog()).isEmpty()) {
       throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
     }
@@ -192,7 +210,7 @@ public final class QueryPlanner {
 
     // Volcano polls the flag before each rule; cancelled, it stops and keeps its best plan so far,
     // which the check after each step of the program refuses.
-    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig, PlanningThreads.cancelFlag()));
+    VolcanoPlanner planner = new VolcanoPlanner(null, Contexts.of(connectionConfig, PlanningThreads.cancelFlag(), planOptions));
     planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
     planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
     ConstantFolding.install(planner);
@@ -202,9 +220,7 @@ public final class QueryPlanner {
     planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
     planner.addRule(HashJoinRule.INSTANCE);
     planner.addRule(OuterJoinCommute.RULE);
-    if (CountBelowOuterJoin.ENABLED) {
-      planner.addRule(CountBelowOuterJoin.Config.DEFAULT.toRule());
-    }
+    planner.addRule(CountBelowOuterJoin.Config.DEFAULT.toRule());
     SetOperations.register(planner);
     for (RelOptRule rule : IcebergRules.all()) {
       planner.addRule(rule);

@@ -37,51 +37,23 @@ import org.apache.calcite.util.Pair;
  * execution: no correlation variables, only deterministic calls, no part of a split scan or of a
  * parallel pipeline's shared build side unless its own parallel gather is in the subplan too, and
  * no scans other than Iceberg's (a recursive query's transient table changes between reads). It
- * must be worth storing: more than a bare scan, estimated to cost at least {@link #minCost()}
- * rows of work, and estimated to return at most {@link #maxRows()} rows. That bound holds at run
+ * must be worth storing: more than a bare scan, estimated to cost at least {@link
+ * PlannerOptions#sharedSubplanMinCost()} rows of work, and estimated to return at most {@link
+ * PlannerOptions#sharedSubplanMaxRows()} rows. That bound holds at run
  * time too: a subplan that returns more is not kept (its first consumer streams the rest, the
  * others compute their own), so an estimate that was too low costs time, never memory. The largest shared subplans are chosen first, so a subplan repeated only inside a shared
  * one is not stored again.
  *
  * <p>Runs last, on the finished physical plan (parallel parts included), so the plan's shape and
- * costs are what they would be without it. {@code -Dsqe.plan.shareSubplans=false} turns it off;
- * {@code -Dsqe.plan.sharedSubplanMaxRows} and {@code -Dsqe.plan.sharedSubplanMinCost} set the bounds.
+ * costs are what they would be without it. {@link PlannerOptions#sharedSubplans()} turns it on
+ * and off.
  */
 final class SharedSubplans implements Program {
   static final SharedSubplans INSTANCE = new SharedSubplans();
 
-  /** Subplans estimated to return more rows than this are not stored. */
-  static final long DEFAULT_MAX_ROWS = 1_000_000;
-  /** Subplans estimated to cost less than this (in rows of work) are not worth storing. */
-  static final double DEFAULT_MIN_COST = 10_000;
-
   private static final AtomicLong KEYS = new AtomicLong();
 
-  private static volatile boolean enabled = Boolean.parseBoolean(System.getProperty("sqe.plan.shareSubplans", "true"));
-  private static volatile long maxRows = Long.getLong("sqe.plan.sharedSubplanMaxRows", DEFAULT_MAX_ROWS);
-  private static volatile double minCost =
-      Double.parseDouble(System.getProperty("sqe.plan.sharedSubplanMinCost", Double.toString(DEFAULT_MIN_COST)));
-
   private SharedSubplans() {}
-
-  static boolean enabled() {
-    return enabled;
-  }
-
-  static long maxRows() {
-    return maxRows;
-  }
-
-  static double minCost() {
-    return minCost;
-  }
-
-  /** Sets how plans made from now on share subplans (cached plans keep theirs). */
-  static void configure(boolean newEnabled, long newMaxRows, double newMinCost) {
-    enabled = newEnabled;
-    maxRows = newMaxRows;
-    minCost = newMinCost;
-  }
 
   @Override
   public RelNode run(
@@ -90,10 +62,11 @@ final class SharedSubplans implements Program {
       RelTraitSet requiredOutputTraits,
       List<RelOptMaterialization> materializations,
       List<RelOptLattice> lattices) {
-    if (!enabled) {
+    PlannerOptions options = PlannerOptions.of(planner);
+    if (!options.sharedSubplans()) {
       return rel;
     }
-    return new Rewrite(rel).run();
+    return new Rewrite(rel, options.sharedSubplanMaxRows(), options.sharedSubplanMinCost()).run();
   }
 
   /** One plan's rewrite. */
@@ -107,9 +80,13 @@ final class SharedSubplans implements Program {
     /** The keys of the subplans to share, with their number in the plan. */
     private final Map<String, Integer> shared = new HashMap<>();
     private final Map<String, String> runtimeKeys = new HashMap<>();
+    private final long maxRows;
+    private final double minCost;
 
-    Rewrite(RelNode root) {
+    Rewrite(RelNode root, long maxRows, double minCost) {
       this.root = root;
+      this.maxRows = maxRows;
+      this.minCost = minCost;
       this.mq = root.getCluster().getMetadataQuery();
     }
 

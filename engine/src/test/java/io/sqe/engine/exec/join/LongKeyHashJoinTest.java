@@ -1,5 +1,8 @@
 package io.sqe.engine.exec.join;
 
+import io.sqe.engine.plan.PlannerOptions;
+import io.sqe.engine.exec.ExecutionOptions;
+import io.sqe.engine.TestOptions;
 import static io.sqe.engine.TestTables.appendFile;
 import static io.sqe.engine.TestQueries.sorted;
 
@@ -8,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sqe.engine.EmbeddedLake;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.TestQueries;
-import io.sqe.engine.exec.parallel.ParallelSettings;
 import io.sqe.engine.session.Session;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -21,7 +23,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -80,19 +81,14 @@ class LongKeyHashJoinTest {
     fill(lake.catalog().iceberg().createTable(TableIdentifier.of("s", "b"), SCHEMA), 2, 150, 1_000_000, random, wideKeys);
     fill(lake.catalog().iceberg().createTable(TableIdentifier.of("s", "c"), SCHEMA), 1, 12, 2_000_000, random, wideKeys);
     lake.catalog().iceberg().createTable(TableIdentifier.of("s", "e"), SCHEMA);
-    engine = lake.engine();
-    session = EmbeddedLake.session("test");
+    engine = lake.engine(TestOptions.WIDE);
+    session = TestOptions.defaultParallel(EmbeddedLake.session("test"));
   }
 
-  @AfterEach
-  void restoreSettings() {
-    LongKeyHashJoin.enabled(true);
-    ParallelSettings.configure(Runtime.getRuntime().availableProcessors(), ParallelSettings.DEFAULT_MIN_ROWS);
-  }
 
   @Test
   void innerAndOuterJoinsReturnCalcitesRows() {
-    ParallelSettings.configure(1, ParallelSettings.DEFAULT_MIN_ROWS);
+    session = TestOptions.parallel(session, 1, PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS);
     for (String type : OUTER_TYPES) {
       for (int c = 0; c < CONDITIONS.length; c++) {
         String sql = "select a.id, a.v, b.id, b.v from s.a " + type + " s.b on " + CONDITIONS[c];
@@ -108,7 +104,7 @@ class LongKeyHashJoinTest {
 
   @Test
   void subqueriesReturnCalcitesRows() {
-    ParallelSettings.configure(1, ParallelSettings.DEFAULT_MIN_ROWS);
+    session = TestOptions.parallel(session, 1, PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS);
     List<String> queries =
         List.of(
             "select id from s.a where i in (select i from s.b)",
@@ -136,7 +132,7 @@ class LongKeyHashJoinTest {
 
   @Test
   void anEmptySideReturnsCalcitesRows() {
-    ParallelSettings.configure(1, ParallelSettings.DEFAULT_MIN_ROWS);
+    session = TestOptions.parallel(session, 1, PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS);
     for (String type : OUTER_TYPES) {
       compare("select a.id, e.id from s.a " + type + " s.e on a.i = e.i and a.j = e.j");
       compare("select a.id, e.id from s.e " + type + " s.a on a.l = e.l");
@@ -149,7 +145,7 @@ class LongKeyHashJoinTest {
 
   @Test
   void aDynamicFilterStillNarrowsTheProbeScan() {
-    ParallelSettings.configure(1, ParallelSettings.DEFAULT_MIN_ROWS);
+    session = TestOptions.parallel(session, 1, PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS);
     String sql = "select a.id, b.id from s.a join (select * from s.b where v < 30) b on a.i = b.i";
     TestQueries.Result primitive = compare(sql);
     assertThat(primitive.stats().dynamicFiltersApplied()).isPositive();
@@ -158,7 +154,7 @@ class LongKeyHashJoinTest {
 
   @Test
   void thePartsOfAParallelPipelineShareOneBuildTable() {
-    ParallelSettings.configure(3, 0);
+    session = TestOptions.parallel(session, 3, 0);
     for (String condition : List.of("a.i = b.i", "a.i = b.i and a.j = b.j", "a.l = b.l and a.v < b.v")) {
       for (String type : List.of("join", "left join")) {
         String sql = "select count(*), sum(a.v), sum(b.v), count(b.id) from s.a " + type + " s.b on " + condition;
@@ -173,9 +169,9 @@ class LongKeyHashJoinTest {
 
   /** Runs {@code sql} through both runtimes and checks they return the same rows; the primitive run's result. */
   private TestQueries.Result compare(String sql) {
-    LongKeyHashJoin.enabled(false);
+    session = TestOptions.set(session, ExecutionOptions.LONG_KEY_JOIN, false);
     TestQueries.Result calcite = TestQueries.run(engine, session, comment("calcite") + sql);
-    LongKeyHashJoin.enabled(true);
+    session = TestOptions.set(session, ExecutionOptions.LONG_KEY_JOIN, true);
     TestQueries.Result primitive = TestQueries.run(engine, session, comment("primitive") + sql);
     assertThat(calcite.stats().resultCached()).isFalse();
     assertThat(primitive.stats().resultCached()).isFalse();

@@ -1,5 +1,6 @@
 package io.sqe.engine.exec.join;
 
+import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.parallel.ScanPart;
 import org.apache.calcite.DataContext;
@@ -24,20 +25,13 @@ import org.apache.calcite.linq4j.function.Predicate2;
  * with a NULL key. A build side that a parallel pipeline's parts share ({@code sharedKey}) is made
  * into one table that all parts probe.
  *
- * <p>{@code -Dsqe.exec.primitiveJoin=false} runs Calcite's runtime instead, with the same
- * arguments; so does a join whose keys do not fit one long.
+ * <p>With {@link ExecutionOptions#longKeyJoin()} off, Calcite's runtime runs instead, with the
+ * same arguments; so does a join whose keys do not fit one long.
  */
 public final class LongKeyHashJoin {
   private static final int CHECK_EVERY = 4096;
 
-  private static volatile boolean enabled = Boolean.parseBoolean(System.getProperty("sqe.exec.primitiveJoin", "true"));
-
   private LongKeyHashJoin() {}
-
-  /** Whether joins opened from now on use this runtime. */
-  static void enabled(boolean on) {
-    enabled = on;
-  }
 
   /**
    * An inner, left, right or full join: Calcite's {@code EnumerableDefaults.hashJoin} (its
@@ -61,12 +55,12 @@ public final class LongKeyHashJoin {
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        if (!enabled) {
+        QueryContext context = QueryContext.of(root);
+        if (!context.options().longKeyJoin()) {
           return EnumerableDefaults.hashJoin(
                   left, right, leftKey, rightKey, resultSelector, comparer, generateNullsOnLeft, generateNullsOnRight, predicate)
               .enumerator();
         }
-        QueryContext context = QueryContext.of(root);
         LongKeyJoinTable table = table(root, context, sharedKey, right, rightKeys, true);
         if (!table.packed()) {
           return EnumerableDefaults.hashJoin(
@@ -111,10 +105,10 @@ public final class LongKeyHashJoin {
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        if (!enabled) {
+        QueryContext context = QueryContext.of(root);
+        if (!context.options().longKeyJoin()) {
           return calciteSemiJoin(left, right, leftKey, rightKey, comparer, predicate, anti).enumerator();
         }
-        QueryContext context = QueryContext.of(root);
         LongKeyJoinTable table = table(root, context, sharedKey, right, rightKeys, predicate != null);
         if (!table.packed()) {
           return calciteSemiJoin(left, Linq4j.asEnumerable(table.rowList()), leftKey, rightKey, comparer, predicate, anti)

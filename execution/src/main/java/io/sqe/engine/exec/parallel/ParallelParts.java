@@ -26,8 +26,8 @@ import org.apache.calcite.linq4j.function.Function1;
 /**
  * Runs the parts of a parallel pipeline and hands their rows to the thread that consumes them.
  * A pipeline (for example a partial aggregate over a filter over a split scan) is compiled once,
- * as a function of its part's data context; each execution runs it {@link
- * ParallelSettings#parallelism()} times: part 0 on the consuming thread itself, the others on
+ * as a function of its part's data context; each execution runs it as many times as its plan
+ * says (the planner's {@code query.parallelism}): part 0 on the consuming thread itself, the others on
  * threads of a bounded, shared pool, each into a bounded queue of row batches. A part the pool has
  * no thread for runs on the consuming thread after its own, so a busy pool slows a query down but
  * never blocks it. The parts of a split scan claim its files one at a time, so they share the work
@@ -64,11 +64,11 @@ public final class ParallelParts {
    *
    * @param part the pipeline of one part, given that part's data context
    */
-  public static Enumerable<Object> gather(DataContext root, Function1<DataContext, Enumerable<Object>> part) {
+  public static Enumerable<Object> gather(DataContext root, Function1<DataContext, Enumerable<Object>> part, int parts) {
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        return new Gather(root, part, ParallelSettings.parallelism());
+        return new Gather(root, part, parts);
       }
     };
   }

@@ -1,0 +1,190 @@
+package io.sqe.engine.plan;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.session.OptionText;
+import java.util.Map;
+import java.util.Set;
+import org.apache.calcite.plan.RelOptPlanner;
+
+/**
+ * Options that change the plans the planner makes: set for the server in {@code sqe.yaml} ({@code
+ * query.parallelism} and the {@code planner.*} keys), overridden per session with {@code SET}, and
+ * part of the plan-cache key, so that a cached plan is reused only under the options it was made
+ * with. The steps of the planning program read them from the planner's context ({@link #of}).
+ *
+ * @param parallelism the most threads (the querying thread included) one query's parallel
+ *     pipelines use; 1 makes no parallel pipelines
+ * @param parallelMinRows the fewest estimated rows a scan needs for its pipeline to be split
+ * @param scanAggregation whether aggregates over a scan are folded into the scan ({@code
+ *     AggregateIntoScan}); off only to compare
+ * @param scanAggregationMaxGroupRatio the most groups, as a fraction of the table's rows, that an
+ *     aggregate folded into a scan is estimated to have
+ * @param sharedSubplans whether a subplan repeated in a plan runs once and is read by every use
+ *     ({@link SharedSubplans}); off only to compare
+ * @param sharedSubplanMaxRows the most rows a shared subplan is estimated to return (and may
+ *     return and be kept)
+ * @param sharedSubplanMinCost the least estimated cost (rows of work) a subplan worth sharing has
+ * @param hashGrouping whether aggregates group in SQE's primitive hash tables ({@link
+ *     HashGroupingAggregates}) instead of Calcite's; off only to compare
+ * @param foldRows whether aggregates over rows (not a scan) fold them as the scan's folding does;
+ *     off only to compare
+ * @param deriveOrPredicates whether a disjunction over several tables gives each table the
+ *     condition it implies for it ({@link FactorOrConditions}); off only to compare
+ */
+public record PlannerOptions(
+    int parallelism,
+    long parallelMinRows,
+    boolean scanAggregation,
+    double scanAggregationMaxGroupRatio,
+    boolean sharedSubplans,
+    long sharedSubplanMaxRows,
+    double sharedSubplanMinCost,
+    boolean hashGrouping,
+    boolean foldRows,
+    boolean deriveOrPredicates) {
+  public static final String PARALLELISM = "query.parallelism";
+  public static final String PARALLEL_MIN_ROWS = "planner.parallel-min-rows";
+  public static final String SCAN_AGGREGATION = "planner.scan-aggregation";
+  public static final String SCAN_AGGREGATION_MAX_GROUP_RATIO = "planner.scan-aggregation-max-group-ratio";
+  public static final String SHARED_SUBPLANS = "planner.shared-subplans";
+  public static final String SHARED_SUBPLAN_MAX_ROWS = "planner.shared-subplan-max-rows";
+  public static final String SHARED_SUBPLAN_MIN_COST = "planner.shared-subplan-min-cost";
+  public static final String HASH_GROUPING = "planner.hash-grouping";
+  public static final String FOLD_ROWS = "planner.fold-rows";
+  public static final String DERIVE_OR_PREDICATES = "planner.derive-or-predicates";
+  /** The options' names, as {@code sqe.yaml} and {@code SET} write them. */
+  public static final Set<String> NAMES =
+      Set.of(
+          PARALLELISM,
+          PARALLEL_MIN_ROWS,
+          SCAN_AGGREGATION,
+          SCAN_AGGREGATION_MAX_GROUP_RATIO,
+          SHARED_SUBPLANS,
+          SHARED_SUBPLAN_MAX_ROWS,
+          SHARED_SUBPLAN_MIN_COST,
+          HASH_GROUPING,
+          FOLD_ROWS,
+          DERIVE_OR_PREDICATES);
+
+  /** The most {@link #parallelism()} a server or session may set. */
+  public static final int MAX_PARALLELISM = 1_024;
+  /** Below this many estimated rows a scan's pipeline stays on one thread: starting parts costs more than it saves. */
+  public static final long DEFAULT_PARALLEL_MIN_ROWS = 500_000;
+  /**
+   * With more groups than this fraction of the rows (TPC-H Q18's l_orderkey, about one group per
+   * four rows) the folded scan measured slower than the plan it replaces (docs/benchmarks.md).
+   */
+  public static final double DEFAULT_SCAN_AGGREGATION_MAX_GROUP_RATIO = 0.2;
+  public static final long DEFAULT_SHARED_SUBPLAN_MAX_ROWS = 1_000_000;
+  public static final double DEFAULT_SHARED_SUBPLAN_MIN_COST = 10_000;
+
+  /** The defaults, with parallel pipelines as wide as the machine's cores. */
+  public static final PlannerOptions DEFAULT =
+      new PlannerOptions(
+          Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()),
+          DEFAULT_PARALLEL_MIN_ROWS,
+          true,
+          DEFAULT_SCAN_AGGREGATION_MAX_GROUP_RATIO,
+          true,
+          DEFAULT_SHARED_SUBPLAN_MAX_ROWS,
+          DEFAULT_SHARED_SUBPLAN_MIN_COST,
+          true,
+          true,
+          true);
+
+  public PlannerOptions {
+    if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
+      throw new IllegalArgumentException("parallelism must be from 1 to " + MAX_PARALLELISM + ", not " + parallelism);
+    }
+    if (parallelMinRows < 0 || sharedSubplanMaxRows < 0) {
+      throw new IllegalArgumentException("row counts must not be negative");
+    }
+    if (!(scanAggregationMaxGroupRatio > 0) || !(sharedSubplanMinCost >= 0)) {
+      throw new IllegalArgumentException(
+          "scanAggregationMaxGroupRatio must be positive and sharedSubplanMinCost not negative, not "
+              + scanAggregationMaxGroupRatio + " and " + sharedSubplanMinCost);
+    }
+  }
+
+  /** The options the planner planning {@code rel}s was given. */
+  public static PlannerOptions of(RelOptPlanner planner) {
+    return planner.getContext().maybeUnwrap(PlannerOptions.class)
+        .orElseThrow(() -> new IllegalStateException("The planner was given no PlannerOptions"));
+  }
+
+  /** Whether the planner splits pipelines into parallel parts at all. */
+  public boolean parallel() {
+    return parallelism > 1;
+  }
+
+  /**
+   * These options with {@code name} (normalized, see {@link OptionText#normalize}) set to {@code
+   * value}; an INVALID_ARGUMENT {@link io.sqe.engine.SqeException} for a bad value.
+   *
+   * @throws IllegalArgumentException when {@code name} is not in {@link #NAMES}
+   */
+  public PlannerOptions with(String name, String value) {
+    int p = parallelism;
+    long minRows = parallelMinRows;
+    boolean scanAgg = scanAggregation;
+    double ratio = scanAggregationMaxGroupRatio;
+    boolean shared = sharedSubplans;
+    long sharedRows = sharedSubplanMaxRows;
+    double sharedCost = sharedSubplanMinCost;
+    boolean grouping = hashGrouping;
+    boolean fold = foldRows;
+    boolean derive = deriveOrPredicates;
+    switch (name) {
+      case PARALLELISM:
+        long parsed = OptionText.atLeast(name, value, 1);
+        if (parsed > MAX_PARALLELISM) {
+          throw new SqeException(
+              ErrorCode.INVALID_ARGUMENT, "Invalid value '" + value + "' for " + name + ": use 1 to " + MAX_PARALLELISM);
+        }
+        p = (int) parsed;
+        break;
+      case PARALLEL_MIN_ROWS:
+        minRows = OptionText.atLeast(name, value, 0);
+        break;
+      case SCAN_AGGREGATION:
+        scanAgg = OptionText.bool(name, value);
+        break;
+      case SCAN_AGGREGATION_MAX_GROUP_RATIO:
+        ratio = OptionText.decimal(name, value, 0, true);
+        break;
+      case SHARED_SUBPLANS:
+        shared = OptionText.bool(name, value);
+        break;
+      case SHARED_SUBPLAN_MAX_ROWS:
+        sharedRows = OptionText.atLeast(name, value, 0);
+        break;
+      case SHARED_SUBPLAN_MIN_COST:
+        sharedCost = OptionText.decimal(name, value, 0, false);
+        break;
+      case HASH_GROUPING:
+        grouping = OptionText.bool(name, value);
+        break;
+      case FOLD_ROWS:
+        fold = OptionText.bool(name, value);
+        break;
+      case DERIVE_OR_PREDICATES:
+        derive = OptionText.bool(name, value);
+        break;
+      default:
+        throw new IllegalArgumentException("Not a planner option: " + name);
+    }
+    return new PlannerOptions(p, minRows, scanAgg, ratio, shared, sharedRows, sharedCost, grouping, fold, derive);
+  }
+
+  /** These options with those of {@code values} (by normalized name) that are planner options. */
+  public PlannerOptions withAll(Map<String, String> values) {
+    PlannerOptions options = this;
+    for (Map.Entry<String, String> value : values.entrySet()) {
+      if (NAMES.contains(value.getKey())) {
+        options = options.with(value.getKey(), value.getValue());
+      }
+    }
+    return options;
+  }
+}
