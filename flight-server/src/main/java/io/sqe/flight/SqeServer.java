@@ -9,6 +9,8 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.QueryEngine;
+import io.sqe.engine.iceberg.SnapshotFiles;
+import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
@@ -180,6 +182,9 @@ public final class SqeServer implements AutoCloseable {
       }
       AccessControl access = accessControl(config.security());
       CatalogMetadata metadata = new CatalogMetadata(access);
+      // The scan's caches are the JVM's, shared by every engine in it.
+      ParquetFooters.setMaxColumnChunks(config.caches().footerCacheMaxColumnChunks());
+      SnapshotFiles.setMaxFiles(config.caches().planningCacheMaxFiles());
       QueryEngine engine =
           new QueryEngine(
               catalogs,

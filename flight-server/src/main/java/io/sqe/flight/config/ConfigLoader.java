@@ -6,6 +6,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.ExecutionOptions;
+import io.sqe.engine.iceberg.SnapshotFiles;
+import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.DurationText;
 import io.sqe.flight.config.ServerConfig.AuthSettings;
@@ -91,6 +93,8 @@ public final class ConfigLoader {
           "query.max-run-time",
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
+          "query.footer-cache.max-column-chunks",
+          "query.planning-cache.max-files",
           "query.max-value-size",
           "query.heap-stop-threshold",
           "query.tickets.max-bytes-per-user",
@@ -298,7 +302,11 @@ public final class ConfigLoader {
         host, port, dataDir, catalog, auth, memory, maxRunTime, scale, tls(values), security(values),
         audit == null ? null : Path.of(audit).toAbsolutePath().normalize(),
         minRetention,
-        new ServerConfig.CacheSettings(planCacheEntries, resultCacheBytes),
+        new ServerConfig.CacheSettings(
+            planCacheEntries,
+            resultCacheBytes,
+            atLeastZero(values, "query.footer-cache.max-column-chunks", ParquetFooters.DEFAULT_MAX_COLUMN_CHUNKS),
+            atLeastZero(values, "query.planning-cache.max-files", SnapshotFiles.DEFAULT_MAX_FILES)),
         operations(values),
         planner,
         execution,
@@ -513,6 +521,23 @@ public final class ConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new ConfigException("Setting catalog.type must be 'embedded' or 'rest', not '" + value + "'");
     }
+  }
+
+  /** A whole number of 0 or more (0 turns the thing it bounds off). */
+  private static long atLeastZero(Map<String, String> values, String key, long fallback) {
+    String value = values.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    try {
+      long parsed = Long.parseLong(value.trim());
+      if (parsed >= 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // told below
+    }
+    throw new ConfigException("Setting " + key + " must be a whole number of 0 or more, not '" + value + "'");
   }
 
   private static int integer(Map<String, String> values, String key, int fallback) {

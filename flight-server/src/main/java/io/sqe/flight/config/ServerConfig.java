@@ -205,7 +205,7 @@ public record ServerConfig(
    * @param planCacheMaxEntries compiled plans kept; zero turns the plan cache off
    * @param resultCacheMaxBytes bytes of query results kept; zero turns the result cache off
    */
-  public record CacheSettings(int planCacheMaxEntries, long resultCacheMaxBytes) {}
+  public record CacheSettings(int planCacheMaxEntries, long resultCacheMaxBytes, long footerCacheMaxColumnChunks, long planningCacheMaxFiles) {}
 
   /** Which catalog to serve and how to reach it. */
   public enum CatalogType {

@@ -183,6 +183,23 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void scanCachesAreBoundedByServerSettings() {
+    ServerConfig.CacheSettings defaults = ConfigLoader.fromSettings(Map.of()).caches();
+    assertThat(defaults.footerCacheMaxColumnChunks()).isEqualTo(500_000L);
+    assertThat(defaults.planningCacheMaxFiles()).isEqualTo(200_000L);
+    ServerConfig.CacheSettings set = ConfigLoader.fromSettings(
+        Map.of("query.footer-cache.max-column-chunks", "1000", "query.planning-cache.max-files", "0")).caches();
+    assertThat(set.footerCacheMaxColumnChunks()).isEqualTo(1000L);
+    assertThat(set.planningCacheMaxFiles()).isZero();
+    for (String bad : List.of("-1", "many")) {
+      assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.planning-cache.max-files", bad)))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("query.planning-cache.max-files");
+    }
+  }
+
+  @Test
   void maxReorderedJoinsIsAtLeastTwo() {
     assertThat(ConfigLoader.fromSettings(Map.of()).maxReorderedJoins()).isEqualTo(16);
     assertThat(ConfigLoader.fromSettings(Map.of("query.max-reordered-joins", "40")).maxReorderedJoins()).isEqualTo(40);

@@ -33,22 +33,37 @@ import org.apache.iceberg.io.CloseableIterable;
  * entry is never stale; a commit makes a new snapshot, which is a new entry.
  *
  * <p>Only snapshots without delete files are cached: matching delete files to data files is left
- * to Iceberg's planning. {@code -Dsqe.scan.planningCacheMaxFiles} bounds the cache by data files
- * held (200,000 by default; 0 turns it off).
+ * to Iceberg's planning. The server's {@code query.planning-cache.max-files} bounds the cache by
+ * data files held (200,000 by default; 0 turns it off).
  */
 public final class SnapshotFiles {
   /** The name the cache's statistics go by. */
   public static final String CACHE_NAME = "scan_planning";
-  private static final long MAX_FILES = Long.getLong("sqe.scan.planningCacheMaxFiles", 200_000L);
+  /** Data files held at most, unless the server sets another bound ({@link #setMaxFiles}). */
+  public static final long DEFAULT_MAX_FILES = 200_000L;
+
+  private static volatile long maxFiles = DEFAULT_MAX_FILES;
 
   private static final Cache<String, List<FileScanTask>> SNAPSHOTS =
       Caffeine.newBuilder()
-          .maximumWeight(Math.max(0, MAX_FILES))
+          .maximumWeight(DEFAULT_MAX_FILES)
           .weigher((String key, List<FileScanTask> files) -> Math.max(1, files.size()))
           .recordStats()
           .build();
 
   private SnapshotFiles() {}
+
+  /**
+   * Bounds the cache by the data files it holds; 0 turns it off. The cache is shared by every
+   * engine in the JVM, so the server sets it once, at its start.
+   */
+  public static void setMaxFiles(long files) {
+    if (files < 0) {
+      throw new IllegalArgumentException("files is negative: " + files);
+    }
+    maxFiles = files;
+    SNAPSHOTS.policy().eviction().orElseThrow().setMaximum(files);
+  }
 
   /** The cache, for its hit, miss and eviction statistics. */
   public static Cache<String, List<FileScanTask>> cache() {
@@ -64,7 +79,7 @@ public final class SnapshotFiles {
    * object read the snapshot first, which may name a column differently.
    */
   static List<FileScanTask> plan(Table table, Snapshot snapshot, Expression filter, Runnable checkCancelled) {
-    if (MAX_FILES <= 0 || !withoutDeletes(snapshot)) {
+    if (maxFiles <= 0 || !withoutDeletes(snapshot)) {
       return null;
     }
     List<FileScanTask> files =

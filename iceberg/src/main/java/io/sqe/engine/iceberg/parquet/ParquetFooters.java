@@ -31,17 +31,31 @@ import org.apache.parquet.schema.MessageType;
 public final class ParquetFooters {
   /** The name the footer cache's statistics go by. */
   public static final String CACHE_NAME = "parquet_footers";
-  /** Column chunks held at most, over all cached footers (a chunk's metadata is a few hundred bytes). */
-  private static final long MAX_COLUMN_CHUNKS = Long.getLong("sqe.scan.footerCacheColumnChunks", 500_000L);
+  /**
+   * Column chunks held at most, over all cached footers (a chunk's metadata is a few hundred
+   * bytes), unless the server sets another bound ({@link #setMaxColumnChunks}).
+   */
+  public static final long DEFAULT_MAX_COLUMN_CHUNKS = 500_000L;
 
   private static final Cache<String, ParquetMetadata> FOOTERS =
       Caffeine.newBuilder()
-          .maximumWeight(MAX_COLUMN_CHUNKS)
+          .maximumWeight(DEFAULT_MAX_COLUMN_CHUNKS)
           .weigher((String location, ParquetMetadata footer) -> Math.max(1, chunks(footer)))
           .recordStats()
           .build();
 
   private ParquetFooters() {}
+
+  /**
+   * Bounds the footers the JVM keeps by their column chunks ({@code query.footer-cache.max-column-chunks});
+   * the cache is shared by every engine in the JVM, so the server sets it once, at its start.
+   */
+  public static void setMaxColumnChunks(long chunks) {
+    if (chunks < 0) {
+      throw new IllegalArgumentException("chunks is negative: " + chunks);
+    }
+    FOOTERS.policy().eviction().orElseThrow().setMaximum(chunks);
+  }
 
   /** The cache, for its hit, miss and eviction statistics. */
   public static Cache<String, ParquetMetadata> cache() {
