@@ -327,7 +327,8 @@ class AccessControlTest {
       String queryId = null;
       for (int attempt = 0; attempt < 200 && queryId == null; attempt++) {
         for (List<Object> row : flight.rows(flight.sql().execute("SHOW QUERIES", flight.auth()))) {
-          if ("bob".equals(String.valueOf(row.get(1)))) {
+          // Running, not being planned: the JDBC driver plans under its prepared statement's id.
+          if ("bob".equals(String.valueOf(row.get(1))) && "RUNNING".equals(String.valueOf(row.get(2)))) {
             queryId = String.valueOf(row.get(0));
           }
         }
