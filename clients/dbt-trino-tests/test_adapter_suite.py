@@ -71,7 +71,6 @@ class TestValidateConnectionTrino(BaseValidateConnection):
     pass
 
 
-@pytest.mark.xfail(reason="information_schema.columns.data_type is SQE's INTEGER, not Trino's integer (issue 23)")
 class TestDocsGenerateTrino(BaseDocsGenerate):
     @pytest.fixture(scope="class")
     def expected_catalog(self, project):

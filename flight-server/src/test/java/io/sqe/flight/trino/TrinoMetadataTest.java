@@ -126,7 +126,7 @@ class TrinoMetadataTest {
       assertThat(rows(statement.executeQuery("SHOW COLUMNS FROM sales.big_orders"))).containsExactly(
           List.of("id", "bigint", "", ""), List.of("amount", "decimal(12,2)", "", ""));
       assertThat(rows(statement.executeQuery("SHOW CREATE TABLE sales.orders")).get(0).get(0).toString())
-          .startsWith("CREATE TABLE iceberg.sales.orders (\n   id BIGINT NOT NULL,");
+          .startsWith("CREATE TABLE iceberg.sales.orders (\n   id bigint NOT NULL,");
       assertThat(rows(statement.executeQuery("SHOW SESSION LIKE 'statement%'"))).hasSize(1);
       assertThat(column(statement.executeQuery("SHOW FUNCTIONS"), "Function")).contains("count", "lower");
       assertThat(rows(statement.executeQuery("SELECT table_name FROM system.jdbc.tables WHERE table_schem = 'sales' ORDER BY 1")))
