@@ -55,17 +55,10 @@ class TestGenericTestsTrino(BaseGenericTests):
     pass
 
 
-# dbt-trino hashes snapshot keys with to_utf8, one of Trino's functions SQE lacks until Trino's
-# function library lands (issue 23, the dialect part).
-NEEDS_TO_UTF8 = pytest.mark.xfail(reason="needs Trino's to_utf8 (issue 23, Trino's function library)")
-
-
-@NEEDS_TO_UTF8
 class TestSnapshotCheckColsTrino(BaseSnapshotCheckCols):
     pass
 
 
-@NEEDS_TO_UTF8
 class TestSnapshotTimestampTrino(BaseSnapshotTimestamp):
     pass
 
@@ -78,7 +71,6 @@ class TestValidateConnectionTrino(BaseValidateConnection):
     pass
 
 
-@pytest.mark.xfail(reason="information_schema.columns.data_type is SQE's INTEGER, not Trino's integer (issue 23)")
 class TestDocsGenerateTrino(BaseDocsGenerate):
     @pytest.fixture(scope="class")
     def expected_catalog(self, project):

@@ -4,9 +4,6 @@ The project (project/) has seeds, a view, a table, incremental models with the a
 delete+insert strategies, a snapshot, generic and singular tests and docs. Each adapter builds it
 into its own schema, then again after the seeds change (changed_seeds/), and every relation of the
 two schemas must hold the same rows.
-
-dbt-trino's snapshots hash their keys with Trino's to_utf8, which SQE has once Trino's function
-library lands (issue 23, the dialect part); until then the snapshot is left out and its test skips.
 """
 
 import json
@@ -32,7 +29,7 @@ def dbt(project: Path, env: dict, *args) -> str:
     return result.stdout
 
 
-def build_twice(tmp_path: Path, server, endpoint, target: str, with_snapshot: bool) -> str:
+def build_twice(tmp_path: Path, server, endpoint, target: str) -> str:
     """Builds the project with one adapter, changes the seeds and builds again; returns the schema."""
     project = tmp_path / target
     shutil.copytree(HERE / "project", project)
@@ -40,16 +37,16 @@ def build_twice(tmp_path: Path, server, endpoint, target: str, with_snapshot: bo
     env = {**os.environ, "SQE_HOST": endpoint.host, "SQE_PORT": str(server.port), "SQE_TRINO_PORT": str(endpoint.port),
            "SQE_USER": endpoint.user, "SQE_PASSWORD": endpoint.password, "SQE_CA": str(endpoint.ca),
            "LEDGER_SCHEMA": schema, "DBT_PROFILES_DIR": str(project), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    selection = ["--target", target] + ([] if with_snapshot else ["--exclude", SNAPSHOT])
+    selection = ["--target", target]
     first = dbt(project, env, "build", *selection)
-    assert f"PASS={16 + with_snapshot} " in first, first
+    assert "PASS=17 " in first, first
     for seed in (HERE / "changed_seeds").iterdir():
         shutil.copy(seed, project / "seeds" / seed.name)
     dbt(project, env, "build", *selection)
     dbt(project, env, "docs", "generate", *selection)
     catalog = json.loads((project / "target" / "catalog.json").read_text())
     documented = {node["metadata"]["name"] for node in catalog["nodes"].values() if node["columns"]}
-    assert documented >= set(TABLES), documented
+    assert documented >= {*TABLES, SNAPSHOT}, documented
     return schema
 
 
@@ -62,21 +59,10 @@ def rows(cursor, schema: str, relation: str):
 
 
 @pytest.fixture(scope="module")
-def has_to_utf8(trino_endpoint) -> bool:
-    cursor = trino_endpoint.connect().cursor()
-    try:
-        cursor.execute("select to_utf8('a')")
-        cursor.fetchall()
-        return True
-    except Exception:
-        return False
-
-
-@pytest.fixture(scope="module")
-def schemas(tmp_path_factory, sqe_with_trino, has_to_utf8):
+def schemas(tmp_path_factory, sqe_with_trino):
     """(through dbt-trino, through dbt-sqe): the schemas the two adapters built the project in."""
     server, endpoint = sqe_with_trino
-    built = [build_twice(tmp_path_factory.mktemp("dbt"), server, endpoint, target, has_to_utf8)
+    built = [build_twice(tmp_path_factory.mktemp("dbt"), server, endpoint, target)
              for target in ("trino", "sqe")]
     yield tuple(built)
     cursor = endpoint.connect().cursor()
@@ -99,9 +85,7 @@ def test_dbt_trino_builds_the_tables_dbt_sqe_builds(schemas, trino_endpoint):
     assert [row[1] for row in days] == [2, 2, 1, 1]
 
 
-def test_dbt_trino_snapshots_what_dbt_sqe_snapshots(schemas, trino_endpoint, has_to_utf8):
-    if not has_to_utf8:
-        pytest.skip("dbt-trino's snapshots need Trino's to_utf8 (issue 23, Trino's function library)")
+def test_dbt_trino_snapshots_what_dbt_sqe_snapshots(schemas, trino_endpoint):
     through_trino, through_sqe = schemas
     cursor = trino_endpoint.connect().cursor()
     assert rows(cursor, through_trino, SNAPSHOT) == rows(cursor, through_sqe, SNAPSHOT)

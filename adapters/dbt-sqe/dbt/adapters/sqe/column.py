@@ -1,4 +1,4 @@
-"""Columns with SQE's type names, which carry their own parameters (`DECIMAL(10, 2)`)."""
+"""Columns with SQE's type names, which carry their own parameters (`decimal(10,2)`)."""
 
 from __future__ import annotations
 

@@ -16,28 +16,28 @@ class SqeTypes:
 
     @pytest.fixture
     def string_type(self):
-        return "VARCHAR"
+        return "varchar"
 
     @pytest.fixture
     def int_type(self):
-        return "INTEGER"
+        return "integer"
 
     @pytest.fixture
     def data_types(self, int_type, string_type):
         return [
             ["1", int_type, int_type],
             ["'1'", string_type, string_type],
-            ["true", "boolean", "BOOLEAN"],
+            ["true", "boolean", "boolean"],
             # SQE stores TIMESTAMP WITH LOCAL TIME ZONE (Iceberg's timestamptz), not Calcite's TIMESTAMP WITH TIME ZONE.
             [
                 "cast(timestamp '2013-11-03 00:00:00' as timestamp with local time zone)",
                 "timestamp with local time zone",
-                "TIMESTAMP(6) WITH TIME ZONE",
+                "timestamp(6) with time zone",
             ],
-            ["timestamp '2013-11-03 00:00:00'", "timestamp", "TIMESTAMP(6)"],
-            ["array['a','b','c']", "array(varchar)", "ARRAY(VARCHAR)"],
-            ["array[1,2,3]", "array(integer)", "ARRAY(INTEGER)"],
-            ["cast(1 as decimal(10, 2))", "decimal(10, 2)", "DECIMAL(10, 2)"],
+            ["timestamp '2013-11-03 00:00:00'", "timestamp", "timestamp(6)"],
+            ["array['a','b','c']", "array(varchar)", "array(varchar)"],
+            ["array[1,2,3]", "array(integer)", "array(integer)"],
+            ["cast(1 as decimal(10, 2))", "decimal(10, 2)", "decimal(10,2)"],
         ]
 
 

@@ -12,7 +12,7 @@ from dbt.tests.adapter.persist_docs.test_persist_docs import (
 pytestmark = pytest.mark.information_schema
 
 # SQE's type names, and no table owners (Iceberg tables have none).
-SQE_TYPES = dict(id_type="INTEGER", text_type="VARCHAR", time_type="TIMESTAMP(6)", view_type="VIEW", table_type="BASE TABLE")
+SQE_TYPES = dict(id_type="integer", text_type="varchar", time_type="timestamp(6)", view_type="VIEW", table_type="BASE TABLE")
 
 
 class TestDocsGenerate(BaseDocsGenerate):
@@ -27,7 +27,7 @@ class TestDocsGenReferences(BaseDocsGenReferences):
     @pytest.fixture(scope="class")
     def expected_catalog(self, project):
         return expected_catalog.expected_references_catalog(
-            project, role=None, bigint_type="BIGINT", model_stats=expected_catalog.no_stats(), **SQE_TYPES
+            project, role=None, bigint_type="bigint", model_stats=expected_catalog.no_stats(), **SQE_TYPES
         )
 
 

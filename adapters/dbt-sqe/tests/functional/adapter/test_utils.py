@@ -193,7 +193,7 @@ class TestStringLiteral(BaseStringLiteral):
 
 class TestCurrentTimestamps(BaseCurrentTimestamps):
     # current_timestamp is a reserved word in SQE, as in the SQL standard, so the aliases are quoted;
-    # all three are SQE's current_timestamp, a TIMESTAMP(6) in UTC.
+    # all three are SQE's current_timestamp, a timestamp(6) in UTC.
     @pytest.fixture(scope="class")
     def models(self):
         return {
@@ -207,9 +207,9 @@ select {{ current_timestamp() }} as "current_timestamp",
     @pytest.fixture(scope="class")
     def expected_schema(self):
         return {
-            "current_timestamp": "TIMESTAMP(6)",
-            "current_timestamp_in_utc_backcompat": "TIMESTAMP(6)",
-            "current_timestamp_backcompat": "TIMESTAMP(6)",
+            "current_timestamp": "timestamp(6)",
+            "current_timestamp_in_utc_backcompat": "timestamp(6)",
+            "current_timestamp_backcompat": "timestamp(6)",
         }
 
     @pytest.fixture(scope="class")

@@ -427,7 +427,7 @@ class DdlEndToEndTest {
       errors.check("create table " + s + ".u (a int) partitioned by (bucket(0, a))", FlightStatusCode.INVALID_ARGUMENT,
           "The bucket width must be a positive integer");
       errors.check("alter table " + s + ".t alter column a set data type varchar", FlightStatusCode.INVALID_ARGUMENT,
-          "Cannot change column 'a' from INTEGER to VARCHAR");
+          "Cannot change column 'a' from integer to varchar");
       assertThat(tableExists(mode, s, "u")).isFalse();
 
       // The Flight Java client reads gRPC's FAILED_PRECONDITION as INVALID_ARGUMENT; the wire status is checked too.

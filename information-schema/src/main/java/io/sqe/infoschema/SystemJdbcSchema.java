@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.catalog.types.ArrowTypeMapping;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.catalog.types.TrinoType;
 import io.sqe.engine.plan.SystemSchema;
@@ -29,6 +30,7 @@ import org.apache.calcite.schema.Schema;
 import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.iceberg.types.Types;
 
 /**
  * Trino's {@code system.jdbc} schema, in the {@code system} catalog: the tables Trino's JDBC driver
@@ -244,7 +246,12 @@ final class SystemJdbcSchema implements SystemSchema {
         field(new ArrowType.Date(DateUnit.DAY)),
         field(new ArrowType.Time(TimeUnit.MICROSECOND, 64)),
         field(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)),
-        field(new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")));
+        field(new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
+        // uuid and the nested types, whose rows Trino lists by their bare names.
+        ArrowTypeMapping.toArrow("type", Types.UUIDType.get(), true),
+        ArrowTypeMapping.toArrow("type", Types.ListType.ofOptional(1, Types.LongType.get()), true),
+        ArrowTypeMapping.toArrow("type", Types.MapType.ofOptional(1, 2, Types.StringType.get(), Types.LongType.get()), true),
+        ArrowTypeMapping.toArrow("type", Types.StructType.of(Types.NestedField.optional(1, "x", Types.LongType.get())), true));
 
     TypesTable(Catalogs catalogs, Principal principal, CatalogMetadata metadata) {
       super(catalogs, principal, metadata, List.of(

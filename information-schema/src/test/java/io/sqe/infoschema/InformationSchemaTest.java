@@ -100,7 +100,7 @@ class InformationSchemaTest {
   }
 
   @Test
-  void columnsDescribeEveryScalarTypeInSqlTerms() {
+  void columnsDescribeEveryScalarTypeWithTrinosNames() {
     lake.catalog.iceberg().createTable(TableIdentifier.of("s", "scalars"), SCALARS);
     List<List<Object>> rows = lake.query(
         "SELECT column_name, ordinal_position, is_nullable, data_type, numeric_precision, numeric_scale, datetime_precision,"
@@ -108,20 +108,20 @@ class InformationSchemaTest {
             + " FROM information_schema.columns WHERE table_name = 'scalars' ORDER BY ordinal_position");
     assertThat(rows)
         .containsExactly(
-            Arrays.asList("id", 1, "NO", "BIGINT", 19, 0, null, null, null, null),
-            Arrays.asList("flag", 2, "YES", "BOOLEAN", null, null, null, null, null, null),
-            Arrays.asList("i", 3, "YES", "INTEGER", 10, 0, null, null, null, null),
-            Arrays.asList("f", 4, "YES", "REAL", 7, null, null, null, null, null),
-            Arrays.asList("d", 5, "YES", "DOUBLE", 15, null, null, null, null, null),
-            Arrays.asList("amount", 6, "YES", "DECIMAL(12, 2)", 12, 2, null, null, null, "Order total in EUR"),
-            Arrays.asList("day", 7, "YES", "DATE", null, null, 0, null, null, null),
-            Arrays.asList("t", 8, "YES", "TIME(6)", null, null, 6, null, null, null),
-            Arrays.asList("ts", 9, "YES", "TIMESTAMP(6)", null, null, 6, null, null, null),
-            Arrays.asList("tstz", 10, "YES", "TIMESTAMP(6) WITH TIME ZONE", null, null, 6, null, null, null),
-            Arrays.asList("s", 11, "YES", "VARCHAR", null, null, null, null, null, null),
-            Arrays.asList("u", 12, "YES", "UUID", null, null, null, null, null, null),
-            Arrays.asList("fx", 13, "YES", "BINARY(4)", null, null, null, null, null, null),
-            Arrays.asList("b", 14, "YES", "VARBINARY", null, null, null, null, null, null));
+            Arrays.asList("id", 1, "NO", "bigint", 19, 0, null, null, null, null),
+            Arrays.asList("flag", 2, "YES", "boolean", null, null, null, null, null, null),
+            Arrays.asList("i", 3, "YES", "integer", 10, 0, null, null, null, null),
+            Arrays.asList("f", 4, "YES", "real", 7, null, null, null, null, null),
+            Arrays.asList("d", 5, "YES", "double", 15, null, null, null, null, null),
+            Arrays.asList("amount", 6, "YES", "decimal(12,2)", 12, 2, null, null, null, "Order total in EUR"),
+            Arrays.asList("day", 7, "YES", "date", null, null, 0, null, null, null),
+            Arrays.asList("t", 8, "YES", "time(6)", null, null, 6, null, null, null),
+            Arrays.asList("ts", 9, "YES", "timestamp(6)", null, null, 6, null, null, null),
+            Arrays.asList("tstz", 10, "YES", "timestamp(6) with time zone", null, null, 6, null, null, null),
+            Arrays.asList("s", 11, "YES", "varchar", null, null, null, null, null, null),
+            Arrays.asList("u", 12, "YES", "uuid", null, null, null, null, null, null),
+            Arrays.asList("fx", 13, "YES", "binary(4)", null, null, null, null, null, null),
+            Arrays.asList("b", 14, "YES", "varbinary", null, null, null, null, null, null));
   }
 
   @Test
@@ -137,6 +137,10 @@ class InformationSchemaTest {
       Prepared cast = lake.engine.prepare(lake.session, "SELECT CAST(\"" + column + "\" AS " + row.get(1) + ") AS \"" + column + "\" FROM scalars");
       assertThat(cast.resultSchema().getFields().get(0).getType()).as(column).isEqualTo(plain.resultSchema().getFields().get(0).getType());
     }
+    // Nested types are spelled as Trino spells them, too.
+    assertThat(lake.query("SELECT data_type FROM information_schema.columns WHERE table_name = 'scalars' AND ordinal_position > 14"
+            + " ORDER BY ordinal_position"))
+        .containsExactly(List.of("array(bigint)"), List.of("map(varchar, decimal(9,3))"), List.of("row(x integer, y varchar)"));
   }
 
   @Test
@@ -149,7 +153,7 @@ class InformationSchemaTest {
     // The definition is the view's stored SQL, which SQE writes fully quoted; it reads back as the same view.
     assertThat(views.get(0).get(3)).isEqualTo("SELECT \"id\", \"amount\"\nFROM \"t\"\nWHERE \"amount\" > 100");
     assertThat(lake.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'big'"))
-        .containsExactly(List.of("id", "BIGINT"), List.of("amount", "DECIMAL(10, 2)"));
+        .containsExactly(List.of("id", "bigint"), List.of("amount", "decimal(10,2)"));
     assertThat(lake.query("SELECT count(*) FROM information_schema.views WHERE table_name = 't'")).containsExactly(List.of(0L));
   }
 
@@ -261,7 +265,7 @@ class InformationSchemaTest {
     assertThat(rows).hasSize(600);
     for (int i = 1; i <= 600; i++) {
       assertThat(rows.get(i - 1))
-          .containsExactly("c" + i, i, i % 2 == 0 ? "VARCHAR" : "DECIMAL(18, " + (i % 10) + ")");
+          .containsExactly("c" + i, i, i % 2 == 0 ? "varchar" : "decimal(18," + (i % 10) + ")");
     }
   }
 

@@ -69,8 +69,8 @@ class ShowStatementsTest {
   @Test
   void showCreateTableWritesDdlThatMakesTheSameTable() {
     String ddl = (String) lake.show("SHOW CREATE TABLE orders").get(0).get(0);
-    assertThat(ddl).startsWith("CREATE TABLE lake.s.orders (\n   id BIGINT NOT NULL COMMENT 'the key',")
-        .contains("   \"Select\" VARCHAR\n)\nCOMMENT 'all orders'\nPARTITIONED BY (day(placed), bucket(8, id))\n"
+    assertThat(ddl).startsWith("CREATE TABLE lake.s.orders (\n   id bigint NOT NULL COMMENT 'the key',")
+        .contains("   \"Select\" varchar\n)\nCOMMENT 'all orders'\nPARTITIONED BY (day(placed), bucket(8, id))\n"
             + "SORTED BY (amount DESC NULLS LAST)\nWITH (\n   format_version = 2,\n   location = '")
         .contains("'write.target-file-size-bytes' = '1048576'");
     // The same DDL under another name, without the location, makes a table that shows the same.

@@ -2,6 +2,7 @@ package io.sqe.catalog.types;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
@@ -328,44 +329,55 @@ public final class CalciteTypeMapping {
   }
 
   /**
-   * The SQL name of a type as clients display it: {@code DECIMAL(12, 2)}, {@code TIMESTAMP(6)},
-   * {@code ARRAY(BIGINT)}, {@code MAP(VARCHAR, DOUBLE)}, {@code ROW(x INTEGER, y VARCHAR)}.
+   * The SQL name of a type as Trino spells it, the one spelling of every client-facing type name
+   * (result and column metadata, information_schema, SHOW and DESCRIBE) and one CAST accepts:
+   * {@code decimal(12,2)}, {@code timestamp(6) with time zone}, {@code array(bigint)},
+   * {@code map(varchar, double)}, {@code row(x integer, "Y" varchar)}. Iceberg's fixed-length
+   * binary, which Trino lacks, is {@code binary(n)}.
    */
   public static String sqlTypeName(RelDataType type) {
     switch (type.getSqlTypeName()) {
       case TIMESTAMP:
-        return "TIMESTAMP(6)";
+        return "timestamp(6)";
       case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
       case TIMESTAMP_TZ:
-        return "TIMESTAMP(6) WITH TIME ZONE";
+        return "timestamp(6) with time zone";
       case TIME:
-        return "TIME(6)";
+        return "time(6)";
       case CHAR:
       case VARCHAR:
-        return "VARCHAR";
+        return "varchar";
       case DECIMAL:
-        return "DECIMAL(" + type.getPrecision() + ", " + Math.max(0, type.getScale()) + ")";
+        return "decimal(" + type.getPrecision() + "," + Math.max(0, type.getScale()) + ")";
       case BINARY:
-        return type.getPrecision() > 0 ? "BINARY(" + type.getPrecision() + ")" : "VARBINARY";
+        return type.getPrecision() > 0 ? "binary(" + type.getPrecision() + ")" : "varbinary";
       case ARRAY:
       case MULTISET:
-        return "ARRAY(" + sqlTypeName(type.getComponentType()) + ")";
+        return "array(" + sqlTypeName(type.getComponentType()) + ")";
       case MAP:
-        return "MAP(" + sqlTypeName(type.getKeyType()) + ", " + sqlTypeName(type.getValueType()) + ")";
+        return "map(" + sqlTypeName(type.getKeyType()) + ", " + sqlTypeName(type.getValueType()) + ")";
       case ROW: {
-        StringBuilder name = new StringBuilder("ROW(");
+        StringBuilder name = new StringBuilder("row(");
         for (RelDataTypeField f : type.getFieldList()) {
           if (name.length() > 4) {
             name.append(", ");
           }
-          name.append(f.getName()).append(' ').append(sqlTypeName(f.getType()));
+          name.append(TrinoType.fieldName(f.getName())).append(' ').append(sqlTypeName(f.getType()));
         }
         return name.append(')').toString();
       }
       case FLOAT:
-        return "DOUBLE";
+        return "double";
+      case NULL:
+        return "unknown";
       default:
-        return type.getSqlTypeName().getName();
+        if (SqlTypeName.YEAR_INTERVAL_TYPES.contains(type.getSqlTypeName())) {
+          return "interval year to month";
+        }
+        if (SqlTypeName.DAY_INTERVAL_TYPES.contains(type.getSqlTypeName())) {
+          return "interval day to second";
+        }
+        return type.getSqlTypeName().getName().toLowerCase(Locale.ROOT);
     }
   }
 }

@@ -164,7 +164,7 @@ public record TrinoType(String rawType, List<Object> arguments) {
   }
 
   /** A row field's name as Trino writes it: quoted unless it is a plain lower-case identifier. */
-  private static String fieldName(String name) {
+  static String fieldName(String name) {
     return name.matches("[a-z_][a-z0-9_]*") ? name : '"' + name.replace("\"", "\"\"") + '"';
   }
 }

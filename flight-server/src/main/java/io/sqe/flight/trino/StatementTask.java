@@ -88,6 +88,11 @@ final class StatementTask implements Runnable {
         return;
       }
       runStatement(session);
+    } catch (Error e) {
+      // Calcite reports some of its own failures as AssertionError, and a statement may run out
+      // of heap: the statement must still end, with the error the client sees (logged with the
+      // query id), or the client waits for it forever.
+      query.failed(TrinoError.of(translate(e)), SessionChanges.NONE);
     } finally {
       query.wake();
     }

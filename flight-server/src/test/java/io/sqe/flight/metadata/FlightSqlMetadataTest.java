@@ -185,20 +185,20 @@ class FlightSqlMetadataTest {
 
       Map<String, String> typeNames =
           Map.ofEntries(
-              Map.entry("id", "BIGINT"),
-              Map.entry("flag", "BOOLEAN"),
-              Map.entry("i", "INTEGER"),
-              Map.entry("f", "REAL"),
-              Map.entry("d", "DOUBLE"),
-              Map.entry("amount", "DECIMAL(12, 2)"),
-              Map.entry("day", "DATE"),
-              Map.entry("t", "TIME(6)"),
-              Map.entry("ts", "TIMESTAMP(6)"),
-              Map.entry("tstz", "TIMESTAMP(6) WITH TIME ZONE"),
-              Map.entry("s", "VARCHAR"),
-              Map.entry("u", "UUID"),
-              Map.entry("fx", "BINARY(4)"),
-              Map.entry("b", "VARBINARY"));
+              Map.entry("id", "bigint"),
+              Map.entry("flag", "boolean"),
+              Map.entry("i", "integer"),
+              Map.entry("f", "real"),
+              Map.entry("d", "double"),
+              Map.entry("amount", "decimal(12,2)"),
+              Map.entry("day", "date"),
+              Map.entry("t", "time(6)"),
+              Map.entry("ts", "timestamp(6)"),
+              Map.entry("tstz", "timestamp(6) with time zone"),
+              Map.entry("s", "varchar"),
+              Map.entry("u", "uuid"),
+              Map.entry("fx", "binary(4)"),
+              Map.entry("b", "varbinary"));
       for (Field field : fields) {
         FlightSqlColumnMetadata column = new FlightSqlColumnMetadata(field.getMetadata());
         String name = field.getName();
@@ -239,7 +239,7 @@ class FlightSqlMetadataTest {
       List<Field> fields = deserialize((byte[]) root.getVector("table_schema").getObject(0)).getFields();
       assertThat(fields).extracting(Field::getName, Field::isNullable).containsExactly(tuple("id", false), tuple("amount", true));
       FlightSqlColumnMetadata amount = new FlightSqlColumnMetadata(fields.get(1).getMetadata());
-      assertThat(amount.getTypeName()).isEqualTo("DECIMAL(12, 2)");
+      assertThat(amount.getTypeName()).isEqualTo("decimal(12,2)");
       assertThat(amount.getTableName()).isEqualTo("big_orders");
       assertThat(amount.isReadOnly()).isTrue();
       assertThat(amount.getRemarks()).isEqualTo("Order total in EUR");

@@ -184,7 +184,7 @@ class JdbcDriverMetadataTest {
     assertThat(columns).hasSize(TestLakehouse.ALL_TYPES.columns().size());
     assertThat(columns.get("amount"))
         .containsEntry("DATA_TYPE", Types.DECIMAL)
-        .containsEntry("TYPE_NAME", "DECIMAL(12, 2)")
+        .containsEntry("TYPE_NAME", "decimal(12,2)")
         .containsEntry("COLUMN_SIZE", 12)
         .containsEntry("DECIMAL_DIGITS", 2)
         .containsEntry("REMARKS", "Order total in EUR")
@@ -196,12 +196,12 @@ class JdbcDriverMetadataTest {
         .containsEntry("IS_AUTOINCREMENT", "NO");
     assertThat(columns.get("tstz"))
         .containsEntry("DATA_TYPE", Types.TIMESTAMP_WITH_TIMEZONE)
-        .containsEntry("TYPE_NAME", "TIMESTAMP(6) WITH TIME ZONE")
+        .containsEntry("TYPE_NAME", "timestamp(6) with time zone")
         .containsEntry("DECIMAL_DIGITS", 6);
     assertThat(columns.get("ts")).containsEntry("DATA_TYPE", Types.TIMESTAMP).containsEntry("COLUMN_SIZE", 26);
     assertThat(columns.get("fx")).containsEntry("DATA_TYPE", Types.BINARY).containsEntry("COLUMN_SIZE", 4);
-    assertThat(columns.get("u")).containsEntry("TYPE_NAME", "UUID").containsEntry("COLUMN_SIZE", 16);
-    assertThat(columns.get("s")).containsEntry("DATA_TYPE", Types.VARCHAR).containsEntry("TYPE_NAME", "VARCHAR");
+    assertThat(columns.get("u")).containsEntry("TYPE_NAME", "uuid").containsEntry("COLUMN_SIZE", 16);
+    assertThat(columns.get("s")).containsEntry("DATA_TYPE", Types.VARCHAR).containsEntry("TYPE_NAME", "varchar");
   }
 
   @Test

@@ -123,6 +123,81 @@ class TrinoJdbcTest {
   }
 
   @Test
+  void typedGettersReadEdgeValuesAndNestedTypes() throws Exception {
+    try (Connection connection = trino.connect(); Statement statement = connection.createStatement()) {
+      statement.executeUpdate("CREATE TABLE jdbc.edges (id INTEGER, l BIGINT, d DOUBLE, r REAL, num DECIMAL(38, 10), dt DATE,"
+          + " ts TIMESTAMP, tstz TIMESTAMP WITH TIME ZONE, s VARCHAR, bin VARBINARY, fx BINARY(4), b BOOLEAN,"
+          + " nested ARRAY(ARRAY(INTEGER)), rows ARRAY(ROW(k VARCHAR, v DECIMAL(5, 2))), m MAP(VARCHAR, ARRAY(BIGINT)),"
+          + " st ROW(\"Name\" VARCHAR, at TIMESTAMP, inner_row ROW(z BOOLEAN)))");
+      // Empty arrays are sliced from one-element ones: SQE's ARRAY[] needs an element to type it.
+      statement.executeUpdate("INSERT INTO jdbc.edges VALUES"
+          + " (1, -9223372036854775808, 4.9E-324, CAST(-3.4028235E38 AS REAL), -9999999999999999999999999999.9999999999,"
+          + " DATE '0001-01-01', TIMESTAMP '1900-01-01 00:00:00.000001', TIMESTAMP '1900-01-01 00:00:00.000001', '', X'', X'00000000',"
+          + " false, ARRAY[ARRAY[1, NULL], slice(ARRAY[1], 1, 0)], ARRAY[ROW('a', 1.5), NULL], MAP['k', ARRAY[NULL, 2]],"
+          + " ROW('x', TIMESTAMP '2024-02-29 23:59:59.999999', ROW(true)))");
+      // One row a statement: Calcite cannot plan a VALUES whose rows type nested rows differently.
+      statement.executeUpdate("INSERT INTO jdbc.edges VALUES"
+          + " (2, 9223372036854775807, -1.7976931348623157E308, CAST(1.17549435E-38 AS REAL), 9999999999999999999999999999.9999999999,"
+          + " DATE '9999-12-31', TIMESTAMP '9999-12-31 23:59:59.999999', TIMESTAMP '9999-12-31 23:59:59.999999', '\u2603 ''q'' \\n',"
+          + " X'deadbeef', X'ffffffff', true, slice(ARRAY[ARRAY[1]], 1, 0), slice(ARRAY[ROW('a', 1.5)], 1, 0),"
+          + " MAP['', slice(ARRAY[1], 1, 0)], ROW('', NULL, NULL))");
+      try (ResultSet rows = statement.executeQuery("SELECT * FROM jdbc.edges ORDER BY id")) {
+        assertThat(rows.getMetaData().getColumnTypeName(11)).isEqualTo("varbinary");
+        assertThat(rows.getMetaData().getColumnTypeName(13)).isEqualTo("array(array(integer))");
+        assertThat(rows.getMetaData().getColumnTypeName(16)).isEqualTo("row(Name varchar,at timestamp(6),inner_row row(z boolean))");
+
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getLong("l")).isEqualTo(Long.MIN_VALUE);
+        assertThat(rows.getBigDecimal("l")).isEqualTo(BigDecimal.valueOf(Long.MIN_VALUE));
+        assertThat(rows.getString("l")).isEqualTo("-9223372036854775808");
+        assertThat(rows.getDouble("d")).isEqualTo(Double.MIN_VALUE);
+        assertThat(rows.getFloat("r")).isEqualTo(-Float.MAX_VALUE);
+        assertThat(rows.getBigDecimal("num")).isEqualTo(new BigDecimal("-9999999999999999999999999999.9999999999"));
+        assertThat(rows.getObject("num")).isEqualTo(new BigDecimal("-9999999999999999999999999999.9999999999"));
+        assertThat(rows.getObject("dt", LocalDate.class)).isEqualTo(LocalDate.of(1, 1, 1));
+        assertThat(rows.getObject("ts", LocalDateTime.class)).isEqualTo(LocalDateTime.of(1900, 1, 1, 0, 0, 0, 1_000));
+        assertThat(rows.getObject("tstz", ZonedDateTime.class).toInstant())
+            .isEqualTo(LocalDateTime.of(1900, 1, 1, 0, 0, 0, 1_000).toInstant(ZoneOffset.UTC));
+        assertThat(rows.getString("s")).isEmpty();
+        assertThat(rows.wasNull()).isFalse();
+        assertThat(rows.getBytes("bin")).isEmpty();
+        assertThat(rows.getBytes("fx")).containsExactly(0, 0, 0, 0);
+        assertThat(rows.getBoolean("b")).isFalse();
+        assertThat(rows.getInt("b")).isZero();
+        Object[] nested = (Object[]) rows.getArray("nested").getArray();
+        assertThat(nested).hasSize(2);
+        assertThat((List<?>) nested[0]).isEqualTo(java.util.Arrays.asList(1, null));
+        assertThat((List<?>) nested[1]).isEmpty();
+        assertThat(rows.getObject("nested")).isInstanceOf(Array.class);
+        Object[] rowArray = (Object[]) rows.getArray("rows").getArray();
+        assertThat(rowArray[0].toString()).isEqualTo("{k=a, v=1.50}");
+        assertThat(rowArray[1]).isNull();
+        assertThat(rows.getObject("m")).isEqualTo(Map.of("k", java.util.Arrays.asList(null, 2L)));
+        assertThat(rows.getObject("st").toString()).isEqualTo("{Name=x, at=2024-02-29 23:59:59.999999, inner_row={z=true}}");
+
+        assertThat(rows.next()).isTrue();
+        assertThat(rows.getLong("l")).isEqualTo(Long.MAX_VALUE);
+        assertThat(rows.getDouble("d")).isEqualTo(-Double.MAX_VALUE);
+        assertThat(rows.getFloat("r")).isEqualTo(Float.MIN_NORMAL);
+        assertThat(rows.getBigDecimal("num")).isEqualTo(new BigDecimal("9999999999999999999999999999.9999999999"));
+        assertThat(rows.getDate("dt").toLocalDate()).isEqualTo(LocalDate.of(9999, 12, 31));
+        assertThat(rows.getTimestamp("ts").toLocalDateTime()).isEqualTo(LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000));
+        assertThat(rows.getObject("tstz", ZonedDateTime.class).toInstant())
+            .isEqualTo(LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000).toInstant(ZoneOffset.UTC));
+        assertThat(rows.getString("s")).isEqualTo("\u2603 'q' \\n");
+        assertThat(rows.getBytes("bin")).containsExactly(0xde, 0xad, 0xbe, 0xef);
+        assertThat(rows.getBytes("fx")).containsExactly(0xff, 0xff, 0xff, 0xff);
+        assertThat(rows.getBoolean("b")).isTrue();
+        assertThat((Object[]) rows.getArray("nested").getArray()).isEmpty();
+        assertThat((Object[]) rows.getArray("rows").getArray()).isEmpty();
+        assertThat(rows.getObject("m")).isEqualTo(Map.of("", List.of()));
+        assertThat(rows.getObject("st").toString()).isEqualTo("{Name=, at=null, inner_row=null}");
+        assertThat(rows.next()).isFalse();
+      }
+    }
+  }
+
+  @Test
   void preparedStatementsBindEveryParameterTypeAndDescribeThemselves() throws Exception {
     try (Connection connection = trino.connect(); Statement statement = connection.createStatement()) {
       statement.executeUpdate("CREATE TABLE jdbc.prepared (b BOOLEAN, i INTEGER, l BIGINT, r REAL, d DOUBLE, num DECIMAL(12, 2),"
@@ -351,6 +426,26 @@ class TrinoJdbcTest {
       Throwable failure = running.get(30, TimeUnit.SECONDS);
       assertThat(failure).isInstanceOf(SQLException.class);
       waitForRunningQueries(0);
+    }
+  }
+
+  @Test
+  void aStatementTheEngineFailsOnEndsWithAnInternalError() throws Exception {
+    try (Connection connection = trino.connect(); Statement statement = connection.createStatement()) {
+      statement.executeUpdate("CREATE TABLE jdbc.nested_rows (id INTEGER, st ROW(n VARCHAR, inner_row ROW(z BOOLEAN)))");
+      // Calcite fails planning this VALUES with an AssertionError, not an exception.
+      CompletableFuture<Throwable> running = CompletableFuture.supplyAsync(() -> {
+        try {
+          statement.executeUpdate("INSERT INTO jdbc.nested_rows VALUES (1, ROW('x', ROW(true))), (2, ROW(NULL, NULL))");
+          return null;
+        } catch (SQLException e) {
+          return e;
+        }
+      });
+      Throwable failure = running.get(60, TimeUnit.SECONDS);
+      assertThat(failure).isInstanceOf(SQLException.class);
+      assertThat(((SQLException) failure).getErrorCode()).isEqualTo(65536);
+      assertThat(failure).hasMessageContaining("Internal error");
     }
   }
 

@@ -285,7 +285,7 @@ class DdlExecutorTest {
 
     sql.fails("alter table t add column name int", ErrorCode.ALREADY_EXISTS, "Column 'name' already exists", 1, 26);
     sql.fails("alter table t add column nope.z int", ErrorCode.NOT_FOUND, "Column 'nope' does not exist", 1, 26);
-    sql.fails("alter table t add column id.z int", ErrorCode.INVALID_ARGUMENT, "of type BIGINT: it is not a ROW", 1, 26);
+    sql.fails("alter table t add column id.z int", ErrorCode.INVALID_ARGUMENT, "of type bigint: it is not a ROW", 1, 26);
     sql.fails("alter table t add column c decimal(50, 1)", ErrorCode.INVALID_ARGUMENT, "DECIMAL precision 50", 1, 28);
     sql.fails("alter table missing add column c int", ErrorCode.NOT_FOUND, "Table 'lake.s.missing' does not exist", 1, 13);
     sql.run("alter table if exists missing add column c int");
@@ -342,11 +342,11 @@ class DdlExecutorTest {
             + " r: optional struct<n: optional long>>");
 
     sql.fails("alter table t alter column s set data type int", ErrorCode.INVALID_ARGUMENT,
-        "Cannot change column 's' from VARCHAR to INTEGER: Iceberg widens only", 1, 44);
-    sql.fails("alter table t alter column l set data type int", ErrorCode.INVALID_ARGUMENT, "from BIGINT to INTEGER", 1, 44);
+        "Cannot change column 's' from varchar to integer: Iceberg widens only", 1, 44);
+    sql.fails("alter table t alter column l set data type int", ErrorCode.INVALID_ARGUMENT, "from bigint to integer", 1, 44);
     sql.fails("alter table t alter column d set data type decimal(14, 3)", ErrorCode.INVALID_ARGUMENT,
-        "from DECIMAL(12, 2) to DECIMAL(14, 3)", 1, 44);
-    sql.fails("alter table t alter column r set data type row(n bigint, m int)", ErrorCode.INVALID_ARGUMENT, "from ROW(n BIGINT) to ROW(", 1, 63);
+        "from decimal(12,2) to decimal(14,3)", 1, 44);
+    sql.fails("alter table t alter column r set data type row(n bigint, m int)", ErrorCode.INVALID_ARGUMENT, "from row(n bigint) to row(", 1, 63);
     sql.fails("alter table t alter column nope set data type int", ErrorCode.NOT_FOUND, "Column 'nope' does not exist", 1, 28);
   }
 
