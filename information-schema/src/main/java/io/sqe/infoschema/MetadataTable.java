@@ -5,13 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.session.Principal;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.Enumerable;
-import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rex.RexNode;
@@ -93,27 +90,7 @@ abstract class MetadataTable extends AbstractTable implements ProjectableFiltera
 
   @Override
   public Enumerable<Object[]> scan(DataContext root, List<RexNode> filters, int[] projects) {
-    BitSet read = new BitSet();
-    if (projects == null) {
-      read.set(0, columns.size());
-    } else {
-      for (int project : projects) {
-        read.set(project);
-      }
-    }
-    List<Object[]> rows = rows(new Request(new PushedFilters(filters, root), read));
-    if (projects == null) {
-      return Linq4j.asEnumerable(rows);
-    }
-    List<Object[]> projected = new ArrayList<>(rows.size());
-    for (Object[] row : rows) {
-      Object[] values = new Object[projects.length];
-      for (int i = 0; i < projects.length; i++) {
-        values[i] = row[projects[i]];
-      }
-      projected.add(values);
-    }
-    return Linq4j.asEnumerable(projected);
+    return Request.scan(columns, root, filters, projects, RelationType::sqlName, this::rows);
   }
 
   /** Every row the request's conditions may accept, each with a value for every column. */
@@ -130,51 +107,5 @@ abstract class MetadataTable extends AbstractTable implements ProjectableFiltera
   /** Epoch milliseconds as the engine's microsecond timestamp. */
   static Long micros(Long millis) {
     return millis == null ? null : millis * 1000;
-  }
-
-  /** One scan: the conditions Calcite pushed and the columns it reads. */
-  final class Request {
-    private final PushedFilters filters;
-    private final BitSet read;
-
-    Request(PushedFilters filters, BitSet read) {
-      this.filters = filters;
-      this.read = read;
-    }
-
-    /** The names that the conditions on every column of the role may accept. */
-    NameFilter filter(Role role) {
-      NameFilter filter = NameFilter.ANY;
-      for (int i = 0; i < columns.size(); i++) {
-        if (columns.get(i).role() == role) {
-          filter = filter.and(filters.on(i));
-        }
-      }
-      return filter;
-    }
-
-    /** The relation types the conditions on the table type column may accept. */
-    Set<RelationType> types() {
-      NameFilter filter = filter(Role.TABLE_TYPE);
-      Set<RelationType> types = EnumSet.noneOf(RelationType.class);
-      for (RelationType type : RelationType.values()) {
-        if (filter.accepts(type.sqlName())) {
-          types.add(type);
-        }
-      }
-      return types;
-    }
-
-    /** Whether the statement reads any of the columns. */
-    boolean reads(String... names) {
-      for (String name : names) {
-        for (int i = 0; i < columns.size(); i++) {
-          if (columns.get(i).name().equals(name) && read.get(i)) {
-            return true;
-          }
-        }
-      }
-      return false;
-    }
   }
 }
