@@ -164,9 +164,9 @@ final class IcebergFilterConverter {
   }
 
   /**
-   * {@code SEARCH(column, Sarg)}: the values as {@code in}, the excluded values as {@code notIn},
-   * else the ranges' OR; too many of them, the range from the least value to the greatest (for
-   * excluded values, nothing). Rows where the column is NULL are kept when the Sarg keeps them.
+   * {@code SEARCH(column, Sarg)}: the values as an OR of equalities, the excluded values as an AND
+   * of inequalities, else the ranges' OR; too many of them, the range from the least value to the
+   * greatest (for excluded values, nothing). Rows where the column is NULL are kept when the Sarg keeps them.
    */
   private Optional<Expression> search(RexCall call) {
     Optional<Types.NestedField> column = column(call.getOperands().get(0));
@@ -192,7 +192,13 @@ final class IcebergFilterConverter {
         }
         points.add(point.get());
       }
-      values = Optional.of(excluded ? Expressions.notIn(name, points.toArray()) : Expressions.in(name, points.toArray()));
+      // Equalities, not in/notIn: Iceberg's evaluators test a partition value against an in-set of
+      // strings with a set that refuses null (NullPointerException for a NULL partition value).
+      List<Expression> terms = new ArrayList<>();
+      for (Object point : points) {
+        terms.add(excluded ? Expressions.notEqual(name, point) : Expressions.equal(name, point));
+      }
+      values = Optional.of(balanced(terms, excluded ? Expressions::and : Expressions::or));
     } else if (pushedAsList(sarg)) {
       List<Expression> ranges = new ArrayList<>();
       for (Range<?> range : sarg.rangeSet.asRanges()) {
