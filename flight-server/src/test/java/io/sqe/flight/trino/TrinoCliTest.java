@@ -124,7 +124,11 @@ class TrinoCliTest {
   }
 
   private static Process start(String sql) throws IOException {
+    // A job started in the background by a shell without job control (CI's runner, nohup ... &)
+    // ignores SIGINT, and so do its children: the CLI would never see Ctrl-C. At a terminal SIGINT
+    // has its default action, which env restores for the CLI.
     List<String> command = new ArrayList<>(List.of(
+        "env", "--default-signal=INT",
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", CLI.toString(),
         "--server", trino.baseUri(),
         "--truststore-path", trino.caCertificate().toString(),
