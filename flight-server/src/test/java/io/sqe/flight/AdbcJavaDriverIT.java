@@ -311,7 +311,7 @@ class AdbcJavaDriverIT {
   void bulkIngestFailsInEveryMode() throws Exception {
     AdbcException clob = exception(() -> ingest(connection, "adbc.people", BulkIngestMode.CREATE, people(1, "ann")));
     assertThat(clob.getStatus()).isEqualTo(AdbcStatusCode.ALREADY_EXISTS);
-    assertThat(String.valueOf(clob.getCause())).contains("INVALID_ARGUMENT", "CLOB");
+    assertThat(String.valueOf(clob.getCause())).contains("INVALID_ARGUMENT").containsIgnoringCase("unknown type 'clob'");
     assertThat(query("SELECT count(*) FROM information_schema.tables WHERE table_name = 'people'")).containsExactly(List.of(0L));
 
     // SqlQuirks with SQE's type names get the table created; the rows still do not land.
