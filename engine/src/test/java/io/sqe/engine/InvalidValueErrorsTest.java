@@ -65,4 +65,13 @@ class InvalidValueErrorsTest {
           });
     }
   }
+
+  @Test
+  void aDivisionByZeroThrownWithoutAMessageIsStillNamed() {
+    // What the JIT throws from hot code after many divisions by zero (OmitStackTraceInFastThrow):
+    // the same exception, preallocated, without its message.
+    SqeException e = io.sqe.engine.exec.ExecutionErrors.invalidValue(new ArithmeticException()).orElseThrow();
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    assertThat(e.getMessage()).isEqualTo("Division by zero");
+  }
 }

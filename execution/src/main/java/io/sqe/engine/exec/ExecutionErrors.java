@@ -91,7 +91,10 @@ public final class ExecutionErrors {
    */
   public static java.util.Optional<SqeException> invalidValue(Throwable e) {
     if (e instanceof ArithmeticException) {
-      String message = e.getMessage() == null ? "Arithmetic error" : e.getMessage();
+      // The JIT replaces an implicit exception thrown often from hot code by a preallocated one
+      // without a message (OmitStackTraceInFastThrow). The only implicit ArithmeticException is
+      // integer division by zero; everything else (exact arithmetic, BigDecimal) is built with one.
+      String message = e.getMessage() == null ? "/ by zero" : e.getMessage();
       if (message.contains("/ by zero") || message.contains("Division by zero") || message.contains("Division undefined")) {
         message = "Division by zero";
       }
