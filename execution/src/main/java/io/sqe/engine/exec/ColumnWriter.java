@@ -38,7 +38,7 @@ import org.apache.calcite.avatica.util.ByteString;
  * microseconds, timestamps as the microseconds they already are, decimals rescaled to the column's scale, structs from
  * {@code Object[]}, lists from {@link List}, maps from {@link Map}.
  */
-abstract class ColumnWriter {
+public abstract class ColumnWriter {
   final FieldVector vector;
 
   ColumnWriter(FieldVector vector) {
@@ -46,7 +46,7 @@ abstract class ColumnWriter {
   }
 
   /** Writes {@code value} (possibly null) at {@code index}. */
-  final void write(int index, Object value) {
+  public final void write(int index, Object value) {
     if (value == null) {
       vector.setNull(index);
     } else {
@@ -56,7 +56,7 @@ abstract class ColumnWriter {
 
   abstract void writeValue(int index, Object value);
 
-  static ColumnWriter create(FieldVector vector) {
+  public static ColumnWriter create(FieldVector vector) {
     if (vector instanceof BitVector) {
       BitVector v = (BitVector) vector;
       return lambda(vector, (i, o) -> v.setSafe(i, ((Boolean) o) ? 1 : 0));

@@ -3,6 +3,8 @@ package io.sqe.engine.exec;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.batch.BatchOperator;
+import io.sqe.engine.exec.batch.BatchPlan;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -13,8 +15,9 @@ import org.apache.calcite.linq4j.Enumerator;
 
 /**
  * One running query: pulls rows from the compiled plan and packs them into Arrow record batches,
- * one batch at a time, so a result never sits in memory whole. Every buffer comes from the
- * query's own allocator, whose limit bounds the query's memory.
+ * one batch at a time, so a result never sits in memory whole; or, for a columnar plan, hands out
+ * its operators' batches as they come, moving their vectors without copying a value. Every buffer
+ * comes from the query's own allocator, whose limit bounds the query's memory.
  */
 public final class QueryExecution implements AutoCloseable {
   private static final int INITIAL_BATCH_ROWS = 64;
@@ -22,6 +25,12 @@ public final class QueryExecution implements AutoCloseable {
   private final BufferAllocator allocator;
   private final QueryContext context;
   private final Supplier<Enumerator<Object>> plan;
+  /** The columnar plan whose batches this execution hands out; null to run a row plan. */
+  private final BatchPlan batchPlan;
+  private BatchOperator batches;
+  /** The operators' batch being handed out in parts (over the batch limits), and its next row. */
+  private VectorSchemaRoot pending;
+  private int pendingOffset;
   /** The batches of a cached result this execution hands out instead of running a plan; null to run one. */
   private final List<byte[]> cached;
   private int nextCached;
@@ -45,12 +54,17 @@ public final class QueryExecution implements AutoCloseable {
       Supplier<Enumerator<Object>> plan,
       BatchLimits limits,
       ResultSink sink) {
-    this(allocator, context, schema, requireNonNull(plan, "plan is null"), null, limits, sink);
+    this(allocator, context, schema, requireNonNull(plan, "plan is null"), null, null, limits, sink);
+  }
+
+  /** An execution of a columnar plan, whose batches have {@code schema}. */
+  QueryExecution(BufferAllocator allocator, QueryContext context, Schema schema, BatchPlan plan, BatchLimits limits, ResultSink sink) {
+    this(allocator, context, schema, null, requireNonNull(plan, "plan is null"), null, limits, sink);
   }
 
   /** An execution that hands out {@code cached}, record batches of an earlier run ({@link ArrowBatches}). */
   QueryExecution(BufferAllocator allocator, QueryContext context, Schema schema, List<byte[]> cached, BatchLimits limits) {
-    this(allocator, context, schema, null, List.copyOf(cached), limits, null);
+    this(allocator, context, schema, null, null, List.copyOf(cached), limits, null);
   }
 
   private QueryExecution(
@@ -58,12 +72,14 @@ public final class QueryExecution implements AutoCloseable {
       QueryContext context,
       Schema schema,
       Supplier<Enumerator<Object>> plan,
+      BatchPlan batchPlan,
       List<byte[]> cached,
       BatchLimits limits,
       ResultSink sink) {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.context = requireNonNull(context, "context is null");
     this.plan = plan;
+    this.batchPlan = batchPlan;
     this.cached = cached;
     this.sink = sink;
     this.limits = requireNonNull(limits, "limits is null");
@@ -139,6 +155,9 @@ public final class QueryExecution implements AutoCloseable {
     if (cached != null) {
       return nextCached();
     }
+    if (batchPlan != null) {
+      return nextBatch();
+    }
     try {
       root.clear();
       root.allocateNew();
@@ -164,21 +183,80 @@ public final class QueryExecution implements AutoCloseable {
         vector.setValueCount(count);
       }
       root.setRowCount(count);
-      context.stats().batchReturned(count);
-      if (sink != null && count > 0) {
-        sink.batch(root);
-      }
-      if (exhausted) {
-        if (sink != null) {
-          sink.completed();
-        }
-        context.stats().executionNanos(System.nanoTime() - started);
-        context.run().succeeded();
-      }
-      return count > 0;
+      return returned(count);
     } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, context.queryId());
     }
+  }
+
+  /** Moves the next batch of the columnar plan's vectors into {@link #root()}. */
+  private boolean nextBatch() {
+    try {
+      context.checkCancelled();
+      root.clear();
+      if (batches == null) {
+        // Opened here, after the caller could register for cancellation (see next()).
+        batches = batchPlan.open(context, allocator);
+      }
+      if (pending == null) {
+        pending = batches.next();
+        pendingOffset = 0;
+        exhausted = pending == null;
+      }
+      int count = pending == null ? 0 : handOut();
+      root.setRowCount(count);
+      return returned(count);
+    } catch (RuntimeException | ExceptionInInitializerError e) {
+      throw ExecutionErrors.translate(e, context.queryId());
+    }
+  }
+
+  /**
+   * Moves the next rows of {@link #pending} into the root: all of them, or as many as the batch
+   * limits allow (bytes in proportion to rows), cut by Arrow's split-and-transfer.
+   */
+  private int handOut() {
+    int rows = pending.getRowCount();
+    int remaining = rows - pendingOffset;
+    long bytes = 0;
+    for (FieldVector vector : pending.getFieldVectors()) {
+      bytes += vector.getBufferSize();
+    }
+    int take = Math.min(remaining, limits.maxRows());
+    if (bytes > limits.maxBytes()) {
+      take = (int) Math.max(1, Math.min(take, rows * limits.maxBytes() / bytes));
+    }
+    List<FieldVector> from = pending.getFieldVectors();
+    List<FieldVector> to = root.getFieldVectors();
+    for (int i = 0; i < to.size(); i++) {
+      if (take == rows) {
+        from.get(i).makeTransferPair(to.get(i)).transfer();
+      } else {
+        from.get(i).makeTransferPair(to.get(i)).splitAndTransfer(pendingOffset, take);
+      }
+    }
+    pendingOffset += take;
+    if (pendingOffset == rows) {
+      pending.close();
+      pending = null;
+    }
+    return take;
+  }
+
+  /** Records a batch of {@code count} rows now in the root, and the end of the run once exhausted. */
+  private boolean returned(int count) {
+    context.stats().batchReturned(count);
+    if (sink != null && count > 0) {
+      sink.batch(root);
+    }
+    if (exhausted) {
+      if (sink != null) {
+        sink.completed();
+      }
+      context.stats().executionNanos(System.nanoTime() - started);
+      context.run().succeeded();
+    }
+    return count > 0;
   }
 
   private boolean nextCached() {
@@ -244,6 +322,12 @@ public final class QueryExecution implements AutoCloseable {
     try {
       if (rows != null) {
         rows.close();
+      }
+      if (pending != null) {
+        pending.close();
+      }
+      if (batches != null) {
+        batches.close();
       }
     } catch (RuntimeException e) {
       // The result is being abandoned; a failure to release a reader must not hide the cause.

@@ -26,6 +26,17 @@ public final class QueryExecutions {
     return new QueryExecution(allocator, context, schema, plan, limits, sink);
   }
 
+  /** An execution of a columnar plan whose batches have {@code schema}; hands each to {@code sink} (null: none) too. */
+  public static QueryExecution start(
+      BufferAllocator allocator,
+      QueryContext context,
+      Schema schema,
+      io.sqe.engine.exec.batch.BatchPlan plan,
+      QueryExecution.BatchLimits limits,
+      ResultSink sink) {
+    return new QueryExecution(allocator, context, schema, plan, limits, sink);
+  }
+
   /** An execution that hands out the record batches of a cached result ({@link ArrowBatches#serialize}). */
   public static QueryExecution replay(
       BufferAllocator allocator, QueryContext context, Schema schema, List<byte[]> batches, QueryExecution.BatchLimits limits) {
