@@ -6,6 +6,9 @@ import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.RowBatchBuilder;
+import io.sqe.engine.exec.batch.BatchOperator;
+import io.sqe.engine.exec.batch.LimitBatches;
 import io.sqe.engine.exec.parallel.ScanPart;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,6 +23,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
@@ -143,9 +148,23 @@ public final class IcebergScan {
     return new AbstractEnumerable<>() {
       @Override
       public Enumerator<Object> enumerator() {
-        return new RowEnumerator(dataContext, context, part);
+        return new RowEnumerator(dataContext, context, part, true);
       }
     };
+  }
+
+  /**
+   * The columnar form of this scan, for a scan that neither aggregates nor runs as parts: its rows
+   * as record batches of {@code schema}, the result's Arrow types of its columns, with buffers from
+   * {@code allocator}. Files the vectorized reader handles are gathered from the decoder's vectors
+   * ({@link VectorBatches}); the others are read as rows and written into batches.
+   */
+  public BatchOperator batches(QueryContext context, BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema) {
+    if (aggregation != null || partitioned || schema.getFields().size() != fieldIds.length) {
+      throw new IllegalStateException("Only a scan of columns that runs whole has a columnar form");
+    }
+    BatchOperator batches = new ScanBatches(context, allocator, schema);
+    return limit == null ? batches : new LimitBatches(batches, 0, limit);
   }
 
   private Table loadTable() {
@@ -323,7 +342,7 @@ public final class IcebergScan {
     /** Build-side key sets too large for Iceberg's IN list, tested on the vectors, by field id. */
     private final Map<Integer, LongKeySet> keySets;
     /** Reads the tasks ahead on background threads; null when this scan reads them itself. */
-    private final PrefetchingTaskReader prefetch;
+    private final PrefetchingTaskReader<Object[]> prefetch;
     private Object[] batch;
     private int batchIndex;
     private CloseableIterator<Object> rows;
@@ -331,7 +350,8 @@ public final class IcebergScan {
     private long produced;
     private Object current;
 
-    RowEnumerator(DataContext dataContext, QueryContext context, ScanPart part) {
+    /** @param readAhead whether to read the rows of the next tasks on background threads */
+    RowEnumerator(DataContext dataContext, QueryContext context, ScanPart part, boolean readAhead) {
       this.context = context;
       if (part != null) {
         // The first part to open plans the files, with the keys published to it by then.
@@ -344,8 +364,8 @@ public final class IcebergScan {
         this.taskIterator = shared.claims();
         // Each part decodes the next split it claims on a reader thread while its pipeline works.
         this.prefetch =
-            limit == null && fieldIds.length > 0
-                ? new PrefetchingTaskReader(taskIterator, this::read, context, PART_READ_AHEAD_TASKS)
+            readAhead && limit == null && fieldIds.length > 0
+                ? PrefetchingTaskReader.rowBatches(taskIterator, this::read, context, PART_READ_AHEAD_TASKS)
                 : null;
         return;
       }
@@ -358,10 +378,9 @@ public final class IcebergScan {
       context.stats().filesPlanned(planned.size());
       this.taskIterator = planned.iterator();
       // A LIMIT reads no further than it needs, and count(*) answers from file metadata: both sequentially.
-      boolean readAhead = READ_AHEAD_TASKS > 0 && limit == null && fieldIds.length > 0 && !planned.isEmpty();
       this.prefetch =
-          readAhead
-              ? new PrefetchingTaskReader(
+          readAhead && limit == null && fieldIds.length > 0 && !planned.isEmpty()
+              ? PrefetchingTaskReader.rowBatches(
                   taskIterator, this::read, context, READ_AHEAD_TASKS)
               : null;
     }
@@ -378,7 +397,7 @@ public final class IcebergScan {
       }
       if (prefetch != null) {
         while (batch == null || batchIndex >= batch.length) {
-          batch = prefetch.nextBatch();
+          batch = prefetch.next();
           batchIndex = 0;
           if (batch == null) {
             return false;
@@ -561,6 +580,118 @@ public final class IcebergScan {
         prefetch.close();
       }
       closeRows();
+    }
+  }
+
+  /** The columnar form of a scan: see {@link #batches}. */
+  private final class ScanBatches implements BatchOperator {
+    private final QueryContext context;
+    private final BufferAllocator allocator;
+    private final org.apache.arrow.vector.types.pojo.Schema schema;
+    /** Plans the files, and reads a task's rows when its vectors cannot be gathered. */
+    private final RowEnumerator rows;
+    /** Reads the tasks ahead on background threads; null when a LIMIT reads them one by one. */
+    private final PrefetchingTaskReader<VectorSchemaRoot> prefetch;
+    private CloseableIterator<VectorSchemaRoot> current;
+
+    ScanBatches(QueryContext context, BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema) {
+      this.context = context;
+      this.allocator = allocator;
+      this.schema = schema;
+      this.rows = new RowEnumerator(context, context, null, false);
+      this.prefetch =
+          limit == null ? new PrefetchingTaskReader<>(rows.taskIterator, this::read, VectorSchemaRoot::close, context, READ_AHEAD_TASKS) : null;
+    }
+
+    @Override
+    public VectorSchemaRoot next() {
+      if (prefetch != null) {
+        return prefetch.next();
+      }
+      while (true) {
+        if (current != null && current.hasNext()) {
+          return current.next();
+        }
+        closeCurrent();
+        if (!rows.taskIterator.hasNext()) {
+          return null;
+        }
+        context.checkCancelled();
+        current = read(rows.taskIterator.next());
+      }
+    }
+
+    /** One task's batches: gathered from its vectors, else built from its rows. */
+    private CloseableIterator<VectorSchemaRoot> read(FileScanTask task) {
+      context.stats().fileOpened(task.file().fileSizeInBytes());
+      Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+      CloseableIterator<VectorSchemaRoot> gathered =
+          VectorizedTaskReader.openBatches(rows.table.io(), task, rows.projected, schema, constants, rows.selection(), allocator);
+      if (gathered != null) {
+        context.stats().fileReadByColumns();
+        return gathered;
+      }
+      return new RowsToBatches(rows.readRows(task, constants, true));
+    }
+
+    private void closeCurrent() {
+      if (current != null) {
+        try {
+          current.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        current = null;
+      }
+    }
+
+    @Override
+    public void close() {
+      try {
+        if (prefetch != null) {
+          prefetch.close();
+        }
+      } finally {
+        closeCurrent();
+      }
+    }
+
+    /** A task's rows written into batches of up to {@link VectorizedTaskReader#BATCH_ROWS}. */
+    private final class RowsToBatches implements CloseableIterator<VectorSchemaRoot> {
+      private final CloseableIterator<Object> taskRows;
+      private final RowBatchBuilder builder = new RowBatchBuilder(schema, allocator);
+
+      RowsToBatches(CloseableIterator<Object> taskRows) {
+        this.taskRows = taskRows;
+      }
+
+      @Override
+      public boolean hasNext() {
+        return taskRows.hasNext();
+      }
+
+      @Override
+      public VectorSchemaRoot next() {
+        if (!taskRows.hasNext()) {
+          throw new NoSuchElementException();
+        }
+        while (builder.size() < VectorizedTaskReader.BATCH_ROWS && taskRows.hasNext()) {
+          builder.add(taskRows.next());
+          if ((builder.size() & 0x3FF) == 0) {
+            context.checkCancelled();
+          }
+        }
+        return builder.build();
+      }
+
+      @Override
+      public void close() throws IOException {
+        try {
+          taskRows.close();
+        } finally {
+          builder.close();
+        }
+      }
     }
   }
 }

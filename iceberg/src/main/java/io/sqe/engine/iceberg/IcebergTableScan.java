@@ -271,6 +271,19 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return withProjection(ImmutableIntList.copyOf(narrowed));
   }
 
+  /**
+   * This scan's columnar form, producing record batches of {@code schema} (the Arrow types of its
+   * row type); null when it computes an aggregation or runs as parts of a parallel pipeline, which
+   * only its row form does.
+   */
+  public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema) {
+    if (aggregation != null || partitioned) {
+      return null;
+    }
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, false, List.of(), null);
+    return (context, allocator) -> scan.batches(context, allocator, schema);
+  }
+
   @Override
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.

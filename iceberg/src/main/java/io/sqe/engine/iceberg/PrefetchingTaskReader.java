@@ -8,32 +8,44 @@ import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.io.CloseableIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Reads the rows of a scan's file scan tasks on background threads, so that decoding Parquet
- * (the largest part of a scan's cost) runs on another core than the operators consuming the rows,
- * and two files decode at once. At most {@code parallelism} tasks are read ahead, each into a
- * bounded queue of row batches, and the rows come out in task order, exactly as a sequential read
- * returns them.
+ * Reads a scan's file scan tasks on background threads, so that decoding Parquet (the largest part
+ * of a scan's cost) runs on another core than the operators consuming its output, and two files
+ * decode at once. At most {@code parallelism} tasks are read ahead, each into a bounded queue of
+ * items (batches of rows, or record batches), and the items come out in task order, exactly as a
+ * sequential read returns them.
  *
- * <p>A reader stops at its next batch when the query is cancelled or the scan is closed; the
+ * <p>A reader stops at its next item when the query is cancelled or the scan is closed; the
  * consumer checks for cancellation while it waits. A reader's failure is thrown to the consumer
- * when it reaches that task's rows.
+ * when it reaches that task's items. Items that own memory are handed to {@code discard} when the
+ * scan closes before taking them, and closing waits for the readers to stop, so that nothing a
+ * reader allocated outlives the scan.
  */
-final class PrefetchingTaskReader implements AutoCloseable {
-  private static final int BATCH_ROWS = 1024;
-  private static final int QUEUED_BATCHES = 4;
+final class PrefetchingTaskReader<T> implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PrefetchingTaskReader.class);
+  /** Rows per batch when the items are rows: see {@link #rowBatches}. */
+  static final int ROW_BATCH = 1024;
+  private static final int QUEUED_ITEMS = 4;
   private static final long WAIT_MILLIS = 50;
-  private static final Object[] END = new Object[0];
+  /** How long closing waits for the readers to reach their next item and stop. */
+  private static final long CLOSE_WAIT_SECONDS = 30;
+  private static final Object END = new Object();
   private static final AtomicInteger THREADS = new AtomicInteger();
   private static final ExecutorService READERS =
       Executors.newCachedThreadPool(
@@ -44,82 +56,112 @@ final class PrefetchingTaskReader implements AutoCloseable {
           });
 
   private final Iterator<FileScanTask> tasks;
-  private final Function<FileScanTask, CloseableIterator<Object>> open;
+  private final Function<FileScanTask, CloseableIterator<T>> open;
+  private final Consumer<T> discard;
   private final QueryContext context;
   private final int parallelism;
-  private final ArrayDeque<TaskRows> reading = new ArrayDeque<>();
+  private final ArrayDeque<TaskItems> reading = new ArrayDeque<>();
   private volatile boolean closed;
 
   /**
-   * @param open opens one task's rows, in the row shape the scan returns; called on a reader thread
+   * @param open opens one task's items; called on a reader thread
+   * @param discard releases an item nobody will take
    */
   PrefetchingTaskReader(
       Iterator<FileScanTask> tasks,
-      Function<FileScanTask, CloseableIterator<Object>> open,
+      Function<FileScanTask, CloseableIterator<T>> open,
+      Consumer<T> discard,
       QueryContext context,
       int parallelism) {
     this.tasks = tasks;
     this.open = open;
+    this.discard = discard;
     this.context = context;
     this.parallelism = Math.max(1, parallelism);
   }
 
-  /** The next batch of rows (never empty), or null after the last task's last row. */
-  Object[] nextBatch() {
+  /** A reader of tasks' rows, in batches of up to {@link #ROW_BATCH} rows. */
+  static PrefetchingTaskReader<Object[]> rowBatches(
+      Iterator<FileScanTask> tasks, Function<FileScanTask, CloseableIterator<Object>> open, QueryContext context, int parallelism) {
+    return new PrefetchingTaskReader<>(tasks, task -> new RowBatches(open.apply(task)), batch -> {}, context, parallelism);
+  }
+
+  /** The next item, or null after the last task's last item. */
+  T next() {
     while (true) {
       while (reading.size() < parallelism && tasks.hasNext() && !closed) {
-        TaskRows task = new TaskRows(tasks.next());
+        TaskItems task = new TaskItems(tasks.next());
         reading.addLast(task);
         READERS.execute(task);
       }
-      TaskRows head = reading.peekFirst();
+      TaskItems head = reading.peekFirst();
       if (head == null) {
         return null;
       }
-      Object[] batch = head.take();
-      if (batch == END) {
+      T item = head.take();
+      if (item == null) {
         reading.removeFirst();
         continue;
       }
-      return batch;
+      return item;
     }
   }
 
   @Override
   public void close() {
     closed = true;
+    List<TaskItems> started = List.copyOf(reading);
     reading.clear();
+    for (TaskItems task : started) {
+      task.drain();
+    }
+    for (TaskItems task : started) {
+      try {
+        if (!task.done.await(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+          LOG.warn("A scan reader of {} did not stop within {} s", task.task.file().location(), CLOSE_WAIT_SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      task.drain();
+    }
   }
 
-  /** One task's rows, read on a reader thread into a bounded queue. */
-  private final class TaskRows implements Runnable {
+  /** One task's items, read on a reader thread into a bounded queue. */
+  private final class TaskItems implements Runnable {
     private final FileScanTask task;
-    private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(QUEUED_BATCHES + 1);
+    private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(QUEUED_ITEMS + 1);
+    /** Counted down when the reader has stopped and will put nothing more. */
+    private final CountDownLatch done = new CountDownLatch(1);
 
-    TaskRows(FileScanTask task) {
+    TaskItems(FileScanTask task) {
       this.task = task;
     }
 
     @Override
     public void run() {
+      try {
+        read();
+      } finally {
+        if (closed) {
+          drain();
+        }
+        done.countDown();
+      }
+    }
+
+    private void read() {
       if (closed || context.isCancelled()) {
         return;
       }
-      try (CloseableIterator<Object> rows = open.apply(task)) {
-        Object[] batch = new Object[BATCH_ROWS];
-        int size = 0;
-        while (rows.hasNext()) {
-          batch[size++] = rows.next();
-          if (size == BATCH_ROWS) {
-            if (!put(batch)) {
-              return;
-            }
-            batch = new Object[BATCH_ROWS];
-            size = 0;
+      try (CloseableIterator<T> items = open.apply(task)) {
+        while (items.hasNext()) {
+          T item = items.next();
+          if (!put(item)) {
+            discard.accept(item);
+            return;
           }
-        }
-        if (size > 0 && !put(Arrays.copyOf(batch, size))) {
-          return;
         }
         put(END);
       } catch (IOException e) {
@@ -144,8 +186,20 @@ final class PrefetchingTaskReader implements AutoCloseable {
       }
     }
 
-    /** The next batch of this task, or {@link #END}; waits for the reader, checking for cancellation. */
-    Object[] take() {
+    /** Releases the items nobody will take. */
+    @SuppressWarnings("unchecked")
+    void drain() {
+      Object item;
+      while ((item = queue.poll()) != null) {
+        if (item != END && !(item instanceof Failure)) {
+          discard.accept((T) item);
+        }
+      }
+    }
+
+    /** The next item of this task, or null at its end; waits for the reader, checking for cancellation. */
+    @SuppressWarnings("unchecked")
+    T take() {
       try {
         while (true) {
           context.checkCancelled();
@@ -157,8 +211,11 @@ final class PrefetchingTaskReader implements AutoCloseable {
             }
             throw (Error) cause;
           }
+          if (item == END) {
+            return null;
+          }
           if (item != null) {
-            return (Object[]) item;
+            return (T) item;
           }
         }
       } catch (InterruptedException e) {
@@ -173,6 +230,38 @@ final class PrefetchingTaskReader implements AutoCloseable {
 
     Failure(Throwable cause) {
       this.cause = cause;
+    }
+  }
+
+  /** A task's rows in batches of up to {@link #ROW_BATCH}. */
+  private static final class RowBatches implements CloseableIterator<Object[]> {
+    private final CloseableIterator<Object> rows;
+
+    RowBatches(CloseableIterator<Object> rows) {
+      this.rows = rows;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return rows.hasNext();
+    }
+
+    @Override
+    public Object[] next() {
+      if (!rows.hasNext()) {
+        throw new NoSuchElementException();
+      }
+      Object[] batch = new Object[ROW_BATCH];
+      int size = 0;
+      while (size < ROW_BATCH && rows.hasNext()) {
+        batch[size++] = rows.next();
+      }
+      return size == ROW_BATCH ? batch : Arrays.copyOf(batch, size);
+    }
+
+    @Override
+    public void close() throws IOException {
+      rows.close();
     }
   }
 }

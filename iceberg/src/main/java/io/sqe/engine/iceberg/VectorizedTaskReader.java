@@ -139,6 +139,61 @@ final class VectorizedTaskReader {
   }
 
   /**
+   * The rows of {@code task} that {@code selection} keeps (all when null) as record batches of
+   * {@code schema}, the result's Arrow types for the first {@code schema}'s size columns of {@code
+   * readSchema}, decoded and gathered with buffers from {@code allocator}; or null when this reader
+   * does not handle the task or a column's result type (the caller then reads its rows).
+   */
+  static CloseableIterator<org.apache.arrow.vector.VectorSchemaRoot> openBatches(
+      FileIO io,
+      FileScanTask task,
+      Schema readSchema,
+      org.apache.arrow.vector.types.pojo.Schema schema,
+      Map<Integer, ?> constants,
+      VectorSelection selection,
+      BufferAllocator allocator) {
+    int outputColumns = schema.getFields().size();
+    if (outputColumns == 0
+        || task.file().format() != FileFormat.PARQUET
+        || !task.deletes().isEmpty()
+        || !supports(readSchema)) {
+      return null;
+    }
+    List<Type> types = new ArrayList<>();
+    Object[] values = new Object[outputColumns];
+    for (int i = 0; i < outputColumns; i++) {
+      Types.NestedField field = readSchema.columns().get(i);
+      if (!VectorBatches.gathers(field.type(), schema.getFields().get(i))) {
+        return null;
+      }
+      types.add(field.type());
+      Object constant = constants.get(field.fieldId());
+      values[i] = constant == null ? null : IcebergValueConverters.forType(field.type()).apply(constant);
+    }
+    // The decoder's vectors count against the query's memory, as the batches gathered from them do.
+    BufferAllocator taskAllocator = allocator.newChildAllocator("sqe-scan-task", 0, Long.MAX_VALUE);
+    boolean[] unsupported = new boolean[1];
+    CloseableIterator<VectorHolder[]> iterator;
+    try {
+      iterator = batches(io, task, readSchema, constants, taskAllocator, unsupported).iterator();
+    } catch (RuntimeException | Error e) {
+      closeAllocator(taskAllocator);
+      throw e;
+    }
+    if (unsupported[0]) {
+      try {
+        iterator.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } finally {
+        closeAllocator(taskAllocator);
+      }
+      return null;
+    }
+    return new VectorBatches(iterator, () -> closeAllocator(taskAllocator), schema, types, values, allocator, selection);
+  }
+
+  /**
    * Folds the rows of {@code task} that {@code selection} keeps (all when null) into {@code folder}
    * batch by batch, without building rows; false when this reader does not handle the task (the
    * caller then folds the rows of the row reader).
@@ -190,7 +245,7 @@ final class VectorizedTaskReader {
    * Writes the positions of the rows of {@code batch} (of {@code total} rows) that {@code selection}
    * keeps, every row when it is null, into {@code selected}, and returns how many there are.
    */
-  private static int select(VectorSelection selection, VectorHolder[] batch, int total, int[] selected) {
+  static int select(VectorSelection selection, VectorHolder[] batch, int total, int[] selected) {
     if (selection != null) {
       return selection.select(batch, total, selected);
     }
@@ -245,7 +300,7 @@ final class VectorizedTaskReader {
   }
 
   /** Closes a task's allocator and the builder's child of it, once the task's vectors are released. */
-  private static void closeAllocator(BufferAllocator allocator) {
+  static void closeAllocator(BufferAllocator allocator) {
     try {
       for (BufferAllocator child : List.copyOf(allocator.getChildAllocators())) {
         child.close();
@@ -622,40 +677,41 @@ final class VectorizedTaskReader {
       dictionaryValues[column] = values;
       return values;
     }
+  }
 
-    private static Object decode(Dictionary dictionary, int id, Type type, PrimitiveTypeName physical) {
-      switch (type.typeId()) {
-        case BOOLEAN:
-          return dictionary.decodeToBoolean(id);
-        case INTEGER:
-        case DATE:
-          return dictionary.decodeToInt(id);
-        case LONG:
-        case TIMESTAMP:
-          return dictionary.decodeToLong(id);
-        case FLOAT:
-          return dictionary.decodeToFloat(id);
-        case DOUBLE:
-          return dictionary.decodeToDouble(id);
-        case DECIMAL: {
-          int scale = ((Types.DecimalType) type).scale();
-          switch (physical) {
-            case INT32:
-              return BigDecimal.valueOf(dictionary.decodeToInt(id), scale);
-            case INT64:
-              return BigDecimal.valueOf(dictionary.decodeToLong(id), scale);
-            default:
-              return new BigDecimal(new BigInteger(dictionary.decodeToBinary(id).getBytes()), scale);
-          }
+  /** Value {@code id} of a Parquet dictionary in the engine's run-time representation. */
+  static Object decode(Dictionary dictionary, int id, Type type, PrimitiveTypeName physical) {
+    switch (type.typeId()) {
+      case BOOLEAN:
+        return dictionary.decodeToBoolean(id);
+      case INTEGER:
+      case DATE:
+        return dictionary.decodeToInt(id);
+      case LONG:
+      case TIMESTAMP:
+        return dictionary.decodeToLong(id);
+      case FLOAT:
+        return dictionary.decodeToFloat(id);
+      case DOUBLE:
+        return dictionary.decodeToDouble(id);
+      case DECIMAL: {
+        int scale = ((Types.DecimalType) type).scale();
+        switch (physical) {
+          case INT32:
+            return BigDecimal.valueOf(dictionary.decodeToInt(id), scale);
+          case INT64:
+            return BigDecimal.valueOf(dictionary.decodeToLong(id), scale);
+          default:
+            return new BigDecimal(new BigInteger(dictionary.decodeToBinary(id).getBytes()), scale);
         }
-        case STRING:
-          return dictionary.decodeToBinary(id).toStringUsingUTF8();
-        case BINARY:
-        case FIXED:
-          return new ByteString(dictionary.decodeToBinary(id).getBytes());
-        default:
-          throw new IllegalStateException("No vectorized conversion for " + type);
       }
+      case STRING:
+        return dictionary.decodeToBinary(id).toStringUsingUTF8();
+      case BINARY:
+      case FIXED:
+        return new ByteString(dictionary.decodeToBinary(id).getBytes());
+      default:
+        throw new IllegalStateException("No vectorized conversion for " + type);
     }
   }
 }
