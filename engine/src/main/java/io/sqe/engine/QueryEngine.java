@@ -369,6 +369,9 @@ public final class QueryEngine {
           }
           sink = caches.results().get().capture(key.get());
         }
+        if (plan.batchPlan() != null) {
+          return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), plan.batchPlan(), config.batchLimits(), sink);
+        }
         rows = () -> plan.bindable().bind(queryContext).enumerator();
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;

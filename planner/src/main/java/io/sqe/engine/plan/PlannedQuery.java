@@ -16,7 +16,11 @@ import org.apache.calcite.schema.SchemaPlus;
  * @param resultType the row type of the result
  * @param resultSchema the Arrow schema every record batch of the result has
  * @param parameterTypes the types of the {@code ?} parameters, in order
- * @param bindable the compiled plan
+ * @param bindable the compiled plan, on Calcite's row runtime
+ * @param batchPlan the plan on SQE's columnar operators, which an execution of the query runs
+ *     instead when there is one (see {@link io.sqe.engine.plan.physical.ColumnarLowering}); null
+ *     when the plan needs the row runtime. Statements that consume the query's rows (writes) run
+ *     {@code bindable}.
  * @param internalParameters objects the compiled code reads from its data context
  * @param rootSchema the schema tree the plan was compiled against
  * @param explain the optimised plan, for EXPLAIN and logs
@@ -32,6 +36,7 @@ public record PlannedQuery(
     Schema resultSchema,
     List<RelDataType> parameterTypes,
     Bindable<Object> bindable,
+    io.sqe.engine.exec.batch.BatchPlan batchPlan,
     Map<String, Object> internalParameters,
     SchemaPlus rootSchema,
     String explain,
@@ -53,6 +58,6 @@ public record PlannedQuery(
   /** This plan as the plan cache hands it out again, found in {@code lookupNanos}. */
   public PlannedQuery reused(long lookupNanos) {
     return new PlannedQuery(
-        sql, resultType, resultSchema, parameterTypes, bindable, internalParameters, rootSchema, explain, lookupNanos, reads, true);
+        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, lookupNanos, reads, true);
   }
 }

@@ -31,6 +31,9 @@ import org.apache.calcite.plan.RelOptPlanner;
  *     off only to compare
  * @param deriveOrPredicates whether a disjunction over several tables gives each table the
  *     condition it implies for it ({@link FactorOrConditions}); off only to compare
+ * @param columnar whether the part of a plan SQE's columnar operators implement runs on them
+ *     ({@link io.sqe.engine.plan.physical.ColumnarLowering}) instead of Calcite's row runtime; off
+ *     only to compare, while the row runtime is being replaced (issue 27)
  */
 public record PlannerOptions(
     int parallelism,
@@ -42,7 +45,8 @@ public record PlannerOptions(
     double sharedSubplanMinCost,
     boolean hashGrouping,
     boolean foldRows,
-    boolean deriveOrPredicates) {
+    boolean deriveOrPredicates,
+    boolean columnar) {
   public static final String PARALLELISM = "query.parallelism";
   public static final String PARALLEL_MIN_ROWS = "planner.parallel-min-rows";
   public static final String SCAN_AGGREGATION = "planner.scan-aggregation";
@@ -53,6 +57,7 @@ public record PlannerOptions(
   public static final String HASH_GROUPING = "planner.hash-grouping";
   public static final String FOLD_ROWS = "planner.fold-rows";
   public static final String DERIVE_OR_PREDICATES = "planner.derive-or-predicates";
+  public static final String COLUMNAR = "planner.columnar";
   /** The options' names, as {@code sqe.yaml} and {@code SET} write them. */
   public static final Set<String> NAMES =
       Set.of(
@@ -65,7 +70,8 @@ public record PlannerOptions(
           SHARED_SUBPLAN_MIN_COST,
           HASH_GROUPING,
           FOLD_ROWS,
-          DERIVE_OR_PREDICATES);
+          DERIVE_OR_PREDICATES,
+          COLUMNAR);
 
   /** The most {@link #parallelism()} a server or session may set. */
   public static final int MAX_PARALLELISM = 1_024;
@@ -89,6 +95,7 @@ public record PlannerOptions(
           true,
           DEFAULT_SHARED_SUBPLAN_MAX_ROWS,
           DEFAULT_SHARED_SUBPLAN_MIN_COST,
+          true,
           true,
           true,
           true);
@@ -135,6 +142,7 @@ public record PlannerOptions(
     boolean grouping = hashGrouping;
     boolean fold = foldRows;
     boolean derive = deriveOrPredicates;
+    boolean columns = columnar;
     switch (name) {
       case PARALLELISM:
         long parsed = OptionText.atLeast(name, value, 1);
@@ -171,10 +179,13 @@ public record PlannerOptions(
       case DERIVE_OR_PREDICATES:
         derive = OptionText.bool(name, value);
         break;
+      case COLUMNAR:
+        columns = OptionText.bool(name, value);
+        break;
       default:
         throw new IllegalArgumentException("Not a planner option: " + name);
     }
-    return new PlannerOptions(p, minRows, scanAgg, ratio, shared, sharedRows, sharedCost, grouping, fold, derive);
+    return new PlannerOptions(p, minRows, scanAgg, ratio, shared, sharedRows, sharedCost, grouping, fold, derive, columns);
   }
 
   /** These options with those of {@code values} (by normalized name) that are planner options. */

@@ -35,6 +35,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
+import io.sqe.engine.plan.physical.ColumnarLowering;
+import io.sqe.engine.plan.physical.SqeRel;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRules;
@@ -256,7 +258,8 @@ public final class QueryPlanner {
     }
 
     Map<String, Object> internalParameters = new HashMap<>();
-    String explain = RelOptUtil.toString(enumerable);
+    SqeRel columnar = planOptions.columnar() ? ColumnarLowering.lower(enumerable) : null;
+    String explain = RelOptUtil.toString(columnar != null ? columnar : enumerable);
     PlanningThreads.checkCancelled();
     EnumerableRel compiled =
         (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
@@ -269,6 +272,7 @@ public final class QueryPlanner {
         resultSchema(relRoot.validatedRowType, origins),
         parameterTypes,
         bindable,
+        columnar == null ? null : columnar.implement(),
         internalParameters,
         root.plus(),
         explain,
