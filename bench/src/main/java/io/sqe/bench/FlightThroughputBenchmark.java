@@ -1,5 +1,6 @@
 package io.sqe.bench;
 
+import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.flight.SqeServer;
 import io.sqe.flight.config.ConfigLoader;
 import java.io.FileOutputStream;
@@ -8,6 +9,7 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.math.BigDecimal;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +21,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToLongFunction;
+import org.apache.arrow.adbc.core.AdbcConnection;
+import org.apache.arrow.adbc.core.AdbcDatabase;
+import org.apache.arrow.adbc.core.AdbcDriver;
+import org.apache.arrow.adbc.core.AdbcStatement;
+import org.apache.arrow.adbc.driver.flightsql.FlightSqlDriver;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
@@ -38,39 +46,68 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Arrow through Flight: the rows/s and MB/s at which one client reads a large result from SQE
- * (planning, scan, Arrow batches, gRPC on loopback), against a baseline in the same process: the
- * same record batches, held in memory, written as an Arrow IPC stream to /dev/null. The ratio says
- * how far the server path is from the cost of the Arrow format itself.
+ * through Flight SQL (ADBC's Java driver: planning, scan, Arrow batches, gRPC on loopback), next
+ * to three references measured in the same run: a plain Arrow Flight server serving the very same
+ * record batches from memory (what Flight itself carries here), DuckDB reading the same Parquet
+ * files into Arrow, and the same batches written as an Arrow IPC stream to /dev/null (the cost of
+ * the format alone).
  *
- * <p>Usage: {@code bin/bench-flight [--rows 10000000] [--runs 3] [--work-dir bench/target/work]
- * [--output FILE.md]}. The table is made once per work directory through Flight SQL bulk ingest.
+ * <p>Usage: {@code bin/bench-flight [--table lineitem|synthetic] [--scale 1] [--rows 10000000]
+ * [--warmups 2] [--runs 3] [--work-dir bench/target/work] [--output FILE.md]}. {@code lineitem} reads {@code
+ * SELECT * FROM tpch.lineitem} from the TPC-H data {@code bin/bench-tpch} keeps in {@code
+ * WORK_DIR/sf<scale>} (generated there when missing); {@code synthetic} reads a three-column table
+ * made once per work directory through Flight SQL bulk ingest.
  */
 public final class FlightThroughputBenchmark {
   static final String USAGE =
-      "Usage: bin/bench-flight [--rows 10000000] [--runs 3] [--work-dir bench/target/work] [--output FILE.md]\n";
-  private static final String SCHEMA = "bench";
+      "Usage: bin/bench-flight [--table lineitem|synthetic] [--scale 1] [--rows 10000000] [--warmups 2] [--runs 3]\n"
+          + "                        [--work-dir bench/target/work] [--output FILE.md]\n"
+          + "  --warmups N        untimed reads per path first, at least 1: SQE's first keeps the batches the others serve\n"
+          + "  --table lineitem   SELECT * FROM tpch.lineitem at --scale (default), data shared with bin/bench-tpch\n"
+          + "  --table synthetic  SELECT n, x, s FROM a table of --rows rows made by bulk ingest\n";
+  /** What issue 27 asks of SQE for {@code SELECT * FROM tpch.lineitem} at scale 1. */
+  static final double TARGET_ROWS_PER_SECOND = 4_000_000;
+  private static final String SYNTHETIC_SCHEMA = "bench";
   private static final int INGEST_ROWS = 1_000_000;
 
+  /** The result the benchmark reads. */
+  enum Table {
+    LINEITEM,
+    SYNTHETIC
+  }
+
+  private final Table table;
+  private final double scale;
   private final long rows;
+  private final int warmups;
   private final int runs;
-  private final Path dataDir;
+  private final Path workDir;
   private final Path output;
   private final String commandLine;
   private final PrintStream out;
 
-  private FlightThroughputBenchmark(long rows, int runs, Path workDir, Path output, String commandLine, PrintStream out) {
-    if (rows <= 0 || runs <= 0) {
-      throw new IllegalArgumentException("--rows and --runs must be positive");
+  private FlightThroughputBenchmark(
+      Table table, double scale, long rows, int warmups, int runs, Path workDir, Path output, String commandLine, PrintStream out) {
+    if (rows <= 0 || warmups <= 0 || runs <= 0) {
+      throw new IllegalArgumentException("--rows, --warmups and --runs must be positive");
     }
+    if (!(scale > 0) || scale > 100) {
+      throw new IllegalArgumentException("Invalid scale: " + scale + " (must be above 0 and at most 100)");
+    }
+    this.table = table;
+    this.scale = scale;
     this.rows = rows;
+    this.warmups = warmups;
     this.runs = runs;
-    this.dataDir = workDir.resolve("flight-throughput");
+    this.workDir = workDir;
     this.output = output;
     this.commandLine = commandLine;
     this.out = out;
@@ -94,9 +131,12 @@ public final class FlightThroughputBenchmark {
   }
 
   static FlightThroughputBenchmark parse(String[] args, PrintStream out) {
-    long rows = 10_000_000;
+    Table table = Table.LINEITEM;
+    Double scale = null;
+    Long rows = null;
+    int warmups = 2;
     int runs = 3;
-    Path workDir = Path.of("bench/target/work");
+    Path workDir = BenchmarkOptions.DEFAULT_WORK_DIR;
     Path output = null;
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
@@ -106,7 +146,14 @@ public final class FlightThroughputBenchmark {
       String value = args[++i];
       try {
         switch (flag) {
+          case "--table" -> table = switch (value) {
+            case "lineitem" -> Table.LINEITEM;
+            case "synthetic" -> Table.SYNTHETIC;
+            default -> throw new IllegalArgumentException("--table must be lineitem or synthetic, not " + value);
+          };
+          case "--scale" -> scale = Double.parseDouble(value);
           case "--rows" -> rows = Long.parseLong(value.replace("_", ""));
+          case "--warmups" -> warmups = Integer.parseInt(value);
           case "--runs" -> runs = Integer.parseInt(value);
           case "--work-dir" -> workDir = Path.of(value);
           case "--output" -> output = Path.of(value);
@@ -116,79 +163,230 @@ public final class FlightThroughputBenchmark {
         throw new IllegalArgumentException("Not a number for " + flag + ": " + value);
       }
     }
-    return new FlightThroughputBenchmark(rows, runs, workDir, output, "bin/bench-flight " + String.join(" ", args), out);
+    if (table == Table.LINEITEM && rows != null) {
+      throw new IllegalArgumentException("--rows applies to --table synthetic; lineitem's size is --scale");
+    }
+    if (table == Table.SYNTHETIC && scale != null) {
+      throw new IllegalArgumentException("--scale applies to --table lineitem; the synthetic table's size is --rows");
+    }
+    return new FlightThroughputBenchmark(
+        table, scale == null ? 1 : scale, rows == null ? 10_000_000 : rows, warmups, runs, workDir, output,
+        "bin/bench-flight " + String.join(" ", args), out);
   }
 
-  /** One timed pass: rows and Arrow buffer bytes moved, and the wall-clock nanoseconds taken. */
-  record Pass(long rows, long bytes, long nanos, long queryCpuNanos, long scanCpuNanos) {
-    Pass(long rows, long bytes, long nanos) {
-      this(rows, bytes, nanos, 0, 0);
-    }
+  /**
+   * The best run of each path, and the report.
+   *
+   * @param rows the result's rows, the same on every path
+   * @param sqe SQE through Flight SQL, read with ADBC
+   * @param plainFlight the same batches from a plain Flight server
+   * @param duckdb DuckDB reading the same Parquet files into Arrow
+   * @param ipc the same batches as Arrow IPC to /dev/null
+   * @param markdown the report
+   */
+  record Result(
+      long rows, ThroughputPass sqe, ThroughputPass plainFlight, ThroughputPass duckdb, ThroughputPass ipc, String markdown) {}
 
-    double rowsPerSecond() {
-      return rows / (nanos / 1e9);
-    }
+  /** What one run reads: SQE's statement, the Iceberg table behind it, DuckDB's column list. */
+  private record Query(String sql, TableIdentifier table, String columns) {}
 
-    double megabytesPerSecond() {
-      return bytes / 1e6 / (nanos / 1e9);
-    }
+  private String scaleLabel() {
+    return BigDecimal.valueOf(scale).stripTrailingZeros().toPlainString();
   }
 
-  public void run() throws Exception {
+  private Query query() {
+    if (table == Table.LINEITEM) {
+      return new Query("SELECT * FROM " + TpchBenchmark.SCHEMA + ".lineitem", TableIdentifier.of(TpchBenchmark.SCHEMA, "lineitem"), "*");
+    }
+    String name = "flight_rows_" + rows;
+    return new Query("SELECT n, x, s FROM " + SYNTHETIC_SCHEMA + "." + name, TableIdentifier.of(SYNTHETIC_SCHEMA, name), "n, x, s");
+  }
+
+  /** The SQE data directory: the TPC-H benchmark's for lineitem, so the data is generated once. */
+  private Path dataDir() {
+    Path dir = table == Table.LINEITEM ? workDir.resolve("sf" + scaleLabel()) : workDir.resolve("flight-throughput");
+    return dir.toAbsolutePath().normalize();
+  }
+
+  public Result run() throws Exception {
     RunEnvironment environment = RunEnvironment.detect();
     environment.describe().forEach(out::println);
-    String table = SCHEMA + ".flight_rows_" + rows;
+    Query query = query();
+    Path dataDir = dataDir();
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("host", "127.0.0.1");
     settings.put("port", "0");
     settings.put("data-dir", dataDir.toString());
     settings.put("auth.token-lifetime", "7d");
+    // Every read executes the statement: a cached result would skip the path being measured.
+    settings.putAll(BenchmarkOptions.DEFAULT_SERVER_SETTINGS);
+    if (table == Table.LINEITEM) {
+      settings.put("sample-data.tpch-scale", scaleLabel());
+      boolean existed = Files.isDirectory(dataDir.resolve("warehouse"));
+      out.println((existed ? "Starting SQE over " : "Starting SQE and generating TPC-H scale " + scaleLabel() + " into ") + dataDir);
+    }
     try (BufferAllocator allocator = new RootAllocator();
         SqeServer server = SqeServer.start(ConfigLoader.fromSettings(settings))) {
       String password = BenchUser.password(server.authentication().users());
-      FlightClient flight = FlightClient.builder(allocator, server.location()).build();
-      try (FlightSqlClient client = new FlightSqlClient(flight)) {
-        CallOption auth = flight.authenticateBasicToken(BenchUser.NAME, password).orElseThrow();
-        String sql = "SELECT n, x, s FROM " + table;
-        if (!tableExists(client, auth, table)) {
-          out.printf(Locale.ROOT, "Creating %s with %,d rows through bulk ingest%n", table, rows);
-          client.executeUpdate("CREATE SCHEMA IF NOT EXISTS " + SCHEMA, auth);
-          ingest(client, auth, allocator, table);
-        }
-        // An untimed read first: it warms the JIT and keeps the batches for the baseline.
+      if (table == Table.SYNTHETIC) {
+        createSyntheticTable(server, allocator, password, query.table());
+      }
+      LakehouseCatalog catalog = server.catalogs().find("iceberg").orElseThrow();
+      TableFiles files = TableFiles.current(catalog, query.table());
+      try (AdbcDatabase database = new FlightSqlDriver(allocator).open(Map.of(
+              AdbcDriver.PARAM_URI.getKey(), server.location().getUri().toString(),
+              AdbcDriver.PARAM_USERNAME.getKey(), BenchUser.NAME,
+              AdbcDriver.PARAM_PASSWORD.getKey(), password));
+          AdbcConnection sqe = database.connect()) {
+        // An untimed read first: it warms the JIT and keeps the batches the other paths serve.
         List<ArrowRecordBatch> batches = new ArrayList<>();
-        Schema schema;
         try {
-          schema = read(client, auth, sql, batches);
-          List<Pass> flightPasses = new ArrayList<>();
-          List<Pass> ipcPasses = new ArrayList<>();
-          double loadBefore = RunEnvironment.loadAverage();
-          for (int run = 0; run < runs; run++) {
-            Pass ipc = writeToDevNull(allocator, schema, batches);
-            Pass viaFlight = timedRead(client, auth, sql);
-            if (viaFlight.rows() != rows || ipc.rows() != rows) {
-              throw new IllegalStateException("Expected " + rows + " rows, read " + viaFlight.rows() + " through Flight and wrote " + ipc.rows());
-            }
-            flightPasses.add(viaFlight);
-            ipcPasses.add(ipc);
-            out.printf(
-                Locale.ROOT,
-                "Run %d: Flight %.0f ms (%.1f MB/s; server CPU: result threads %.0f ms, scan threads %.0f ms), IPC to /dev/null %.0f ms (%.1f MB/s)%n",
-                run + 1, viaFlight.nanos() / 1e6, viaFlight.megabytesPerSecond(), viaFlight.queryCpuNanos() / 1e6,
-                viaFlight.scanCpuNanos() / 1e6, ipc.nanos() / 1e6, ipc.megabytesPerSecond());
+          Schema schema = readThroughAdbc(sqe, query.sql(), batches);
+          long resultRows = batches.stream().mapToLong(ArrowRecordBatch::getLength).sum();
+          if (resultRows != files.rows()) {
+            throw new IllegalStateException(query.sql() + " returned " + resultRows + " rows; the table's files hold " + files.rows());
           }
-          String report = report(environment, sql, flightPasses, ipcPasses, loadBefore);
-          out.println();
-          out.print(report);
-          if (output != null) {
-            Path file = output.toAbsolutePath();
-            Files.createDirectories(file.getParent());
-            Files.writeString(file, report, StandardCharsets.UTF_8);
-            out.println("Wrote " + file);
+          int batchRows = batches.stream().mapToInt(ArrowRecordBatch::getLength).max().orElse(1);
+          try (InMemoryFlightServer plainFlight = InMemoryFlightServer.start(allocator, schema, batches);
+              DuckDbArrowExport duckdb = DuckDbArrowExport.open(files, query.columns())) {
+            return measure(environment, query, files, schema, batches, batchRows, sqe, plainFlight, duckdb, allocator);
           }
         } finally {
+          // Before the ADBC connection closes: its allocator accounts for the kept buffers.
           AutoCloseables.close(batches);
         }
+      }
+    }
+  }
+
+  private Result measure(
+      RunEnvironment environment,
+      Query query,
+      TableFiles files,
+      Schema schema,
+      List<ArrowRecordBatch> batches,
+      int batchRows,
+      AdbcConnection sqe,
+      InMemoryFlightServer plainFlight,
+      DuckDbArrowExport duckdb,
+      BufferAllocator allocator) throws Exception {
+    // As many untimed reads on every path; SQE's first was the one that kept the batches. At scale 1
+    // SQE's first timed read after a single warm-up took twice as long as the next ones (JIT).
+    for (int warmup = 0; warmup < warmups; warmup++) {
+      plainFlight.read();
+      duckdb.read(allocator, batchRows);
+      if (warmup > 0) {
+        timedRead(sqe, query.sql());
+      }
+    }
+    List<ThroughputPass> sqePasses = new ArrayList<>();
+    List<ThroughputPass> flightPasses = new ArrayList<>();
+    List<ThroughputPass> duckdbPasses = new ArrayList<>();
+    List<ThroughputPass> ipcPasses = new ArrayList<>();
+    long expected = files.rows();
+    double loadBefore = RunEnvironment.loadAverage();
+    for (int run = 0; run < runs; run++) {
+      // Garbage from one path must not be collected on the next one's time.
+      System.gc();
+      ThroughputPass ipc = writeToDevNull(allocator, schema, batches);
+      System.gc();
+      ThroughputPass flight = plainFlight.read();
+      System.gc();
+      ThroughputPass lake = duckdb.read(allocator, batchRows);
+      System.gc();
+      ThroughputPass viaSqe = timedRead(sqe, query.sql());
+      for (ThroughputPass pass : List.of(ipc, flight, lake, viaSqe)) {
+        if (pass.rows() != expected) {
+          throw new IllegalStateException("Expected " + expected + " rows on every path, one read " + pass.rows());
+        }
+      }
+      sqePasses.add(viaSqe);
+      flightPasses.add(flight);
+      duckdbPasses.add(lake);
+      ipcPasses.add(ipc);
+      out.printf(
+          Locale.ROOT,
+          "Run %d: SQE %.0f ms (%,.0f rows/s; server CPU: result threads %.0f ms, scan threads %.0f ms), plain Flight %.0f ms, "
+              + "DuckDB %.0f ms, IPC to /dev/null %.0f ms%n",
+          run + 1, viaSqe.nanos() / 1e6, viaSqe.rowsPerSecond(), viaSqe.queryCpuNanos() / 1e6, viaSqe.scanCpuNanos() / 1e6,
+          flight.nanos() / 1e6, lake.nanos() / 1e6, ipc.nanos() / 1e6);
+    }
+    double loadAfter = RunEnvironment.loadAverage();
+    ThroughputPass bestSqe = best(sqePasses);
+    ThroughputPass bestFlight = best(flightPasses);
+    ThroughputPass bestDuckdb = best(duckdbPasses);
+    ThroughputPass bestIpc = best(ipcPasses);
+    StringBuilder s = new StringBuilder();
+    s.append(String.format(Locale.ROOT, "## Flight throughput: `%s`%s through SQE, a plain Flight server and DuckDB%n%n",
+        query.sql(), table == Table.LINEITEM ? " at scale " + scaleLabel() : ""));
+    environment.describe().forEach(line -> s.append("- ").append(line).append('\n'));
+    s.append(String.format(
+        Locale.ROOT,
+        "- Result: %,d rows, %d columns, %.1f MB of Arrow buffers as SQE sends them, in %d batches of up to %,d rows; "
+            + "the table's %d Parquet files hold %.0f MB%n",
+        expected, schema.getFields().size(), bestSqe.bytes() / 1e6, batches.size(), batchRows, files.paths().size(), files.bytes() / 1e6));
+    s.append("- SQE: in process on loopback, read with ADBC's Java Flight SQL driver ")
+        .append(adbcVersion())
+        .append(" (GetFlightInfo, then DoGet to the last batch); server CPU from `ThreadMXBean`\n");
+    s.append("- Plain Flight: Arrow Java's `FlightServer` on 127.0.0.1 serving the batches of SQE's untimed first read from memory, "
+        + "read with `FlightClient` (GetFlightInfo, then DoGet)\n");
+    s.append("- ").append(duckdb.describe()).append(String.format(
+        Locale.ROOT, ": `SELECT %s FROM read_parquet([...])` of the same files, to Arrow through `arrowExportStream` in batches of %,d rows%n",
+        query.columns(), batchRows));
+    s.append(String.format(
+        Locale.ROOT, "- System load average (1 min, %d cores): %.2f before the runs, %.2f after; %d untimed reads per path, then %d runs, "
+            + "best run of each path shown%n",
+        environment.cores(), loadBefore, loadAfter, warmups, runs));
+    s.append("- Command: `").append(commandLine).append("`\n\n");
+    s.append("| Path | best ms | rows/s | MB/s |\n|---|---:|---:|---:|\n");
+    row(s, "SQE through Flight SQL (ADBC, loopback, one stream)", bestSqe);
+    row(s, "Plain Arrow Flight server, the same batches from memory (loopback)", bestFlight);
+    row(s, "DuckDB, the same Parquet files to Arrow", bestDuckdb);
+    row(s, "The same batches as Arrow IPC to /dev/null", bestIpc);
+    s.append(String.format(
+        Locale.ROOT,
+        "%nSQE / plain Flight: **%.2f**; SQE / DuckDB: **%.2f** (rows/s of the best runs).%n",
+        bestSqe.rowsPerSecond() / bestFlight.rowsPerSecond(), bestSqe.rowsPerSecond() / bestDuckdb.rowsPerSecond()));
+    if (table == Table.LINEITEM) {
+      s.append(String.format(
+          Locale.ROOT, "Issue 27 asks for at least %,.0f rows/s through Flight SQL at scale 1: %s.%n",
+          TARGET_ROWS_PER_SECOND, bestSqe.rowsPerSecond() >= TARGET_ROWS_PER_SECOND ? "**met**" : "**not met**"));
+    }
+    s.append(String.format(
+        Locale.ROOT,
+        "%nServer CPU per SQE read (median of the runs): result threads (`sqe-query-*`) %.0f ms, scan threads (`sqe-scan-reader-*`) %.0f ms.%n",
+        median(sqePasses, ThroughputPass::queryCpuNanos) / 1e6, median(sqePasses, ThroughputPass::scanCpuNanos) / 1e6));
+    String report = s.toString();
+    out.println();
+    out.print(report);
+    if (output != null) {
+      Path file = output.toAbsolutePath();
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, report, StandardCharsets.UTF_8);
+      out.println("Wrote " + file);
+    }
+    return new Result(expected, bestSqe, bestFlight, bestDuckdb, bestIpc, report);
+  }
+
+  private static void row(StringBuilder s, String path, ThroughputPass pass) {
+    s.append(String.format(
+        Locale.ROOT, "| %s | %,.0f | %,.0f | %,.1f |%n", path, pass.nanos() / 1e6, pass.rowsPerSecond(), pass.megabytesPerSecond()));
+  }
+
+  private static String adbcVersion() {
+    String version = FlightSqlDriver.class.getPackage().getImplementationVersion();
+    return version == null ? "(version unknown)" : version;
+  }
+
+  /** Makes the synthetic table through Flight SQL bulk ingest unless it exists. */
+  private void createSyntheticTable(SqeServer server, BufferAllocator allocator, String password, TableIdentifier id) throws Exception {
+    FlightClient flight = FlightClient.builder(allocator, server.location()).build();
+    try (FlightSqlClient client = new FlightSqlClient(flight)) {
+      CallOption auth = flight.authenticateBasicToken(BenchUser.NAME, password).orElseThrow();
+      if (!tableExists(client, auth, id.toString())) {
+        out.printf(Locale.ROOT, "Creating %s with %,d rows through bulk ingest%n", id, rows);
+        client.executeUpdate("CREATE SCHEMA IF NOT EXISTS " + id.namespace(), auth);
+        ingest(client, auth, allocator, id);
       }
     }
   }
@@ -208,14 +406,13 @@ public final class FlightThroughputBenchmark {
   }
 
   /** Ingests n = 0..rows-1, x = n / 7.0 and s = 'row-' || n in commits of a million rows. */
-  private void ingest(FlightSqlClient client, CallOption auth, BufferAllocator allocator, String table) {
-    String[] name = table.split("\\.");
+  private void ingest(FlightSqlClient client, CallOption auth, BufferAllocator allocator, TableIdentifier id) {
     TableDefinitionOptions create =
         TableDefinitionOptions.newBuilder()
             .setIfNotExist(TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE)
             .setIfExists(TableExistsOption.TABLE_EXISTS_OPTION_APPEND)
             .build();
-    ExecuteIngestOptions options = new ExecuteIngestOptions(name[1], create, null, name[0], Map.of());
+    ExecuteIngestOptions options = new ExecuteIngestOptions(id.name(), create, null, id.namespace().toString(), Map.of());
     for (long start = 0; start < rows; start += INGEST_ROWS) {
       int count = (int) Math.min(INGEST_ROWS, rows - start);
       try (BigIntVector n = new BigIntVector("n", allocator);
@@ -237,37 +434,38 @@ public final class FlightThroughputBenchmark {
     }
   }
 
-  private static Schema read(FlightSqlClient client, CallOption auth, String sql, List<ArrowRecordBatch> keep) {
-    FlightInfo info = client.execute(sql, auth);
-    try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), auth)) {
-      VectorUnloader unloader = new VectorUnloader(stream.getRoot());
-      while (stream.next()) {
-        keep.add(unloader.getRecordBatch());
+  /** Reads the whole result through ADBC, keeping each batch (its buffers retained) in {@code keep}. */
+  private static Schema readThroughAdbc(AdbcConnection connection, String sql, List<ArrowRecordBatch> keep) throws Exception {
+    try (AdbcStatement statement = connection.createStatement()) {
+      statement.setSqlQuery(sql);
+      try (AdbcStatement.QueryResult result = statement.executeQuery()) {
+        ArrowReader reader = result.getReader();
+        while (reader.loadNextBatch()) {
+          keep.add(new VectorUnloader(reader.getVectorSchemaRoot()).getRecordBatch());
+        }
+        return reader.getVectorSchemaRoot().getSchema();
       }
-      return stream.getRoot().getSchema();
-    } catch (Exception e) {
-      throw new IllegalStateException("Reading " + sql + " failed", e);
     }
   }
 
-  /** From the query's submission to its last batch, counting the Arrow buffer bytes received. */
-  private static Pass timedRead(FlightSqlClient client, CallOption auth, String sql) throws Exception {
+  /** From the statement's execution (GetFlightInfo) to its last batch, counting the Arrow buffer bytes received. */
+  private static ThroughputPass timedRead(AdbcConnection connection, String sql) throws Exception {
     Map<Long, Long> cpuBefore = serverThreadCpu();
     long start = System.nanoTime();
     long rows = 0;
     long bytes = 0;
-    FlightInfo info = client.execute(sql, auth);
-    try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), auth)) {
-      while (stream.next()) {
-        VectorSchemaRoot root = stream.getRoot();
-        rows += root.getRowCount();
-        for (FieldVector vector : root.getFieldVectors()) {
-          bytes += vector.getBufferSize();
+    try (AdbcStatement statement = connection.createStatement()) {
+      statement.setSqlQuery(sql);
+      try (AdbcStatement.QueryResult result = statement.executeQuery()) {
+        ArrowReader reader = result.getReader();
+        while (reader.loadNextBatch()) {
+          rows += reader.getVectorSchemaRoot().getRowCount();
+          bytes += ThroughputPass.bufferBytes(reader.getVectorSchemaRoot());
         }
       }
     }
     long nanos = System.nanoTime() - start;
-    return new Pass(rows, bytes, nanos, cpuSince(cpuBefore, QUERY_THREADS), cpuSince(cpuBefore, SCAN_THREADS));
+    return new ThroughputPass(rows, bytes, nanos, cpuSince(cpuBefore, QUERY_THREADS), cpuSince(cpuBefore, SCAN_THREADS));
   }
 
   private static final String QUERY_THREADS = "sqe-query-";
@@ -305,8 +503,8 @@ public final class FlightThroughputBenchmark {
     return total;
   }
 
-  /** The kept batches as one Arrow IPC stream into /dev/null; bytes are counted as in {@link #timedRead}. */
-  private static Pass writeToDevNull(BufferAllocator allocator, Schema schema, List<ArrowRecordBatch> batches) throws IOException {
+  /** The kept batches as one Arrow IPC stream into /dev/null; bytes are counted as on the other paths. */
+  private static ThroughputPass writeToDevNull(BufferAllocator allocator, Schema schema, List<ArrowRecordBatch> batches) throws IOException {
     long start = System.nanoTime();
     long rows = 0;
     long bytes = 0;
@@ -318,48 +516,19 @@ public final class FlightThroughputBenchmark {
       for (ArrowRecordBatch batch : batches) {
         loader.load(batch);
         rows += root.getRowCount();
-        for (FieldVector vector : root.getFieldVectors()) {
-          bytes += vector.getBufferSize();
-        }
+        bytes += ThroughputPass.bufferBytes(root);
         writer.writeBatch();
       }
       writer.end();
     }
-    return new Pass(rows, bytes, System.nanoTime() - start);
+    return new ThroughputPass(rows, bytes, System.nanoTime() - start);
   }
 
-  private String report(RunEnvironment environment, String sql, List<Pass> flight, List<Pass> ipc, double loadBefore) {
-    Pass bestFlight = flight.stream().min((a, b) -> Long.compare(a.nanos(), b.nanos())).orElseThrow();
-    Pass bestIpc = ipc.stream().min((a, b) -> Long.compare(a.nanos(), b.nanos())).orElseThrow();
-    StringBuilder s = new StringBuilder("## Flight throughput: a large result through Flight vs Arrow IPC to /dev/null\n\n");
-    environment.describe().forEach(line -> s.append("- ").append(line).append('\n'));
-    s.append(String.format(
-        Locale.ROOT,
-        "- Result: `%s`, %,d rows, %.1f MB of Arrow buffers (BIGINT, DOUBLE, VARCHAR), %d runs, best run shown%n",
-        sql, rows, bestFlight.bytes() / 1e6, flight.size()));
-    s.append(String.format(
-        Locale.ROOT, "- System load average (1 min): %.2f before the runs, %.2f after%n", loadBefore, RunEnvironment.loadAverage()));
-    s.append("- Command: `").append(commandLine).append("`\n\n");
-    s.append("| Path | ms | rows/s | MB/s |\n|---|---:|---:|---:|\n");
-    s.append(String.format(
-        Locale.ROOT, "| SQE through Flight SQL (loopback, one stream) | %.0f | %,.0f | %.1f |%n",
-        bestFlight.nanos() / 1e6, bestFlight.rowsPerSecond(), bestFlight.megabytesPerSecond()));
-    s.append(String.format(
-        Locale.ROOT, "| Same batches as Arrow IPC to /dev/null | %.0f | %,.0f | %.1f |%n",
-        bestIpc.nanos() / 1e6, bestIpc.rowsPerSecond(), bestIpc.megabytesPerSecond()));
-    s.append(String.format(
-        Locale.ROOT,
-        "%nServer CPU per Flight read (median of the runs): result threads (`sqe-query-*`) %.0f ms, scan threads (`sqe-scan-reader-*`) %.0f ms.%n",
-        median(flight, Pass::queryCpuNanos) / 1e6, median(flight, Pass::scanCpuNanos) / 1e6));
-    s.append(String.format(
-        Locale.ROOT,
-        "%nFlight / IPC baseline throughput: **%.3f** (the baseline is %.0fx faster).%n",
-        bestFlight.megabytesPerSecond() / bestIpc.megabytesPerSecond(),
-        bestIpc.megabytesPerSecond() / bestFlight.megabytesPerSecond()));
-    return s.toString();
+  private static ThroughputPass best(List<ThroughputPass> passes) {
+    return passes.stream().min((a, b) -> Long.compare(a.nanos(), b.nanos())).orElseThrow();
   }
 
-  private static double median(List<Pass> passes, java.util.function.ToLongFunction<Pass> value) {
+  private static double median(List<ThroughputPass> passes, ToLongFunction<ThroughputPass> value) {
     long[] values = passes.stream().mapToLong(value).sorted().toArray();
     int mid = values.length / 2;
     return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;

@@ -26,10 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.CloseableIterable;
 
 /**
  * TPC-H through SQE's Flight SQL endpoint against DuckDB over the same Parquet files, in one
@@ -317,23 +314,10 @@ public final class TpchBenchmark {
       int count = 0;
       List<String> perTable = new ArrayList<>();
       for (String name : TpchLoader.tableNames()) {
-        Table table =
-            catalog
-                .loadTable(TableIdentifier.of(SCHEMA, name))
-                .orElseThrow(() -> new IllegalStateException("Table " + SCHEMA + "." + name + " is missing"));
-        List<String> paths = new ArrayList<>();
-        long tableRows = 0;
-        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-          for (FileScanTask task : tasks) {
-            if (!task.deletes().isEmpty()) {
-              throw new IllegalStateException("Table " + name + " has delete files, which DuckDB's read_parquet would ignore");
-            }
-            paths.add(task.file().location().replaceFirst("^file:", ""));
-            bytes += task.file().fileSizeInBytes();
-            tableRows += task.file().recordCount();
-          }
-        }
-        paths.sort(null);
+        TableFiles table = TableFiles.current(catalog, TableIdentifier.of(SCHEMA, name));
+        List<String> paths = table.paths();
+        long tableRows = table.rows();
+        bytes += table.bytes();
         files.put(name, paths);
         rows += tableRows;
         count += paths.size();
