@@ -72,7 +72,8 @@ class ColumnarScanTest {
         "select label, id, stamp from typed limit 10 offset 4090",
         "select amount, color from typed offset 8190",
         "select * from typed fetch first 4097 rows only",
-        "select code, bytes from typed offset 2 rows fetch next 8997 rows only")) {
+        "select code, bytes from typed offset 2 rows fetch next 8997 rows only",
+        "select id, label, id, 'x' as x, 2.50 as price, date '2024-02-29' as day, cast(null as integer) as n from typed limit 5000")) {
       assertThat(plan(sql)).doesNotContain("Enumerable");
       matchesRowRuntime(sql);
     }
@@ -128,11 +129,45 @@ class ColumnarScanTest {
   }
 
   @Test
+  void conditionsTheEvaluatorRunsFilterTheBatches() {
+    List<String> conditions = List.of(
+        "i > 0",
+        "i between -100 and 100",
+        "i in (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233)",
+        "i not in (1, 2, 3)",
+        "l = i",
+        "l >= 4000000000000 or i < -2900",
+        "color = 'red'",
+        "color in ('red', 'blue')",
+        "color >= 'cyan' and color < 'red'",
+        "label < 'label-é-2' and label <> 'label-é-1000'",
+        "label > color",
+        "amount > 10.5",
+        "amount between -100 and 100.25",
+        "amount < 1.375",
+        "rate <= 0 or rate is null",
+        "ship_day >= date '1995-01-01' and ship_day < date '1996-01-01'",
+        "d > 1000.5",
+        "d in (1.0, 2.0, 3.0)",
+        "b",
+        "not b",
+        "b is null",
+        "i is not null and (color = 'red' or d < 5)",
+        "id > 4090 and id < 4100");
+    for (String condition : conditions) {
+      String sql = "select " + COLUMNS + " from typed where " + condition;
+      assertThat(plan(sql)).as(sql).contains("SqeFilter").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    assertThat(matchesRowRuntime("select id, color from typed where color = 'red' limit 5 offset 1000").rows()).hasSize(5);
+  }
+
+  @Test
   void plansTheColumnarOperatorsDoNotCoverYetRunOnTheRowRuntime() {
     for (String sql : List.of(
         "select id + 1 from typed",
-        "select id from typed where i > 0",
-        "select id, id from typed",
+        "select id from typed where i + 1 > 0",
+        "select id from typed where amount > rate",
         "select color, count(*) from typed group by color")) {
       assertThat(plan(sql)).as(sql).contains("Enumerable").doesNotContain("Sqe");
       matchesRowRuntime(sql);

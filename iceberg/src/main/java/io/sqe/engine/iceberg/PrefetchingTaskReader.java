@@ -155,6 +155,9 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
       if (closed || context.isCancelled()) {
         return;
       }
+      // The end (or failure) is queued only once the task's reader is closed: the consumer may
+      // release the query's memory as soon as it takes it.
+      Object last = END;
       try (CloseableIterator<T> items = open.apply(task)) {
         while (items.hasNext()) {
           T item = items.next();
@@ -163,12 +166,12 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
             return;
           }
         }
-        put(END);
       } catch (IOException e) {
-        put(new Failure(new UncheckedIOException(e)));
+        last = new Failure(new UncheckedIOException(e));
       } catch (RuntimeException | Error e) {
-        put(new Failure(e));
+        last = new Failure(e);
       }
+      put(last);
     }
 
     /** Queues {@code item}; false when the scan was closed or the query cancelled meanwhile. */

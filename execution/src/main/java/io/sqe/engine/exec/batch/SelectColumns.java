@@ -2,6 +2,7 @@ package io.sqe.engine.exec.batch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.exec.ColumnWriter;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
@@ -9,24 +10,32 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Picks and orders columns of its input's batches: a projection of column references. The
- * vectors move to the output batch by transfer, without copying a value; the columns it drops
- * are released with the input batch.
+ * A projection of column references and constants over its input's batches. A column's vector
+ * moves to the output batch by transfer, without copying a value (a column picked twice is copied
+ * the second time); a constant is written into a vector of its own; the columns it drops are
+ * released with the input batch.
  */
 public final class SelectColumns implements BatchOperator {
+  /** In {@link #columns}: the output column is the constant of the same position. */
+  public static final int CONSTANT = -1;
+
   private final BatchOperator input;
   private final int[] columns;
+  private final Object[] constants;
   private final Schema schema;
 
   /**
-   * @param columns for each output column, the input column it is; no input column twice
+   * @param columns for each output column, the input column it is, or {@link #CONSTANT}
+   * @param constants for each output column that is a constant, its value in the engine's run-time
+   *     representation (as {@link ColumnWriter} takes it), else unused
    * @param schema the output's schema, whose fields have the types of the input columns they pick
    */
-  public SelectColumns(BatchOperator input, int[] columns, Schema schema) {
+  public SelectColumns(BatchOperator input, int[] columns, Object[] constants, Schema schema) {
     this.input = requireNonNull(input, "input is null");
     this.columns = columns.clone();
+    this.constants = constants.clone();
     this.schema = requireNonNull(schema, "schema is null");
-    if (schema.getFields().size() != columns.length) {
+    if (schema.getFields().size() != columns.length || constants.length != columns.length) {
       throw new IllegalArgumentException("The schema has " + schema.getFields().size() + " fields for " + columns.length + " columns");
     }
   }
@@ -37,20 +46,57 @@ public final class SelectColumns implements BatchOperator {
       if (batch == null) {
         return null;
       }
+      int rows = batch.getRowCount();
       List<FieldVector> vectors = new ArrayList<>(columns.length);
+      boolean[] moved = new boolean[batch.getFieldVectors().size()];
       try {
         for (int i = 0; i < columns.length; i++) {
-          FieldVector source = batch.getVector(columns[i]);
-          FieldVector target = schema.getFields().get(i).createVector(source.getAllocator());
+          FieldVector target = schema.getFields().get(i).createVector(batch.getVector(0).getAllocator());
           vectors.add(target);
-          source.makeTransferPair(target).transfer();
+          int column = columns[i];
+          if (column == CONSTANT) {
+            fill(target, constants[i], rows);
+          } else if (!moved[column]) {
+            batch.getVector(column).makeTransferPair(target).transfer();
+            moved[column] = true;
+          } else {
+            copy(vectors.get(firstUse(column, i)), target, rows);
+          }
         }
       } catch (RuntimeException | Error e) {
         vectors.forEach(FieldVector::close);
         throw e;
       }
-      return new VectorSchemaRoot(schema.getFields(), vectors, batch.getRowCount());
+      return new VectorSchemaRoot(schema.getFields(), vectors, rows);
     }
+  }
+
+  private int firstUse(int column, int before) {
+    for (int i = 0; i < before; i++) {
+      if (columns[i] == column) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("Column " + column + " was not picked before");
+  }
+
+  private static void fill(FieldVector target, Object value, int rows) {
+    target.setInitialCapacity(rows);
+    target.allocateNew();
+    ColumnWriter writer = ColumnWriter.create(target);
+    for (int r = 0; r < rows; r++) {
+      writer.write(r, value);
+    }
+    target.setValueCount(rows);
+  }
+
+  private static void copy(FieldVector from, FieldVector target, int rows) {
+    target.setInitialCapacity(rows);
+    target.allocateNew();
+    for (int r = 0; r < rows; r++) {
+      target.copyFromSafe(r, r, from);
+    }
+    target.setValueCount(rows);
   }
 
   @Override

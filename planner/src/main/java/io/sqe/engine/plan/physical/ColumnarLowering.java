@@ -1,28 +1,34 @@
 package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.iceberg.IcebergTableScan;
-import java.util.HashSet;
+import io.sqe.engine.exec.batch.SelectColumns;
 import java.util.List;
-import java.util.Set;
+import java.util.Optional;
+import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableLimit;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexLocalRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * Replaces a finished Enumerable plan by SQE's columnar operators when they implement every node of
- * it: today a scan of an Iceberg table's columns, a selection of those columns, OFFSET and FETCH,
- * which is what {@code SELECT *}-style exports are. Such a result goes from the Parquet decoder to
+ * it: today a scan of an Iceberg table's columns, a filter whose condition the columnar evaluator
+ * runs ({@link PredicateCompiler}), a projection of columns and constants, OFFSET and FETCH, which is what {@code
+ * SELECT *}-style exports are. Such a result goes from the Parquet decoder to
  * the client as Arrow batches, with no Java object per value. Any other plan runs on Calcite's
  * Enumerable runtime as before, and EXPLAIN shows which: {@code Sqe...} nodes or {@code
  * Enumerable...} ones.
  *
- * <p>Policies never meet a columnar plan they would not hold in: a column mask is an expression, a
- * row filter a condition, and a policy's boundary a node of its own, none of which is lowered.
+ * <p>Policies hold in a columnar plan as in a row one: where a policy's row filter and masks end is
+ * a node of its own (the policy boundary), which is never lowered, so a plan that reads a table
+ * under a policy keeps the row runtime.
  */
 public final class ColumnarLowering {
   private ColumnarLowering() {}
@@ -49,29 +55,77 @@ public final class ColumnarLowering {
     return null;
   }
 
-  /** A Calc that only picks columns, each at most once, over a plan that lowers. */
+  /**
+   * A Calc whose condition (if it has one) the evaluator runs and whose projections are column
+   * references and constants, over a plan that lowers.
+   */
   private static SqeRel project(EnumerableCalc calc) {
     RexProgram program = calc.getProgram();
-    if (program.getCondition() != null) {
-      return null;
-    }
     List<RexLocalRef> projects = program.getProjectList();
     int[] columns = new int[projects.size()];
-    Set<Integer> seen = new HashSet<>();
+    Object[] constants = new Object[projects.size()];
     boolean identity = projects.size() == calc.getInput().getRowType().getFieldCount();
     for (int i = 0; i < columns.length; i++) {
       RexNode expression = program.expandLocalRef(projects.get(i));
-      if (!(expression instanceof RexInputRef ref) || !seen.add(ref.getIndex())) {
-        return null;
+      if (expression instanceof RexInputRef ref) {
+        columns[i] = ref.getIndex();
+      } else {
+        Optional<Object> constant = constant(expression);
+        if (constant.isEmpty()) {
+          return null;
+        }
+        columns[i] = SelectColumns.CONSTANT;
+        constants[i] = constant.get() == NULL ? null : constant.get();
       }
-      columns[i] = ref.getIndex();
       identity &= columns[i] == i;
     }
     SqeRel input = lower(calc.getInput());
     if (input == null) {
       return null;
     }
-    return identity ? input : new SqeProject(calc.getTraitSet().replace(SqeRel.CONVENTION), input, columns, calc.getRowType());
+    RelTraitSet traits = calc.getTraitSet().replace(SqeRel.CONVENTION);
+    if (program.getCondition() != null) {
+      input = SqeFilter.of(traits, input, program.expandLocalRef(program.getCondition()));
+      if (input == null) {
+        return null;
+      }
+    }
+    return identity ? input : new SqeProject(traits, input, columns, constants, calc.getRowType());
+  }
+
+  /** Stands for a null constant in {@link #constant}. */
+  private static final Object NULL = new Object();
+
+  /**
+   * A constant's value in the engine's run-time representation ({@link NULL} for null), for the
+   * types whose representation is plain: text, booleans, integers, decimals, floating point and
+   * dates; empty for any other expression.
+   */
+  private static Optional<Object> constant(RexNode expression) {
+    RexNode node = expression;
+    if (node instanceof RexCall call
+        && call.getKind() == SqlKind.CAST
+        && call.getType().getSqlTypeName() == SqlTypeName.VARCHAR
+        && call.getOperands().get(0) instanceof RexLiteral inner
+        && SqlTypeName.CHAR_TYPES.contains(inner.getType().getSqlTypeName())) {
+      node = inner;
+    }
+    if (!(node instanceof RexLiteral literal)) {
+      return Optional.empty();
+    }
+    if (literal.isNull()) {
+      return Optional.of(NULL);
+    }
+    Object value = switch (literal.getType().getSqlTypeName()) {
+      case CHAR, VARCHAR -> literal.getValueAs(String.class);
+      case BOOLEAN -> literal.getValueAs(Boolean.class);
+      case TINYINT, SMALLINT, INTEGER, BIGINT -> literal.getValueAs(Long.class);
+      case DECIMAL -> literal.getValueAs(java.math.BigDecimal.class);
+      case REAL, FLOAT, DOUBLE -> literal.getValueAs(Double.class);
+      case DATE -> literal.getValueAs(Integer.class);
+      default -> null;
+    };
+    return Optional.ofNullable(value);
   }
 
   private static Long literal(RexNode node) {

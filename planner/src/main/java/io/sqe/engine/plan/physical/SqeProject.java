@@ -3,6 +3,7 @@ package io.sqe.engine.plan.physical;
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.batch.SelectColumns;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.plan.RelTraitSet;
@@ -11,19 +12,28 @@ import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
 import org.apache.calcite.rel.type.RelDataType;
 
-/** Picks and orders columns of its input, each at most once, moving their vectors ({@link SelectColumns}). */
+/**
+ * Column references and constants over its input ({@link SelectColumns}): the columns' vectors
+ * move without copying a value, the constants fill vectors of their own.
+ */
 public final class SqeProject extends SingleRel implements SqeRel {
   private final int[] columns;
+  private final Object[] constants;
 
-  SqeProject(RelTraitSet traits, RelNode input, int[] columns, RelDataType rowType) {
+  /**
+   * @param columns per output column, its input column or {@link SelectColumns#CONSTANT}
+   * @param constants per output column that is a constant, its run-time value
+   */
+  SqeProject(RelTraitSet traits, RelNode input, int[] columns, Object[] constants, RelDataType rowType) {
     super(input.getCluster(), traits, input);
     this.columns = columns.clone();
+    this.constants = constants.clone();
     this.rowType = rowType;
   }
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new SqeProject(traitSet, sole(inputs), columns, rowType);
+    return new SqeProject(traitSet, sole(inputs), columns, constants, rowType);
   }
 
   @Override
@@ -32,8 +42,8 @@ public final class SqeProject extends SingleRel implements SqeRel {
     List<String> inputNames = input.getRowType().getFieldNames();
     List<String> outputNames = rowType.getFieldNames();
     for (int i = 0; i < columns.length; i++) {
-      String name = inputNames.get(columns[i]);
-      names.add(name.equals(outputNames.get(i)) ? name : name + " AS " + outputNames.get(i));
+      String source = columns[i] == SelectColumns.CONSTANT ? String.valueOf(constants[i]) : inputNames.get(columns[i]);
+      names.add(source.equals(outputNames.get(i)) ? source : source + " AS " + outputNames.get(i));
     }
     return super.explainTerms(pw).item("columns", names);
   }
@@ -42,7 +52,8 @@ public final class SqeProject extends SingleRel implements SqeRel {
   public BatchPlan implement() {
     BatchPlan in = ((SqeRel) input).implement();
     int[] picked = columns.clone();
+    Object[] values = Arrays.copyOf(constants, constants.length);
     Schema schema = batchSchema();
-    return (context, allocator) -> new SelectColumns(in.open(context, allocator), picked, schema);
+    return (context, allocator) -> new SelectColumns(in.open(context, allocator), picked, values, schema);
   }
 }

@@ -1,0 +1,91 @@
+package io.sqe.engine.exec.batch;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.expr.Predicate;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Keeps the rows of its input's batches that a condition keeps: a batch whose rows all pass goes
+ * on as it is, one that loses some is gathered into a new batch of the rows left, and one that
+ * loses all is released.
+ */
+public final class FilterBatches implements BatchOperator {
+  private final BatchOperator input;
+  private final Predicate predicate;
+  private final QueryContext context;
+  private final BufferAllocator allocator;
+  private int[] selection = new int[0];
+
+  public FilterBatches(BatchOperator input, Predicate predicate, QueryContext context, BufferAllocator allocator) {
+    this.input = requireNonNull(input, "input is null");
+    this.predicate = requireNonNull(predicate, "predicate is null");
+    this.context = requireNonNull(context, "context is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+  }
+
+  @Override
+  public VectorSchemaRoot next() {
+    while (true) {
+      VectorSchemaRoot batch = input.next();
+      if (batch == null) {
+        return null;
+      }
+      int rows = batch.getRowCount();
+      if (selection.length < rows) {
+        selection = new int[rows];
+      }
+      for (int i = 0; i < rows; i++) {
+        selection[i] = i;
+      }
+      int kept;
+      try {
+        kept = predicate.filter(batch, selection, rows);
+      } catch (RuntimeException | Error e) {
+        batch.close();
+        throw e;
+      }
+      if (kept == rows) {
+        return batch;
+      }
+      try (batch) {
+        if (kept > 0) {
+          return gather(batch, kept);
+        }
+      }
+      context.checkCancelled();
+    }
+  }
+
+  private VectorSchemaRoot gather(VectorSchemaRoot batch, int kept) {
+    VectorSchemaRoot out = VectorSchemaRoot.create(batch.getSchema(), allocator);
+    try {
+      List<FieldVector> from = batch.getFieldVectors();
+      List<FieldVector> to = out.getFieldVectors();
+      for (int c = 0; c < to.size(); c++) {
+        FieldVector source = from.get(c);
+        FieldVector target = to.get(c);
+        target.setInitialCapacity(kept);
+        target.allocateNew();
+        for (int i = 0; i < kept; i++) {
+          target.copyFromSafe(selection[i], i, source);
+        }
+        target.setValueCount(kept);
+      }
+      out.setRowCount(kept);
+      return out;
+    } catch (RuntimeException | Error e) {
+      out.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    input.close();
+  }
+}

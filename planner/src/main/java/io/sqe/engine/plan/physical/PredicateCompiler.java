@@ -1,0 +1,380 @@
+package io.sqe.engine.plan.physical;
+
+import com.google.common.collect.BoundType;
+import com.google.common.collect.Range;
+import io.sqe.engine.exec.expr.Comparison;
+import io.sqe.engine.exec.expr.Predicate;
+import io.sqe.engine.exec.expr.Predicates;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUnknownAs;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.DateString;
+import org.apache.calcite.util.NlsString;
+import org.apache.calcite.util.Sarg;
+
+/**
+ * Compiles a condition over a plan's columns into the columnar evaluator's {@link Predicate}, or
+ * says it cannot (null), in which case the plan keeps Calcite's row runtime. It takes what it can
+ * evaluate exactly as the row runtime does: comparisons, ranges and sets (SEARCH) of integer,
+ * date, decimal (up to 18 digits), floating-point and text columns against constants of the same
+ * scale or against columns of the same kind, null tests, boolean columns, AND and OR.
+ */
+final class PredicateCompiler {
+  /** How the evaluator reads a column's values: see {@code ColumnValues}. */
+  private enum Kind {
+    LONG,
+    DOUBLE,
+    BYTES
+  }
+
+  /** A column as the evaluator reads it: its position, kind, and for decimals the scale of its unscaled longs. */
+  private record Column(int index, Kind kind, int scale, RelDataType type) {}
+
+  private final RelDataType rowType;
+
+  private PredicateCompiler(RelDataType rowType) {
+    this.rowType = rowType;
+  }
+
+  /** {@code condition} over rows of {@code rowType} as a predicate, or null when the evaluator cannot run it exactly. */
+  static Predicate compile(RexNode condition, RelDataType rowType) {
+    return new PredicateCompiler(rowType).predicate(condition);
+  }
+
+  private Predicate predicate(RexNode node) {
+    if (node instanceof RexInputRef ref && ref.getType().getSqlTypeName() == SqlTypeName.BOOLEAN) {
+      return Predicates.booleanColumn(ref.getIndex(), true);
+    }
+    if (!(node instanceof RexCall call)) {
+      return null;
+    }
+    switch (call.getKind()) {
+      case AND:
+      case OR: {
+        List<Predicate> operands = new ArrayList<>();
+        for (RexNode operand : call.getOperands()) {
+          Predicate predicate = predicate(operand);
+          if (predicate == null) {
+            return null;
+          }
+          operands.add(predicate);
+        }
+        return call.getKind() == SqlKind.AND ? Predicates.and(operands) : Predicates.or(operands);
+      }
+      case NOT: {
+        RexNode operand = call.getOperands().get(0);
+        return operand instanceof RexInputRef ref && ref.getType().getSqlTypeName() == SqlTypeName.BOOLEAN
+            ? Predicates.booleanColumn(ref.getIndex(), false)
+            : null;
+      }
+      case IS_NULL:
+      case IS_NOT_NULL: {
+        RexNode operand = call.getOperands().get(0);
+        return operand instanceof RexInputRef ref ? Predicates.isNull(ref.getIndex(), call.getKind() == SqlKind.IS_NULL) : null;
+      }
+      case EQUALS:
+        return comparison(call, Comparison.EQUAL);
+      case NOT_EQUALS:
+        return comparison(call, Comparison.NOT_EQUAL);
+      case LESS_THAN:
+        return comparison(call, Comparison.LESS);
+      case LESS_THAN_OR_EQUAL:
+        return comparison(call, Comparison.LESS_OR_EQUAL);
+      case GREATER_THAN:
+        return comparison(call, Comparison.GREATER);
+      case GREATER_THAN_OR_EQUAL:
+        return comparison(call, Comparison.GREATER_OR_EQUAL);
+      case SEARCH:
+        return search(call);
+      default:
+        return null;
+    }
+  }
+
+  private Predicate comparison(RexCall call, Comparison op) {
+    RexNode left = call.getOperands().get(0);
+    RexNode right = call.getOperands().get(1);
+    Column a = column(left);
+    Column b = column(right);
+    if (a != null && b != null) {
+      if (a.kind() != b.kind() || a.scale() != b.scale()) {
+        return null;
+      }
+      return switch (a.kind()) {
+        case LONG -> Predicates.compareLongColumns(a.index(), op, b.index());
+        case DOUBLE -> Predicates.compareDoubleColumns(a.index(), op, b.index());
+        case BYTES -> Predicates.compareBytesColumns(a.index(), op, b.index());
+      };
+    }
+    if (a == null && b != null && left instanceof RexLiteral) {
+      return compareConstant(b, op.flipped(), (RexLiteral) left);
+    }
+    if (a != null && right instanceof RexLiteral literal) {
+      return compareConstant(a, op, literal);
+    }
+    return null;
+  }
+
+  private static Predicate compareConstant(Column column, Comparison op, RexLiteral literal) {
+    if (literal.isNull()) {
+      return null;
+    }
+    Comparable<?> value = literal.getValueAs(Comparable.class);
+    switch (column.kind()) {
+      case LONG:
+        return compareLong(column, op, value);
+      case DOUBLE: {
+        Double v = doubleValue(value);
+        return v == null ? null : Predicates.compareDouble(column.index(), op, v);
+      }
+      default: {
+        byte[] v = bytesValue(value);
+        return v == null ? null : Predicates.compareBytes(column.index(), op, v);
+      }
+    }
+  }
+
+  /**
+   * A column of unscaled longs compared with a constant that may have more decimal places than the
+   * column (a decimal column cast to a finer scale): the comparison becomes one with the
+   * constant rounded inwards, or keeps no row or every non-null row.
+   */
+  private static Predicate compareLong(Column column, Comparison op, Object value) {
+    Long exact = longValue(value, column);
+    switch (op) {
+      case EQUAL:
+        return exact != null ? Predicates.compareLong(column.index(), op, exact) : Predicates.longRanges(column.index(), new long[0], new long[0], false);
+      case NOT_EQUAL:
+        return exact != null ? Predicates.compareLong(column.index(), op, exact) : Predicates.isNull(column.index(), false);
+      case LESS:
+      case LESS_OR_EQUAL: {
+        Long high = longBound(value, column, op == Comparison.LESS ? BoundType.OPEN : BoundType.CLOSED, false);
+        return high == null ? null : Predicates.compareLong(column.index(), Comparison.LESS_OR_EQUAL, high);
+      }
+      default: {
+        Long low = longBound(value, column, op == Comparison.GREATER ? BoundType.OPEN : BoundType.CLOSED, true);
+        return low == null ? null : Predicates.compareLong(column.index(), Comparison.GREATER_OR_EQUAL, low);
+      }
+    }
+  }
+
+  /** {@code SEARCH(column, sarg)}: IN lists, BETWEEN and ranges, as Calcite folds them. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private Predicate search(RexCall call) {
+    Column column = column(call.getOperands().get(0));
+    if (column == null || !(call.getOperands().get(1) instanceof RexLiteral literal)) {
+      return null;
+    }
+    Sarg sarg = literal.getValueAs(Sarg.class);
+    if (sarg == null) {
+      return null;
+    }
+    boolean nullsKept = sarg.nullAs == RexUnknownAs.TRUE;
+    List<Range> ranges = new ArrayList<>(sarg.rangeSet.asRanges());
+    switch (column.kind()) {
+      case LONG: {
+        long[] mins = new long[ranges.size()];
+        long[] maxs = new long[ranges.size()];
+        for (int i = 0; i < ranges.size(); i++) {
+          Range range = ranges.get(i);
+          Long low = range.hasLowerBound() ? longBound(range.lowerEndpoint(), column, range.lowerBoundType(), true) : Long.valueOf(Long.MIN_VALUE);
+          Long high = range.hasUpperBound() ? longBound(range.upperEndpoint(), column, range.upperBoundType(), false) : Long.valueOf(Long.MAX_VALUE);
+          if (low == null || high == null) {
+            return null;
+          }
+          mins[i] = low;
+          maxs[i] = high;
+        }
+        return Predicates.longRanges(column.index(), mins, maxs, nullsKept);
+      }
+      case DOUBLE: {
+        List<Predicates.Range<Double>> converted = new ArrayList<>();
+        for (Range range : ranges) {
+          Predicates.Bound<Double> low = Predicates.Bound.unbounded();
+          Predicates.Bound<Double> high = Predicates.Bound.unbounded();
+          if (range.hasLowerBound()) {
+            Double v = doubleValue(range.lowerEndpoint());
+            if (v == null) {
+              return null;
+            }
+            low = new Predicates.Bound<>(v, range.lowerBoundType() == BoundType.CLOSED);
+          }
+          if (range.hasUpperBound()) {
+            Double v = doubleValue(range.upperEndpoint());
+            if (v == null) {
+              return null;
+            }
+            high = new Predicates.Bound<>(v, range.upperBoundType() == BoundType.CLOSED);
+          }
+          converted.add(new Predicates.Range<>(low, high));
+        }
+        return Predicates.doubleRanges(column.index(), converted, nullsKept);
+      }
+      default: {
+        List<Predicates.Range<byte[]>> converted = new ArrayList<>();
+        for (Range range : ranges) {
+          Predicates.Bound<byte[]> low = Predicates.Bound.unbounded();
+          Predicates.Bound<byte[]> high = Predicates.Bound.unbounded();
+          if (range.hasLowerBound()) {
+            byte[] v = bytesValue(range.lowerEndpoint());
+            if (v == null) {
+              return null;
+            }
+            low = new Predicates.Bound<>(v, range.lowerBoundType() == BoundType.CLOSED);
+          }
+          if (range.hasUpperBound()) {
+            byte[] v = bytesValue(range.upperEndpoint());
+            if (v == null) {
+              return null;
+            }
+            high = new Predicates.Bound<>(v, range.upperBoundType() == BoundType.CLOSED);
+          }
+          converted.add(new Predicates.Range<>(low, high));
+        }
+        return Predicates.bytesRanges(column.index(), converted, nullsKept);
+      }
+    }
+  }
+
+  /** A bare column reference (or a cast that keeps its values exactly) the evaluator reads, else null. */
+  private Column column(RexNode node) {
+    if (node instanceof RexCall call && call.getKind() == SqlKind.CAST) {
+      Column inner = column(call.getOperands().get(0));
+      Column outer = inner == null ? null : columnOf(inner.index(), call.getType());
+      // A cast between integer types, or to a decimal of as many integer digits and a scale at
+      // least as fine, changes no value: constants compare with the column at its own scale.
+      return outer != null && inner.kind() == Kind.LONG && outer.kind() == Kind.LONG && inner.scale() <= outer.scale()
+              && isExactNumber(inner.type()) && isExactNumber(outer.type()) && widens(inner.type(), outer.type())
+          ? inner
+          : null;
+    }
+    if (node instanceof RexInputRef ref) {
+      return columnOf(ref.getIndex(), rowType.getFieldList().get(ref.getIndex()).getType());
+    }
+    return null;
+  }
+
+  private static Column columnOf(int index, RelDataType type) {
+    switch (type.getSqlTypeName()) {
+      case TINYINT:
+      case SMALLINT:
+      case INTEGER:
+      case BIGINT:
+      case DATE:
+        return new Column(index, Kind.LONG, 0, type);
+      case DECIMAL:
+        return type.getPrecision() <= 18 ? new Column(index, Kind.LONG, type.getScale(), type) : null;
+      case REAL:
+      case FLOAT:
+      case DOUBLE:
+        return new Column(index, Kind.DOUBLE, 0, type);
+      case VARCHAR:
+        return new Column(index, Kind.BYTES, 0, type);
+      default:
+        return null;
+    }
+  }
+
+  private static boolean isExactNumber(RelDataType type) {
+    return switch (type.getSqlTypeName()) {
+      case TINYINT, SMALLINT, INTEGER, BIGINT, DECIMAL -> true;
+      default -> false;
+    };
+  }
+
+  /** Whether every value of {@code from} is a value of {@code to}: the cast cannot fail or change it. */
+  private static boolean widens(RelDataType from, RelDataType to) {
+    int fromDigits = from.getSqlTypeName() == SqlTypeName.DECIMAL ? from.getPrecision() - from.getScale() : integerDigits(from);
+    int toDigits = to.getSqlTypeName() == SqlTypeName.DECIMAL ? to.getPrecision() - to.getScale() : integerDigits(to);
+    return toDigits >= fromDigits;
+  }
+
+  private static int integerDigits(RelDataType type) {
+    return switch (type.getSqlTypeName()) {
+      case TINYINT -> 3;
+      case SMALLINT -> 5;
+      case INTEGER -> 10;
+      default -> 19;
+    };
+  }
+
+  /** A constant as the unscaled long of {@code column}'s scale, or null when it is not exactly one. */
+  private static Long longValue(Object value, Column column) {
+    BigDecimal decimal = decimal(value);
+    if (decimal == null) {
+      return null;
+    }
+    try {
+      return decimal.setScale(column.scale(), RoundingMode.UNNECESSARY).unscaledValue().longValueExact();
+    } catch (ArithmeticException e) {
+      return null;
+    }
+  }
+
+  /**
+   * A range's bound as an inclusive unscaled long: an exclusive lower bound {@code > x} is {@code
+   * >= x + 1 ulp} and an exclusive upper bound {@code < x} is {@code <= x - 1 ulp}; a bound between
+   * two values of the column's scale is rounded inwards.
+   */
+  private static Long longBound(Object value, Column column, BoundType type, boolean lower) {
+    BigDecimal decimal = decimal(value);
+    if (decimal == null) {
+      return null;
+    }
+    BigDecimal scaled = decimal.setScale(column.scale(), lower ? RoundingMode.CEILING : RoundingMode.FLOOR);
+    boolean exact = scaled.compareTo(decimal) == 0;
+    long unscaled;
+    try {
+      unscaled = scaled.unscaledValue().longValueExact();
+    } catch (ArithmeticException e) {
+      return null;
+    }
+    if (exact && type == BoundType.OPEN) {
+      if (unscaled == (lower ? Long.MAX_VALUE : Long.MIN_VALUE)) {
+        return null;
+      }
+      unscaled += lower ? 1 : -1;
+    }
+    return unscaled;
+  }
+
+  private static BigDecimal decimal(Object value) {
+    if (value instanceof BigDecimal decimal) {
+      return decimal;
+    }
+    if (value instanceof DateString date) {
+      return BigDecimal.valueOf(date.getDaysSinceEpoch());
+    }
+    if (value instanceof Number number && !(value instanceof Double) && !(value instanceof Float)) {
+      return BigDecimal.valueOf(number.longValue());
+    }
+    return null;
+  }
+
+  private static Double doubleValue(Object value) {
+    if (value instanceof Number number) {
+      return number.doubleValue();
+    }
+    return null;
+  }
+
+  private static byte[] bytesValue(Object value) {
+    if (value instanceof NlsString text) {
+      return text.getValue().getBytes(StandardCharsets.UTF_8);
+    }
+    if (value instanceof String text) {
+      return text.getBytes(StandardCharsets.UTF_8);
+    }
+    return null;
+  }
+}

@@ -1,0 +1,46 @@
+package io.sqe.engine.plan.physical;
+
+import io.sqe.engine.exec.batch.BatchPlan;
+import io.sqe.engine.exec.batch.FilterBatches;
+import io.sqe.engine.exec.expr.Predicate;
+import java.util.List;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.SingleRel;
+import org.apache.calcite.rex.RexNode;
+
+/** Keeps the rows of its input a condition keeps, evaluated on the batches ({@link FilterBatches}). */
+public final class SqeFilter extends SingleRel implements SqeRel {
+  private final RexNode condition;
+  private final Predicate predicate;
+
+  private SqeFilter(RelTraitSet traits, RelNode input, RexNode condition, Predicate predicate) {
+    super(input.getCluster(), traits, input);
+    this.condition = condition;
+    this.predicate = predicate;
+  }
+
+  /** The filter of {@code input}'s rows by {@code condition}, or null when the evaluator cannot run the condition. */
+  static SqeFilter of(RelTraitSet traits, SqeRel input, RexNode condition) {
+    Predicate predicate = PredicateCompiler.compile(condition, input.getRowType());
+    return predicate == null ? null : new SqeFilter(traits, input, condition, predicate);
+  }
+
+  @Override
+  public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
+    return new SqeFilter(traitSet, sole(inputs), condition, predicate);
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    return super.explainTerms(pw).item("condition", condition);
+  }
+
+  @Override
+  public BatchPlan implement() {
+    BatchPlan in = ((SqeRel) input).implement();
+    Predicate keep = predicate;
+    return (context, allocator) -> new FilterBatches(in.open(context, allocator), keep, context, allocator);
+  }
+}
