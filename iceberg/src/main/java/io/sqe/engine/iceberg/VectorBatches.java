@@ -4,6 +4,7 @@ import io.sqe.engine.exec.ColumnWriter;
 import java.io.IOException;
 import java.util.List;
 import java.util.NoSuchElementException;
+import io.sqe.engine.iceberg.parquet.ParquetColumnDecoder;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -187,6 +188,12 @@ final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
     NullabilityHolder nulls = holder.nullabilityHolder();
     boolean hasNulls = nulls != null && nulls.hasNulls();
     int[] sel = selected;
+    if (all && holder instanceof ParquetColumnDecoder.Decoded && source.getClass() == target.getClass()) {
+      // SQE's decoder allocates new buffers for its next batch: these move to the batch as they are.
+      source.makeTransferPair(target).transfer();
+      setValidity(target.getValidityBuffer(), nulls, hasNulls, sel, count);
+      return;
+    }
     if (target instanceof BaseVariableWidthVector to) {
       gatherVariableWidth((BaseVariableWidthVector) source, to, nulls, hasNulls, sel, count);
       return;
@@ -290,7 +297,16 @@ final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
       }
       return;
     }
-    for (int i = 0; i < count; i++) {
+    int full = count / 8;
+    for (int j = 0; j < full; j++) {
+      int base = j * 8;
+      int bits = 0;
+      for (int k = 0; k < 8; k++) {
+        bits |= (1 - nulls.isNullAt(sel[base + k])) << k;
+      }
+      validity.setByte(j, bits);
+    }
+    for (int i = full * 8; i < count; i++) {
       BitVectorHelper.setValidityBit(validity, i, 1 - nulls.isNullAt(sel[i]));
     }
   }
@@ -327,6 +343,26 @@ final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
       to.setLastSet(count - 1);
       return;
     }
+    if (values.longs != null && target instanceof BaseFixedWidthVector to) {
+      to.allocateNew(count);
+      setValidity(to.getValidityBuffer(), nulls, hasNulls, sel, count);
+      ArrowBuf out = to.getDataBuffer();
+      long[] longs = values.longs;
+      int width = to.getTypeWidth();
+      for (int i = 0; i < count; i++) {
+        long v = longs[ids.getInt((long) sel[i] * 4)];
+        switch (width) {
+          case 4 -> out.setInt((long) i * 4, (int) v);
+          case 8 -> out.setLong((long) i * 8, v);
+          default -> {
+            // A decimal's unscaled value, sign-extended to 128 bits.
+            out.setLong((long) i * 16, v);
+            out.setLong((long) i * 16 + 8, v < 0 ? -1L : 0L);
+          }
+        }
+      }
+      return;
+    }
     target.setInitialCapacity(count);
     target.allocateNew();
     ColumnWriter writer = ColumnWriter.create(target);
@@ -347,8 +383,12 @@ final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
     return dictionaryValues[column];
   }
 
-  /** A dictionary's values: as bytes for text and binary, else in the engine's run-time representation. */
-  private record DictionaryValues(byte[][] bytes, Object[] objects) {
+  /**
+   * A dictionary's values: as bytes for text and binary; as longs for integers, dates, timestamps
+   * and decimals stored as 32 or 64-bit integers (their unscaled values); else in the engine's
+   * run-time representation.
+   */
+  private record DictionaryValues(byte[][] bytes, long[] longs, Object[] objects) {
     static DictionaryValues decode(Dictionary dictionary, Type type, PrimitiveTypeName physical) {
       int size = dictionary.getMaxId() + 1;
       Type.TypeID id = type.typeId();
@@ -357,13 +397,21 @@ final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
         for (int i = 0; i < size; i++) {
           bytes[i] = dictionary.decodeToBinary(i).getBytes();
         }
-        return new DictionaryValues(bytes, null);
+        return new DictionaryValues(bytes, null, null);
+      }
+      boolean integers = id == Type.TypeID.INTEGER || id == Type.TypeID.DATE || id == Type.TypeID.LONG || id == Type.TypeID.TIMESTAMP;
+      if (integers || (id == Type.TypeID.DECIMAL && (physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64))) {
+        long[] longs = new long[size];
+        for (int i = 0; i < size; i++) {
+          longs[i] = physical == PrimitiveTypeName.INT32 ? dictionary.decodeToInt(i) : dictionary.decodeToLong(i);
+        }
+        return new DictionaryValues(null, longs, null);
       }
       Object[] objects = new Object[size];
       for (int i = 0; i < size; i++) {
         objects[i] = VectorizedTaskReader.decode(dictionary, i, type, physical);
       }
-      return new DictionaryValues(null, objects);
+      return new DictionaryValues(null, null, objects);
     }
   }
 }

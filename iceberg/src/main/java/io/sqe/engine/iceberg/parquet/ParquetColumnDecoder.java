@@ -305,7 +305,8 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       delegatedHolder = super.read(reuse == null ? null : delegatedHolder, rows);
       return delegatedHolder;
     }
-    if (reuse == null || vector == null || vectorMode != mode) {
+    // A consumer may have taken the last batch's buffers (see Decoded): then allocate afresh.
+    if (reuse == null || vector == null || vectorMode != mode || vector.getValueCapacity() < rows) {
       allocate();
     }
     nulls.reset();
@@ -332,7 +333,18 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
       pageRow += k;
     }
     vector.setValueCount(rows);
-    return new VectorHolder(descriptor, vector, mode == Mode.DICTIONARY_IDS, mode == Mode.DICTIONARY_IDS ? dictionary : null, nulls, field);
+    return new Decoded(descriptor, vector, mode == Mode.DICTIONARY_IDS, mode == Mode.DICTIONARY_IDS ? dictionary : null, nulls, field);
+  }
+
+  /**
+   * A batch of a column this class decoded. Its consumer may take the vector's buffers (Arrow's
+   * transfer) instead of copying them: the next read then allocates new ones. Its validity buffer
+   * is not kept up to date for every mode; the nullability holder is.
+   */
+  public static final class Decoded extends VectorHolder {
+    Decoded(ColumnDescriptor descriptor, FieldVector vector, boolean dictionaryEncoded, Dictionary dictionary, NullabilityHolder nulls, Types.NestedField field) {
+      super(descriptor, vector, dictionaryEncoded, dictionary, nulls, field);
+    }
   }
 
   private void allocate() {
