@@ -143,14 +143,7 @@ public record BenchmarkOptions(
           serverSettings.put("query.result-cache.max-bytes", value);
           break;
         case "--settings":
-          // Planner and execution options for A/B runs of one build; the server checks each.
-          for (String setting : value.split(",")) {
-            int eq = setting.indexOf('=');
-            if (eq <= 0) {
-              throw new IllegalArgumentException("--settings takes key=value pairs separated by commas, not " + setting);
-            }
-            serverSettings.put(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
-          }
+          serverSettings.putAll(settings(value));
           break;
         default:
           throw new IllegalArgumentException("Unknown argument: " + name);
@@ -230,5 +223,21 @@ public record BenchmarkOptions(
       }
     }
     return new ArrayList<>(queries);
+  }
+
+  /**
+   * The value of {@code --settings}: {@code sqe.yaml} settings as key=value pairs separated by
+   * commas, for A/B runs of one build (planner and execution options); the server checks each.
+   */
+  static Map<String, String> settings(String value) {
+    Map<String, String> settings = new java.util.LinkedHashMap<>();
+    for (String setting : value.split(",")) {
+      int eq = setting.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--settings takes key=value pairs separated by commas, not " + setting);
+      }
+      settings.put(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+    }
+    return settings;
   }
 }

@@ -69,10 +69,11 @@ import org.apache.iceberg.catalog.TableIdentifier;
 public final class FlightThroughputBenchmark {
   static final String USAGE =
       "Usage: bin/bench-flight [--table lineitem|synthetic] [--scale 1] [--rows 10000000] [--warmups 2] [--runs 3]\n"
-          + "                        [--work-dir bench/target/work] [--output FILE.md]\n"
+          + "                        [--work-dir bench/target/work] [--output FILE.md] [--settings K=V,...]\n"
           + "  --warmups N        untimed reads per path first, at least 1: SQE's first keeps the batches the others serve\n"
           + "  --table lineitem   SELECT * FROM tpch.lineitem at --scale (default), data shared with bin/bench-tpch\n"
-          + "  --table synthetic  SELECT n, x, s FROM a table of --rows rows made by bulk ingest\n";
+          + "  --table synthetic  SELECT n, x, s FROM a table of --rows rows made by bulk ingest\n"
+          + "  --settings K=V,... sqe.yaml settings for SQE, e.g. planner.columnar=false to compare\n";
   /** What issue 27 asks of SQE for {@code SELECT * FROM tpch.lineitem} at scale 1. */
   static final double TARGET_ROWS_PER_SECOND = 4_000_000;
   private static final String SYNTHETIC_SCHEMA = "bench";
@@ -93,9 +94,20 @@ public final class FlightThroughputBenchmark {
   private final Path output;
   private final String commandLine;
   private final PrintStream out;
+  /** sqe.yaml settings for the server on top of the benchmark's own. */
+  private final Map<String, String> serverSettings;
 
   private FlightThroughputBenchmark(
-      Table table, double scale, long rows, int warmups, int runs, Path workDir, Path output, String commandLine, PrintStream out) {
+      Table table,
+      double scale,
+      long rows,
+      int warmups,
+      int runs,
+      Path workDir,
+      Path output,
+      String commandLine,
+      PrintStream out,
+      Map<String, String> serverSettings) {
     if (rows <= 0 || warmups <= 0 || runs <= 0) {
       throw new IllegalArgumentException("--rows, --warmups and --runs must be positive");
     }
@@ -111,6 +123,7 @@ public final class FlightThroughputBenchmark {
     this.output = output;
     this.commandLine = commandLine;
     this.out = out;
+    this.serverSettings = Map.copyOf(serverSettings);
   }
 
   public static void main(String[] args) throws Exception {
@@ -138,6 +151,7 @@ public final class FlightThroughputBenchmark {
     int runs = 3;
     Path workDir = BenchmarkOptions.DEFAULT_WORK_DIR;
     Path output = null;
+    Map<String, String> serverSettings = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       if (i + 1 >= args.length) {
@@ -157,6 +171,7 @@ public final class FlightThroughputBenchmark {
           case "--runs" -> runs = Integer.parseInt(value);
           case "--work-dir" -> workDir = Path.of(value);
           case "--output" -> output = Path.of(value);
+          case "--settings" -> serverSettings.putAll(BenchmarkOptions.settings(value));
           default -> throw new IllegalArgumentException("Unknown option " + flag);
         }
       } catch (NumberFormatException e) {
@@ -171,7 +186,7 @@ public final class FlightThroughputBenchmark {
     }
     return new FlightThroughputBenchmark(
         table, scale == null ? 1 : scale, rows == null ? 10_000_000 : rows, warmups, runs, workDir, output,
-        "bin/bench-flight " + String.join(" ", args), out);
+        "bin/bench-flight " + String.join(" ", args), out, serverSettings);
   }
 
   /**
@@ -220,6 +235,7 @@ public final class FlightThroughputBenchmark {
     settings.put("auth.token-lifetime", "7d");
     // Every read executes the statement: a cached result would skip the path being measured.
     settings.putAll(BenchmarkOptions.DEFAULT_SERVER_SETTINGS);
+    settings.putAll(serverSettings);
     if (table == Table.LINEITEM) {
       settings.put("sample-data.tpch-scale", scaleLabel());
       boolean existed = Files.isDirectory(dataDir.resolve("warehouse"));
