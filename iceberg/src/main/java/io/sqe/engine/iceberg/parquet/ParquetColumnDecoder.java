@@ -442,16 +442,47 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
         }
         break;
       }
-      case BINARY: {
-        BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
-        for (int i = 0; i < k; i++) {
-          strings.setSafe(at + i, data, starts[v + i], lengths[v + i]);
-        }
+      case BINARY:
+        copyBinary(at, v, k);
         break;
-      }
       default:
         throw new IllegalStateException(mode.toString());
     }
+  }
+
+  /**
+   * Appends byte arrays {@code v..v+k} of the page at positions {@code at..at+k} of the vector: the
+   * buffers grown once for all of them, then each array copied with its offset written, which is
+   * what {@code setSafe} does per value with its checks.
+   */
+  private void copyBinary(int at, int v, int k) {
+    BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
+    int last = at + k - 1;
+    // Offsets for the positions before {@code at} (nulls leave holes).
+    strings.fillEmpties(at);
+    while (strings.getValueCapacity() <= last) {
+      strings.reallocValidityAndOffsetBuffers();
+    }
+    int start = strings.getOffsetBuffer().getInt((long) at * 4);
+    long total = 0;
+    for (int i = 0; i < k; i++) {
+      total += lengths[v + i];
+    }
+    while (strings.getDataBuffer().capacity() < start + total) {
+      strings.reallocDataBuffer();
+    }
+    ArrowBuf out = strings.getDataBuffer();
+    ArrowBuf offsets = strings.getOffsetBuffer();
+    ArrowBuf validity = strings.getValidityBuffer();
+    int end = start;
+    for (int i = 0; i < k; i++) {
+      int length = lengths[v + i];
+      out.setBytes(end, data, starts[v + i], length);
+      end += length;
+      offsets.setInt((long) (at + i + 1) * 4, end);
+      BitVectorHelper.setBit(validity, at + i);
+    }
+    strings.setLastSet(last);
   }
 
   private void copyWithNulls(int at, int k) {
