@@ -163,9 +163,36 @@ class ColumnarScanTest {
   }
 
   @Test
+  void expressionsTheEvaluatorComputesMatchTheRowRuntime() {
+    List<String> computed = List.of(
+        "select id + 1, i * 2, l - i, id * i from typed",
+        "select amount * 2, amount - 1, 1 - rate, amount + amount from typed",
+        "select rate * rate, rate * 3, amount * 0.5 from typed",
+        "select d * 2.5, d / 3, cast(i as double), cast(amount as double), f + d from typed",
+        "select case when i > 0 then color else 'neg' end, case when b then amount end from typed",
+        "select case when color in ('red', 'blue') then label when d < 100 then color end as c, ship_day from typed",
+        "select cast(i as bigint) * 3, i from typed where color = 'red'",
+        "select id, l * 10 from typed offset 5 limit 3");
+    for (String sql : computed) {
+      assertThat(plan(sql)).as(sql).contains("SqeProject").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    // Overflow fails on the columnar path as on the row runtime, with the same error.
+    String overflow = "select l * 1000000000 from typed";
+    assertThat(plan(overflow)).contains("SqeProject");
+    SqeException columnar = org.assertj.core.api.Assertions.catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, session, overflow));
+    SqeException rows = org.assertj.core.api.Assertions.catchThrowableOfType(
+        SqeException.class, () -> TestQueries.run(engine, TestOptions.set(session, PlannerOptions.COLUMNAR, false), overflow));
+    assertThat(columnar).isNotNull();
+    assertThat(columnar.code()).isEqualTo(rows.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    assertThat(columnar.getMessage()).isEqualTo(rows.getMessage());
+  }
+
+  @Test
   void plansTheColumnarOperatorsDoNotCoverYetRunOnTheRowRuntime() {
     for (String sql : List.of(
-        "select id + 1 from typed",
+        "select upper(color) from typed",
+        "select amount * rate from typed",
         "select id from typed where i + 1 > 0",
         "select id from typed where amount > rate",
         "select color, count(*) from typed group by color")) {

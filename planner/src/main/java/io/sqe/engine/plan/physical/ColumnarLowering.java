@@ -20,7 +20,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * Replaces a finished Enumerable plan by SQE's columnar operators when they implement every node of
  * it: today a scan of an Iceberg table's columns, a filter whose condition the columnar evaluator
- * runs ({@link PredicateCompiler}), a projection of columns and constants, OFFSET and FETCH, which is what {@code
+ * runs ({@link PredicateCompiler}), a projection of columns, constants and expressions it computes
+ * ({@link ExpressionCompiler}), OFFSET and FETCH, which is what {@code
  * SELECT *}-style exports are. Such a result goes from the Parquet decoder to
  * the client as Arrow batches, with no Java object per value. Any other plan runs on Calcite's
  * Enumerable runtime as before, and EXPLAIN shows which: {@code Sqe...} nodes or {@code
@@ -56,26 +57,28 @@ public final class ColumnarLowering {
   }
 
   /**
-   * A Calc whose condition (if it has one) the evaluator runs and whose projections are column
-   * references and constants, over a plan that lowers.
+   * A Calc whose condition (if it has one) the evaluator runs and whose projections are columns,
+   * constants, or expressions the evaluator computes, over a plan that lowers.
    */
   private static SqeRel project(EnumerableCalc calc) {
     RexProgram program = calc.getProgram();
-    List<RexLocalRef> projects = program.getProjectList();
+    List<RexNode> projects = new java.util.ArrayList<>();
+    for (RexLocalRef project : program.getProjectList()) {
+      projects.add(program.expandLocalRef(project));
+    }
     int[] columns = new int[projects.size()];
     Object[] constants = new Object[projects.size()];
+    boolean computed = false;
     boolean identity = projects.size() == calc.getInput().getRowType().getFieldCount();
     for (int i = 0; i < columns.length; i++) {
-      RexNode expression = program.expandLocalRef(projects.get(i));
+      RexNode expression = projects.get(i);
       if (expression instanceof RexInputRef ref) {
         columns[i] = ref.getIndex();
       } else {
         Optional<Object> constant = constant(expression);
-        if (constant.isEmpty()) {
-          return null;
-        }
+        computed |= constant.isEmpty();
         columns[i] = SelectColumns.CONSTANT;
-        constants[i] = constant.get() == NULL ? null : constant.get();
+        constants[i] = constant.isEmpty() || constant.get() == NULL ? null : constant.get();
       }
       identity &= columns[i] == i;
     }
@@ -90,7 +93,12 @@ public final class ColumnarLowering {
         return null;
       }
     }
-    return identity ? input : new SqeProject(traits, input, columns, constants, calc.getRowType());
+    if (identity) {
+      return input;
+    }
+    return computed
+        ? SqeProject.ofExpressions(traits, input, projects, calc.getRowType())
+        : SqeProject.ofColumns(traits, input, projects, columns, constants, calc.getRowType());
   }
 
   /** Stands for a null constant in {@link #constant}. */
