@@ -52,9 +52,12 @@ class BatchSizeTest {
   void smallResultsFitASmallMemoryLimit() {
     QueryEngine small =
         lake.engine(new EngineConfig(64 * 1024, 65_536, BATCH_BYTES));
-    Prepared prepared = small.prepare(session, "select id, text, 'a' as a, 'b' as b, words from wide where id < 3");
+    // The result batches of the row runtime start small. A columnar plan's memory also holds the
+    // scan's decoded batches (thousands of rows), which a 64 KiB limit could not.
+    Session rowRuntime = TestOptions.set(session, io.sqe.engine.plan.PlannerOptions.COLUMNAR, false);
+    Prepared prepared = small.prepare(rowRuntime, "select id, text, 'a' as a, 'b' as b, words from wide where id < 3");
     long rows = 0;
-    try (QueryExecution execution = small.execute(session, prepared, List.of(), "small")) {
+    try (QueryExecution execution = small.execute(rowRuntime, prepared, List.of(), "small")) {
       while (execution.next()) {
         rows += execution.root().getRowCount();
       }

@@ -117,7 +117,7 @@ class QueryEngineTest {
     List<List<Object>> plan = run("explain select name from t where id > 25 limit 3");
     assertThat(run("explain plan for select name from t where id > 25 limit 3")).isEqualTo(plan);
     String text = plan.stream().map(r -> r.get(0).toString()).reduce("", (a, b) -> a + b + "\n");
-    assertThat(text).contains("IcebergTableScan").contains("columns=[[id, name]]").contains("filter=");
+    assertThat(text).contains("TableScan").contains("columns=[[id, name]]").contains("filter=");
   }
 
   @Test

@@ -21,6 +21,8 @@ import org.apache.calcite.linq4j.Enumerator;
  */
 public final class QueryExecution implements AutoCloseable {
   private static final int INITIAL_BATCH_ROWS = 64;
+  /** Batches of a columnar plan smaller than this are appended to the ones after them. */
+  private static final int COALESCED_ROWS = 1024;
 
   private final BufferAllocator allocator;
   private final QueryContext context;
@@ -31,6 +33,8 @@ public final class QueryExecution implements AutoCloseable {
   /** The operators' batch being handed out in parts (over the batch limits), and its next row. */
   private VectorSchemaRoot pending;
   private int pendingOffset;
+  /** Whether the columnar plan's operators returned their last batch. */
+  private boolean operatorDone;
   /** The batches of a cached result this execution hands out instead of running a plan; null to run one. */
   private final List<byte[]> cached;
   private int nextCached;
@@ -199,7 +203,7 @@ public final class QueryExecution implements AutoCloseable {
         batches = batchPlan.open(context, allocator);
       }
       if (pending == null) {
-        pending = batches.next();
+        pending = operatorDone ? null : coalesce(batches.next());
         pendingOffset = 0;
         exhausted = pending == null;
       }
@@ -208,6 +212,67 @@ public final class QueryExecution implements AutoCloseable {
       return returned(count);
     } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, context.queryId());
+    }
+  }
+
+  /**
+   * {@code first} with the batches after it while they are small (a selective filter keeps a few
+   * rows of each), appended into one batch of at least {@link #COALESCED_ROWS} rows or the rest of
+   * the result: a batch costs a Flight message and the client a read, whatever its size.
+   */
+  private VectorSchemaRoot coalesce(VectorSchemaRoot first) {
+    if (first == null) {
+      operatorDone = true;
+      return null;
+    }
+    if (first.getRowCount() >= COALESCED_ROWS) {
+      return first;
+    }
+    List<VectorSchemaRoot> parts = new java.util.ArrayList<>();
+    parts.add(first);
+    int rows = first.getRowCount();
+    try {
+      while (rows < COALESCED_ROWS) {
+        VectorSchemaRoot more = batches.next();
+        if (more == null) {
+          operatorDone = true;
+          break;
+        }
+        parts.add(more);
+        rows += more.getRowCount();
+      }
+      if (parts.size() == 1) {
+        parts.clear();
+        return first;
+      }
+      VectorSchemaRoot merged = VectorSchemaRoot.create(first.getSchema(), allocator);
+      try {
+        List<FieldVector> to = merged.getFieldVectors();
+        for (FieldVector vector : to) {
+          vector.setInitialCapacity(rows);
+          vector.allocateNew();
+        }
+        int at = 0;
+        for (VectorSchemaRoot part : parts) {
+          for (int c = 0; c < to.size(); c++) {
+            FieldVector from = part.getVector(c);
+            for (int r = 0; r < part.getRowCount(); r++) {
+              to.get(c).copyFromSafe(r, at + r, from);
+            }
+          }
+          at += part.getRowCount();
+        }
+        for (FieldVector vector : to) {
+          vector.setValueCount(at);
+        }
+        merged.setRowCount(at);
+      } catch (RuntimeException | Error e) {
+        merged.close();
+        throw e;
+      }
+      return merged;
+    } finally {
+      parts.forEach(VectorSchemaRoot::close);
     }
   }
 
