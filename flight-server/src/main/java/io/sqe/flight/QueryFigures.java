@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * @param peakMemoryBytes the most Arrow memory one execution held at once
  * @param planCached whether the plan came from the plan cache
  * @param resultCached whether every execution handed out a cached result instead of running
+ * @param runtime what ran the query: {@code columnar} (SQE's columnar operators, in every
+ *     execution), {@code row} (Calcite's row runtime, the fallback for plans the columnar operators
+ *     do not cover yet) or {@code cached} (a cached result)
  */
 record QueryFigures(
     String queryId,
@@ -32,7 +35,8 @@ record QueryFigures(
     long bytesScanned,
     long peakMemoryBytes,
     boolean planCached,
-    boolean resultCached) {
+    boolean resultCached,
+    String runtime) {
   static final String PREFIX = "x-sqe-";
 
   QueryFigures {
@@ -52,6 +56,7 @@ record QueryFigures(
     values.put(PREFIX + "peak-memory-bytes", Long.toString(peakMemoryBytes));
     values.put(PREFIX + "plan-cached", Boolean.toString(planCached));
     values.put(PREFIX + "result-cached", Boolean.toString(resultCached));
+    values.put(PREFIX + "runtime", runtime);
     return values;
   }
 
@@ -68,6 +73,7 @@ record QueryFigures(
     private boolean planCached;
     private int executions;
     private int resultsCached;
+    private int columnar;
 
     Builder(String queryId) {
       this.queryId = requireNonNull(queryId, "queryId is null");
@@ -94,6 +100,9 @@ record QueryFigures(
       if (stats.resultCached()) {
         resultsCached++;
       }
+      if (stats.columnar()) {
+        columnar++;
+      }
     }
 
     QueryFigures build() {
@@ -107,7 +116,8 @@ record QueryFigures(
           bytesScanned,
           peakMemoryBytes,
           planCached,
-          executions > 0 && resultsCached == executions);
+          executions > 0 && resultsCached == executions,
+          executions > 0 && resultsCached == executions ? "cached" : executions > 0 && columnar == executions ? "columnar" : "row");
     }
   }
 }

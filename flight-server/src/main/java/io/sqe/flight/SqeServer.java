@@ -256,7 +256,7 @@ public final class SqeServer implements AutoCloseable {
                         netty
                             .callExecutor(new ClientAddressHeader())
                             .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
-                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned())))
+                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned(), figures.runtime())))
                             // Flight's middleware (authentication) only sees Flight's own service,
                             // so health checks need no credentials.
                             .addService(serving.healthService())

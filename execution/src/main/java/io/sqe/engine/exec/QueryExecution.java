@@ -201,6 +201,7 @@ public final class QueryExecution implements AutoCloseable {
       if (batches == null) {
         // Opened here, after the caller could register for cancellation (see next()).
         batches = batchPlan.open(context, allocator);
+        context.stats().columnar(true);
       }
       if (pending == null) {
         pending = operatorDone ? null : coalesce(batches.next());

@@ -18,6 +18,7 @@ public final class QueryStats {
   private volatile long peakMemoryBytes;
   private volatile boolean planCached;
   private volatile boolean resultCached;
+  private volatile boolean columnar;
 
   /** A scan planned this many data files to read. */
   public void filesPlanned(long files) {
@@ -76,6 +77,15 @@ public final class QueryStats {
   /** The run handed out a cached result instead of running its plan. */
   public void resultCached(boolean cached) {
     resultCached = cached;
+  }
+
+  /** The run executes a plan of SQE's columnar operators, not Calcite's row runtime. */
+  void columnar(boolean value) {
+    columnar = value;
+  }
+
+  public boolean columnar() {
+    return columnar;
   }
 
   public boolean planCached() {

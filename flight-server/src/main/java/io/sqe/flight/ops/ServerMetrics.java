@@ -44,6 +44,7 @@ public final class ServerMetrics implements StatementListener {
   private final Counter bytesStreamed;
   private final Counter filesScanned;
   private final Counter bytesScanned;
+  private final Counter runtimes;
   private final Map<String, Cache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Whether the JVM's own metrics are wanted; registered at the first scrape, not at startup. */
   private final boolean jvm;
@@ -86,6 +87,12 @@ public final class ServerMetrics implements StatementListener {
         Counter.builder().name("sqe_scan_files_total").help("Data files opened by queries").register(registry);
     bytesScanned =
         Counter.builder().name("sqe_scan_bytes_total").help("Size of the data files opened by queries").register(registry);
+    runtimes =
+        Counter.builder()
+            .name("sqe_query_runtime_total")
+            .help("Query results streamed, by what ran them: columnar (SQE's operators), row (Calcite's runtime, the fallback) or cached")
+            .labelNames("runtime")
+            .register(registry);
     cacheCounter("sqe_cache_hits_total", "Cache hits, by cache", CacheStats::hitCount);
     cacheCounter("sqe_cache_misses_total", "Cache misses, by cache", CacheStats::missCount);
     cacheCounter("sqe_cache_evictions_total", "Entries evicted (size or expiry), by cache", CacheStats::evictionCount);
@@ -148,7 +155,8 @@ public final class ServerMetrics implements StatementListener {
   }
 
   /** A query's results have been sent (or its stream ended early): what it sent and read. */
-  public void resultStreamed(long rows, long bytes, long files, long scannedBytes) {
+  public void resultStreamed(long rows, long bytes, long files, long scannedBytes, String runtime) {
+    runtimes.labelValues(runtime).inc();
     rowsStreamed.inc(rows);
     bytesStreamed.inc(bytes);
     filesScanned.inc(files);

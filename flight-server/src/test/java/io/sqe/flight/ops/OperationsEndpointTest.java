@@ -130,6 +130,9 @@ class OperationsEndpointTest {
     assertThat(delta(before, after, "sqe_commits_total")).isEqualTo(2);
     assertThat(delta(before, after, "sqe_commit_conflicts_total")).isZero();
     assertThat(delta(before, after, "sqe_result_rows_total")).isEqualTo(12);
+    // The first run's plan (a scan and a filter) ran on the columnar operators, the others were cached.
+    assertThat(delta(before, after, "sqe_query_runtime_total{runtime=\"columnar\"}")).isEqualTo(1);
+    assertThat(delta(before, after, "sqe_query_runtime_total{runtime=\"cached\"}")).isEqualTo(2);
     assertThat(delta(before, after, "sqe_result_bytes_total")).isPositive();
     // The second and third runs of the query are answered from the result cache (the table is
     // unchanged since the first), after a plan-cache hit each.
