@@ -163,6 +163,43 @@ class ColumnarScanTest {
   }
 
   @Test
+  void parametersAreBoundForEachExecution() {
+    String sql = "select id, color, amount from typed where i > ? and color = ? and amount < ?";
+    assertThat(plan(sql)).contains("SqeFilter").doesNotContain("Enumerable");
+    List<List<Object>> bindings = List.of(
+        java.util.Arrays.asList(100, "red", new BigDecimal("1000.375")),
+        java.util.Arrays.asList(-3000, "blue", new BigDecimal("1e30")),
+        java.util.Arrays.asList(-3000, "blue", new BigDecimal("-1e30")),
+        java.util.Arrays.asList(null, "red", BigDecimal.ONE),
+        java.util.Arrays.asList(0, "cyan", new BigDecimal("50.005")));
+    Session rowRuntime = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
+    for (List<Object> values : bindings) {
+      List<List<Object>> columnar = runWith(session, sql, values);
+      assertThat(columnar).as("%s", values).isEqualTo(runWith(rowRuntime, sql, values));
+    }
+    assertThat(runWith(session, sql, bindings.get(1))).isNotEmpty();
+    assertThat(runWith(session, sql, bindings.get(2))).isEmpty();
+  }
+
+  private List<List<Object>> runWith(Session on, String sql, List<Object> parameters) {
+    Prepared prepared = engine.prepare(on, sql);
+    List<List<Object>> rows = new ArrayList<>();
+    try (QueryExecution exec = engine.execute(on, prepared, parameters, "p")) {
+      while (exec.next()) {
+        for (int r = 0; r < exec.root().getRowCount(); r++) {
+          List<Object> row = new ArrayList<>();
+          for (org.apache.arrow.vector.FieldVector vector : exec.root().getFieldVectors()) {
+            Object value = vector.getObject(r);
+            row.add(value instanceof org.apache.arrow.vector.util.Text ? value.toString() : value);
+          }
+          rows.add(row);
+        }
+      }
+    }
+    return rows;
+  }
+
+  @Test
   void expressionsTheEvaluatorComputesMatchTheRowRuntime() {
     List<String> computed = List.of(
         "select id + 1, i * 2, l - i, id * i from typed",

@@ -443,8 +443,8 @@ class QueryControlTest {
         "x-sqe-files-scanned", "x-sqe-bytes-scanned", "x-sqe-peak-memory-bytes");
     assertThat(figures.get("x-sqe-query-id")).isEqualTo(queryId(info));
     assertThat(Long.parseLong(figures.get("x-sqe-rows"))).isEqualTo(rows);
-    // A parameter in the condition keeps this plan on the row runtime, for now.
-    assertThat(figures.get("x-sqe-runtime")).isEqualTo("row");
+    // A scan and a filter with a parameter, which each execution binds: SQE's columnar operators.
+    assertThat(figures.get("x-sqe-runtime")).isEqualTo("columnar");
     // The table's own bookkeeping is the reference for what a full scan reads.
     Snapshot snapshot = catalog().loadTable(TableIdentifier.of("s", "numbers")).orElseThrow().currentSnapshot();
     assertThat(figures.get("x-sqe-files-scanned")).isEqualTo(snapshot.summary().get("total-data-files"));

@@ -23,8 +23,8 @@ public final class FilterBatches implements BatchOperator {
 
   public FilterBatches(BatchOperator input, Predicate predicate, QueryContext context, BufferAllocator allocator) {
     this.input = requireNonNull(input, "input is null");
-    this.predicate = requireNonNull(predicate, "predicate is null");
     this.context = requireNonNull(context, "context is null");
+    this.predicate = requireNonNull(predicate, "predicate is null").bind(context::get);
     this.allocator = requireNonNull(allocator, "allocator is null");
   }
 

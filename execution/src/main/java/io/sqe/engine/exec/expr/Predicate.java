@@ -1,5 +1,6 @@
 package io.sqe.engine.exec.expr;
 
+import java.util.function.Function;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -15,4 +16,13 @@ public interface Predicate {
    * @return how many positions are left at the start of {@code selection}
    */
   int filter(VectorSchemaRoot batch, int[] selection, int count);
+
+  /**
+   * This condition for one execution, its parameters ({@code ?}) given their values, by name
+   * ({@code ?0}, {@code ?1}, ...) in the engine's run-time representation. A condition without
+   * parameters is itself.
+   */
+  default Predicate bind(Function<String, Object> parameters) {
+    return this;
+  }
 }

@@ -1,7 +1,9 @@
 package io.sqe.engine.exec.expr;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -16,6 +18,31 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  */
 public final class Predicates {
   private Predicates() {}
+
+  /** A condition no row satisfies: a comparison with a null constant, or with one no value of the column can equal. */
+  public static Predicate none() {
+    return (batch, sel, count) -> 0;
+  }
+
+  /**
+   * A condition on the value of parameter {@code name}, known once an execution binds it: {@code
+   * condition} makes it from the value, and a null value keeps no row (a comparison with null is
+   * unknown).
+   */
+  public static Predicate parameter(String name, Function<Object, Predicate> condition) {
+    return new Predicate() {
+      @Override
+      public int filter(VectorSchemaRoot batch, int[] selection, int count) {
+        throw new IllegalStateException("Parameter " + name + " is not bound");
+      }
+
+      @Override
+      public Predicate bind(Function<String, Object> parameters) {
+        Object value = parameters.apply(name);
+        return value == null ? none() : condition.apply(value);
+      }
+    };
+  }
 
   /** {@code column IS NULL}, or {@code IS NOT NULL} when {@code isNull} is false. */
   public static Predicate isNull(int column, boolean isNull) {
@@ -235,22 +262,38 @@ public final class Predicates {
   /** All of {@code conjuncts}, each seeing only the rows the ones before it kept. */
   public static Predicate and(List<Predicate> conjuncts) {
     List<Predicate> copy = List.copyOf(conjuncts);
-    return (batch, sel, count) -> {
-      int kept = count;
-      for (Predicate conjunct : copy) {
-        if (kept == 0) {
-          return 0;
+    return new Predicate() {
+      @Override
+      public int filter(VectorSchemaRoot batch, int[] sel, int count) {
+        int kept = count;
+        for (Predicate conjunct : copy) {
+          if (kept == 0) {
+            return 0;
+          }
+          kept = conjunct.filter(batch, sel, kept);
         }
-        kept = conjunct.filter(batch, sel, kept);
+        return kept;
       }
-      return kept;
+
+      @Override
+      public Predicate bind(Function<String, Object> parameters) {
+        return and(bound(copy, parameters));
+      }
     };
+  }
+
+  private static List<Predicate> bound(List<Predicate> predicates, Function<String, Object> parameters) {
+    List<Predicate> bound = new ArrayList<>(predicates.size());
+    for (Predicate predicate : predicates) {
+      bound.add(predicate.bind(parameters));
+    }
+    return bound;
   }
 
   /** Any of {@code disjuncts}: each sees the rows the ones before it did not keep. */
   public static Predicate or(List<Predicate> disjuncts) {
     List<Predicate> copy = List.copyOf(disjuncts);
-    return (batch, sel, count) -> {
+    Predicate or = (batch, sel, count) -> {
       boolean[] keep = new boolean[batch.getRowCount()];
       int[] rest = Arrays.copyOf(sel, count);
       int remaining = count;
@@ -279,6 +322,17 @@ public final class Predicates {
         }
       }
       return kept;
+    };
+    return new Predicate() {
+      @Override
+      public int filter(VectorSchemaRoot batch, int[] sel, int count) {
+        return or.filter(batch, sel, count);
+      }
+
+      @Override
+      public Predicate bind(Function<String, Object> parameters) {
+        return or(bound(copy, parameters));
+      }
     };
   }
 

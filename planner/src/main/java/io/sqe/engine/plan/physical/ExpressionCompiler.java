@@ -285,7 +285,7 @@ final class ExpressionCompiler {
     RelDataType type = call.getType();
     List<ScalarExpressions.When> whens = new ArrayList<>();
     for (int i = 0; i + 1 < operands.size(); i += 2) {
-      Predicate condition = PredicateCompiler.compile(operands.get(i), rowType);
+      Predicate condition = PredicateCompiler.compileWithoutParameters(operands.get(i), rowType);
       Compiled value = branch(operands.get(i + 1), type);
       if (condition == null || value == null) {
         return null;

@@ -6,12 +6,14 @@ import io.sqe.engine.exec.expr.Comparison;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.Predicates;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexDynamicParam;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
@@ -41,14 +43,25 @@ final class PredicateCompiler {
   private record Column(int index, Kind kind, int scale, RelDataType type) {}
 
   private final RelDataType rowType;
+  /** Whether comparisons may take a parameter, whose predicate an execution binds ({@link Predicate#bind}). */
+  private final boolean parameters;
 
-  private PredicateCompiler(RelDataType rowType) {
+  private PredicateCompiler(RelDataType rowType, boolean parameters) {
     this.rowType = rowType;
+    this.parameters = parameters;
   }
 
-  /** {@code condition} over rows of {@code rowType} as a predicate, or null when the evaluator cannot run it exactly. */
+  /**
+   * {@code condition} over rows of {@code rowType} as a predicate, or null when the evaluator cannot
+   * run it exactly. Comparisons with a parameter ({@code ?}) make a predicate to bind per execution.
+   */
   static Predicate compile(RexNode condition, RelDataType rowType) {
-    return new PredicateCompiler(rowType).predicate(condition);
+    return new PredicateCompiler(rowType, true).predicate(condition);
+  }
+
+  /** As {@link #compile}, for a predicate used as it is, without binding: no parameters. */
+  static Predicate compileWithoutParameters(RexNode condition, RelDataType rowType) {
+    return new PredicateCompiler(rowType, false).predicate(condition);
   }
 
   private Predicate predicate(RexNode node) {
@@ -122,14 +135,50 @@ final class PredicateCompiler {
     if (a != null && right instanceof RexLiteral literal) {
       return compareConstant(a, op, literal);
     }
+    if (a == null && b != null && left instanceof RexDynamicParam param) {
+      return compareParameter(b, op.flipped(), param);
+    }
+    if (a != null && right instanceof RexDynamicParam param) {
+      return compareParameter(a, op, param);
+    }
     return null;
+  }
+
+  /**
+   * A column compared with a parameter of a type whose values compare with the column's as the
+   * row runtime compares them (integers and decimals with integer and decimal columns, any number
+   * with floating-point ones, text with text): the comparison is made when an execution binds it.
+   */
+  private Predicate compareParameter(Column column, Comparison op, RexDynamicParam param) {
+    SqlTypeName type = param.getType().getSqlTypeName();
+    boolean compatible = switch (column.kind()) {
+      case LONG -> column.type().getSqlTypeName() == SqlTypeName.DATE
+          ? type == SqlTypeName.DATE
+          : SqlTypeName.EXACT_TYPES.contains(type);
+      case DOUBLE -> SqlTypeName.NUMERIC_TYPES.contains(type);
+      case BYTES -> SqlTypeName.CHAR_TYPES.contains(type);
+    };
+    if (!parameters || !compatible) {
+      return null;
+    }
+    return Predicates.parameter("?" + param.getIndex(), value -> {
+      Predicate predicate = compareValue(column, op, value);
+      if (predicate == null) {
+        throw new IllegalStateException("Parameter ?" + param.getIndex() + " of " + param.getType() + " holds " + value.getClass().getSimpleName());
+      }
+      return predicate;
+    });
   }
 
   private static Predicate compareConstant(Column column, Comparison op, RexLiteral literal) {
     if (literal.isNull()) {
       return null;
     }
-    Comparable<?> value = literal.getValueAs(Comparable.class);
+    return compareValue(column, op, literal.getValueAs(Comparable.class));
+  }
+
+  /** A column compared with a constant value (a literal's, or a parameter's in the engine's run-time representation). */
+  private static Predicate compareValue(Column column, Comparison op, Object value) {
     switch (column.kind()) {
       case LONG:
         return compareLong(column, op, value);
@@ -146,26 +195,56 @@ final class PredicateCompiler {
 
   /**
    * A column of unscaled longs compared with a constant that may have more decimal places than the
-   * column (a decimal column cast to a finer scale): the comparison becomes one with the
-   * constant rounded inwards, or keeps no row or every non-null row.
+   * column (a decimal column cast to a finer scale) or lie beyond its range: the comparison becomes
+   * one with the constant rounded inwards, or keeps no row or every non-null row.
    */
   private static Predicate compareLong(Column column, Comparison op, Object value) {
-    Long exact = longValue(value, column);
+    BigDecimal decimal = decimal(value);
+    if (decimal == null) {
+      return null;
+    }
     switch (op) {
       case EQUAL:
-        return exact != null ? Predicates.compareLong(column.index(), op, exact) : Predicates.longRanges(column.index(), new long[0], new long[0], false);
-      case NOT_EQUAL:
-        return exact != null ? Predicates.compareLong(column.index(), op, exact) : Predicates.isNull(column.index(), false);
+      case NOT_EQUAL: {
+        Long exact = longValue(decimal, column);
+        if (exact != null) {
+          return Predicates.compareLong(column.index(), op, exact);
+        }
+        return op == Comparison.EQUAL ? Predicates.none() : Predicates.isNull(column.index(), false);
+      }
       case LESS:
       case LESS_OR_EQUAL: {
-        Long high = longBound(value, column, op == Comparison.LESS ? BoundType.OPEN : BoundType.CLOSED, false);
-        return high == null ? null : Predicates.compareLong(column.index(), Comparison.LESS_OR_EQUAL, high);
+        BigInteger high = inward(decimal, column.scale(), false, op == Comparison.LESS);
+        if (high.compareTo(LONG_MAX) > 0) {
+          return Predicates.isNull(column.index(), false);
+        }
+        return high.compareTo(LONG_MIN) < 0 ? Predicates.none() : Predicates.compareLong(column.index(), Comparison.LESS_OR_EQUAL, high.longValue());
       }
       default: {
-        Long low = longBound(value, column, op == Comparison.GREATER ? BoundType.OPEN : BoundType.CLOSED, true);
-        return low == null ? null : Predicates.compareLong(column.index(), Comparison.GREATER_OR_EQUAL, low);
+        BigInteger low = inward(decimal, column.scale(), true, op == Comparison.GREATER);
+        if (low.compareTo(LONG_MIN) < 0) {
+          return Predicates.isNull(column.index(), false);
+        }
+        return low.compareTo(LONG_MAX) > 0 ? Predicates.none() : Predicates.compareLong(column.index(), Comparison.GREATER_OR_EQUAL, low.longValue());
       }
     }
+  }
+
+  private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+  private static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
+
+  /**
+   * A bound as an inclusive unscaled value of {@code scale}: an exclusive lower bound {@code > x}
+   * is {@code >= x + 1 ulp}, an exclusive upper bound {@code < x} is {@code <= x - 1 ulp}, and a
+   * bound between two values of the scale is rounded inwards.
+   */
+  private static BigInteger inward(BigDecimal value, int scale, boolean lower, boolean open) {
+    BigDecimal scaled = value.setScale(scale, lower ? RoundingMode.CEILING : RoundingMode.FLOOR);
+    BigInteger unscaled = scaled.unscaledValue();
+    if (open && scaled.compareTo(value) == 0) {
+      unscaled = lower ? unscaled.add(BigInteger.ONE) : unscaled.subtract(BigInteger.ONE);
+    }
+    return unscaled;
   }
 
   /** {@code SEARCH(column, sarg)}: IN lists, BETWEEN and ranges, as Calcite folds them. */
@@ -183,17 +262,34 @@ final class PredicateCompiler {
     List<Range> ranges = new ArrayList<>(sarg.rangeSet.asRanges());
     switch (column.kind()) {
       case LONG: {
-        long[] mins = new long[ranges.size()];
-        long[] maxs = new long[ranges.size()];
-        for (int i = 0; i < ranges.size(); i++) {
-          Range range = ranges.get(i);
-          Long low = range.hasLowerBound() ? longBound(range.lowerEndpoint(), column, range.lowerBoundType(), true) : Long.valueOf(Long.MIN_VALUE);
-          Long high = range.hasUpperBound() ? longBound(range.upperEndpoint(), column, range.upperBoundType(), false) : Long.valueOf(Long.MAX_VALUE);
-          if (low == null || high == null) {
-            return null;
+        List<long[]> kept = new ArrayList<>();
+        for (Range range : ranges) {
+          BigInteger low = LONG_MIN;
+          BigInteger high = LONG_MAX;
+          if (range.hasLowerBound()) {
+            BigDecimal value = decimal(range.lowerEndpoint());
+            if (value == null) {
+              return null;
+            }
+            low = inward(value, column.scale(), true, range.lowerBoundType() == BoundType.OPEN).max(LONG_MIN);
           }
-          mins[i] = low;
-          maxs[i] = high;
+          if (range.hasUpperBound()) {
+            BigDecimal value = decimal(range.upperEndpoint());
+            if (value == null) {
+              return null;
+            }
+            high = inward(value, column.scale(), false, range.upperBoundType() == BoundType.OPEN).min(LONG_MAX);
+          }
+          // A range wholly beyond a long's keeps nothing; one that is empty once rounded neither.
+          if (low.compareTo(LONG_MAX) <= 0 && high.compareTo(LONG_MIN) >= 0 && low.compareTo(high) <= 0) {
+            kept.add(new long[] {low.longValue(), high.longValue()});
+          }
+        }
+        long[] mins = new long[kept.size()];
+        long[] maxs = new long[kept.size()];
+        for (int i = 0; i < kept.size(); i++) {
+          mins[i] = kept.get(i)[0];
+          maxs[i] = kept.get(i)[1];
         }
         return Predicates.longRanges(column.index(), mins, maxs, nullsKept);
       }
@@ -309,43 +405,12 @@ final class PredicateCompiler {
   }
 
   /** A constant as the unscaled long of {@code column}'s scale, or null when it is not exactly one. */
-  private static Long longValue(Object value, Column column) {
-    BigDecimal decimal = decimal(value);
-    if (decimal == null) {
-      return null;
-    }
+  private static Long longValue(BigDecimal decimal, Column column) {
     try {
       return decimal.setScale(column.scale(), RoundingMode.UNNECESSARY).unscaledValue().longValueExact();
     } catch (ArithmeticException e) {
       return null;
     }
-  }
-
-  /**
-   * A range's bound as an inclusive unscaled long: an exclusive lower bound {@code > x} is {@code
-   * >= x + 1 ulp} and an exclusive upper bound {@code < x} is {@code <= x - 1 ulp}; a bound between
-   * two values of the column's scale is rounded inwards.
-   */
-  private static Long longBound(Object value, Column column, BoundType type, boolean lower) {
-    BigDecimal decimal = decimal(value);
-    if (decimal == null) {
-      return null;
-    }
-    BigDecimal scaled = decimal.setScale(column.scale(), lower ? RoundingMode.CEILING : RoundingMode.FLOOR);
-    boolean exact = scaled.compareTo(decimal) == 0;
-    long unscaled;
-    try {
-      unscaled = scaled.unscaledValue().longValueExact();
-    } catch (ArithmeticException e) {
-      return null;
-    }
-    if (exact && type == BoundType.OPEN) {
-      if (unscaled == (lower ? Long.MAX_VALUE : Long.MIN_VALUE)) {
-        return null;
-      }
-      unscaled += lower ? 1 : -1;
-    }
-    return unscaled;
   }
 
   private static BigDecimal decimal(Object value) {
