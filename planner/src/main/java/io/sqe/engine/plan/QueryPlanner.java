@@ -38,6 +38,7 @@ import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import io.sqe.engine.plan.physical.ColumnarLowering;
 import io.sqe.engine.plan.physical.SqeRel;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
+import org.apache.calcite.rel.rules.DateRangeRules;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRules;
 import org.apache.calcite.config.CalciteConnectionConfig;
@@ -220,6 +221,8 @@ public final class QueryPlanner {
     // Hash joins that build on the smaller input; no merge joins, which sort both (unsorted) inputs.
     planner.removeRule(EnumerableRules.ENUMERABLE_JOIN_RULE);
     planner.removeRule(EnumerableRules.ENUMERABLE_MERGE_JOIN_RULE);
+    planner.removeRule(DateRangeRules.FILTER_INSTANCE);
+    planner.addRule(DateRanges.RULE);
     planner.addRule(HashJoinRule.INSTANCE);
     planner.addRule(OuterJoinCommute.RULE);
     planner.addRule(CountBelowOuterJoin.Config.DEFAULT.toRule());
