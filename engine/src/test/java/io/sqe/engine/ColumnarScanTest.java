@@ -163,6 +163,26 @@ class ColumnarScanTest {
   }
 
   @Test
+  void orderByUnderAFetchKeepsOnlyTheFirstRows() {
+    List<String> queries = List.of(
+        "select * from typed order by id desc limit 10",
+        "select id, amount from typed order by amount desc nulls last, id limit 25 offset 5",
+        "select id, color, d from typed order by color, d desc, id limit 100",
+        "select id, label from typed where color = 'red' order by label limit 7",
+        "select id, ship_day, stamp from typed order by stamp nulls first, id fetch first 50 rows only",
+        "select id, b from typed order by b, id limit 20",
+        "select id, big from typed order by big, id limit 9",
+        "select id, f from typed order by f desc, id limit 5000",
+        "select id + 1 as n, rate from typed order by rate, n offset 8990 rows fetch next 20 rows only");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("SqeTopN").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    // Without a bound, a sort would hold its whole input: it stays on the row runtime for now.
+    assertThat(plan("select id from typed order by id")).contains("Enumerable");
+  }
+
+  @Test
   void parametersAreBoundForEachExecution() {
     String sql = "select id, color, amount from typed where i > ? and color = ? and amount < ?";
     assertThat(plan(sql)).contains("SqeFilter").doesNotContain("Enumerable");

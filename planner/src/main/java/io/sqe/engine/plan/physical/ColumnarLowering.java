@@ -7,6 +7,8 @@ import java.util.Optional;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableLimit;
+import org.apache.calcite.adapter.enumerable.EnumerableLimitSort;
+import org.apache.calcite.adapter.enumerable.EnumerableSort;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -21,7 +23,7 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * Replaces a finished Enumerable plan by SQE's columnar operators when they implement every node of
  * it: today a scan of an Iceberg table's columns, a filter whose condition the columnar evaluator
  * runs ({@link PredicateCompiler}), a projection of columns, constants and expressions it computes
- * ({@link ExpressionCompiler}), OFFSET and FETCH, which is what {@code
+ * ({@link ExpressionCompiler}), OFFSET and FETCH, and ORDER BY under a bounded FETCH ({@link SqeTopN}), which is what {@code
  * SELECT *}-style exports are. Such a result goes from the Parquet decoder to
  * the client as Arrow batches, with no Java object per value. Any other plan runs on Calcite's
  * Enumerable runtime as before, and EXPLAIN shows which: {@code Sqe...} nodes or {@code
@@ -47,6 +49,15 @@ public final class ColumnarLowering {
     if (rel instanceof EnumerableCalc calc) {
       return project(calc);
     }
+    if (rel instanceof EnumerableLimitSort sort) {
+      return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
+    }
+    if (rel instanceof EnumerableLimit limit && limit.getInput() instanceof EnumerableSort sort && sort.fetch == null && sort.offset == null) {
+      return topN(limit, sort.getInput(), sort.getCollation(), limit.offset, limit.fetch);
+    }
+    if (rel instanceof EnumerableSort sort && sort.fetch != null) {
+      return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
+    }
     if (rel instanceof EnumerableLimit limit) {
       Long offset = limit.offset == null ? Long.valueOf(0) : literal(limit.offset);
       Long fetch = limit.fetch == null ? Long.valueOf(-1) : literal(limit.fetch);
@@ -54,6 +65,17 @@ public final class ColumnarLowering {
       return input == null ? null : new SqeLimit(limit.getTraitSet().replace(SqeRel.CONVENTION), input, offset, fetch);
     }
     return null;
+  }
+
+  /** ORDER BY with literal OFFSET and FETCH over a plan that lowers, bounded ({@link SqeTopN#MAX_ROWS}). */
+  private static SqeRel topN(RelNode rel, RelNode inputRel, org.apache.calcite.rel.RelCollation collation, RexNode offsetNode, RexNode fetchNode) {
+    Long offset = offsetNode == null ? Long.valueOf(0) : literal(offsetNode);
+    Long fetch = fetchNode == null ? null : literal(fetchNode);
+    if (offset == null || fetch == null) {
+      return null;
+    }
+    SqeRel input = lower(inputRel);
+    return input == null ? null : SqeTopN.of(rel.getTraitSet().replace(SqeRel.CONVENTION), input, collation, offset, fetch);
   }
 
   /**
