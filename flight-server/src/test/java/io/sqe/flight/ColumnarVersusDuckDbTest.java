@@ -1,0 +1,70 @@
+package io.sqe.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sqe.flight.testing.TpchHarness;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N), checked
+ * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
+ * scale 0.01 through the Flight SQL JDBC driver.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ColumnarVersusDuckDbTest extends TpchHarness {
+  static Stream<String> queries() {
+    return Stream.of(
+        "select * from lineitem order by l_orderkey, l_linenumber limit 100000",
+        "select l_orderkey, l_linenumber, l_extendedprice - l_discount as net, l_quantity * 2 as twice from lineitem"
+            + " where l_shipdate >= date '1994-01-01' and l_shipdate < date '1995-01-01' order by l_orderkey, l_linenumber limit 100000",
+        "select l_orderkey, l_linenumber, cast(l_extendedprice as double) * (1 - cast(l_discount as double)) as disc_price"
+            + " from lineitem where l_discount between 0.05 and 0.07 and l_quantity < 24 order by l_orderkey, l_linenumber limit 100000",
+        "select l_orderkey, l_linenumber, l_shipmode, l_returnflag from lineitem"
+            + " where l_shipmode in ('MAIL', 'SHIP') and l_returnflag = 'R' order by l_orderkey, l_linenumber limit 100000",
+        "select l_orderkey, l_linenumber, l_comment from lineitem where l_comment like '%regular%' order by l_orderkey desc, l_linenumber limit 500",
+        "select o_orderkey, o_orderdate, o_totalprice from orders where extract(year from o_orderdate) = 1995"
+            + " order by o_orderkey limit 100000",
+        "select o_orderkey, case when o_orderpriority = '1-URGENT' then 'high' when o_orderpriority = '2-HIGH' then 'high' else 'low' end as p"
+            + " from orders where o_orderstatus <> 'F' order by o_orderkey limit 100000",
+        "select o_orderkey, o_totalprice from orders order by o_totalprice desc, o_orderkey limit 10",
+        "select c_custkey, c_name, c_acctbal from customer where c_mktsegment = 'BUILDING' order by c_acctbal, c_custkey limit 25 offset 5",
+        "select p_partkey, p_name, p_size from part where p_size not in (1, 5, 9, 49) and p_type like 'PROMO%'"
+            + " order by p_name, p_partkey limit 300",
+        "select s_suppkey, s_name, s_acctbal from supplier where s_acctbal > 5000 or s_nationkey = 3"
+            + " order by s_suppkey limit 1000",
+        "select n_nationkey, n_name, n_regionkey + 10 as r from nation order by n_name limit 25");
+  }
+
+  @BeforeAll
+  void start(@TempDir Path dir) throws Exception {
+    open(dir, Map.of());
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    close();
+  }
+
+  @ParameterizedTest
+  @MethodSource("queries")
+  void plansColumnarAndMatchesDuckDb(String sql) throws Exception {
+    StringBuilder plan = new StringBuilder();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    assertThat(plan.toString()).as(sql).contains("SqeTableScan").doesNotContain("Enumerable");
+    compare(sql, sql);
+  }
+}
