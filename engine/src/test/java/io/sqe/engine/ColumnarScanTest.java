@@ -153,7 +153,11 @@ class ColumnarScanTest {
         "not b",
         "b is null",
         "i is not null and (color = 'red' or d < 5)",
-        "id > 4090 and id < 4100");
+        "id > 4090 and id < 4100",
+        "label like '%-1_' or color = 'red'",
+        "color not like '%e%' and i > 0",
+        "color like 'bl%' or label like '%99'",
+        "label like 'label-é-#_%' escape '#' or i < -2990");
     for (String condition : conditions) {
       String sql = "select " + COLUMNS + " from typed where " + condition;
       assertThat(plan(sql)).as(sql).contains("SqeFilter").doesNotContain("Enumerable");

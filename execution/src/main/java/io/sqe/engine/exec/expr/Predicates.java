@@ -44,6 +44,53 @@ public final class Predicates {
     };
   }
 
+  /** A text pattern's test of UTF-8 bytes; a long match asks {@code checkpoint} now and then whether to go on. */
+  @FunctionalInterface
+  public interface TextMatcher {
+    boolean matches(byte[] utf8, int length, io.sqe.engine.exec.Checkpoint checkpoint);
+  }
+
+  /**
+   * {@code column [NOT] LIKE pattern} on a text column: true where {@code matcher} matches (does
+   * not, when {@code negated}); a null value is neither. It asks the execution's checkpoint
+   * (bound per execution) during long matches, so a timeout or cancel stops it within a row.
+   */
+  public static Predicate like(int column, TextMatcher matcher, boolean negated) {
+    return new Predicate() {
+      @Override
+      public int filter(VectorSchemaRoot batch, int[] selection, int count) {
+        throw new IllegalStateException("LIKE on column " + column + " is not bound to an execution");
+      }
+
+      @Override
+      public Predicate bind(Function<String, Object> parameters) {
+        Object bound = parameters.apply(io.sqe.engine.exec.Checkpoint.VARIABLE);
+        io.sqe.engine.exec.Checkpoint checkpoint = bound instanceof io.sqe.engine.exec.Checkpoint c ? c : () -> {};
+        return (batch, sel, count) -> {
+          BaseVariableWidthVector vector = (BaseVariableWidthVector) batch.getVector(column);
+          byte[] value = new byte[64];
+          int kept = 0;
+          for (int i = 0; i < count; i++) {
+            int row = sel[i];
+            if (vector.isNull(row)) {
+              continue;
+            }
+            int start = vector.getStartOffset(row);
+            int length = vector.getValueLength(row);
+            if (value.length < length) {
+              value = new byte[Math.max(length, value.length * 2)];
+            }
+            vector.getDataBuffer().getBytes(start, value, 0, length);
+            if (matcher.matches(value, length, checkpoint) != negated) {
+              sel[kept++] = row;
+            }
+          }
+          return kept;
+        };
+      }
+    };
+  }
+
   /** {@code column IS NULL}, or {@code IS NOT NULL} when {@code isNull} is false. */
   public static Predicate isNull(int column, boolean isNull) {
     return (batch, sel, count) -> {

@@ -18,7 +18,9 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUnknownAs;
+import io.sqe.engine.sql.functions.LikePattern;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
@@ -86,10 +88,15 @@ final class PredicateCompiler {
       }
       case NOT: {
         RexNode operand = call.getOperands().get(0);
+        if (operand.getKind() == SqlKind.LIKE) {
+          return like((RexCall) operand, true);
+        }
         return operand instanceof RexInputRef ref && ref.getType().getSqlTypeName() == SqlTypeName.BOOLEAN
             ? Predicates.booleanColumn(ref.getIndex(), false)
             : null;
       }
+      case LIKE:
+        return like(call, false);
       case IS_NULL:
       case IS_NOT_NULL: {
         RexNode operand = call.getOperands().get(0);
@@ -245,6 +252,46 @@ final class PredicateCompiler {
       unscaled = lower ? unscaled.add(BigInteger.ONE) : unscaled.subtract(BigInteger.ONE);
     }
     return unscaled;
+  }
+
+  /**
+   * {@code column [NOT] LIKE 'pattern' [ESCAPE 'e']} on a text column, matched as SQE's LIKE
+   * function matches (ILIKE and the other operators of LIKE's kind are left to the row runtime).
+   * It binds to the execution's checkpoint, so only where predicates are bound.
+   */
+  private Predicate like(RexCall call, boolean negated) {
+    boolean not = negated;
+    if (call.getOperator() == SqlStdOperatorTable.NOT_LIKE) {
+      not = !not;
+    } else if (call.getOperator() != SqlStdOperatorTable.LIKE) {
+      return null;
+    }
+    List<RexNode> operands = call.getOperands();
+    Column column = column(operands.get(0));
+    String pattern = text(operands.get(1));
+    String escape = operands.size() == 3 ? text(operands.get(2)) : null;
+    if (!parameters || column == null || column.kind() != Kind.BYTES || pattern == null || (operands.size() == 3 && escape == null)) {
+      return null;
+    }
+    LikePattern compiled;
+    try {
+      compiled = LikePattern.compile(pattern, escape, false);
+    } catch (RuntimeException e) {
+      // An invalid pattern: the row runtime reports it.
+      return null;
+    }
+    return Predicates.like(column.index(), compiled::matches, not);
+  }
+
+  /** A text constant, possibly cast to VARCHAR, or null. */
+  private static String text(RexNode node) {
+    RexNode stripped = node;
+    while (stripped instanceof RexCall cast && cast.getKind() == SqlKind.CAST && cast.getOperands().get(0) instanceof RexLiteral) {
+      stripped = cast.getOperands().get(0);
+    }
+    return stripped instanceof RexLiteral literal && !literal.isNull() && SqlTypeName.CHAR_TYPES.contains(literal.getType().getSqlTypeName())
+        ? literal.getValueAs(String.class)
+        : null;
   }
 
   /** {@code SEARCH(column, sarg)}: IN lists, BETWEEN and ranges, as Calcite folds them. */
