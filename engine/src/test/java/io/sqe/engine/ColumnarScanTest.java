@@ -7,13 +7,6 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ColumnarScanTest {
   private static final int ROWS = 9000;
-  private static final List<String> COLORS = List.of("red", "green", "blue", "cyan", "magenta");
-  private static final String COLUMNS = "id, b, i, l, f, d, color, label, amount, rate, big, ship_day, stamp, stamp_tz, bytes, code";
+  private static final String COLUMNS = TypedRows.DECODED_COLUMNS;
 
   @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private QueryEngine engine;
@@ -293,53 +285,15 @@ class ColumnarScanTest {
     return TestQueries.plan(engine, session, sql);
   }
 
-  /** Two files of a table of every type the scan decodes, with nulls every seventh row and a text column whose pages go from dictionary to plain. */
+  /** Two files of {@link TypedRows}, the first of 6,000 rows. */
   private void typedTable() {
-    Schema schema =
-        new Schema(
-            Types.NestedField.required(1, "id", Types.LongType.get()),
-            Types.NestedField.optional(2, "b", Types.BooleanType.get()),
-            Types.NestedField.optional(3, "i", Types.IntegerType.get()),
-            Types.NestedField.optional(4, "l", Types.LongType.get()),
-            Types.NestedField.optional(5, "f", Types.FloatType.get()),
-            Types.NestedField.optional(6, "d", Types.DoubleType.get()),
-            Types.NestedField.optional(7, "color", Types.StringType.get()),
-            Types.NestedField.optional(8, "label", Types.StringType.get()),
-            Types.NestedField.optional(9, "amount", Types.DecimalType.of(15, 2)),
-            Types.NestedField.optional(10, "rate", Types.DecimalType.of(7, 3)),
-            Types.NestedField.optional(11, "big", Types.DecimalType.of(30, 4)),
-            Types.NestedField.optional(12, "ship_day", Types.DateType.get()),
-            Types.NestedField.optional(13, "stamp", Types.TimestampType.withoutZone()),
-            Types.NestedField.optional(14, "stamp_tz", Types.TimestampType.withZone()),
-            Types.NestedField.optional(15, "bytes", Types.BinaryType.get()),
-            Types.NestedField.optional(16, "code", Types.FixedType.ofLength(4)),
-            Types.NestedField.optional(17, "clock", Types.TimeType.get()));
     Table table =
         lake.catalog()
             .iceberg()
-            .createTable(TableIdentifier.of("s", "typed"), schema, PartitionSpec.unpartitioned(), Map.of("write.parquet.dict-size-bytes", "4096"));
+            .createTable(TableIdentifier.of("s", "typed"), TypedRows.SCHEMA, PartitionSpec.unpartitioned(), Map.of("write.parquet.dict-size-bytes", "4096"));
     List<Record> records = new ArrayList<>();
     for (int n = 0; n < ROWS; n++) {
-      GenericRecord r = GenericRecord.create(schema);
-      r.setField("id", (long) n);
-      boolean nulls = n % 7 == 3;
-      r.setField("b", nulls ? null : n % 3 == 0);
-      r.setField("i", nulls ? null : n - 3000);
-      r.setField("l", nulls ? null : (long) n * 1_000_000_007L);
-      r.setField("f", nulls ? null : n / 8.0f);
-      r.setField("d", nulls ? null : n / 3.0);
-      r.setField("color", nulls ? null : COLORS.get(n % COLORS.size()));
-      r.setField("label", nulls ? null : "label-é-" + n);
-      r.setField("amount", nulls ? null : BigDecimal.valueOf(n * 137L - 50_000, 2));
-      r.setField("rate", nulls ? null : BigDecimal.valueOf(n % 100 - 50, 3));
-      r.setField("big", nulls ? null : new BigDecimal("12345678901234567890.1234").add(BigDecimal.valueOf(n)).negate());
-      r.setField("ship_day", nulls ? null : LocalDate.of(1992, 1, 1).plusDays(n % 2500));
-      r.setField("stamp", nulls ? null : LocalDateTime.of(2020, 2, 29, 12, 0).plusNanos(n * 1_001_000L).minusDays(n));
-      r.setField("stamp_tz", nulls ? null : OffsetDateTime.of(1969, 12, 31, 23, 59, 0, 0, ZoneOffset.UTC).plusNanos(n * 123_000L));
-      r.setField("bytes", nulls ? null : ByteBuffer.wrap(("b" + n).getBytes(StandardCharsets.UTF_8)));
-      r.setField("code", nulls ? null : new byte[] {(byte) n, (byte) (n >> 8), 0, -1});
-      r.setField("clock", nulls ? null : LocalTime.ofSecondOfDay(n));
-      records.add(r);
+      records.add(TypedRows.row(n));
       if (records.size() == 6000 || n == ROWS - 1) {
         TestTables.appendFile(table, records);
         records = new ArrayList<>();

@@ -6,13 +6,6 @@ import io.sqe.engine.TestQueries.Result;
 import io.sqe.engine.iceberg.parquet.ParquetFooters;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +29,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class VectorizedScanTest {
   private static final int ROWS = 6000;
-  private static final List<String> COLORS = List.of("red", "green", "blue", "cyan", "magenta");
 
   @RegisterExtension final EmbeddedLake lake = EmbeddedLake.withSchemaS();
   private QueryEngine engine;
@@ -50,54 +42,16 @@ class VectorizedScanTest {
 
   @Test
   void everyConvertedTypeMatchesTheRowReader() {
-    Schema schema =
-        new Schema(
-            Types.NestedField.required(1, "id", Types.LongType.get()),
-            Types.NestedField.optional(2, "b", Types.BooleanType.get()),
-            Types.NestedField.optional(3, "i", Types.IntegerType.get()),
-            Types.NestedField.optional(4, "l", Types.LongType.get()),
-            Types.NestedField.optional(5, "f", Types.FloatType.get()),
-            Types.NestedField.optional(6, "d", Types.DoubleType.get()),
-            Types.NestedField.optional(7, "color", Types.StringType.get()),
-            Types.NestedField.optional(8, "label", Types.StringType.get()),
-            Types.NestedField.optional(9, "amount", Types.DecimalType.of(15, 2)),
-            Types.NestedField.optional(10, "rate", Types.DecimalType.of(7, 3)),
-            Types.NestedField.optional(11, "big", Types.DecimalType.of(30, 4)),
-            Types.NestedField.optional(12, "ship_day", Types.DateType.get()),
-            Types.NestedField.optional(13, "stamp", Types.TimestampType.withoutZone()),
-            Types.NestedField.optional(14, "stamp_tz", Types.TimestampType.withZone()),
-            Types.NestedField.optional(15, "bytes", Types.BinaryType.get()),
-            Types.NestedField.optional(16, "code", Types.FixedType.ofLength(4)),
-            Types.NestedField.optional(17, "clock", Types.TimeType.get()));
     // A small dictionary limit: the label column's pages start dictionary-encoded and fall back to plain.
     Table table =
-        lake.catalog().iceberg().createTable(TableIdentifier.of("s", "typed"), schema, PartitionSpec.unpartitioned(), Map.of("write.parquet.dict-size-bytes", "4096"));
+        lake.catalog().iceberg().createTable(TableIdentifier.of("s", "typed"), TypedRows.SCHEMA, PartitionSpec.unpartitioned(), Map.of("write.parquet.dict-size-bytes", "4096"));
     List<Record> records = new ArrayList<>();
     for (int n = 0; n < ROWS; n++) {
-      GenericRecord r = GenericRecord.create(schema);
-      r.setField("id", (long) n);
-      boolean nulls = n % 7 == 3;
-      r.setField("b", nulls ? null : n % 3 == 0);
-      r.setField("i", nulls ? null : n - 3000);
-      r.setField("l", nulls ? null : (long) n * 1_000_000_007L);
-      r.setField("f", nulls ? null : n / 8.0f);
-      r.setField("d", nulls ? null : n / 3.0);
-      r.setField("color", nulls ? null : COLORS.get(n % COLORS.size()));
-      r.setField("label", nulls ? null : "label-é-" + n);
-      r.setField("amount", nulls ? null : BigDecimal.valueOf(n * 137L - 50_000, 2));
-      r.setField("rate", nulls ? null : BigDecimal.valueOf(n % 100 - 50, 3));
-      r.setField("big", nulls ? null : new BigDecimal("12345678901234567890.1234").add(BigDecimal.valueOf(n)).negate());
-      r.setField("ship_day", nulls ? null : LocalDate.of(1992, 1, 1).plusDays(n % 2500));
-      r.setField("stamp", nulls ? null : LocalDateTime.of(2020, 2, 29, 12, 0).plusNanos(n * 1_001_000L).minusDays(n));
-      r.setField("stamp_tz", nulls ? null : OffsetDateTime.of(1969, 12, 31, 23, 59, 0, 0, ZoneOffset.UTC).plusNanos(n * 123_000L));
-      r.setField("bytes", nulls ? null : ByteBuffer.wrap(("b" + n).getBytes(StandardCharsets.UTF_8)));
-      r.setField("code", nulls ? null : new byte[] {(byte) n, (byte) (n >> 8), 0, -1});
-      r.setField("clock", LocalTime.ofSecondOfDay(n));
-      records.add(r);
+      records.add(TypedRows.row(n));
     }
     TestTables.appendFile(table, records);
 
-    String columns = "id, b, i, l, f, d, color, label, amount, rate, big, ship_day, stamp, stamp_tz, bytes, code";
+    String columns = TypedRows.DECODED_COLUMNS;
     Result vectorized = run("select " + columns + " from typed order by id");
     // A TIME column is not converted column by column, so this scan reads the file row by row.
     Result rows = run("select " + columns + ", clock from typed order by id");

@@ -246,31 +246,17 @@ public final class QueryExecution implements AutoCloseable {
         parts.clear();
         return first;
       }
-      VectorSchemaRoot merged = VectorSchemaRoot.create(first.getSchema(), allocator);
-      try {
-        List<FieldVector> to = merged.getFieldVectors();
-        for (FieldVector vector : to) {
-          vector.setInitialCapacity(rows);
-          vector.allocateNew();
+      int[] partOf = new int[rows];
+      int[] rowOf = new int[rows];
+      int at = 0;
+      for (int p = 0; p < parts.size(); p++) {
+        for (int r = 0; r < parts.get(p).getRowCount(); r++, at++) {
+          partOf[at] = p;
+          rowOf[at] = r;
         }
-        int at = 0;
-        for (VectorSchemaRoot part : parts) {
-          for (int c = 0; c < to.size(); c++) {
-            FieldVector from = part.getVector(c);
-            for (int r = 0; r < part.getRowCount(); r++) {
-              to.get(c).copyFromSafe(r, at + r, from);
-            }
-          }
-          at += part.getRowCount();
-        }
-        for (FieldVector vector : to) {
-          vector.setValueCount(at);
-        }
-        merged.setRowCount(at);
-      } catch (RuntimeException | Error e) {
-        merged.close();
-        throw e;
       }
+      VectorSchemaRoot merged =
+          io.sqe.engine.exec.batch.Gather.rows(first.getSchema(), allocator, rows, i -> parts.get(partOf[i]), i -> rowOf[i]);
       return merged;
     } finally {
       parts.forEach(VectorSchemaRoot::close);

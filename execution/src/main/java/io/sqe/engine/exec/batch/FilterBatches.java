@@ -4,9 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.expr.Predicate;
-import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -62,26 +60,8 @@ public final class FilterBatches implements BatchOperator {
   }
 
   private VectorSchemaRoot gather(VectorSchemaRoot batch, int kept) {
-    VectorSchemaRoot out = VectorSchemaRoot.create(batch.getSchema(), allocator);
-    try {
-      List<FieldVector> from = batch.getFieldVectors();
-      List<FieldVector> to = out.getFieldVectors();
-      for (int c = 0; c < to.size(); c++) {
-        FieldVector source = from.get(c);
-        FieldVector target = to.get(c);
-        target.setInitialCapacity(kept);
-        target.allocateNew();
-        for (int i = 0; i < kept; i++) {
-          target.copyFromSafe(selection[i], i, source);
-        }
-        target.setValueCount(kept);
-      }
-      out.setRowCount(kept);
-      return out;
-    } catch (RuntimeException | Error e) {
-      out.close();
-      throw e;
-    }
+    int[] rows = selection;
+    return Gather.rows(batch.getSchema(), allocator, kept, i -> batch, i -> rows[i]);
   }
 
   @Override

@@ -121,26 +121,12 @@ public final class TopNBatches implements BatchOperator {
    * source 0 the kept rows and 1 the incoming batch); without, rows {@code start..} of the only source.
    */
   private VectorSchemaRoot gather(List<VectorSchemaRoot> sources, long[] picked, int start, int count) {
-    VectorSchemaRoot out = VectorSchemaRoot.create(sources.get(0).getSchema(), allocator);
-    try {
-      List<FieldVector> to = out.getFieldVectors();
-      for (int c = 0; c < to.size(); c++) {
-        FieldVector target = to.get(c);
-        target.setInitialCapacity(count);
-        target.allocateNew();
-        for (int i = 0; i < count; i++) {
-          long p = picked.length == 0 ? start + i : picked[i];
-          VectorSchemaRoot source = sources.get((int) (p >>> 32));
-          target.copyFromSafe((int) p, i, source.getVector(c));
-        }
-        target.setValueCount(count);
-      }
-      out.setRowCount(count);
-      return out;
-    } catch (RuntimeException | Error e) {
-      out.close();
-      throw e;
-    }
+    return Gather.rows(
+        sources.get(0).getSchema(),
+        allocator,
+        count,
+        i -> picked.length == 0 ? sources.get(0) : sources.get((int) (picked[i] >>> 32)),
+        i -> picked.length == 0 ? start + i : (int) picked[i]);
   }
 
   @Override
