@@ -225,7 +225,8 @@ class ColumnarScanTest {
         "select case when i > 0 then color else 'neg' end, case when b then amount end from typed",
         "select case when color in ('red', 'blue') then label when d < 100 then color end as c, ship_day from typed",
         "select cast(i as bigint) * 3, i from typed where color = 'red'",
-        "select id, l * 10 from typed offset 5 limit 3");
+        "select id, l * 10 from typed offset 5 limit 3",
+        "select id, coalesce(color, label, 'none'), coalesce(amount, 0) from typed");
     for (String sql : computed) {
       assertThat(plan(sql)).as(sql).contains("SqeProject").doesNotContain("Enumerable");
       matchesRowRuntime(sql);

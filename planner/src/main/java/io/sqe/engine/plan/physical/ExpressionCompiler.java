@@ -175,6 +175,10 @@ final class ExpressionCompiler {
     if (input == null) {
       return null;
     }
+    if (keepsValues(operand.getType(), to)) {
+      // Only nullability (or an unbounded length) changes: COALESCE's CASE casts its values so.
+      return new Compiled(input.expression(), input.kind(), input.scale(), input.integerDigits(), input.canFail());
+    }
     boolean exactTarget = to.getSqlTypeName() == SqlTypeName.DECIMAL || kindOf(to) == Kind.LONG;
     if (input.kind() == Kind.LONG && exactTarget) {
       int scale = to.getSqlTypeName() == SqlTypeName.DECIMAL ? to.getScale() : 0;
@@ -303,6 +307,17 @@ final class ExpressionCompiler {
       return null;
     }
     return compiled;
+  }
+
+  /** Whether a cast from {@code from} to {@code to} changes no value: the same type, at most nullability or a VARCHAR's bound widened. */
+  private static boolean keepsValues(RelDataType from, RelDataType to) {
+    if (from.getSqlTypeName() != to.getSqlTypeName() || from.getScale() != to.getScale()) {
+      return false;
+    }
+    if (to.getSqlTypeName() == SqlTypeName.VARCHAR || to.getSqlTypeName() == SqlTypeName.VARBINARY) {
+      return to.getPrecision() == RelDataType.PRECISION_NOT_SPECIFIED || to.getPrecision() >= from.getPrecision();
+    }
+    return from.getPrecision() == to.getPrecision();
   }
 
   private static boolean sameType(RelDataType a, RelDataType b) {
