@@ -40,7 +40,7 @@ public final class BatchFileWriter implements Closeable {
   private final long sortBufferBytes;
   private final Set<String> paths = ConcurrentHashMap.newKeySet();
   private final PartitionedFiles<BatchRow> files;
-  /** Bytes of the batches still open: the one being written, and those with rows in the sort buffer. */
+  /** Bytes of the batches still open: the one being written, and those with rows held (sort buffer, file chunks). */
   private long heldBytes;
   private boolean finished;
 
@@ -130,9 +130,7 @@ public final class BatchFileWriter implements Closeable {
 
       @Override
       public void release(BatchRow row) {
-        if (row.batch().release()) {
-          heldBytes -= row.batch().bytes();
-        }
+        row.batch().release();
       }
     };
     this.files = new PartitionedFiles<>(
@@ -194,7 +192,7 @@ public final class BatchFileWriter implements Closeable {
   public void write(VectorSchemaRoot batch) {
     BatchRows rows;
     try {
-      rows = new BatchRows(batch, layout.bind(batch));
+      rows = new BatchRows(batch, layout.bind(batch), bytes -> heldBytes -= bytes);
     } catch (RuntimeException | Error e) {
       batch.close();
       throw e;
@@ -208,9 +206,7 @@ public final class BatchFileWriter implements Closeable {
         files.write(row);
       }
     } finally {
-      if (rows.passed()) {
-        heldBytes -= rows.bytes();
-      }
+      rows.passed();
     }
     if (files.buffered() > 0 && heldBytes >= sortBufferBytes) {
       files.flushAll();

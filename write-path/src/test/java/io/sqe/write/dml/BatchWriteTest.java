@@ -32,6 +32,11 @@ import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.LocalInputFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,7 +77,9 @@ class BatchWriteTest {
       " sorted by (d, f desc nulls first, d38, dt, ts, tstz, bin, fx, i, b, d9, d18)",
       " sorted by (truncate(2, s))",
       " partitioned by (bucket(4, i)) sorted by (i nulls first, dt desc) with ('write.target-file-size-bytes' = '20000')",
-      " with ('write.target-file-size-bytes' = '30000', 'write.parquet.row-group-size-bytes' = '20000')");
+      " with ('write.target-file-size-bytes' = '30000', 'write.parquet.row-group-size-bytes' = '20000')",
+      // A Parquet property the columnar file writer does not take: the rows go through Iceberg's writer.
+      " sorted by (id) with ('write.parquet.bloom-filter-enabled.column.s' = 'true', 'write.parquet.row-group-size-bytes' = '30000')");
 
   @TempDir Path dir;
   private Lakehouse lake;
@@ -180,7 +187,8 @@ class BatchWriteTest {
     Schema schema = table.schema();
     StringBuilder s = new StringBuilder();
     s.append("partition ").append(file.partition()).append(", ").append(file.recordCount()).append(" rows, sort order ")
-        .append(file.sortOrderId()).append('\n');
+        .append(file.sortOrderId()).append(", split offsets ").append(file.splitOffsets() == null ? null : file.splitOffsets().size())
+        .append('\n').append(footer(file));
     for (Types.NestedField field : schema.columns()) {
       int id = field.fieldId();
       s.append(field.name()).append(": values ").append(file.valueCounts().get(id))
@@ -197,6 +205,28 @@ class BatchWriteTest {
       s.append(String.join(" | ", values)).append('\n');
     }
     return s.toString();
+  }
+
+  /** What the file's footer says beyond the values: schema, metadata, row groups, codecs, bloom filters. */
+  private static String footer(DataFile file) {
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Path.of(java.net.URI.create(file.location()))))) {
+      ParquetMetadata footer = reader.getFooter();
+      StringBuilder s = new StringBuilder();
+      s.append(footer.getFileMetaData().getSchema()).append('\n');
+      s.append(new java.util.TreeMap<>(footer.getFileMetaData().getKeyValueMetaData())).append('\n');
+      for (BlockMetaData block : footer.getBlocks()) {
+        s.append("row group of ").append(block.getRowCount()).append(" rows:");
+        for (ColumnChunkMetaData column : block.getColumns()) {
+          s.append(' ').append(column.getPath()).append(' ').append(column.getCodec())
+              .append(column.getBloomFilterOffset() >= 0 ? " bloom" : "")
+              .append(' ').append(column.getStatistics().getNumNulls()).append(" nulls");
+        }
+        s.append('\n');
+      }
+      return s.toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static String bound(Types.NestedField field, Map<Integer, ByteBuffer> bounds) {
