@@ -48,13 +48,31 @@ public final class WriteBenchmark {
   private static final String SORTED = "lineitem_sorted";
   private static final String SOURCE = "lineitem_merge_source";
   private static final String CTAS = "lineitem_ctas";
+  private static final String COPY = "COPY lineitem TO parquet";
+  private static final String CTAS_LINEITEM = "CTAS lineitem";
+  private static final String COPY_SORTED = "COPY lineitem ORDER BY l_orderkey TO parquet";
+  private static final String CTAS_SORTED = "CTAS lineitem SORTED BY (l_orderkey)";
 
-  /** What to run; see {@link #USAGE}. */
+  /**
+   * What to run; see {@link #USAGE}.
+   *
+   * @param ctasOnly run only the CTAS statements and DuckDB's COPY of the same rows
+   * @param settings sqe.yaml settings for SQE on top of the benchmark's own
+   */
   public record Options(
-      double scale, int copies, double targetFileMb, double fraction, int runs, Path workDir, Optional<Path> output) {
+      double scale,
+      int copies,
+      double targetFileMb,
+      double fraction,
+      int runs,
+      Path workDir,
+      Optional<Path> output,
+      boolean ctasOnly,
+      Map<String, String> settings) {
     public Options {
       requireNonNull(workDir, "workDir is null");
       requireNonNull(output, "output is null");
+      settings = Map.copyOf(settings);
       if (!(scale > 0) || scale > 100) {
         throw new IllegalArgumentException("Invalid scale: " + scale + " (must be above 0 and at most 100)");
       }
@@ -72,11 +90,17 @@ public final class WriteBenchmark {
       }
     }
 
+    /** Every statement, with the server's settings. */
+    public Options(double scale, int copies, double targetFileMb, double fraction, int runs, Path workDir, Optional<Path> output) {
+      this(scale, copies, targetFileMb, fraction, runs, workDir, output, false, Map.of());
+    }
+
     static Options parse(String... args) {
-      Map<String, String> values =
-          CommandLineArguments.parse(Set.of(), args);
+      Map<String, String> values = CommandLineArguments.parse(Set.of("--ctas-only"), args);
       CommandLineArguments.rejectUnknown(
-          values, Set.of("--scale", "--copies", "--rows", "--target-file-mb", "--fraction", "--runs", "--work-dir", "--output"));
+          values,
+          Set.of("--scale", "--copies", "--rows", "--target-file-mb", "--fraction", "--runs", "--work-dir", "--output", "--ctas-only",
+              "--settings"));
       double scale = CommandLineArguments.number(values, "--scale", 1);
       int copies = CommandLineArguments.integer(values, "--copies", 1);
       if (values.containsKey("--rows")) {
@@ -89,7 +113,9 @@ public final class WriteBenchmark {
           CommandLineArguments.number(values, "--fraction", 0.001),
           CommandLineArguments.integer(values, "--runs", 1),
           values.containsKey("--work-dir") ? Path.of(values.get("--work-dir")) : BenchmarkOptions.DEFAULT_WORK_DIR,
-          Optional.ofNullable(values.get("--output")).map(Path::of));
+          Optional.ofNullable(values.get("--output")).map(Path::of),
+          values.containsKey("--ctas-only"),
+          values.containsKey("--settings") ? BenchmarkOptions.settings(values.get("--settings")) : Map.of());
     }
 
     /** {@code 60m} at scale 1 is 10 copies of lineitem's 6M rows. */
@@ -101,7 +127,9 @@ public final class WriteBenchmark {
     }
 
     BenchmarkOptions tpch() {
-      return new BenchmarkOptions(scale, workDir, 1, 0, List.of(1), Duration.ofHours(1), Optional.empty(), false);
+      Map<String, String> server = new LinkedHashMap<>(BenchmarkOptions.DEFAULT_SERVER_SETTINGS);
+      server.putAll(settings);
+      return new BenchmarkOptions(scale, workDir, 1, 0, List.of(1), Duration.ofHours(1), Optional.empty(), false, server);
     }
 
     String commandLine() {
@@ -112,6 +140,13 @@ public final class WriteBenchmark {
       s.append(" --target-file-mb ").append(BigDecimal.valueOf(targetFileMb).stripTrailingZeros().toPlainString());
       s.append(" --fraction ").append(BigDecimal.valueOf(fraction).stripTrailingZeros().toPlainString());
       s.append(" --runs ").append(runs);
+      if (ctasOnly) {
+        s.append(" --ctas-only");
+      }
+      if (!settings.isEmpty()) {
+        s.append(" --settings ").append(settings.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue()).sorted().collect(Collectors.joining(",")));
+      }
       if (!workDir.equals(BenchmarkOptions.DEFAULT_WORK_DIR)) {
         s.append(" --work-dir ").append(workDir);
       }
@@ -128,6 +163,8 @@ public final class WriteBenchmark {
           + "  --target-file-mb N   lineitem_sorted's write.target-file-size-bytes, in MiB (default 4)\n"
           + "  --fraction F         share of rows the MERGE and UPDATE touch (default 0.001)\n"
           + "  --runs N             timed runs of each statement (default 1)\n"
+          + "  --ctas-only          only the CTAS of lineitem, unsorted and sorted by l_orderkey, and DuckDB's COPY of the same rows\n"
+          + "  --settings K=V,...   sqe.yaml settings for SQE, e.g. planner.columnar=false to compare\n"
           + "  --work-dir DIR       as bench-tpch (default bench/target/work)\n"
           + "  --output FILE        also write the Markdown report, and FILE's name with .png for the chart\n";
 
@@ -179,17 +216,24 @@ public final class WriteBenchmark {
             o.memory().heapMb(), o.memory().arrowMb()));
       }
       lines.add("");
-      Outcome ctas = outcome("CTAS lineitem");
-      Outcome copy = outcome("COPY lineitem TO parquet");
+      Outcome ctas = outcome(CTAS_LINEITEM);
+      Outcome copy = outcome(COPY);
       lines.add(String.format(Locale.ROOT,
           "CTAS of lineitem: SQE %.1f ms, DuckDB COPY %.1f ms, SQE/DuckDB %.2f; rows %d (SQE) and %d (DuckDB).",
           ctas.min(), copy.min(), ctas.min() / copy.min(), ctasRows, copyRows));
-      Outcome replace = outcome("CREATE OR REPLACE (full rewrite)");
-      for (String name : List.of("MERGE 0.1%", "MERGE 0.1%, key range in ON", "UPDATE 0.1%")) {
-        Outcome o = outcome(name);
-        lines.add(String.format(Locale.ROOT,
-            "%s: %.1f ms, %s data files rewritten, %.2f of the full CREATE OR REPLACE's time (%.1f ms, %s files).",
-            name, o.min(), o.files().rewritten(), o.min() / replace.min(), replace.min(), replace.files().rewritten()));
+      Outcome sortedCtas = outcome(CTAS_SORTED);
+      Outcome sortedCopy = outcome(COPY_SORTED);
+      lines.add(String.format(Locale.ROOT,
+          "CTAS of lineitem sorted by l_orderkey: SQE %.1f ms, DuckDB COPY ... ORDER BY l_orderkey %.1f ms, SQE/DuckDB %.2f.",
+          sortedCtas.min(), sortedCopy.min(), sortedCtas.min() / sortedCopy.min()));
+      if (!options.ctasOnly()) {
+        Outcome replace = outcome("CREATE OR REPLACE (full rewrite)");
+        for (String name : List.of("MERGE 0.1%", "MERGE 0.1%, key range in ON", "UPDATE 0.1%")) {
+          Outcome o = outcome(name);
+          lines.add(String.format(Locale.ROOT,
+              "%s: %.1f ms, %s data files rewritten, %.2f of the full CREATE OR REPLACE's time (%.1f ms, %s files).",
+              name, o.min(), o.files().rewritten(), o.min() / replace.min(), replace.min(), replace.files().rewritten()));
+        }
       }
       lines.add("");
       lines.add("SQL of each statement:");
@@ -215,9 +259,11 @@ public final class WriteBenchmark {
                 : "files rewritten " + o.files().rewritten() + " (" + o.rows() + " rows)";
         chart.row(o.name(), note, duck ? Double.NaN : o.min(), duck ? o.min() : Double.NaN);
       }
-      chart.footer("Commit " + environment.commit() + "; lineitem_sorted sorted by (l_orderkey, l_linenumber), target file size "
+      chart.footer("Commit " + environment.commit()
+          + (options.settings().isEmpty() ? "" : "; settings " + new java.util.TreeMap<>(options.settings()))
+          + (options.ctasOnly() ? "" : "; lineitem_sorted sorted by (l_orderkey, l_linenumber), target file size "
           + BigDecimal.valueOf(options.targetFileMb()).stripTrailingZeros().toPlainString() + " MiB; MERGE/UPDATE touch "
-          + BigDecimal.valueOf(options.fraction() * 100).stripTrailingZeros().toPlainString() + "% of rows (highest order keys)");
+          + BigDecimal.valueOf(options.fraction() * 100).stripTrailingZeros().toPlainString() + "% of rows (highest order keys)"));
       return chart;
     }
   }
@@ -256,69 +302,15 @@ public final class WriteBenchmark {
     TpchBenchmark.Engines engines = TpchBenchmark.Engines.start(options.tpch(), setup, out);
     setup.forEach(out::println);
     double loadBefore = RunEnvironment.loadAverage();
-    long ctasRows;
-    long copyRows;
-    long sourceRows;
+    long[] rows = new long[3];
     Path copyFile = options.tpch().dataDir().resolve("duckdb-lineitem-copy.parquet");
     try (MemorySampler sampler = new MemorySampler(engines.server())) {
       SqeFlightEngine sqe = engines.sqe();
       DuckDbEngine duckdb = engines.duckdb();
       LakehouseCatalog catalog = engines.server().catalogs().find("iceberg").orElseThrow();
-
-      // 1. CTAS through SQE against DuckDB's COPY to Parquet, the same rows.
-      String copySql = "COPY (SELECT * FROM lineitem) TO '" + copyFile.toString().replace("'", "''") + "' (FORMAT parquet)";
-      outcomes.add(time("COPY lineitem TO parquet", "DuckDB", copySql, sampler, () -> duckdb.update(copySql), null));
-      copyRows = number(duckdb.execute("SELECT count(*) FROM read_parquet('" + copyFile.toString().replace("'", "''") + "')", new Cancellation()));
-      String ctasSql = "CREATE OR REPLACE TABLE " + CTAS + " AS SELECT * FROM lineitem";
-      outcomes.add(time("CTAS lineitem", "SQE", ctasSql, sampler, () -> sqe.update(ctasSql), tableFiles(catalog, CTAS)));
-      ctasRows = number(sqe.execute("SELECT count(*) FROM " + CTAS, new Cancellation()));
-      sqe.update("DROP TABLE " + CTAS + " PURGE");
-      Files.deleteIfExists(copyFile);
-
-      // 2. The sorted table, with many files.
-      Table lineitem = load(catalog, "lineitem");
-      List<String> columns = lineitem.schema().columns().stream().map(Types.NestedField::name).toList();
-      long keyOffset = number(sqe.execute("SELECT max(l_orderkey) FROM lineitem", new Cancellation()));
-      String source = source(columns, keyOffset);
-      String layout = " SORTED BY (l_orderkey, l_linenumber) WITH ('write.target-file-size-bytes' = "
-          + Math.round(options.targetFileMb() * 1048576) + ")";
-      String createSql = "CREATE OR REPLACE TABLE " + SORTED + layout + " AS " + source;
-      outcomes.add(time("CTAS sorted table (initial)", "SQE", createSql, sampler, () -> sqe.update(createSql), tableFiles(catalog, SORTED)));
-      long total = number(sqe.execute("SELECT count(*) FROM " + SORTED, new Cancellation()));
-      long touched = Math.max(1, Math.round(total * options.fraction()));
-      long from = number(sqe.execute(
-          "SELECT min(l_orderkey) FROM (SELECT l_orderkey FROM " + SORTED + " ORDER BY l_orderkey DESC LIMIT " + touched + ") k",
-          new Cancellation()));
-      long to = number(sqe.execute("SELECT max(l_orderkey) FROM " + SORTED, new Cancellation()));
-      sqe.update("CREATE OR REPLACE TABLE " + SOURCE + " AS SELECT l_orderkey, l_linenumber, CAST('merged' AS VARCHAR) AS l_comment"
-          + " FROM " + SORTED + " WHERE l_orderkey BETWEEN " + from + " AND " + to);
-      sourceRows = number(sqe.execute("SELECT count(*) FROM " + SOURCE, new Cancellation()));
-      setup.add(String.format(Locale.ROOT,
-          "%s: %d rows in %d data files; the MERGE source %s holds the %d rows (%.3f%%) of the highest order keys, %d to %d"
-              + " (clustered: the most recent orders)",
-          SORTED, total, load(catalog, SORTED).currentSnapshot() == null ? 0 : files(load(catalog, SORTED)).size(),
-          SOURCE, sourceRows, 100.0 * sourceRows / total, from, to));
-
-      // 3. MERGE, MERGE with the key range, UPDATE, CREATE OR REPLACE: each touches the same rows.
-      String on = "t.l_orderkey = s.l_orderkey AND t.l_linenumber = s.l_linenumber";
-      String mergeSql = "MERGE INTO " + SORTED + " t USING " + SOURCE + " s ON " + on
-          + " WHEN MATCHED THEN UPDATE SET l_comment = s.l_comment";
-      outcomes.add(time("MERGE 0.1%", "SQE", mergeSql, sampler, () -> sqe.update(mergeSql), tableFiles(catalog, SORTED)));
-      String rangedSql = "MERGE INTO " + SORTED + " t USING " + SOURCE + " s ON " + on + " AND t.l_orderkey BETWEEN " + from + " AND " + to
-          + " WHEN MATCHED THEN UPDATE SET l_comment = s.l_comment";
-      outcomes.add(time("MERGE 0.1%, key range in ON", "SQE", rangedSql, sampler, () -> sqe.update(rangedSql), tableFiles(catalog, SORTED)));
-      String updateSql = "UPDATE " + SORTED + " SET l_comment = 'updated' WHERE l_orderkey BETWEEN " + from + " AND " + to;
-      outcomes.add(time("UPDATE 0.1%", "SQE", updateSql, sampler, () -> sqe.update(updateSql), tableFiles(catalog, SORTED)));
-      String changed = columns.stream()
-          .map(c -> c.equals("l_comment")
-              ? "CASE WHEN l_orderkey BETWEEN " + from + " AND " + to + " THEN CAST('replaced' AS VARCHAR) ELSE l_comment END AS l_comment"
-              : c)
-          .collect(Collectors.joining(", "));
-      String replaceSql = "CREATE OR REPLACE TABLE " + SORTED + layout + " AS SELECT " + changed + " FROM (" + source + ") src";
-      outcomes.add(time("CREATE OR REPLACE (full rewrite)", "SQE", replaceSql, sampler, () -> sqe.update(replaceSql), tableFiles(catalog, SORTED)));
-      long replaced = number(sqe.execute("SELECT count(*) FROM " + SORTED + " WHERE l_comment = 'replaced'", new Cancellation()));
-      if (replaced != sourceRows) {
-        throw new IllegalStateException("CREATE OR REPLACE changed " + replaced + " rows, not the " + sourceRows + " of the MERGE source");
+      ctas(sqe, duckdb, catalog, sampler, copyFile, outcomes, rows);
+      if (!options.ctasOnly()) {
+        rows[2] = rewrites(sqe, catalog, sampler, setup, outcomes);
       }
       setup.add(String.format(Locale.ROOT,
           "System load average (1 min, %d cores): %.2f when the statements started, %.2f when they ended",
@@ -327,7 +319,7 @@ public final class WriteBenchmark {
       Files.deleteIfExists(copyFile);
       engines.closeWithin(Duration.ofSeconds(30), out);
     }
-    Report report = new Report(environment, options, setup, outcomes, ctasRows, copyRows, sourceRows);
+    Report report = new Report(environment, options, setup, outcomes, rows[0], rows[1], rows[2]);
     out.println();
     out.print(report.markdown());
     Path chart;
@@ -346,6 +338,91 @@ public final class WriteBenchmark {
     report.chart().writePng(chart);
     out.println("Wrote " + chart);
     return report;
+  }
+
+  /**
+   * CTAS through SQE against DuckDB's COPY to ZSTD Parquet (the codec SQE writes), the same rows:
+   * as they come, then sorted by order key; puts the rows of SQE's table and of DuckDB's file in
+   * {@code rows[0]} and {@code rows[1]}.
+   */
+  private void ctas(
+      SqeFlightEngine sqe, DuckDbEngine duckdb, LakehouseCatalog catalog, MemorySampler sampler, Path copyFile, List<Outcome> outcomes, long[] rows)
+      throws Exception {
+    String copySql = copySql("SELECT * FROM lineitem", copyFile);
+    outcomes.add(time(COPY, "DuckDB", copySql, sampler, () -> duckdb.update(copySql), null));
+    rows[1] = number(duckdb.execute("SELECT count(*) FROM read_parquet('" + copyFile.toString().replace("'", "''") + "')", new Cancellation()));
+    Files.deleteIfExists(copyFile);
+    String ctasSql = "CREATE OR REPLACE TABLE " + CTAS + " AS SELECT * FROM lineitem";
+    outcomes.add(time(CTAS_LINEITEM, "SQE", ctasSql, sampler, () -> sqe.update(ctasSql), tableFiles(catalog, CTAS)));
+    rows[0] = number(sqe.execute("SELECT count(*) FROM " + CTAS, new Cancellation()));
+    String sortedCopySql = copySql("SELECT * FROM lineitem ORDER BY l_orderkey", copyFile);
+    outcomes.add(time(COPY_SORTED, "DuckDB", sortedCopySql, sampler, () -> duckdb.update(sortedCopySql), null));
+    Files.deleteIfExists(copyFile);
+    String sortedCtasSql = "CREATE OR REPLACE TABLE " + CTAS + " SORTED BY (l_orderkey) AS SELECT * FROM lineitem";
+    outcomes.add(time(CTAS_SORTED, "SQE", sortedCtasSql, sampler, () -> sqe.update(sortedCtasSql), tableFiles(catalog, CTAS)));
+    long sortedRows = number(sqe.execute("SELECT count(*) FROM " + CTAS, new Cancellation()));
+    if (sortedRows != rows[0]) {
+      throw new IllegalStateException("The sorted CTAS wrote " + sortedRows + " rows, the unsorted one " + rows[0]);
+    }
+    sqe.update("DROP TABLE " + CTAS + " PURGE");
+  }
+
+  private static String copySql(String query, Path file) {
+    return "COPY (" + query + ") TO '" + file.toString().replace("'", "''") + "' (FORMAT parquet, COMPRESSION zstd)";
+  }
+
+  /**
+   * The sorted table with many files, then the 0.1% MERGE, MERGE with the key range, UPDATE and
+   * full CREATE OR REPLACE on it; returns the rows each of them touches.
+   */
+  private long rewrites(SqeFlightEngine sqe, LakehouseCatalog catalog, MemorySampler sampler, List<String> setup, List<Outcome> outcomes)
+      throws Exception {
+    // 2. The sorted table, with many files.
+    Table lineitem = load(catalog, "lineitem");
+    List<String> columns = lineitem.schema().columns().stream().map(Types.NestedField::name).toList();
+    long keyOffset = number(sqe.execute("SELECT max(l_orderkey) FROM lineitem", new Cancellation()));
+    String source = source(columns, keyOffset);
+    String layout = " SORTED BY (l_orderkey, l_linenumber) WITH ('write.target-file-size-bytes' = "
+        + Math.round(options.targetFileMb() * 1048576) + ")";
+    String createSql = "CREATE OR REPLACE TABLE " + SORTED + layout + " AS " + source;
+    outcomes.add(time("CTAS sorted table (initial)", "SQE", createSql, sampler, () -> sqe.update(createSql), tableFiles(catalog, SORTED)));
+    long total = number(sqe.execute("SELECT count(*) FROM " + SORTED, new Cancellation()));
+    long touched = Math.max(1, Math.round(total * options.fraction()));
+    long from = number(sqe.execute(
+        "SELECT min(l_orderkey) FROM (SELECT l_orderkey FROM " + SORTED + " ORDER BY l_orderkey DESC LIMIT " + touched + ") k",
+        new Cancellation()));
+    long to = number(sqe.execute("SELECT max(l_orderkey) FROM " + SORTED, new Cancellation()));
+    sqe.update("CREATE OR REPLACE TABLE " + SOURCE + " AS SELECT l_orderkey, l_linenumber, CAST('merged' AS VARCHAR) AS l_comment"
+        + " FROM " + SORTED + " WHERE l_orderkey BETWEEN " + from + " AND " + to);
+    long sourceRows = number(sqe.execute("SELECT count(*) FROM " + SOURCE, new Cancellation()));
+    setup.add(String.format(Locale.ROOT,
+        "%s: %d rows in %d data files; the MERGE source %s holds the %d rows (%.3f%%) of the highest order keys, %d to %d"
+            + " (clustered: the most recent orders)",
+        SORTED, total, load(catalog, SORTED).currentSnapshot() == null ? 0 : files(load(catalog, SORTED)).size(),
+        SOURCE, sourceRows, 100.0 * sourceRows / total, from, to));
+
+    // 3. MERGE, MERGE with the key range, UPDATE, CREATE OR REPLACE: each touches the same rows.
+    String on = "t.l_orderkey = s.l_orderkey AND t.l_linenumber = s.l_linenumber";
+    String mergeSql = "MERGE INTO " + SORTED + " t USING " + SOURCE + " s ON " + on
+        + " WHEN MATCHED THEN UPDATE SET l_comment = s.l_comment";
+    outcomes.add(time("MERGE 0.1%", "SQE", mergeSql, sampler, () -> sqe.update(mergeSql), tableFiles(catalog, SORTED)));
+    String rangedSql = "MERGE INTO " + SORTED + " t USING " + SOURCE + " s ON " + on + " AND t.l_orderkey BETWEEN " + from + " AND " + to
+        + " WHEN MATCHED THEN UPDATE SET l_comment = s.l_comment";
+    outcomes.add(time("MERGE 0.1%, key range in ON", "SQE", rangedSql, sampler, () -> sqe.update(rangedSql), tableFiles(catalog, SORTED)));
+    String updateSql = "UPDATE " + SORTED + " SET l_comment = 'updated' WHERE l_orderkey BETWEEN " + from + " AND " + to;
+    outcomes.add(time("UPDATE 0.1%", "SQE", updateSql, sampler, () -> sqe.update(updateSql), tableFiles(catalog, SORTED)));
+    String changed = columns.stream()
+        .map(c -> c.equals("l_comment")
+            ? "CASE WHEN l_orderkey BETWEEN " + from + " AND " + to + " THEN CAST('replaced' AS VARCHAR) ELSE l_comment END AS l_comment"
+            : c)
+        .collect(Collectors.joining(", "));
+    String replaceSql = "CREATE OR REPLACE TABLE " + SORTED + layout + " AS SELECT " + changed + " FROM (" + source + ") src";
+    outcomes.add(time("CREATE OR REPLACE (full rewrite)", "SQE", replaceSql, sampler, () -> sqe.update(replaceSql), tableFiles(catalog, SORTED)));
+    long replaced = number(sqe.execute("SELECT count(*) FROM " + SORTED + " WHERE l_comment = 'replaced'", new Cancellation()));
+    if (replaced != sourceRows) {
+      throw new IllegalStateException("CREATE OR REPLACE changed " + replaced + " rows, not the " + sourceRows + " of the MERGE source");
+    }
+    return sourceRows;
   }
 
   /** lineitem, or N copies of it with the order keys of copy k shifted by k times the largest key. */

@@ -14,6 +14,7 @@ import io.sqe.engine.command.PreparedStatementCommands;
 import io.sqe.engine.command.QueryProcedures;
 import io.sqe.engine.command.QueryServices;
 import io.sqe.engine.command.SessionCommands;
+import io.sqe.engine.exec.BatchStream;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.ParameterValues;
@@ -500,6 +501,20 @@ public final class QueryEngine {
       try {
         return QueryExecutions.rows(query.bindable().bind(context).enumerator(), context, query.resultType().getFieldCount());
       } catch (RuntimeException | ExceptionInInitializerError e) {
+        throw ExecutionErrors.translate(e, queryId);
+      }
+    }
+
+    @Override
+    public BatchStream batches(Session session, PlannedQuery query, List<Object> parameters, String queryId) {
+      if (query.batchPlan() == null) {
+        throw new IllegalArgumentException("The query has no columnar plan");
+      }
+      QueryContext context = context(session, query, parameters, run == null ? QueryRun.untracked(queryId) : run, queryId);
+      try {
+        return QueryExecutions.batches(
+            query.batchPlan(), context, allocator.newChildAllocator("query-" + queryId, 0, config.maxQueryMemoryBytes()));
+      } catch (RuntimeException e) {
         throw ExecutionErrors.translate(e, queryId);
       }
     }

@@ -1,5 +1,6 @@
 package io.sqe.engine.command;
 
+import io.sqe.engine.exec.BatchStream;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
@@ -29,4 +30,10 @@ public interface QueryServices {
 
   /** Runs a planned query and hands back its rows in the engine's value representation. */
   RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId);
+
+  /**
+   * Runs a planned query that has a columnar plan ({@link PlannedQuery#batchPlan()}) and hands back
+   * its record batches, from an allocator of its own under the engine's per-query memory limit.
+   */
+  BatchStream batches(Session session, PlannedQuery query, List<Object> parameters, String queryId);
 }

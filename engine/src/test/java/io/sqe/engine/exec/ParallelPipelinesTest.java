@@ -23,11 +23,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -130,6 +135,33 @@ class ParallelPipelinesTest {
         .contains("SharedInput");
     assertThat(run("select count(*) from s.r for version as of " + firstSnapshot, 3))
         .isEqualTo(List.of(List.of(3L * ROWS_PER_FILE)));
+  }
+
+  @Test
+  void countOfAFileSplitIntoPartsCountsItOnce() throws Exception {
+    // Random longs do not compress: row groups of 1 MiB make a file of about 20 MiB, split in parts.
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(Types.NestedField.required(1, "a", Types.LongType.get()), Types.NestedField.required(2, "b", Types.LongType.get()));
+    Table big = lake.catalog().iceberg().createTable(
+        TableIdentifier.of("s", "big"), schema, PartitionSpec.unpartitioned(), Map.of("write.parquet.row-group-size-bytes", "1048576"));
+    long rows = 1_300_000;
+    DataWriter<Record> writer = new GenericFileWriterFactory.Builder(big).dataFileFormat(FileFormat.PARQUET).build()
+        .newDataWriter(OutputFileFactory.builderFor(big, 0, 0).format(FileFormat.PARQUET).build().newOutputFile(), big.spec(), null);
+    Random random = new Random(7);
+    Record row = GenericRecord.create(schema);
+    try (writer) {
+      for (long i = 0; i < rows; i++) {
+        row.setField("a", random.nextLong());
+        row.setField("b", random.nextLong());
+        writer.write(row);
+      }
+    }
+    big.newAppend().appendFile(writer.toDataFile()).commit();
+    assertThat(writer.toDataFile().splitOffsets()).hasSizeGreaterThan(10);
+
+    assertThat(explain("select count(*) from s.big", 3)).contains("ParallelGather");
+    assertThat(run("select count(*) from s.big", 3)).isEqualTo(List.of(List.of(rows)));
+    assertThat(run("select count(*) from s.big where a > 0", 3)).isEqualTo(run("select count(*) from s.big where a > 0", 1));
   }
 
   @Test

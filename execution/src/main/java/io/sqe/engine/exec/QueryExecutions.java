@@ -43,6 +43,11 @@ public final class QueryExecutions {
     return new QueryExecution(allocator, context, schema, batches, limits);
   }
 
+  /** The batches of a columnar plan, from {@code allocator}, which the stream closes. */
+  public static BatchStream batches(io.sqe.engine.exec.batch.BatchPlan plan, QueryContext context, BufferAllocator allocator) {
+    return new BatchStream(plan, context, allocator);
+  }
+
   public static RowStream rows(Enumerator<Object> rows, QueryContext context, int columns) {
     return new RowStream(rows, context, columns);
   }

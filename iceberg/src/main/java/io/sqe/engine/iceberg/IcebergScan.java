@@ -297,7 +297,13 @@ public final class IcebergScan {
       this.scanFilter = withDynamicFilters(dataContext, context, keySets);
       List<FileScanTask> planned = planFiles(table, tableSchema, projected, scanFilter, context);
       context.stats().filesPlanned(planned.size());
-      TableScanUtil.splitFiles(CloseableIterable.withNoopClose(planned), SPLIT_BYTES).forEach(tasks::add);
+      if (fieldIds.length == 0) {
+        // A scan of no columns may answer with a file's row count (see open), which counts the
+        // whole file: each of its splits would count it again.
+        tasks.addAll(planned);
+      } else {
+        TableScanUtil.splitFiles(CloseableIterable.withNoopClose(planned), SPLIT_BYTES).forEach(tasks::add);
+      }
       tasks.sort(Comparator.comparingLong(FileScanTask::length).reversed());
     }
 

@@ -15,6 +15,7 @@ import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.write.dml.TableNames.TableRef;
+import io.sqe.write.files.BatchFileWriter;
 import io.sqe.write.files.DataFileWriter;
 import io.sqe.write.storage.ChosenLocations;
 import io.sqe.write.storage.LocationRules;
@@ -24,13 +25,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -148,25 +150,33 @@ final class CreateTableAsCommand implements PreparedCommand {
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
     }
     Table table = write.table();
-    Schema tableSchema = table.schema();
-    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
-    List<DataFile> files;
+    DataFileWriter.Builder files = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt());
+    int[] columns = IntStream.range(0, conversions.size()).toArray();
+    Optional<BatchFileWriter.Layout> layout = BatchWrites.layout(query, table, columns);
+    BatchWrites.Written written =
+        layout.isPresent() ? BatchWrites.write(context, query, parameters, files, layout.get()) : writeRows(context, parameters, table, files);
+    write.commitAppend(written.files(), written.paths(), what);
+    return CommandResult.rows(written.rowCount());
+  }
+
+  private BatchWrites.Written writeRows(CommandContext context, List<Object> parameters, Table table, DataFileWriter.Builder files) {
+    DataFileWriter writer = files.build();
+    // A record copied from this one skips the look-up of the schema's field names that creating one does.
+    Record template = GenericRecord.create(table.schema());
     try (RowStream rows = context.queries().rows(context.session(), query, parameters, context.queryId())) {
       while (rows.next()) {
         Object[] row = rows.current();
-        Record record = GenericRecord.create(tableSchema);
+        Record record = template.copy();
         for (int i = 0; i < row.length; i++) {
           record.set(i, conversions.get(i).apply(row[i]));
         }
         writer.write(record);
       }
-      files = writer.complete();
+      return new BatchWrites.Written(writer.complete(), writer.paths(), writer.rowCount());
     } catch (RuntimeException | Error e) {
       writer.abort();
       throw e;
     }
-    write.commitAppend(files, writer.paths(), what);
-    return CommandResult.rows(writer.rowCount());
   }
 
   /**

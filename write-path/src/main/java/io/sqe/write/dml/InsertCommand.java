@@ -10,11 +10,14 @@ import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.write.dml.TableNames.TableRef;
+import io.sqe.write.files.BatchFileWriter;
 import io.sqe.write.files.DataFileWriter;
 import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.rel.type.RelDataType;
@@ -25,7 +28,6 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
@@ -75,22 +77,32 @@ final class InsertCommand implements PreparedCommand {
         ? prepared
         : plan(context, target, table, statement);
     String what = "INSERT into " + target.displayName();
-    DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
-    List<DataFile> files;
+    DataFileWriter.Builder files = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt());
+    // Columns with a default other than NULL take it from the row writer.
+    Optional<BatchFileWriter.Layout> layout = Arrays.stream(plan.defaults).allMatch(Objects::isNull)
+        ? BatchWrites.layout(plan.query, table, plan.targets)
+        : Optional.empty();
+    BatchWrites.Written written = layout.isPresent()
+        ? BatchWrites.write(context, plan.query, parameters, files, layout.get())
+        : writeRows(context, parameters, plan, files);
+    if (written.files().isEmpty()) {
+      return CommandResult.rows(0);
+    }
+    write.commitAppend(written.files(), written.paths(), what);
+    return CommandResult.rows(written.rowCount());
+  }
+
+  private static BatchWrites.Written writeRows(CommandContext context, List<Object> parameters, Plan plan, DataFileWriter.Builder files) {
+    DataFileWriter writer = files.build();
     try (RowStream rows = context.queries().rows(context.session(), plan.query, parameters, context.queryId())) {
       while (rows.next()) {
         writer.write(plan.record(rows.current()));
       }
-      files = writer.complete();
+      return new BatchWrites.Written(writer.complete(), writer.paths(), writer.rowCount());
     } catch (RuntimeException | Error e) {
       writer.abort();
       throw e;
     }
-    if (files.isEmpty()) {
-      return CommandResult.rows(0);
-    }
-    write.commitAppend(files, writer.paths(), what);
-    return CommandResult.rows(writer.rowCount());
   }
 
   /** How the rows of the source become records of the table with a given schema. */
@@ -103,21 +115,25 @@ final class InsertCommand implements PreparedCommand {
     /** Values of the columns the statement leaves out, by position in the schema; null for given ones. */
     private final Object[] defaults;
 
+    /** A record with the defaults: copying it skips the look-up of the schema's field names that creating one does. */
+    private final Record template;
+
     Plan(Schema schema, PlannedQuery query, int[] targets, List<ValueConversion> conversions, Object[] defaults) {
       this.schema = schema;
       this.query = query;
       this.targets = targets;
       this.conversions = conversions;
       this.defaults = defaults;
+      this.template = GenericRecord.create(schema);
+      for (int i = 0; i < defaults.length; i++) {
+        if (defaults[i] != null) {
+          template.set(i, defaults[i]);
+        }
+      }
     }
 
     Record record(Object[] row) {
-      Record record = GenericRecord.create(schema);
-      for (int i = 0; i < defaults.length; i++) {
-        if (defaults[i] != null) {
-          record.set(i, defaults[i]);
-        }
-      }
+      Record record = template.copy();
       for (int i = 0; i < targets.length; i++) {
         record.set(targets[i], conversions.get(i).apply(row[i]));
       }

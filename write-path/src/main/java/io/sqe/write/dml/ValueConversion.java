@@ -1,8 +1,7 @@
 package io.sqe.write.dml;
 
 import io.sqe.catalog.types.CalciteTypeMapping;
-import io.sqe.engine.ErrorCode;
-import io.sqe.engine.SqeException;
+import io.sqe.write.files.WriteErrors;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -72,7 +71,7 @@ final class ValueConversion {
   Object apply(Object value) {
     if (value == null) {
       if (required) {
-        throw notNull(column);
+        throw WriteErrors.notNull(column);
       }
       return null;
     }
@@ -94,19 +93,6 @@ final class ValueConversion {
     return Optional.of(SqlTypeUtil.convertTypeToSpec(type));
   }
 
-  static SqeException notNull(String column) {
-    return new SqeException(ErrorCode.INVALID_ARGUMENT, "NULL value for NOT NULL column " + column);
-  }
-
-  private static SqeException outOfRange(Object value, String column, Type type) {
-    return new SqeException(
-        ErrorCode.INVALID_ARGUMENT, "Value " + text(value) + " is out of range for column " + column + " of type " + type);
-  }
-
-  private static String text(Object value) {
-    return value instanceof BigDecimal ? ((BigDecimal) value).toPlainString() : String.valueOf(value);
-  }
-
   private static Optional<Converter> converter(RelDataType source, Type target) {
     SqlTypeName from = source.getSqlTypeName();
     if (from == SqlTypeName.NULL) {
@@ -121,7 +107,7 @@ final class ValueConversion {
         return integral(source).map(exact -> (v, c) -> {
           long value = exact.longValue(v, c, target);
           if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
-            throw outOfRange(v, c, target);
+            throw WriteErrors.outOfRange(v, c, target);
           }
           return (int) value;
         });
@@ -147,7 +133,7 @@ final class ValueConversion {
           // Rounds half away from zero, as the engine's CAST to DECIMAL does.
           BigDecimal scaled = value.setScale(decimal.scale(), RoundingMode.HALF_UP);
           if (scaled.precision() > decimal.precision()) {
-            throw outOfRange(value, c, target);
+            throw WriteErrors.outOfRange(value, c, target);
           }
           return scaled;
         });
@@ -174,9 +160,7 @@ final class ValueConversion {
             ? Optional.of((v, c) -> {
               byte[] bytes = bytes(v);
               if (bytes.length != length) {
-                throw new SqeException(
-                    ErrorCode.INVALID_ARGUMENT,
-                    "Column " + c + " of type " + target + " takes " + length + " bytes, not " + bytes.length);
+                throw WriteErrors.wrongLength(c, target, length, bytes.length);
               }
               return bytes;
             })
@@ -217,7 +201,7 @@ final class ValueConversion {
         BigDecimal decimal = v instanceof BigDecimal ? (BigDecimal) v : BigDecimal.valueOf(((Number) v).longValue());
         BigInteger value = decimal.setScale(0, RoundingMode.HALF_UP).toBigInteger();
         if (value.bitLength() > 63) {
-          throw outOfRange(v, c, t);
+          throw WriteErrors.outOfRange(v, c, t);
         }
         return value.longValue();
       });
@@ -274,7 +258,7 @@ final class ValueConversion {
         String path = c + "." + field.name();
         if (value == null) {
           if (field.isRequired()) {
-            throw notNull(path);
+            throw WriteErrors.notNull(path);
           }
           record.set(i, null);
         } else {
@@ -297,7 +281,7 @@ final class ValueConversion {
       for (Object value : values) {
         if (value == null) {
           if (target.isElementRequired()) {
-            throw notNull(path);
+            throw WriteErrors.notNull(path);
           }
           out.add(null);
         } else {
@@ -321,11 +305,11 @@ final class ValueConversion {
       Map<Object, Object> out = new LinkedHashMap<>();
       for (Map.Entry<?, ?> entry : ((Map<?, ?>) v).entrySet()) {
         if (entry.getKey() == null) {
-          throw notNull(c + ".key");
+          throw WriteErrors.notNull(c + ".key");
         }
         Object entryValue = entry.getValue();
         if (entryValue == null && target.isValueRequired()) {
-          throw notNull(c + ".value");
+          throw WriteErrors.notNull(c + ".value");
         }
         out.put(
             key.get().convert(entry.getKey(), c + ".key"),

@@ -3,22 +3,14 @@ package io.sqe.write.files;
 import static java.util.Objects.requireNonNull;
 
 import java.io.Closeable;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.SortOrderComparators;
@@ -28,16 +20,10 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
-import org.apache.iceberg.encryption.EncryptedOutputFile;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
 import org.apache.iceberg.util.PropertyUtil;
-import org.apache.iceberg.util.StructLikeWrapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,59 +50,39 @@ public final class DataFileWriter implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(DataFileWriter.class);
 
   private final Table table;
-  private final PartitionSpec spec;
-  private final long targetFileSizeBytes;
-  private final long maxRowsPerFile;
-  private final int maxOpenPartitions;
-  private final int sortBufferRows;
-  private final Comparator<Record> sortOrder;
-  private final FileWriterFactory<Record> writers;
-  private final OutputFileFactory outputFiles;
   private final Set<String> paths = ConcurrentHashMap.newKeySet();
-  private final PartitionKey key;
-  private final InternalRecordWrapper wrapper;
-  private final StructLikeWrapper lookup;
-  private final LinkedHashMap<StructLikeWrapper, PartitionFiles> open = new LinkedHashMap<>(16, 0.75f, true);
-  private final List<DataFile> done = new ArrayList<>();
-  private PartitionFiles unpartitioned;
-  private int buffered;
-  private long rows;
+  private final PartitionedFiles<Record> files;
   private boolean finished;
 
   private DataFileWriter(Builder builder) {
     this.table = builder.table;
-    this.spec = table.spec();
-    this.targetFileSizeBytes = builder.targetFileSizeBytes;
-    this.maxRowsPerFile = builder.maxRowsPerFile;
-    this.maxOpenPartitions = builder.maxOpenPartitions;
-    this.sortBufferRows = builder.sortBufferRows;
     Schema schema = table.schema();
     SortOrder order = table.sortOrder();
-    this.sortOrder = order.isSorted() ? comparator(schema, order) : null;
-    FileFormat format =
-        FileFormat.fromString(
-            table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                .toUpperCase(Locale.ROOT));
-    this.writers =
-        new TrackingWriterFactory(
-            new GenericFileWriterFactory.Builder(table)
-                .dataFileFormat(format)
-                .dataSchema(schema)
-                .dataSortOrder(order.isSorted() ? order : SortOrder.unsorted())
-                .build(),
-            paths);
-    this.outputFiles =
-        OutputFileFactory.builderFor(table, builder.partitionId, 0).format(format).operationId(builder.operationId).build();
-    if (spec.isUnpartitioned()) {
-      this.key = null;
-      this.wrapper = null;
-      this.lookup = null;
-    } else {
-      this.key = new PartitionKey(spec, schema);
-      // Partition transforms take Iceberg's internal values, not java.time objects.
-      this.wrapper = new InternalRecordWrapper(schema.asStruct());
-      this.lookup = StructLikeWrapper.forType(spec.partitionType());
-    }
+    FileFormat format = builder.format();
+    FileWriterFactory<Record> writers =
+        new GenericFileWriterFactory.Builder(table)
+            .dataFileFormat(format)
+            .dataSchema(schema)
+            .dataSortOrder(order.isSorted() ? order : SortOrder.unsorted())
+            .build();
+    // Partition transforms and sort comparators take Iceberg's internal values, not java.time objects.
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    PartitionedFiles.Rows<Record> rows = new PartitionedFiles.Rows<>() {
+      @Override
+      public StructLike internal(Record row) {
+        return wrapper.wrap(row);
+      }
+
+      @Override
+      public Record keep(Record row) {
+        return row;
+      }
+
+      @Override
+      public void release(Record row) {}
+    };
+    this.files = new PartitionedFiles<>(
+        table, builder, writers, order.isSorted() ? comparator(schema, order) : null, rows, builder.outputFiles(format), paths);
   }
 
   public static Builder builder(Table table) {
@@ -133,14 +99,12 @@ public final class DataFileWriter implements Closeable {
 
   /** Writes one row, which must have the table's schema; the writer keeps the record. */
   public void write(Record row) {
-    Preconditions.checkState(!finished, "Writer of %s is finished", table.name());
-    partitionFiles(row).write(row);
-    rows++;
+    files.write(row);
   }
 
   /** Rows written so far. */
   public long rowCount() {
-    return rows;
+    return files.rowCount();
   }
 
   /** Every data file this writer started, including those of rows not yet complete. */
@@ -150,29 +114,15 @@ public final class DataFileWriter implements Closeable {
 
   /** Writes what is buffered, closes every file and returns them; the writer takes no more rows. */
   public List<DataFile> complete() {
-    Preconditions.checkState(!finished, "Writer of %s is finished", table.name());
-    if (unpartitioned != null) {
-      unpartitioned.finish();
-    }
-    for (PartitionFiles files : open.values()) {
-      files.finish();
-    }
-    open.clear();
+    List<DataFile> done = files.complete();
     finished = true;
-    return List.copyOf(done);
+    return done;
   }
 
   /** Closes every open file and deletes every file this writer wrote; best effort, never throws. */
   public void abort() {
     finished = true;
-    List<PartitionFiles> all = new ArrayList<>(open.values());
-    if (unpartitioned != null) {
-      all.add(unpartitioned);
-    }
-    for (PartitionFiles files : all) {
-      files.abandon();
-    }
-    open.clear();
+    files.abandon();
     deleteFiles(table, paths);
   }
 
@@ -195,142 +145,6 @@ public final class DataFileWriter implements Closeable {
     }
   }
 
-  private PartitionFiles partitionFiles(Record row) {
-    if (key == null) {
-      if (unpartitioned == null) {
-        unpartitioned = new PartitionFiles(null);
-      }
-      return unpartitioned;
-    }
-    key.partition(wrapper.wrap(row));
-    PartitionFiles files = open.get(lookup.set(key));
-    if (files == null) {
-      if (open.size() >= maxOpenPartitions) {
-        Iterator<PartitionFiles> eldest = open.values().iterator();
-        PartitionFiles closing = eldest.next();
-        eldest.remove();
-        closing.finish();
-      }
-      PartitionKey partition = key.copy();
-      files = new PartitionFiles(partition);
-      open.put(StructLikeWrapper.forType(spec.partitionType()).set(partition), files);
-    }
-    return files;
-  }
-
-  /** Sorts and writes every buffered row, when together they reach the buffer's size. */
-  private void flushAllIfFull() {
-    if (buffered < sortBufferRows) {
-      return;
-    }
-    if (unpartitioned != null) {
-      unpartitioned.finish();
-    }
-    for (PartitionFiles files : open.values()) {
-      files.finish();
-    }
-  }
-
-  /** The files of one partition: a rolling writer, and for sorted tables the rows waiting to be sorted. */
-  private final class PartitionFiles {
-    private final StructLike partition;
-    private final List<Record> pending = new ArrayList<>();
-    private RollingDataWriter<Record> writer;
-
-    PartitionFiles(StructLike partition) {
-      this.partition = partition;
-    }
-
-    void write(Record row) {
-      if (sortOrder == null) {
-        append(row);
-        return;
-      }
-      pending.add(row);
-      buffered++;
-      flushAllIfFull();
-    }
-
-    private void append(Record row) {
-      if (writer == null) {
-        writer = new RollingDataWriter<>(writers, outputFiles, table.io(), targetFileSizeBytes, spec, partition);
-      }
-      writer.write(row);
-      if (writer.currentFileRows() >= maxRowsPerFile) {
-        closeWriter();
-      }
-    }
-
-    /** Writes the pending rows, sorted, and closes the files, so each one is sorted as a whole. */
-    void finish() {
-      if (!pending.isEmpty()) {
-        pending.sort(sortOrder);
-        for (Record row : pending) {
-          append(row);
-        }
-        buffered -= pending.size();
-        pending.clear();
-      }
-      closeWriter();
-    }
-
-    private void closeWriter() {
-      if (writer != null) {
-        RollingDataWriter<Record> closing = writer;
-        writer = null;
-        try {
-          closing.close();
-        } catch (IOException e) {
-          throw new UncheckedIOException("Cannot close data file " + closing.currentFilePath(), e);
-        }
-        done.addAll(closing.result().dataFiles());
-      }
-    }
-
-    /** Closes the open file so that it can be deleted; its content no longer matters. */
-    void abandon() {
-      buffered -= pending.size();
-      pending.clear();
-      if (writer != null) {
-        try {
-          writer.close();
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("Ignoring failure to close an abandoned data file of {}", table.name(), e);
-        }
-        writer = null;
-      }
-    }
-  }
-
-  /** Remembers every data file a writer opens, so a failed write can delete all of them. */
-  private static final class TrackingWriterFactory implements FileWriterFactory<Record> {
-    private final FileWriterFactory<Record> delegate;
-    private final Set<String> paths;
-
-    TrackingWriterFactory(FileWriterFactory<Record> delegate, Set<String> paths) {
-      this.delegate = delegate;
-      this.paths = paths;
-    }
-
-    @Override
-    public DataWriter<Record> newDataWriter(EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
-      paths.add(file.encryptingOutputFile().location());
-      return delegate.newDataWriter(file, spec, partition);
-    }
-
-    @Override
-    public EqualityDeleteWriter<Record> newEqualityDeleteWriter(
-        EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
-      throw new UnsupportedOperationException("DataFileWriter writes data files only");
-    }
-
-    @Override
-    public PositionDeleteWriter<Record> newPositionDeleteWriter(
-        EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
-      throw new UnsupportedOperationException("DataFileWriter writes data files only");
-    }
-  }
-
   /** Options of a {@link DataFileWriter}. */
   public static final class Builder {
     private final Table table;
@@ -338,6 +152,7 @@ public final class DataFileWriter implements Closeable {
     private long maxRowsPerFile = Long.MAX_VALUE;
     private int maxOpenPartitions = 100;
     private int sortBufferRows = 1_000_000;
+    private long sortBufferBytes = 256L << 20;
     private String operationId = UUID.randomUUID().toString();
     private int partitionId;
 
@@ -378,6 +193,16 @@ public final class DataFileWriter implements Closeable {
       return this;
     }
 
+    /**
+     * For sorted tables written from record batches, how many bytes of batches may wait to be
+     * sorted at most; 256 MiB by default.
+     */
+    public Builder sortBufferBytes(long bytes) {
+      Preconditions.checkArgument(bytes > 0, "Invalid sort buffer size: %s bytes", bytes);
+      this.sortBufferBytes = bytes;
+      return this;
+    }
+
     /** Names the files of this write (with {@link #partitionId}); a random id by default. */
     public Builder operationId(String id) {
       this.operationId = requireNonNull(id, "id is null");
@@ -396,6 +221,46 @@ public final class DataFileWriter implements Closeable {
 
     public DataFileWriter build() {
       return new DataFileWriter(this);
+    }
+
+    /** A writer of record batches laid out as {@code layout} says ({@link BatchFileWriter#layout}). */
+    public BatchFileWriter buildForBatches(BatchFileWriter.Layout layout) {
+      return new BatchFileWriter(this, layout);
+    }
+
+    long sortBufferBytes() {
+      return sortBufferBytes;
+    }
+
+    long targetFileSizeBytes() {
+      return targetFileSizeBytes;
+    }
+
+    long maxRowsPerFile() {
+      return maxRowsPerFile;
+    }
+
+    int maxOpenPartitions() {
+      return maxOpenPartitions;
+    }
+
+    int sortBufferRows() {
+      return sortBufferRows;
+    }
+
+    Table table() {
+      return table;
+    }
+
+    /** The table's file format: Parquet unless {@code write.format.default} says otherwise. */
+    FileFormat format() {
+      return FileFormat.fromString(
+          table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
+              .toUpperCase(Locale.ROOT));
+    }
+
+    OutputFileFactory outputFiles(FileFormat format) {
+      return OutputFileFactory.builderFor(table, partitionId, 0).format(format).operationId(operationId).build();
     }
   }
 }

@@ -51,8 +51,13 @@ final class Lakehouse implements AutoCloseable {
 
   /** Runs a statement that is not a query and returns its row count. */
   long update(String sql, Object... parameters) {
-    Prepared prepared = engine.prepare(session, sql);
-    return engine.run(session, (Prepared.Command) prepared, List.of(parameters), "q" + QUERY_IDS.incrementAndGet()).rowCount();
+    return update(session, sql, parameters);
+  }
+
+  /** Runs a statement that is not a query in {@code session} and returns its row count. */
+  long update(Session in, String sql, Object... parameters) {
+    Prepared prepared = engine.prepare(in, sql);
+    return engine.run(in, (Prepared.Command) prepared, List.of(parameters), "q" + QUERY_IDS.incrementAndGet()).rowCount();
   }
 
   /** The rows of a query, as Arrow's Java objects. */

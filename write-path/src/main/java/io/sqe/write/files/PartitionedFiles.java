@@ -1,0 +1,287 @@
+package io.sqe.write.files;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.FileWriterFactory;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
+import org.apache.iceberg.util.StructLikeWrapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitioning, rolling and sorting of {@link DataFileWriter}, for rows of any representation
+ * {@code T} that an Iceberg {@link FileWriterFactory} writes: each partition has its own rolling
+ * writer, at most {@code maxOpenPartitions} at once; rows of a sorted table wait in a buffer of
+ * {@code sortBufferRows}, are sorted and written as files of their own. Not thread-safe.
+ */
+final class PartitionedFiles<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionedFiles.class);
+
+  /** What the writer needs to know of its rows beyond what the file writers take. */
+  interface Rows<T> {
+    /** The row as Iceberg's partition transforms and sort comparators read it: internal values. */
+    StructLike internal(T row);
+
+    /** The row to keep in the sort buffer after the call that handed over {@code row} returns. */
+    T keep(T row);
+
+    /** A kept row was written or dropped, and is no longer needed. */
+    void release(T row);
+  }
+
+  private final Table table;
+  private final PartitionSpec spec;
+  private final long targetFileSizeBytes;
+  private final long maxRowsPerFile;
+  private final int maxOpenPartitions;
+  private final int sortBufferRows;
+  private final Comparator<T> sortOrder;
+  private final Rows<T> rows;
+  private final FileWriterFactory<T> writers;
+  private final OutputFileFactory outputFiles;
+  private final PartitionKey key;
+  private final StructLikeWrapper lookup;
+  private final LinkedHashMap<StructLikeWrapper, PartitionFiles> open = new LinkedHashMap<>(16, 0.75f, true);
+  private final List<DataFile> done = new ArrayList<>();
+  private PartitionFiles unpartitioned;
+  private int buffered;
+  private long rowCount;
+  private boolean finished;
+
+  /**
+   * @param sortOrder orders the rows of a sorted table, null for an unsorted one
+   * @param paths where every file any of its writers starts is added
+   */
+  PartitionedFiles(
+      Table table,
+      DataFileWriter.Builder options,
+      FileWriterFactory<T> writers,
+      Comparator<T> sortOrder,
+      Rows<T> rows,
+      OutputFileFactory outputFiles,
+      Set<String> paths) {
+    this.table = table;
+    this.spec = table.spec();
+    this.targetFileSizeBytes = options.targetFileSizeBytes();
+    this.maxRowsPerFile = options.maxRowsPerFile();
+    this.maxOpenPartitions = options.maxOpenPartitions();
+    this.sortBufferRows = options.sortBufferRows();
+    this.sortOrder = sortOrder;
+    this.rows = rows;
+    this.writers = new TrackingWriterFactory<>(writers, paths);
+    this.outputFiles = outputFiles;
+    Schema schema = table.schema();
+    if (spec.isUnpartitioned()) {
+      this.key = null;
+      this.lookup = null;
+    } else {
+      this.key = new PartitionKey(spec, schema);
+      this.lookup = StructLikeWrapper.forType(spec.partitionType());
+    }
+  }
+
+  /** Writes one row, which must have the table's schema. */
+  void write(T row) {
+    Preconditions.checkState(!finished, "Writer of %s is finished", table.name());
+    partitionFiles(row).write(row);
+    rowCount++;
+  }
+
+  long rowCount() {
+    return rowCount;
+  }
+
+  /** Rows waiting in the sort buffer. */
+  int buffered() {
+    return buffered;
+  }
+
+  /** Writes what is buffered, closes every file and returns them; takes no more rows. */
+  List<DataFile> complete() {
+    Preconditions.checkState(!finished, "Writer of %s is finished", table.name());
+    if (unpartitioned != null) {
+      unpartitioned.finish();
+    }
+    for (PartitionFiles files : open.values()) {
+      files.finish();
+    }
+    open.clear();
+    finished = true;
+    return List.copyOf(done);
+  }
+
+  /** Closes every open file and drops the buffered rows; best effort, never throws. */
+  void abandon() {
+    finished = true;
+    List<PartitionFiles> all = new ArrayList<>(open.values());
+    if (unpartitioned != null) {
+      all.add(unpartitioned);
+    }
+    for (PartitionFiles files : all) {
+      files.abandon();
+    }
+    open.clear();
+  }
+
+  private PartitionFiles partitionFiles(T row) {
+    if (key == null) {
+      if (unpartitioned == null) {
+        unpartitioned = new PartitionFiles(null);
+      }
+      return unpartitioned;
+    }
+    key.partition(rows.internal(row));
+    PartitionFiles files = open.get(lookup.set(key));
+    if (files == null) {
+      if (open.size() >= maxOpenPartitions) {
+        Iterator<PartitionFiles> eldest = open.values().iterator();
+        PartitionFiles closing = eldest.next();
+        eldest.remove();
+        closing.finish();
+      }
+      PartitionKey partition = key.copy();
+      files = new PartitionFiles(partition);
+      open.put(StructLikeWrapper.forType(spec.partitionType()).set(partition), files);
+    }
+    return files;
+  }
+
+  /** Sorts and writes every buffered row, when together they reach the buffer's size. */
+  private void flushAllIfFull() {
+    if (buffered < sortBufferRows) {
+      return;
+    }
+    flushAll();
+  }
+
+  /** Sorts and writes every buffered row, closing the files they go to. */
+  void flushAll() {
+    if (unpartitioned != null) {
+      unpartitioned.finish();
+    }
+    for (PartitionFiles files : open.values()) {
+      files.finish();
+    }
+  }
+
+  /** The files of one partition: a rolling writer, and for sorted tables the rows waiting to be sorted. */
+  private final class PartitionFiles {
+    private final StructLike partition;
+    private final List<T> pending = new ArrayList<>();
+    private RollingDataWriter<T> writer;
+
+    PartitionFiles(StructLike partition) {
+      this.partition = partition;
+    }
+
+    void write(T row) {
+      if (sortOrder == null) {
+        append(row);
+        return;
+      }
+      pending.add(rows.keep(row));
+      buffered++;
+      flushAllIfFull();
+    }
+
+    private void append(T row) {
+      if (writer == null) {
+        writer = new RollingDataWriter<>(writers, outputFiles, table.io(), targetFileSizeBytes, spec, partition);
+      }
+      writer.write(row);
+      if (writer.currentFileRows() >= maxRowsPerFile) {
+        closeWriter();
+      }
+    }
+
+    /** Writes the pending rows, sorted, and closes the files, so each one is sorted as a whole. */
+    void finish() {
+      if (!pending.isEmpty()) {
+        pending.sort(sortOrder);
+        try {
+          for (T row : pending) {
+            append(row);
+          }
+        } finally {
+          buffered -= pending.size();
+          pending.forEach(rows::release);
+          pending.clear();
+        }
+      }
+      closeWriter();
+    }
+
+    private void closeWriter() {
+      if (writer != null) {
+        RollingDataWriter<T> closing = writer;
+        writer = null;
+        try {
+          closing.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot close data file " + closing.currentFilePath(), e);
+        }
+        done.addAll(closing.result().dataFiles());
+      }
+    }
+
+    /** Closes the open file so that it can be deleted; its content no longer matters. */
+    void abandon() {
+      buffered -= pending.size();
+      pending.forEach(rows::release);
+      pending.clear();
+      if (writer != null) {
+        try {
+          writer.close();
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("Ignoring failure to close an abandoned data file of {}", table.name(), e);
+        }
+        writer = null;
+      }
+    }
+  }
+
+  /** Remembers every data file a writer opens, so a failed write can delete all of them. */
+  private static final class TrackingWriterFactory<T> implements FileWriterFactory<T> {
+    private final FileWriterFactory<T> delegate;
+    private final Set<String> paths;
+
+    TrackingWriterFactory(FileWriterFactory<T> delegate, Set<String> paths) {
+      this.delegate = delegate;
+      this.paths = paths;
+    }
+
+    @Override
+    public DataWriter<T> newDataWriter(EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+      paths.add(file.encryptingOutputFile().location());
+      return delegate.newDataWriter(file, spec, partition);
+    }
+
+    @Override
+    public EqualityDeleteWriter<T> newEqualityDeleteWriter(EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+      throw new UnsupportedOperationException("DataFileWriter writes data files only");
+    }
+
+    @Override
+    public PositionDeleteWriter<T> newPositionDeleteWriter(EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+      throw new UnsupportedOperationException("DataFileWriter writes data files only");
+    }
+  }
+}

@@ -1,0 +1,161 @@
+package io.sqe.write.files;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.hadoop.HadoopTables;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the batch writer holds on to: a partition's file keeps no batch open once the writer is
+ * past it, a sorted table's buffer releases its batches when it is written or when the write is
+ * aborted, and its files end where {@link DataFileWriter}'s do for the same rows.
+ */
+class BatchFileWriterTest {
+  private static final Schema SCHEMA =
+      new Schema(Types.NestedField.required(1, "id", Types.LongType.get()), Types.NestedField.optional(2, "p", Types.StringType.get()));
+  private static final org.apache.arrow.vector.types.pojo.Schema BATCHES = new org.apache.arrow.vector.types.pojo.Schema(List.of(
+      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+      new Field("p", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+  private static final int ROWS = 1_000;
+
+  @TempDir Path dir;
+  private final BufferAllocator allocator = new RootAllocator();
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  @Test
+  void partitionFilesKeepNoBatchOpenOnceTheWriterIsPast() {
+    Table table = table("partitioned", PartitionSpec.builderFor(SCHEMA).identity("p").build(), SortOrder.unsorted());
+    BatchFileWriter writer = DataFileWriter.builder(table).buildForBatches(layout(table));
+    for (int b = 0; b < 40; b++) {
+      // The first row of each batch goes to a partition that gets no other row.
+      writer.write(batch(b * ROWS, i -> i == 0 ? "rare" : "common"));
+      assertThat(allocator.getAllocatedMemory()).as("bytes held after batch %s", b).isZero();
+    }
+    List<DataFile> files = writer.complete();
+    assertThat(files).hasSize(2);
+    assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(40L * ROWS);
+  }
+
+  @Test
+  void sortedFilesEndWhereTheRecordWritersDo() {
+    SortOrder byId = SortOrder.builderFor(SCHEMA).desc("id").build();
+    Table batches = table("batches", PartitionSpec.unpartitioned(), byId);
+    Table records = table("records", PartitionSpec.unpartitioned(), byId);
+    BatchFileWriter batchWriter = DataFileWriter.builder(batches).sortBufferRows(2_500).buildForBatches(layout(batches));
+    DataFileWriter recordWriter = DataFileWriter.builder(records).sortBufferRows(2_500).build();
+    for (int b = 0; b < 10; b++) {
+      // Ids run backwards within each batch and forwards across them, so every buffer gets sorted.
+      int first = b * ROWS;
+      writeDescending(batchWriter, first);
+      for (int i = 0; i < ROWS; i++) {
+        Record r = GenericRecord.create(SCHEMA);
+        r.setField("id", (long) first + ROWS - 1 - i);
+        r.setField("p", i % 7 == 0 ? null : "v" + i);
+        recordWriter.write(r);
+      }
+    }
+    List<List<Long>> batchFiles = ids(batches, batchWriter.complete());
+    assertThat(allocator.getAllocatedMemory()).isZero();
+    assertThat(batchFiles).hasSize(4).isEqualTo(ids(records, recordWriter.complete()));
+    assertThat(batchFiles).allSatisfy(ids -> assertThat(ids).isSortedAccordingTo((a, c) -> Long.compare(c, a)));
+  }
+
+  @Test
+  void abortReleasesTheSortBuffer() {
+    Table table = table("aborted", PartitionSpec.unpartitioned(), SortOrder.builderFor(SCHEMA).asc("p").build());
+    BatchFileWriter writer = DataFileWriter.builder(table).buildForBatches(layout(table));
+    for (int b = 0; b < 5; b++) {
+      writeDescending(writer, b * ROWS);
+    }
+    assertThat(allocator.getAllocatedMemory()).isPositive();
+    writer.abort();
+    assertThat(allocator.getAllocatedMemory()).isZero();
+  }
+
+  /** Writes a batch of ids from {@code first + ROWS - 1} down to {@code first}. */
+  private void writeDescending(BatchFileWriter writer, int first) {
+    VectorSchemaRoot batch = VectorSchemaRoot.create(BATCHES, allocator);
+    BigIntVector ids = (BigIntVector) batch.getVector(0);
+    VarCharVector p = (VarCharVector) batch.getVector(1);
+    for (int i = 0; i < ROWS; i++) {
+      ids.setSafe(i, first + ROWS - 1 - i);
+      if (i % 7 == 0) {
+        p.setNull(i);
+      } else {
+        p.setSafe(i, ("v" + i).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    batch.setRowCount(ROWS);
+    writer.write(batch);
+  }
+
+  private VectorSchemaRoot batch(int first, java.util.function.IntFunction<String> partition) {
+    VectorSchemaRoot batch = VectorSchemaRoot.create(BATCHES, allocator);
+    BigIntVector ids = (BigIntVector) batch.getVector(0);
+    VarCharVector p = (VarCharVector) batch.getVector(1);
+    for (int i = 0; i < ROWS; i++) {
+      ids.setSafe(i, first + i);
+      p.setSafe(i, partition.apply(i).getBytes(StandardCharsets.UTF_8));
+    }
+    batch.setRowCount(ROWS);
+    return batch;
+  }
+
+  private Table table(String name, PartitionSpec spec, SortOrder order) {
+    return new HadoopTables(new Configuration()).create(SCHEMA, spec, order, Map.of(), dir.resolve(name).toUri().toString());
+  }
+
+  private static BatchFileWriter.Layout layout(Table table) {
+    return BatchFileWriter.layout(table, BATCHES, new int[] {0, 1}).orElseThrow();
+  }
+
+  /** The ids of each file, in file order, the files ordered by their first id. */
+  private static List<List<Long>> ids(Table table, List<DataFile> files) {
+    List<List<Long>> all = new ArrayList<>();
+    for (DataFile file : files) {
+      List<Long> ids = new ArrayList<>();
+      try (CloseableIterable<Record> records = Parquet.read(table.io().newInputFile(file.location()))
+          .project(SCHEMA)
+          .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(SCHEMA, fileSchema))
+          .build()) {
+        records.forEach(r -> ids.add((Long) r.getField("id")));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      all.add(ids);
+    }
+    all.sort((a, b) -> Long.compare(a.get(0), b.get(0)));
+    return all;
+  }
+}
