@@ -57,5 +57,9 @@ class WriteBenchmarkTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--fraction");
     assertThatThrownBy(() -> WriteBenchmark.Options.parse("--bogus", "1")).hasMessageContaining("Unknown argument: --bogus");
+    WriteBenchmark.Options ctas = WriteBenchmark.Options.parse("--ctas-only", "--settings", "planner.columnar=false");
+    assertThat(ctas.ctasOnly()).isTrue();
+    assertThat(ctas.tpch().serverSettings()).containsEntry("planner.columnar", "false").containsEntry("query.result-cache.max-bytes", "0");
+    assertThat(ctas.commandLine()).contains("--ctas-only --settings planner.columnar=false");
   }
 }
