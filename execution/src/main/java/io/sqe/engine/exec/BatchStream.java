@@ -2,7 +2,6 @@ package io.sqe.engine.exec;
 
 import static java.util.Objects.requireNonNull;
 
-import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import org.apache.arrow.memory.BufferAllocator;
@@ -62,12 +61,7 @@ public final class BatchStream implements AutoCloseable {
     closed = true;
     try {
       if (operator != null) {
-        operator.close();
-      }
-    } catch (RuntimeException e) {
-      // The query is being abandoned; a failure to release a reader must not hide the cause.
-      if (!(e instanceof SqeException)) {
-        ExecutionErrors.logCloseFailure(context.queryId(), e);
+        ExecutionErrors.releaseQuietly(context.queryId(), operator::close);
       }
     } finally {
       context.stats().peakMemoryBytes(allocator.getPeakMemoryAllocation());

@@ -188,4 +188,18 @@ public final class ExecutionErrors {
   static void logCloseFailure(String queryId, RuntimeException e) {
     LOG.warn("Query {}: failed to release a reader", queryId, e);
   }
+
+  /**
+   * Runs {@code release}, which closes an abandoned query's readers: a failure is logged, not
+   * thrown, so that it does not hide the cause the query ended with (an SqeException is that cause).
+   */
+  static void releaseQuietly(String queryId, Runnable release) {
+    try {
+      release.run();
+    } catch (RuntimeException e) {
+      if (!(e instanceof SqeException)) {
+        logCloseFailure(queryId, e);
+      }
+    }
+  }
 }

@@ -2,7 +2,6 @@ package io.sqe.engine.exec;
 
 import static java.util.Objects.requireNonNull;
 
-import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import java.util.List;
@@ -372,20 +371,17 @@ public final class QueryExecution implements AutoCloseable {
     }
     closed = true;
     try {
-      if (rows != null) {
-        rows.close();
-      }
-      if (pending != null) {
-        pending.close();
-      }
-      if (batches != null) {
-        batches.close();
-      }
-    } catch (RuntimeException e) {
-      // The result is being abandoned; a failure to release a reader must not hide the cause.
-      if (!(e instanceof SqeException)) {
-        ExecutionErrors.logCloseFailure(context.queryId(), e);
-      }
+      ExecutionErrors.releaseQuietly(context.queryId(), () -> {
+        if (rows != null) {
+          rows.close();
+        }
+        if (pending != null) {
+          pending.close();
+        }
+        if (batches != null) {
+          batches.close();
+        }
+      });
     } finally {
       try {
         root.close();
