@@ -43,6 +43,16 @@ public final class KeyTable implements AutoCloseable {
         : new RowKeyStore(columns, allocator);
   }
 
+  /** Whether a table can key a column of {@code field}'s type (every type but nested ones). */
+  public static boolean supports(Field field) {
+    try {
+      KeyColumn.of(field);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   /** ids[i] = id of row i's key, new keys added; a NULL in a key column is a value (GROUP BY). */
   public void insert(List<FieldVector> keyColumns, int rowCount, int[] ids) {
     check(keyColumns, rowCount, ids);

@@ -5,6 +5,7 @@ import io.sqe.engine.exec.batch.SelectColumns;
 import java.util.List;
 import java.util.Optional;
 import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableLimit;
 import org.apache.calcite.adapter.enumerable.EnumerableLimitSort;
@@ -48,6 +49,9 @@ public final class ColumnarLowering {
     }
     if (rel instanceof EnumerableCalc calc) {
       return project(calc);
+    }
+    if (rel instanceof EnumerableAggregate aggregate) {
+      return AggregateLowering.lower(aggregate);
     }
     if (rel instanceof EnumerableLimitSort sort) {
       return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
