@@ -115,6 +115,33 @@ class ColumnarAggregateTest {
   }
 
   @Test
+  void parallelPartsAggregateTheirSplitsAndTheFinalAggregateCombinesThem() {
+    Session parallel = TestOptions.parallel(session, 3, 0);
+    for (String sql : List.of(
+        "select color, count(*), count(i), sum(l), sum(amount), min(label), max(stamp), sum(big) from typed group by color",
+        "select ship_day, b, count(*), sum(d), max(amount) from typed where i > 0 group by ship_day, b",
+        "select count(*), sum(i), min(code), max(bytes) from typed",
+        "select count(*), sum(i) from typed where id < 0")) {
+      assertThat(TestQueries.plan(engine, parallel, sql)).as(sql).contains("SqeGather", "parallel=[true]").doesNotContain("Enumerable");
+      Result columnar = TestQueries.run(engine, parallel, sql);
+      Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
+      assertSameRows(sql, columnar, rows);
+    }
+  }
+
+  @Test
+  void aFailingPartFailsTheQueryAndEveryPartReleasesItsBuffers() {
+    Session parallel = TestOptions.parallel(session, 3, 0);
+    String sql = "select color, sum(l * 1000000000) from typed group by color";
+    assertThat(TestQueries.plan(engine, parallel, sql)).contains("SqeGather").doesNotContain("Enumerable");
+    SqeException columnar = catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, parallel, sql));
+    SqeException rows = catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql));
+    assertThat(columnar).isNotNull();
+    assertThat(columnar.code()).isEqualTo(rows.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    assertThat(columnar.getMessage()).isEqualTo(rows.getMessage());
+  }
+
+  @Test
   void aMemoryLimitFailsTheAggregateWithResourceExhausted() {
     QueryEngine small = lake.engine(EngineConfig.DEFAULT.withMaxQueryMemoryBytes(96 * 1024));
     String sql = "select label, count(*) from typed group by label";

@@ -289,14 +289,14 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   /**
    * This scan's columnar form, producing record batches of {@code schema} (the Arrow types of its
-   * row type); null when it computes an aggregation or runs as parts of a parallel pipeline, which
-   * only its row form does.
+   * row type); null when it computes an aggregation, which only its row form does. A partitioned
+   * scan's columnar form runs as the parts of a columnar gather, each reading the splits it claims.
    */
   public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema) {
-    if (aggregation != null || partitioned) {
+    if (aggregation != null) {
       return null;
     }
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, false, List.of(), null);
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of(), null);
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 
