@@ -44,10 +44,19 @@ class ColumnarAggregateTest {
 
   @Test
   void groupsByEveryKeyType() {
+    Session folding = session;
     for (String key : KEYS) {
       String sql = "select " + key + ", count(*), count(i), sum(l) from typed group by " + key;
+      boolean text = key.equals("color") || key.equals("label");
+      if (text) {
+        // Text keys the scan folds keep its folding, which groups by dictionary codes
+        // and measured faster (AggregateLowering); without it the columnar aggregate groups them.
+        assertThat(TestQueries.plan(engine, folding, sql)).contains("aggregate=[").doesNotContain("Sqe");
+        session = TestOptions.set(folding, PlannerOptions.SCAN_AGGREGATION, false);
+      }
       assertColumnar(sql);
       matchesRowRuntime(sql);
+      session = folding;
     }
     String several = "select color, b, ship_day, code, count(*), sum(amount), max(label) from typed group by color, b, ship_day, code";
     assertColumnar(several);
@@ -57,7 +66,7 @@ class ColumnarAggregateTest {
   @Test
   void minAndMaxOfEveryTypeAndSumsOfEveryNumber() {
     for (String value : KEYS) {
-      String sql = "select color, min(" + value + "), max(" + value + ") from typed group by color";
+      String sql = "select b, min(" + value + "), max(" + value + ") from typed group by b";
       assertColumnar(sql);
       matchesRowRuntime(sql);
     }
@@ -78,14 +87,14 @@ class ColumnarAggregateTest {
     }
     assertThat(matchesRowRuntime("select count(*), sum(i) from typed where id < 0").rows())
         .containsExactly(java.util.Arrays.asList(0L, null));
-    assertThat(matchesRowRuntime("select color, count(*) from typed where id < 0 group by color").rows()).isEmpty();
+    assertThat(matchesRowRuntime("select b, count(*) from typed where id < 0 group by b").rows()).isEmpty();
   }
 
   @Test
   void havingAndBooleanAggregates() {
     for (String sql : List.of(
-        "select color, sum(i) from typed group by color having sum(i) > 0",
-        "select color, bool_and(b), bool_or(b), every(b) from typed group by color")) {
+        "select ship_day, sum(i) from typed group by ship_day having sum(i) > 0",
+        "select ship_day, bool_and(b), bool_or(b), every(b) from typed group by ship_day")) {
       assertColumnar(sql);
       matchesRowRuntime(sql);
     }
@@ -118,7 +127,7 @@ class ColumnarAggregateTest {
   void parallelPartsAggregateTheirSplitsAndTheFinalAggregateCombinesThem() {
     Session parallel = TestOptions.parallel(session, 3, 0);
     for (String sql : List.of(
-        "select color, count(*), count(i), sum(l), sum(amount), min(label), max(stamp), sum(big) from typed group by color",
+        "select b, count(*), count(i), sum(l), sum(amount), min(label), max(stamp), sum(big) from typed group by b",
         "select ship_day, b, count(*), sum(d), max(amount) from typed where i > 0 group by ship_day, b",
         "select count(*), sum(i), min(code), max(bytes) from typed",
         "select count(*), sum(i) from typed where id < 0")) {
@@ -132,7 +141,7 @@ class ColumnarAggregateTest {
   @Test
   void aFailingPartFailsTheQueryAndEveryPartReleasesItsBuffers() {
     Session parallel = TestOptions.parallel(session, 3, 0);
-    String sql = "select color, sum(l * 1000000000) from typed group by color";
+    String sql = "select b, sum(l * 1000000000) from typed group by b";
     assertThat(TestQueries.plan(engine, parallel, sql)).contains("SqeGather").doesNotContain("Enumerable");
     SqeException columnar = catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, parallel, sql));
     SqeException rows = catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql));
@@ -144,7 +153,7 @@ class ColumnarAggregateTest {
   @Test
   void aMemoryLimitFailsTheAggregateWithResourceExhausted() {
     QueryEngine small = lake.engine(EngineConfig.DEFAULT.withMaxQueryMemoryBytes(96 * 1024));
-    String sql = "select label, count(*) from typed group by label";
+    String sql = "select id, count(*) from typed group by id";
     assertThat(TestQueries.plan(small, session, sql)).contains("SqeAggregate");
     SqeException error = catchThrowableOfType(SqeException.class, () -> TestQueries.run(small, session, sql));
     assertThat(error).isNotNull();

@@ -1,7 +1,6 @@
 package io.sqe.engine.exec.hash;
 
 import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.memory.util.ByteFunctionHelpers;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVectorHelper;
@@ -140,6 +139,26 @@ abstract class KeyColumn {
       tail |= (buffer.getByte(at) & 0xFFL) << shift;
     }
     return fmix(h ^ tail * 0x87C37B91114253D5L);
+  }
+
+  /**
+   * Whether {@code length} bytes of {@code a} from {@code atA} equal those of {@code b} from
+   * {@code atB}; eight at a time, which measured faster than Arrow's {@code ByteFunctionHelpers}
+   * for keys of a few bytes (TPC-H Q1's flags).
+   */
+  static boolean equalBytes(ArrowBuf a, long atA, ArrowBuf b, long atB, long length) {
+    long i = 0;
+    for (; i + 8 <= length; i += 8) {
+      if (a.getLong(atA + i) != b.getLong(atB + i)) {
+        return false;
+      }
+    }
+    for (; i < length; i++) {
+      if (a.getByte(atA + i) != b.getByte(atB + i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static long readWidth(ArrowBuf buffer, long at, int width) {
@@ -287,8 +306,7 @@ abstract class KeyColumn {
 
     @Override
     boolean equal(FieldVector vector, int row, ArrowBuf rows, long at, VarData var) {
-      long start = (long) row * width;
-      return ByteFunctionHelpers.equal(vector.getDataBuffer(), start, start + width, rows, at, at + width) == 1;
+      return equalBytes(vector.getDataBuffer(), (long) row * width, rows, at, width);
     }
 
     @Override
@@ -347,8 +365,7 @@ abstract class KeyColumn {
       if (length != rows.getInt(at + 8)) {
         return false;
       }
-      long offset = rows.getLong(at);
-      return ByteFunctionHelpers.equal(vector.getDataBuffer(), start, start + length, var.buffer(), offset, offset + length) == 1;
+      return equalBytes(vector.getDataBuffer(), start, var.buffer(), rows.getLong(at), length);
     }
 
     @Override
