@@ -101,6 +101,21 @@ class ColumnarAggregateTest {
   }
 
   @Test
+  void aDistinctAggregateAloneRunsAsAnAggregateOfGroups() {
+    // Calcite groups by the distinct values first; with other calls beside it, it plans grouping
+    // sets and FILTERs on GROUPING() instead, which keep the row runtime.
+    for (String sql : List.of(
+        "select ship_day, count(distinct i) from typed group by ship_day",
+        "select count(distinct l) from typed",
+        "select b, sum(distinct rate) from typed group by b")) {
+      assertColumnar(sql);
+      matchesRowRuntime(sql);
+    }
+    assertThat(TestQueries.plan(engine, session, "select ship_day, count(distinct i), count(*) from typed group by ship_day"))
+        .contains("Enumerable");
+  }
+
+  @Test
   void sumOverflowFailsAsOnTheRowRuntime() {
     Schema schema = new Schema(Types.NestedField.required(1, "k", Types.IntegerType.get()), Types.NestedField.required(2, "v", Types.LongType.get()));
     Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "bigs"), schema, PartitionSpec.unpartitioned());
