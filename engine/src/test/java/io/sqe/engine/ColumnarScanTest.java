@@ -249,7 +249,7 @@ class ColumnarScanTest {
         "select amount * rate from typed",
         "select id from typed where i + 1 > 0",
         "select id from typed where amount > rate",
-        "select color, count(*) from typed group by color")) {
+        "select color, count(*) from typed group by rollup(color)")) {
       assertThat(plan(sql)).as(sql).contains("Enumerable").doesNotContain("Sqe");
       matchesRowRuntime(sql);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.engine.command.CommandResult;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,8 @@ class SessionOptionsTest {
 
   @Test
   void aPlannerOptionSetInTheSessionChangesItsPlansAndIsPartOfThePlanCacheKey() {
+    // The scan's folding, whose option this test sets, is the row runtime's.
+    session = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
     assertThat(TestQueries.plan(engine, session, SQL)).contains("aggregate=[");
     TestQueries.Result first = TestQueries.run(engine, session, SQL);
     assertThat(first.stats().planCached()).isFalse();
@@ -66,7 +69,7 @@ class SessionOptionsTest {
     assertThat(TestQueries.plan(engine, other, SQL)).as("other sessions keep the server's options").contains("aggregate=[");
 
     session = set("RESET planner.scan_aggregation");
-    assertThat(session.options()).isEmpty();
+    assertThat(session.options()).doesNotContainKey("planner.scan-aggregation");
     assertThat(TestQueries.run(engine, session, SQL).stats().planCached()).isTrue();
     assertThat(TestQueries.plan(engine, session, SQL)).contains("aggregate=[");
   }

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N), checked
+ * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, hash aggregates), checked
  * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
  * scale 0.01 through the Flight SQL JDBC driver.
  */
@@ -42,7 +42,17 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
             + " order by p_name, p_partkey limit 300",
         "select s_suppkey, s_name, s_acctbal from supplier where s_acctbal > 5000 or s_nationkey = 3"
             + " order by s_suppkey limit 1000",
-        "select n_nationkey, n_name, n_regionkey + 10 as r from nation order by n_name limit 25");
+        "select n_nationkey, n_name, n_regionkey + 10 as r from nation order by n_name limit 25",
+        // Hash aggregates: TPC-H Q6's filter with sums the evaluator computes, and GROUP BY on numeric keys.
+        "select sum(l_extendedprice) as revenue, count(*) as n, sum(l_discount) as d from lineitem"
+            + " where l_shipdate >= date '1994-01-01' and l_shipdate < date '1995-01-01' and l_discount between 0.05 and 0.07 and l_quantity < 24",
+        "select l_linenumber, count(*) as n, sum(l_quantity) as q, min(l_shipdate) as first, max(l_extendedprice) as top"
+            + " from lineitem group by l_linenumber order by l_linenumber limit 10",
+        "select l_suppkey, l_returnflag, count(*) as n, sum(l_extendedprice) as price, min(l_comment) as c from lineitem"
+            + " where l_shipdate <= date '1998-09-02' group by l_suppkey, l_returnflag order by l_suppkey, l_returnflag limit 1000",
+        "select o_custkey, count(*) as n, sum(o_totalprice) as total, max(o_orderdate) as last from orders"
+            + " group by o_custkey order by o_custkey limit 2000",
+        "select count(*) as n, min(p_retailprice) as lo, max(p_name) as hi, sum(p_size) as s from part where p_size > 40");
   }
 
   @BeforeAll

@@ -27,7 +27,9 @@ public final class QueryContext implements DataContext {
   private final Map<String, Object> values;
   private final QueryRun run;
   private final ExecutionOptions options;
-  private final ConcurrentMap<Object, Object> runtimeState = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Object, Object> runtimeState;
+  /** The data context of the part of a parallel pipeline this context runs, or null for the whole query. */
+  private final DataContext part;
 
   /**
    * An execution with the default {@link ExecutionOptions}: expressions the planner evaluates
@@ -62,6 +64,28 @@ public final class QueryContext implements DataContext {
     this.run = requireNonNull(run, "run is null");
     this.values.put(Variable.CANCEL_FLAG.camelName, run.cancelFlag());
     this.values.put(Checkpoint.VARIABLE, (Checkpoint) run::checkCancelled);
+    this.runtimeState = new ConcurrentHashMap<>();
+    this.part = null;
+  }
+
+  private QueryContext(QueryContext query, DataContext part, ConcurrentMap<Object, Object> runtimeState) {
+    this.options = query.options;
+    this.queryId = query.queryId;
+    this.rootSchema = query.rootSchema;
+    this.typeFactory = query.typeFactory;
+    this.values = query.values;
+    this.run = query.run;
+    this.runtimeState = runtimeState;
+    this.part = part;
+  }
+
+  /**
+   * This execution as one part of a parallel pipeline of columnar operators: the same execution,
+   * whose {@link #get} answers {@code part}'s keys (so a split scan finds its part, see {@code
+   * ScanPart.of}) and whose runtime state is the part's own.
+   */
+  public QueryContext forPart(DataContext part, ConcurrentMap<Object, Object> partState) {
+    return new QueryContext(this, requireNonNull(part, "part is null"), requireNonNull(partState, "partState is null"));
   }
 
   /** The context of the execution that {@code dataContext} belongs to. */
@@ -134,6 +158,6 @@ public final class QueryContext implements DataContext {
     if (KEY.equals(name)) {
       return this;
     }
-    return values.get(name);
+    return part != null ? part.get(name) : values.get(name);
   }
 }

@@ -154,16 +154,22 @@ public final class IcebergScan {
   }
 
   /**
-   * The columnar form of this scan, for a scan that neither aggregates nor runs as parts: its rows
-   * as record batches of {@code schema}, the result's Arrow types of its columns, with buffers from
-   * {@code allocator}. Files the vectorized reader handles are gathered from the decoder's vectors
-   * ({@link VectorBatches}); the others are read as rows and written into batches.
+   * The columnar form of this scan, for a scan that does not aggregate: its rows as record batches
+   * of {@code schema}, the result's Arrow types of its columns, with buffers from {@code
+   * allocator}. Files the vectorized reader handles are gathered from the decoder's vectors
+   * ({@link VectorBatches}); the others are read as rows and written into batches. A partitioned
+   * scan runs as one part of a parallel pipeline ({@code context} is a part's, see {@link
+   * QueryContext#forPart}) and reads the splits its part claims.
    */
   public BatchOperator batches(QueryContext context, BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema) {
-    if (aggregation != null || partitioned || schema.getFields().size() != fieldIds.length) {
-      throw new IllegalStateException("Only a scan of columns that runs whole has a columnar form");
+    if (aggregation != null || schema.getFields().size() != fieldIds.length) {
+      throw new IllegalStateException("Only a scan of columns has a columnar form");
     }
-    BatchOperator batches = new ScanBatches(context, allocator, schema);
+    ScanPart part = partitioned ? ScanPart.of(context) : null;
+    if (partitioned && part == null) {
+      throw new IllegalStateException("A partitioned scan runs only as a part of a parallel pipeline");
+    }
+    BatchOperator batches = new ScanBatches(context, allocator, schema, part);
     return limit == null ? batches : new LimitBatches(batches, 0, limit);
   }
 
@@ -600,13 +606,14 @@ public final class IcebergScan {
     private final PrefetchingTaskReader<VectorSchemaRoot> prefetch;
     private CloseableIterator<VectorSchemaRoot> current;
 
-    ScanBatches(QueryContext context, BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema) {
+    ScanBatches(QueryContext context, BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema, ScanPart part) {
       this.context = context;
       this.allocator = allocator;
       this.schema = schema;
-      this.rows = new RowEnumerator(context, context, null, false);
+      this.rows = new RowEnumerator(context, context, part, false);
+      int readAhead = part == null ? READ_AHEAD_TASKS : PART_READ_AHEAD_TASKS;
       this.prefetch =
-          limit == null ? new PrefetchingTaskReader<>(rows.taskIterator, this::read, VectorSchemaRoot::close, context, READ_AHEAD_TASKS) : null;
+          limit == null ? new PrefetchingTaskReader<>(rows.taskIterator, this::read, VectorSchemaRoot::close, context, readAhead) : null;
     }
 
     @Override

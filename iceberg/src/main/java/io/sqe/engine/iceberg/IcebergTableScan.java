@@ -54,6 +54,12 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   private final ScanAggregation aggregation;
   /** With {@link #aggregation}: the rows of the aggregate it replaced. */
   private final RelDataType aggregatedRowType;
+  /**
+   * With {@link #aggregation}: the aggregate it replaced, over this scan's columns, for a plan that
+   * computes it on other operators (the columnar ones, {@code AggregateLowering}). Not part of the
+   * digest: the aggregation already says what the scan computes.
+   */
+  private final RelNode unfolded;
 
   private IcebergTableScan(
       RelOptCluster cluster,
@@ -63,7 +69,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit) {
-    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0, null, null);
+    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0, null, null, null);
   }
 
   private IcebergTableScan(
@@ -78,10 +84,12 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       List<LikePredicate> likes,
       double likeSelectivity,
       ScanAggregation aggregation,
-      RelDataType aggregatedRowType) {
+      RelDataType aggregatedRowType,
+      RelNode unfolded) {
     super(cluster, traitSet, List.of(), table);
     this.aggregation = aggregation;
     this.aggregatedRowType = aggregatedRowType;
+    this.unfolded = unfolded;
     this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
     this.projection = requireNonNull(projection, "projection is null");
     this.filter = requireNonNull(filter, "filter is null");
@@ -138,20 +146,20 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   }
 
   IcebergTableScan withProjection(ImmutableIntList newProjection) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
   }
 
   IcebergTableScan withFilter(org.apache.iceberg.expressions.Expression newFilter) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
   }
 
   /** This scan, also dropping the rows that {@code newLikes} do not keep (about {@code selectivity} of them pass). */
   IcebergTableScan withLikes(List<LikePredicate> newLikes, double selectivity) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity, aggregation, aggregatedRowType, unfolded);
   }
 
   IcebergTableScan withLimit(long newLimit) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
   }
 
   /** The LIKE predicates this scan evaluates exactly (the Filter above does not hold them). */
@@ -179,16 +187,24 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * parts planned once, from one snapshot.
    */
   public IcebergTableScan partitioned() {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
   }
 
   /**
-   * This scan computing {@code newAggregation} itself, returning rows of {@code rowType} (the
-   * aggregate's: group keys, then the calls' results) instead of its columns.
+   * This scan computing {@code newAggregation} itself, returning rows of {@code aggregate}'s row
+   * type (group keys, then the calls' results) instead of its columns.
+   *
+   * @param aggregate the aggregate the scan replaces, over this scan (or a Calc over it)
    */
-  public IcebergTableScan withAggregation(ScanAggregation newAggregation, RelDataType rowType) {
+  public IcebergTableScan withAggregation(ScanAggregation newAggregation, RelNode aggregate) {
     return new IcebergTableScan(
-        getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, newAggregation, rowType);
+        getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, newAggregation,
+        aggregate.getRowType(), aggregate);
+  }
+
+  /** With an {@link #aggregation()}, the aggregate it replaced, over this scan's columns; else null. */
+  public RelNode unfolded() {
+    return unfolded;
   }
 
   /** The partial aggregation this scan computes, or null when it returns its columns. */
@@ -198,7 +214,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
   }
 
   @Override
@@ -273,14 +289,14 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   /**
    * This scan's columnar form, producing record batches of {@code schema} (the Arrow types of its
-   * row type); null when it computes an aggregation or runs as parts of a parallel pipeline, which
-   * only its row form does.
+   * row type); null when it computes an aggregation, which only its row form does. A partitioned
+   * scan's columnar form runs as the parts of a columnar gather, each reading the splits it claims.
    */
   public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema) {
-    if (aggregation != null || partitioned) {
+    if (aggregation != null) {
       return null;
     }
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, false, List.of(), null);
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of(), null);
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 

@@ -93,7 +93,7 @@ final class AggregateIntoScan implements Program {
     if (aggregation.isEmpty() || !fewGroups(scan, aggregation.get(), maxGroupRatio)) {
       return null;
     }
-    IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate.getRowType());
+    IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate);
     try {
       return ParallelAggregates.combining(aggregate, folded, combining);
     } catch (InvalidRelException e) {

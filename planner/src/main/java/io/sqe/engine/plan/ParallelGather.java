@@ -25,12 +25,17 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
  * particular order. The input is compiled once, as a function of its part's data context, and
  * {@link ParallelParts} calls it once per part.
  */
-final class ParallelGather extends SingleRel implements EnumerableRel {
+public final class ParallelGather extends SingleRel implements EnumerableRel {
   private final int parts;
 
   ParallelGather(RelOptCluster cluster, RelTraitSet traits, RelNode input, int parts) {
     super(cluster, traits, input);
     this.parts = parts;
+  }
+
+  /** How many parts the pipeline runs as. */
+  public int parts() {
+    return parts;
   }
 
   @Override

@@ -44,7 +44,7 @@ public final class ParallelParts {
   private static final Object DONE = new Object();
   private static final AtomicInteger THREADS = new AtomicInteger();
   /** Shared by all queries; each uses at most parallelism - 1 of its threads. */
-  private static final ThreadPoolExecutor WORKERS =
+  static final ThreadPoolExecutor WORKERS =
       new ThreadPoolExecutor(
           0,
           Math.max(2, 4 * Runtime.getRuntime().availableProcessors()),

@@ -1,10 +1,12 @@
 package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.iceberg.IcebergTableScan;
+import io.sqe.engine.plan.ParallelGather;
 import io.sqe.engine.exec.batch.SelectColumns;
 import java.util.List;
 import java.util.Optional;
 import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableLimit;
 import org.apache.calcite.adapter.enumerable.EnumerableLimitSort;
@@ -48,6 +50,13 @@ public final class ColumnarLowering {
     }
     if (rel instanceof EnumerableCalc calc) {
       return project(calc);
+    }
+    if (rel instanceof EnumerableAggregate aggregate) {
+      return AggregateLowering.lower(aggregate);
+    }
+    if (rel instanceof ParallelGather gather) {
+      SqeRel input = lower(gather.getInput());
+      return input == null ? null : new SqeGather(gather.getTraitSet().replace(SqeRel.CONVENTION), input, gather.parts());
     }
     if (rel instanceof EnumerableLimitSort sort) {
       return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
