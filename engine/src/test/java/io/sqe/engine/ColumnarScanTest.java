@@ -243,12 +243,44 @@ class ColumnarScanTest {
   }
 
   @Test
+  void functionsTheEvaluatorLacksRunRowWiseAndMatchTheRowRuntime() {
+    List<String> queries = List.of(
+        "select upper(color), lower(label), length(label), substring(label, 2, 4), trim(color) from typed",
+        "select color || '-' || label, concat(color, label), replace(label, 'label', 'L'), position('-' in label) from typed",
+        "select amount * rate, round(amount, 1), abs(i), mod(l, 7), floor(d), sqrt(abs(d)) from typed",
+        "select extract(year from ship_day), ship_day + interval '1' day, stamp + interval '1' hour, date_trunc('month', stamp) from typed",
+        "select regexp_like(label, '5$'), cast(i as varchar), cast(amount as varchar), coalesce(upper(color), 'none') from typed",
+        "select id from typed where upper(color) = 'RED'",
+        "select id, label from typed where i + 1 > 0 and color = 'red' and length(label) > 8",
+        "select id from typed where amount > rate or b",
+        "select id, upper(label) from typed where lower(color) in ('red', 'blue') order by id desc limit 30",
+        "select bytes, md5(bytes), to_hex(bytes) from typed where bytes is not null");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("SqeTableScan").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    // Parameters and the execution's variables reach the row-wise code.
+    String sql = "select id, label from typed where upper(color) = ? and current_date > ship_day";
+    for (String color : List.of("RED", "BLUE")) {
+      assertThat(runWith(session, sql, List.of(color)))
+          .isEqualTo(runWith(TestOptions.set(session, PlannerOptions.COLUMNAR, false), sql, List.of(color)));
+    }
+    // A row-wise error is the row runtime's.
+    String failing = "select cast(label as integer) from typed";
+    assertThat(plan(failing)).contains("SqeProject");
+    SqeException columnar = org.assertj.core.api.Assertions.catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, session, failing));
+    SqeException rows = org.assertj.core.api.Assertions.catchThrowableOfType(
+        SqeException.class, () -> TestQueries.run(engine, TestOptions.set(session, PlannerOptions.COLUMNAR, false), failing));
+    assertThat(columnar).isNotNull();
+    assertThat(columnar.code()).isEqualTo(rows.code());
+    assertThat(columnar.getMessage()).isEqualTo(rows.getMessage());
+  }
+
+  @Test
   void plansTheColumnarOperatorsDoNotCoverYetRunOnTheRowRuntime() {
     for (String sql : List.of(
-        "select upper(color) from typed",
-        "select amount * rate from typed",
-        "select id from typed where i + 1 > 0",
-        "select id from typed where amount > rate",
+        "select hour(clock) from typed",
+        "select id, row_number() over (order by id) from typed",
         "select color, count(*) from typed group by color")) {
       assertThat(plan(sql)).as(sql).contains("Enumerable").doesNotContain("Sqe");
       matchesRowRuntime(sql);
