@@ -277,6 +277,23 @@ class ColumnarScanTest {
   }
 
   @Test
+  void valuesUnionsAndMetadataTablesAreColumnarSources() {
+    List<String> queries = List.of(
+        "select * from (values (1, 'a', 2.50), (2, null, -1.25), (3, 'c', null)) t(n, s, p)",
+        "select id, color from typed where id < 3 union all select id + 100, label from typed where id > 8995",
+        "select n from (values (1), (2)) t(n) union all select cast(id as integer) from typed where id < 2",
+        "select id from typed where 1 = 0",
+        "select snapshot_id, operation, parent_id is null from \"typed$snapshots\"",
+        "select content, record_count, file_size_in_bytes > 0 from \"typed$files\" order by record_count limit 5",
+        "select upper(operation) from \"typed$snapshots\" where operation like 'app%'");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("Sqe").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    assertThat(matchesRowRuntime(queries.get(1)).rows()).hasSize(7);
+  }
+
+  @Test
   void plansTheColumnarOperatorsDoNotCoverYetRunOnTheRowRuntime() {
     for (String sql : List.of(
         "select hour(clock) from typed",
