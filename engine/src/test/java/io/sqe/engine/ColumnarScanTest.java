@@ -243,12 +243,61 @@ class ColumnarScanTest {
   }
 
   @Test
+  void functionsTheEvaluatorLacksRunRowWiseAndMatchTheRowRuntime() {
+    List<String> queries = List.of(
+        "select upper(color), lower(label), length(label), substring(label, 2, 4), trim(color) from typed",
+        "select color || '-' || label, concat(color, label), replace(label, 'label', 'L'), position('-' in label) from typed",
+        "select amount * rate, round(amount, 1), abs(i), mod(l, 7), floor(d), sqrt(abs(d)) from typed",
+        "select extract(year from ship_day), ship_day + interval '1' day, stamp + interval '1' hour, date_trunc('month', stamp) from typed",
+        "select regexp_like(label, '5$'), cast(i as varchar), cast(amount as varchar), coalesce(upper(color), 'none') from typed",
+        "select id from typed where upper(color) = 'RED'",
+        "select id, label from typed where i + 1 > 0 and color = 'red' and length(label) > 8",
+        "select id from typed where amount > rate or b",
+        "select id, upper(label) from typed where lower(color) in ('red', 'blue') order by id desc limit 30",
+        "select bytes, md5(bytes), to_hex(bytes) from typed where bytes is not null");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("SqeTableScan").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    // Parameters and the execution's variables reach the row-wise code.
+    String sql = "select id, label from typed where upper(color) = ? and current_date > ship_day";
+    for (String color : List.of("RED", "BLUE")) {
+      assertThat(runWith(session, sql, List.of(color)))
+          .isEqualTo(runWith(TestOptions.set(session, PlannerOptions.COLUMNAR, false), sql, List.of(color)));
+    }
+    // A row-wise error is the row runtime's.
+    String failing = "select cast(label as integer) from typed";
+    assertThat(plan(failing)).contains("SqeProject");
+    SqeException columnar = org.assertj.core.api.Assertions.catchThrowableOfType(SqeException.class, () -> TestQueries.run(engine, session, failing));
+    SqeException rows = org.assertj.core.api.Assertions.catchThrowableOfType(
+        SqeException.class, () -> TestQueries.run(engine, TestOptions.set(session, PlannerOptions.COLUMNAR, false), failing));
+    assertThat(columnar).isNotNull();
+    assertThat(columnar.code()).isEqualTo(rows.code());
+    assertThat(columnar.getMessage()).isEqualTo(rows.getMessage());
+  }
+
+  @Test
+  void valuesUnionsAndMetadataTablesAreColumnarSources() {
+    List<String> queries = List.of(
+        "select * from (values (1, 'a', 2.50), (2, null, -1.25), (3, 'c', null)) t(n, s, p)",
+        "select id, color from typed where id < 3 union all select id + 100, label from typed where id > 8995",
+        "select n from (values (1), (2)) t(n) union all select cast(id as integer) from typed where id < 2",
+        "select id from typed where 1 = 0",
+        "select snapshot_id, operation, parent_id is null from \"typed$snapshots\"",
+        "select content, record_count, file_size_in_bytes > 0 from \"typed$files\" order by record_count limit 5",
+        "select upper(operation) from \"typed$snapshots\" where operation like 'app%'");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("Sqe").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    assertThat(matchesRowRuntime(queries.get(1)).rows()).hasSize(7);
+  }
+
+  @Test
   void plansTheColumnarOperatorsDoNotCoverYetRunOnTheRowRuntime() {
     for (String sql : List.of(
-        "select upper(color) from typed",
-        "select amount * rate from typed",
-        "select id from typed where i + 1 > 0",
-        "select id from typed where amount > rate",
+        "select hour(clock) from typed",
+        "select id, row_number() over (order by id) from typed",
         "select color, count(*) from typed group by rollup(color)")) {
       assertThat(plan(sql)).as(sql).contains("Enumerable").doesNotContain("Sqe");
       matchesRowRuntime(sql);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.session.ObjectVisibility;
 import io.sqe.engine.session.Principal;
+import io.sqe.engine.session.Session;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -198,8 +199,33 @@ class InformationSchemaTest {
   void conditionsOnNamesReachTheScan() {
     String plan = lake.explain(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = 's' AND table_name IN ('a', 'b')");
-    assertThat(plan).contains("BindableTableScan(table=[[lake, information_schema, columns]], filters=");
+    assertThat(plan).contains("SqeRowSource(table=[[lake, information_schema, columns]], filters=");
     assertThat(plan).contains("=($1, _UTF-8's')").contains("SEARCH($2");
+  }
+
+  @Test
+  void queriesRunOnTheColumnarOperatorsAsOnTheRowRuntime() {
+    lake.update("CREATE TABLE s.a (id int, name varchar, price decimal(10, 2))");
+    lake.update("CREATE TABLE s.b (x bigint)");
+    lake.update("CREATE VIEW s.v AS SELECT id FROM s.a");
+    Session rows = lake.session.withOption("planner.columnar", "false");
+    for (String sql : List.of(
+        "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 's' ORDER BY table_name LIMIT 100",
+        "SELECT column_name, data_type, ordinal_position FROM information_schema.columns"
+            + " WHERE table_schema = 's' AND table_name IN ('a', 'b') AND upper(column_name) <> 'X'",
+        "SELECT * FROM information_schema.schemata",
+        "SELECT table_name FROM information_schema.views WHERE table_schema = 's'",
+        "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 's%' UNION ALL SELECT 'extra'")) {
+      assertThat(lake.explain(sql)).as(sql).contains("SqeRowSource").doesNotContain("Enumerable");
+      List<List<Object>> columnar = lake.query(sql);
+      Session columnarSession = lake.session;
+      lake.session = rows;
+      try {
+        assertThat(columnar).as(sql).isEqualTo(lake.query(sql)).isNotEmpty();
+      } finally {
+        lake.session = columnarSession;
+      }
+    }
   }
 
   @Test

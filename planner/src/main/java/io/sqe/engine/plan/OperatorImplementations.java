@@ -48,7 +48,7 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
  * Calcite's operators. Each call becomes one call of the same operands and type, in lambda bodies
  * too.
  */
-final class OperatorImplementations {
+public final class OperatorImplementations {
   /**
    * SQE's implementations of Calcite's operators by identity (operators of one name and class are
    * equal, as the 3- and 4-operand {@code regexp_replace} are).
@@ -108,7 +108,7 @@ final class OperatorImplementations {
   }
 
   /** The expression with SQE's implementations. */
-  static RexNode rewrite(RexBuilder rexBuilder, RexNode expression) {
+  public static RexNode rewrite(RexBuilder rexBuilder, RexNode expression) {
     return expression.accept(new Calls(rexBuilder, null));
   }
 

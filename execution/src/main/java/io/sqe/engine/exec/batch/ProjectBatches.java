@@ -2,6 +2,7 @@ package io.sqe.engine.exec.batch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.expr.Evaluated;
 import io.sqe.engine.exec.expr.ScalarExpression;
 import java.util.ArrayList;
@@ -21,9 +22,11 @@ public final class ProjectBatches implements BatchOperator {
   private final Schema schema;
   private final BufferAllocator allocator;
 
-  public ProjectBatches(BatchOperator input, List<ScalarExpression> expressions, Schema schema, BufferAllocator allocator) {
+  /** @param context the execution whose variables (parameters, clock, checkpoint) the expressions read */
+  public ProjectBatches(BatchOperator input, List<ScalarExpression> expressions, Schema schema, QueryContext context, BufferAllocator allocator) {
     this.input = requireNonNull(input, "input is null");
-    this.expressions = List.copyOf(expressions);
+    requireNonNull(context, "context is null");
+    this.expressions = expressions.stream().map(expression -> expression.bind(context::get)).toList();
     this.schema = requireNonNull(schema, "schema is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     if (schema.getFields().size() != this.expressions.size()) {

@@ -1,5 +1,6 @@
 package io.sqe.engine.exec.expr;
 
+import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -11,4 +12,13 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public interface ScalarExpression {
   /** The expression's values for the rows of {@code batch}; new vectors come from {@code allocator}. */
   Evaluated evaluate(VectorSchemaRoot batch, BufferAllocator allocator);
+
+  /**
+   * This expression for one execution, given that execution's variables by name (parameters
+   * {@code ?0}, {@code ?1}..., the clock, the checkpoint) in the engine's run-time representation.
+   * An expression that reads none is itself.
+   */
+  default ScalarExpression bind(Function<String, Object> values) {
+    return this;
+  }
 }

@@ -73,7 +73,7 @@ public final class ColumnarLowering {
       SqeRel input = offset == null || fetch == null ? null : lower(limit.getInput());
       return input == null ? null : new SqeLimit(limit.getTraitSet().replace(SqeRel.CONVENTION), input, offset, fetch);
     }
-    return null;
+    return SourceLowering.lower(rel);
   }
 
   /** ORDER BY with literal OFFSET and FETCH over a plan that lowers, bounded ({@link SqeTopN#MAX_ROWS}). */
@@ -133,14 +133,14 @@ public final class ColumnarLowering {
   }
 
   /** Stands for a null constant in {@link #constant}. */
-  private static final Object NULL = new Object();
+  static final Object NULL = new Object();
 
   /**
    * A constant's value in the engine's run-time representation ({@link NULL} for null), for the
    * types whose representation is plain: text, booleans, integers, decimals, floating point and
    * dates; empty for any other expression.
    */
-  private static Optional<Object> constant(RexNode expression) {
+  static Optional<Object> constant(RexNode expression) {
     RexNode node = expression;
     if (node instanceof RexCall call
         && call.getKind() == SqlKind.CAST

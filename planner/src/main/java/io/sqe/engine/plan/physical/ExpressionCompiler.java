@@ -182,7 +182,10 @@ final class ExpressionCompiler {
     boolean exactTarget = to.getSqlTypeName() == SqlTypeName.DECIMAL || kindOf(to) == Kind.LONG;
     if (input.kind() == Kind.LONG && exactTarget) {
       int scale = to.getSqlTypeName() == SqlTypeName.DECIMAL ? to.getScale() : 0;
-      if (scale < input.scale() || integerDigits(to) < input.integerDigits() || input.integerDigits() + scale > 18) {
+      // An integer type's digits do not bound its range (TINYINT has 3, and 300 does not fit):
+      // one digit fewer does.
+      int fits = to.getSqlTypeName() == SqlTypeName.DECIMAL ? integerDigits(to) : integerDigits(to) - 1;
+      if (scale < input.scale() || fits < input.integerDigits() || input.integerDigits() + scale > 18) {
         return null;
       }
       return typed(ScalarExpressions.scaleLong(field(to), input.expression(), pow10(scale - input.scale())), to, input.integerDigits(), input.canFail());

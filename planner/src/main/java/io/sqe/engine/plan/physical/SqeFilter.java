@@ -3,12 +3,17 @@ package io.sqe.engine.plan.physical;
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.batch.FilterBatches;
 import io.sqe.engine.exec.expr.Predicate;
+import io.sqe.engine.exec.expr.Predicates;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
 
 /** Keeps the rows of its input a condition keeps, evaluated on the batches ({@link FilterBatches}). */
 public final class SqeFilter extends SingleRel implements SqeRel {
@@ -24,7 +29,35 @@ public final class SqeFilter extends SingleRel implements SqeRel {
   /** The filter of {@code input}'s rows by {@code condition}, or null when the evaluator cannot run the condition. */
   static SqeFilter of(RelTraitSet traits, SqeRel input, RexNode condition) {
     Predicate predicate = PredicateCompiler.compile(condition, input.getRowType());
+    if (predicate == null) {
+      predicate = withRowwise(input, condition);
+    }
     return predicate == null ? null : new SqeFilter(traits, input, condition, predicate);
+  }
+
+  /**
+   * The conjuncts the evaluator runs, then the others row-wise ({@link RowwiseCompiler}) on the
+   * rows the first kept: AND's order is free in SQL, and this one evaluates row-wise code on the
+   * fewest rows (so it raises an error only where the row runtime, in the written order, could).
+   */
+  private static Predicate withRowwise(SqeRel input, RexNode condition) {
+    List<Predicate> compiled = new ArrayList<>();
+    List<RexNode> others = new ArrayList<>();
+    for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
+      Predicate predicate = PredicateCompiler.compile(conjunct, input.getRowType());
+      if (predicate == null) {
+        others.add(conjunct);
+      } else {
+        compiled.add(predicate);
+      }
+    }
+    RexBuilder rexBuilder = input.getCluster().getRexBuilder();
+    Predicate rowwise = RowwiseCompiler.predicate(RexUtil.composeConjunction(rexBuilder, others), input.getRowType(), rexBuilder);
+    if (rowwise == null) {
+      return null;
+    }
+    compiled.add(rowwise);
+    return compiled.size() == 1 ? rowwise : Predicates.and(compiled);
   }
 
   @Override

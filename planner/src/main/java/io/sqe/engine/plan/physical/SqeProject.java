@@ -49,6 +49,9 @@ public final class SqeProject extends SingleRel implements SqeRel {
     for (RexNode project : projects) {
       ScalarExpression expression = ExpressionCompiler.compile(project, input.getRowType());
       if (expression == null) {
+        expression = RowwiseCompiler.expression(project, input.getRowType(), input.getCluster().getRexBuilder());
+      }
+      if (expression == null) {
         return null;
       }
       expressions.add(expression);
@@ -81,7 +84,7 @@ public final class SqeProject extends SingleRel implements SqeRel {
     Schema schema = batchSchema();
     if (expressions != null) {
       List<ScalarExpression> computed = expressions;
-      return (context, allocator) -> new ProjectBatches(in.open(context, allocator), computed, schema, allocator);
+      return (context, allocator) -> new ProjectBatches(in.open(context, allocator), computed, schema, context, allocator);
     }
     int[] picked = columns.clone();
     Object[] values = Arrays.copyOf(constants, constants.length);
