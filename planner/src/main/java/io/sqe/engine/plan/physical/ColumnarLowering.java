@@ -49,6 +49,9 @@ public final class ColumnarLowering {
     if (rel instanceof EnumerableCalc calc) {
       return project(calc);
     }
+    if (rel instanceof org.apache.calcite.rel.core.Join) {
+      return JoinLowering.lower(rel);
+    }
     if (rel instanceof EnumerableLimitSort sort) {
       return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
     }

@@ -1,0 +1,49 @@
+package io.sqe.engine.plan.physical;
+
+import io.sqe.engine.exec.join.JoinType;
+import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.type.RelDataType;
+
+/**
+ * The columnar form of a finished plan's joins: a nested-loop join whose condition the evaluator
+ * runs ({@link SqeNestedLoopJoin}), over inputs that lower.
+ */
+final class JoinLowering {
+  private JoinLowering() {}
+
+  /** The columnar form of {@code rel} when it is a join that has one, else null. */
+  static SqeRel lower(RelNode rel) {
+    if (rel instanceof EnumerableNestedLoopJoin join) {
+      if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
+        return null;
+      }
+      SqeRel left = ColumnarLowering.lower(join.getLeft());
+      SqeRel right = left == null ? null : ColumnarLowering.lower(join.getRight());
+      if (right == null) {
+        return null;
+      }
+      return SqeNestedLoopJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+    }
+    return null;
+  }
+
+  /** The executor's join type for {@code type}, or null for one it does not run. */
+  static JoinType type(JoinRelType type) {
+    return switch (type) {
+      case INNER -> JoinType.INNER;
+      case LEFT -> JoinType.LEFT;
+      case RIGHT -> JoinType.RIGHT;
+      case FULL -> JoinType.FULL;
+      case SEMI -> JoinType.SEMI;
+      case ANTI -> JoinType.ANTI;
+      default -> null;
+    };
+  }
+
+  /** The row type of a left row's columns followed by a right row's, which a join's condition reads. */
+  static RelDataType pairType(RelNode left, RelNode right) {
+    return left.getCluster().getTypeFactory().createJoinType(left.getRowType(), right.getRowType());
+  }
+}
