@@ -1,0 +1,18 @@
+package io.sqe.engine.exec.hash;
+
+import java.util.List;
+import org.apache.arrow.vector.FieldVector;
+
+/** The storage behind a {@link KeyTable}: one layout for a single key that fits a long, one for any keys. */
+interface KeyStore extends AutoCloseable {
+  void insert(List<FieldVector> keyColumns, int rowCount, int[] ids);
+
+  void find(List<FieldVector> keyColumns, int rowCount, int[] ids);
+
+  int size();
+
+  void copyKeys(int from, int count, List<FieldVector> out);
+
+  @Override
+  void close();
+}
