@@ -39,6 +39,36 @@ class ColumnarJoinTest {
   }
 
   @Test
+  void hashJoinsOnKeysOfEveryTypeMatchTheRowRuntime() {
+    for (String key : List.of("id", "b", "i", "l", "f", "d", "color", "label", "amount", "rate", "big", "ship_day", "stamp", "stamp_tz", "bytes", "code")) {
+      String sql = "select t.id, d.id, t." + key + ", d.label from typed t join dim d on t." + key + " = d." + key + " where t.id < 60";
+      assertThat(plan(sql)).as(sql).contains("SqeHashJoin").doesNotContain("Enumerable");
+      Result result = matchesRowRuntime(sql);
+      assertThat(result.rows()).as(sql).isNotEmpty();
+    }
+  }
+
+  @Test
+  void everyJoinTypeMatchesTheRowRuntime() {
+    List<String> queries = List.of(
+        "select t.id, t.i, d.id, d.color from typed t left join dim d on t.i = d.i where t.id < 500",
+        "select t.id, d.id, d.label from (select * from typed where id < 300) t right join dim d on t.label = d.label",
+        "select t.id, d.id, t.amount from (select * from typed where id between 100 and 400) t full join dim d on t.amount = d.amount",
+        "select t.id, d.id from typed t full join (select * from dim where id > 2500) d on t.l = d.l where t.id < 50 or t.id is null",
+        "select t.id, t.color, d.id from typed t join dim d on t.color = d.color and t.i = d.i and t.ship_day = d.ship_day",
+        "select t.id, d.id from typed t join dim d on t.id = d.id and t.d < d.d + 0 and t.label <> d.color",
+        "select t.id, d.id, d.f from typed t left join dim d on t.id = d.id and d.f > 100 where t.id < 900",
+        "select t.id, d.id from typed t right join dim d on t.i = d.i and t.color = 'red' where d.id < 1000",
+        "select t.id, d.id from typed t join (select * from dim where id < 0) d on t.id = d.id",
+        "select t.id, d.id from typed t left join (select * from dim where id < 0) d on t.id = d.id where t.id < 10",
+        "select t.id, d.id from (select * from typed where id < 0) t full join dim d on t.id = d.id");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("SqeHashJoin").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+  }
+
+  @Test
   void joinsWithoutKeysRunAsNestedLoops() {
     List<String> queries = List.of(
         "select t.id, d.id from typed t, dim d where t.id < 20 and d.id < 30",

@@ -92,6 +92,16 @@ public final class BuildSide implements AutoCloseable {
    */
   public static BuildSide read(
       BatchOperator input, String operator, QueryContext context, BufferAllocator allocator, BatchIndexer onBatch) {
+    return read(input, operator, context, allocator, true, onBatch);
+  }
+
+  /**
+   * As {@link #read(BatchOperator, String, QueryContext, BufferAllocator, BatchIndexer)}; without
+   * {@code keepRows}, each batch is released once indexed and only the rows' count is kept (a semi
+   * or anti join that needs the build side's keys alone).
+   */
+  public static BuildSide read(
+      BatchOperator input, String operator, QueryContext context, BufferAllocator allocator, boolean keepRows, BatchIndexer onBatch) {
     BuildSide build = new BuildSide();
     try {
       while (true) {
@@ -103,8 +113,14 @@ public final class BuildSide implements AutoCloseable {
           batch.close();
           continue;
         }
-        int first = build.add(batch);
-        onBatch.index(batch, first);
+        if (keepRows) {
+          onBatch.index(batch, build.add(batch));
+        } else {
+          try (batch) {
+            onBatch.index(batch, build.rowCount);
+            build.rowCount += batch.getRowCount();
+          }
+        }
         context.checkCancelled();
       }
     } catch (OutOfMemoryException e) {

@@ -1,20 +1,33 @@
 package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.exec.join.JoinType;
+import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.type.RelDataType;
 
 /**
- * The columnar form of a finished plan's joins: a nested-loop join whose condition the evaluator
- * runs ({@link SqeNestedLoopJoin}), over inputs that lower.
+ * The columnar form of a finished plan's joins, over inputs that lower: a hash join (SQE's build-right
+ * join or Calcite's) on keys of the same type whose other conditions the evaluator runs ({@link
+ * SqeHashJoin}), a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}).
  */
 final class JoinLowering {
   private JoinLowering() {}
 
   /** The columnar form of {@code rel} when it is a join that has one, else null. */
   static SqeRel lower(RelNode rel) {
+    if (rel instanceof EnumerableHashJoin join) {
+      if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
+        return null;
+      }
+      SqeRel left = ColumnarLowering.lower(join.getLeft());
+      SqeRel right = left == null ? null : ColumnarLowering.lower(join.getRight());
+      if (right == null) {
+        return null;
+      }
+      return SqeHashJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+    }
     if (rel instanceof EnumerableNestedLoopJoin join) {
       if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
         return null;
