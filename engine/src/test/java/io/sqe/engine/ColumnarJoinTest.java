@@ -69,6 +69,17 @@ class ColumnarJoinTest {
   }
 
   @Test
+  void inSubQueriesRunAsSemiJoins() {
+    List<String> queries = List.of(
+        "select t.id, t.i from typed t where t.i in (select d.i from dim d) and t.id < 3000",
+        "select t.id, t.label from typed t where t.label in (select d.label from dim d) and t.id < 5000");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("SqeHashJoin").contains("semi").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+  }
+
+  @Test
   void joinsWithoutKeysRunAsNestedLoops() {
     List<String> queries = List.of(
         "select t.id, d.id from typed t, dim d where t.id < 20 and d.id < 30",
