@@ -80,6 +80,22 @@ class ColumnarJoinTest {
   }
 
   @Test
+  void aSmallBuildSidesKeysFilterTheProbeScan() {
+    List<String> queries = List.of(
+        "select t.id, t.label, d.id from typed t join dim d on t.id = d.id where d.color = 'red'",
+        "select t.id, t.i, d.label from typed t join dim d on t.i = d.i and t.color = d.color where d.id < 300 and t.label like 'label-%'",
+        "select t.id, d.id from typed t join dim d on t.ship_day = d.ship_day where d.id < 20");
+    for (String sql : queries) {
+      assertThat(plan(sql)).as(sql).contains("SqeHashJoin").contains("dynamicFilter").doesNotContain("Enumerable");
+      Result columnar = matchesRowRuntime(sql);
+      assertThat(columnar.rows()).as(sql).isNotEmpty();
+      assertThat(columnar.stats().dynamicFiltersApplied()).as(sql).isPositive();
+    }
+    // A LEFT join keeps every probe row: no filter.
+    assertThat(plan("select t.id, d.id from typed t left join (select * from dim where color = 'red') d on t.id = d.id")).doesNotContain("dynamicFilter");
+  }
+
+  @Test
   void joinsWithoutKeysRunAsNestedLoops() {
     List<String> queries = List.of(
         "select t.id, d.id from typed t, dim d where t.id < 20 and d.id < 30",

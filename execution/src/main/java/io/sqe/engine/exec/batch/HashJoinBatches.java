@@ -9,9 +9,11 @@ import io.sqe.engine.exec.join.BuildSide;
 import io.sqe.engine.exec.join.Chains;
 import io.sqe.engine.exec.join.JoinProbe;
 import io.sqe.engine.exec.join.JoinType;
+import io.sqe.engine.exec.join.KeyPublication;
 import io.sqe.engine.exec.join.Matches;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
@@ -23,14 +25,17 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * A join on equality keys: the build (right) input is read whole into batches, its keys into a
  * {@link KeyTable} and each key's rows into a chain, all under the query's allocator (past
  * {@code query.max-memory} the query fails with RESOURCE_EXHAUSTED naming this operator); then the
- * probe (left) input streams past it ({@link JoinProbe}). A NULL key never matches: such build rows
+ * probe (left) input opens, after a key column's values went to its scan if the plan wired a
+ * dynamic filter ({@link KeyPublication}), and streams past it ({@link JoinProbe}). A NULL key never matches: such build rows
  * join nothing (a RIGHT or FULL join still returns them), such probe rows find nothing. A semi or
  * anti join without a residual condition keeps the build side's keys only.
  */
 public final class HashJoinBatches implements BatchOperator {
   static final String NAME = "HashJoin";
 
-  private final BatchOperator probeInput;
+  /** Opens the probe input once the build side is read (and its keys published). */
+  private final Supplier<BatchOperator> probeInput;
+  private final KeyPublication publication;
   private final BatchOperator buildInput;
   private final int[] probeKeys;
   private final int[] buildKeys;
@@ -50,14 +55,16 @@ public final class HashJoinBatches implements BatchOperator {
   /**
    * @param probeKeys the probe input's key columns, equal pairwise to {@code buildKeys}' (same types)
    * @param residual a condition over a probe row's columns, then a build row's, that a matching pair must meet too; null for none
+   * @param publication where to hand a key column's build values before the probe input opens; null for nowhere
    */
   public HashJoinBatches(
-      BatchOperator probeInput,
+      Supplier<BatchOperator> probeInput,
       BatchOperator buildInput,
       int[] probeKeys,
       int[] buildKeys,
       JoinType type,
       Predicate residual,
+      KeyPublication publication,
       Schema probeSchema,
       Schema buildSchema,
       Schema outputSchema,
@@ -73,6 +80,7 @@ public final class HashJoinBatches implements BatchOperator {
     this.type = requireNonNull(type, "type is null");
     this.context = requireNonNull(context, "context is null");
     this.residual = residual == null ? null : residual.bind(context::get);
+    this.publication = publication;
     this.probeSchema = requireNonNull(probeSchema, "probeSchema is null");
     this.buildSchema = requireNonNull(buildSchema, "buildSchema is null");
     this.outputSchema = requireNonNull(outputSchema, "outputSchema is null");
@@ -93,6 +101,7 @@ public final class HashJoinBatches implements BatchOperator {
       keyFields.add(buildSchema.getFields().get(key));
     }
     boolean keysOnly = (type == JoinType.SEMI || type == JoinType.ANTI) && residual == null;
+    KeyPublication.Collector published = publication == null ? null : new KeyPublication.Collector();
     BuildSide build;
     try {
       table = new KeyTable(keyFields, allocator);
@@ -104,6 +113,9 @@ public final class HashJoinBatches implements BatchOperator {
           ids[0] = new int[rows];
         }
         List<FieldVector> keys = columns(batch, buildKeys);
+        if (published != null) {
+          published.add(keys.get(publication.key()), rows);
+        }
         table.insert(keys, rows, ids[0]);
         if (chains != null) {
           for (int r = 0; r < rows; r++) {
@@ -120,7 +132,17 @@ public final class HashJoinBatches implements BatchOperator {
       buildInput.close();
     }
     Matches matches = keysOnly ? new KeyMatches(table, null, probeKeys) : new KeyMatches(table, chains, probeKeys);
-    join = new JoinProbe(probeInput, build, matches, type, residual, probeSchema, buildSchema, outputSchema, context, allocator);
+    BatchOperator probe;
+    try {
+      if (published != null) {
+        published.publish(publication, context);
+      }
+      probe = probeInput.get();
+    } catch (RuntimeException | Error e) {
+      build.close();
+      throw e;
+    }
+    join = new JoinProbe(probe, build, matches, type, residual, probeSchema, buildSchema, outputSchema, context, allocator);
   }
 
   private static List<FieldVector> columns(VectorSchemaRoot batch, int[] indexes) {
@@ -149,12 +171,8 @@ public final class HashJoinBatches implements BatchOperator {
     try {
       if (join != null) {
         join.close();
-      } else {
-        try (probeInput) {
-          if (!buildClosed) {
-            buildInput.close();
-          }
-        }
+      } else if (!buildClosed) {
+        buildInput.close();
       }
     } finally {
       try (KeyTable keys = table) {

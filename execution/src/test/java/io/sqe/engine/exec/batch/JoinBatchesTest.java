@@ -182,7 +182,7 @@ class JoinBatchesTest {
     BatchOperator probeInput = new Rows(probe, random.nextInt(60) + 1, allocator);
     BatchOperator buildInput = new Rows(build, random.nextInt(60) + 1, allocator);
     if (hash) {
-      return new HashJoinBatches(probeInput, buildInput, new int[] {0, 1}, new int[] {0, 1}, type, residual, SIDE, SIDE, output, context, allocator);
+      return new HashJoinBatches(() -> probeInput, buildInput, new int[] {0, 1}, new int[] {0, 1}, type, residual, null, SIDE, SIDE, output, context, allocator);
     }
     // The keys' equality as a condition: the nested loop joins on it as the hash join does.
     Predicate keys = Predicates.and(List.of(Predicates.compareLongColumns(0, Comparison.EQUAL, 3), Predicates.compareBytesColumns(1, Comparison.EQUAL, 4)));

@@ -1,10 +1,13 @@
 package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.exec.join.JoinType;
+import io.sqe.engine.iceberg.DynamicFilters;
+import java.util.List;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
 
 /**
@@ -13,6 +16,9 @@ import org.apache.calcite.rel.type.RelDataType;
  * SqeHashJoin}), a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}).
  */
 final class JoinLowering {
+  /** A dynamic filter is wired only when the build side is estimated at most this share of the probe side. */
+  private static final double MAX_BUILD_SHARE = 0.5;
+
   private JoinLowering() {}
 
   /** The columnar form of {@code rel} when it is a join that has one, else null. */
@@ -26,7 +32,16 @@ final class JoinLowering {
       if (right == null) {
         return null;
       }
-      return SqeHashJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+      SqeHashJoin hash = SqeHashJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+      if (hash == null) {
+        return null;
+      }
+      RelMetadataQuery mq = join.getCluster().getMetadataQuery();
+      Double probeRows = mq.getRowCount(join.getLeft());
+      Double buildRows = mq.getRowCount(join.getRight());
+      // As the row runtime's joins: filtering the probe side by a build side about as large would drop little.
+      boolean filters = probeRows != null && buildRows != null && buildRows <= probeRows * MAX_BUILD_SHARE;
+      return filters ? hash.withDynamicFilter() : hash;
     }
     if (rel instanceof EnumerableNestedLoopJoin join) {
       if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
@@ -38,6 +53,25 @@ final class JoinLowering {
         return null;
       }
       return SqeNestedLoopJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+    }
+    return null;
+  }
+
+  /**
+   * {@code probe} with the scan that column {@code column} comes from reading the keys a join
+   * publishes in {@code slot}, through filters and column selections; null when there is none.
+   */
+  static RelNode readingKeys(RelNode probe, int column, DynamicFilters.Slot slot) {
+    if (probe instanceof SqeTableScan scan) {
+      return scan.withDynamicFilter(column, slot);
+    }
+    if (probe instanceof SqeFilter filter) {
+      RelNode input = readingKeys(filter.getInput(), column, slot);
+      return input == null ? null : filter.copy(filter.getTraitSet(), List.of(input));
+    }
+    if (probe instanceof SqeProject project && project.inputColumn(column) >= 0) {
+      RelNode input = readingKeys(project.getInput(), project.inputColumn(column), slot);
+      return input == null ? null : project.copy(project.getTraitSet(), List.of(input));
     }
     return null;
   }

@@ -1,10 +1,11 @@
 package io.sqe.engine.plan.physical;
 
-import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.batch.HashJoinBatches;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.join.JoinType;
+import io.sqe.engine.exec.join.KeyPublication;
+import io.sqe.engine.iceberg.DynamicFilters;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -41,13 +42,51 @@ public final class SqeHashJoin extends Join implements SqeRel {
   private final int[] rightKeys;
   /** The conditions beyond the keys, over a left row's columns and a right row's; null for none. */
   private final Predicate residual;
+  /** The key whose build values go to a scan on the left as a dynamic filter, and where; null for none. */
+  private final Integer filterKey;
+  private final DynamicFilters.Slot slot;
 
   private SqeHashJoin(
-      RelTraitSet traits, RelNode left, RelNode right, RexNode condition, JoinRelType joinType, int[] leftKeys, int[] rightKeys, Predicate residual) {
+      RelTraitSet traits,
+      RelNode left,
+      RelNode right,
+      RexNode condition,
+      JoinRelType joinType,
+      int[] leftKeys,
+      int[] rightKeys,
+      Predicate residual,
+      Integer filterKey,
+      DynamicFilters.Slot slot) {
     super(left.getCluster(), traits, List.of(), left, right, condition, Set.of(), joinType);
     this.leftKeys = leftKeys;
     this.rightKeys = rightKeys;
     this.residual = residual;
+    this.filterKey = filterKey;
+    this.slot = slot;
+  }
+
+  /**
+   * This join with its build keys published to a scan of its left input, when it drops the left
+   * rows no build row matches (INNER, SEMI) and a key's left column comes straight from a scan's
+   * column that takes a dynamic filter (through filters and column selections); else itself.
+   */
+  SqeHashJoin withDynamicFilter() {
+    if (joinType != JoinRelType.INNER && joinType != JoinRelType.SEMI) {
+      return this;
+    }
+    for (int k = 0; k < leftKeys.length; k++) {
+      DynamicFilters.Slot keys = new DynamicFilters.Slot("join" + getId() + "." + getRowType().getFieldNames().get(leftKeys[k]));
+      RelNode filtered = JoinLowering.readingKeys(left, leftKeys[k], keys);
+      if (filtered != null) {
+        return new SqeHashJoin(getTraitSet(), filtered, right, condition, joinType, leftKeys, rightKeys, residual, k, keys);
+      }
+    }
+    return this;
+  }
+
+  @Override
+  public org.apache.calcite.rel.RelWriter explainTerms(org.apache.calcite.rel.RelWriter pw) {
+    return super.explainTerms(pw).itemIf("dynamicFilter", slot, slot != null);
   }
 
   /**
@@ -80,12 +119,12 @@ public final class SqeHashJoin extends Join implements SqeRel {
         return null;
       }
     }
-    return new SqeHashJoin(traits, left, right, condition, joinType, info.leftKeys.toIntArray(), info.rightKeys.toIntArray(), residual);
+    return new SqeHashJoin(traits, left, right, condition, joinType, info.leftKeys.toIntArray(), info.rightKeys.toIntArray(), residual, null, null);
   }
 
   @Override
   public SqeHashJoin copy(RelTraitSet traitSet, RexNode condition, RelNode left, RelNode right, JoinRelType joinType, boolean semiJoinDone) {
-    return new SqeHashJoin(traitSet, left, right, condition, joinType, leftKeys, rightKeys, residual);
+    return new SqeHashJoin(traitSet, left, right, condition, joinType, leftKeys, rightKeys, residual, filterKey, slot);
   }
 
   @Override
@@ -99,17 +138,22 @@ public final class SqeHashJoin extends Join implements SqeRel {
     Schema probeSchema = ((SqeRel) left).batchSchema();
     Schema buildSchema = ((SqeRel) right).batchSchema();
     Schema output = batchSchema();
-    return (context, allocator) -> {
-      BatchOperator probeInput = probe.open(context, allocator);
-      BatchOperator buildInput;
-      try {
-        buildInput = build.open(context, allocator);
-      } catch (RuntimeException | Error e) {
-        probeInput.close();
-        throw e;
-      }
-      return new HashJoinBatches(
-          probeInput, buildInput, probeKeys, buildKeys, type, condition, probeSchema, buildSchema, output, context, allocator);
-    };
+    DynamicFilters.Slot keys = slot;
+    KeyPublication publication = slot == null
+        ? null
+        : new KeyPublication(filterKey, (context, values, count, min, max) -> DynamicFilters.publish(context, keys, values, count, min, max));
+    return (context, allocator) -> new HashJoinBatches(
+        () -> probe.open(context, allocator),
+        build.open(context, allocator),
+        probeKeys,
+        buildKeys,
+        type,
+        condition,
+        publication,
+        probeSchema,
+        buildSchema,
+        output,
+        context,
+        allocator);
   }
 }
