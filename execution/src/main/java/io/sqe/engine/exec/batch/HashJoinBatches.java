@@ -26,9 +26,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@link KeyTable} and each key's rows into a chain, all under the query's allocator (past
  * {@code query.max-memory} the query fails with RESOURCE_EXHAUSTED naming this operator); then the
  * probe (left) input opens, after a key column's values went to its scan if the plan wired a
- * dynamic filter ({@link KeyPublication}), and streams past it ({@link JoinProbe}). A NULL key never matches: such build rows
- * join nothing (a RIGHT or FULL join still returns them), such probe rows find nothing. A semi or
- * anti join without a residual condition keeps the build side's keys only.
+ * dynamic filter ({@link KeyPublication}), and streams past it ({@link JoinProbe}). A NULL key
+ * never matches: such build rows join nothing and stay out of the key table (a RIGHT or FULL join
+ * still returns them), such probe rows find nothing. A semi or anti join without a residual
+ * condition keeps the build side's keys only.
  */
 public final class HashJoinBatches implements BatchOperator {
   static final String NAME = "HashJoin";
@@ -116,14 +117,7 @@ public final class HashJoinBatches implements BatchOperator {
         if (published != null) {
           published.add(keys.get(publication.key()), rows);
         }
-        table.insert(keys, rows, ids[0]);
-        if (chains != null) {
-          for (int r = 0; r < rows; r++) {
-            if (!anyNull(keys, r)) {
-              chains.add(ids[0][r], first + r);
-            }
-          }
-        }
+        insert(keys, rows, first, keyFields, ids[0]);
       });
     } catch (OutOfMemoryException e) {
       throw BuildSide.exceeded(NAME, context, allocator, e);
@@ -143,6 +137,47 @@ public final class HashJoinBatches implements BatchOperator {
       throw e;
     }
     join = new JoinProbe(probe, build, matches, type, residual, probeSchema, buildSchema, outputSchema, context, allocator);
+  }
+
+  /**
+   * Puts the rows of a build batch into the key table and their chains. A NULL key never matches,
+   * so rows with one stay out of the table: a batch that has some has its other rows' keys
+   * gathered first.
+   */
+  private void insert(List<FieldVector> keys, int rows, int first, List<Field> keyFields, int[] ids) {
+    boolean nulls = false;
+    for (FieldVector key : keys) {
+      nulls |= key.getNullCount() > 0;
+    }
+    if (!nulls) {
+      table.insert(keys, rows, ids);
+      if (chains != null) {
+        for (int r = 0; r < rows; r++) {
+          chains.add(ids[r], first + r);
+        }
+      }
+      return;
+    }
+    int[] kept = new int[rows];
+    int count = 0;
+    for (int r = 0; r < rows; r++) {
+      if (!anyNull(keys, r)) {
+        kept[count++] = r;
+      }
+    }
+    if (count == 0) {
+      return;
+    }
+    // A view of the batch's key vectors, not closed: the batch owns them.
+    VectorSchemaRoot source = new VectorSchemaRoot(keyFields, keys, rows);
+    try (VectorSchemaRoot nonNull = Gather.rows(new Schema(keyFields), allocator, count, i -> source, i -> kept[i])) {
+      table.insert(nonNull.getFieldVectors(), count, ids);
+    }
+    if (chains != null) {
+      for (int i = 0; i < count; i++) {
+        chains.add(ids[i], first + kept[i]);
+      }
+    }
   }
 
   private static List<FieldVector> columns(VectorSchemaRoot batch, int[] indexes) {
