@@ -120,7 +120,7 @@ class MemoryLimitTest {
   }
 
   @Test
-  void aCrossJoinOverTheLimitFailsWhileAnotherSessionKeepsAnswering() throws Exception {
+  void joinsOverTheLimitFailWhileAnotherSessionKeepsAnswering() throws Exception {
     // Each side of the join holds about 2 MB of labels: the build side cannot fit in 1 MiB.
     TestServer server = start("1m");
     String url = server.jdbcUrl() + "&user=admin&password=" + server.adminPassword();
@@ -153,6 +153,18 @@ class MemoryLimitTest {
         assertThat(rows).isEqualTo(ROWS);
         assertThat(sum).isEqualTo((long) ROWS * (ROWS - 1) / 2);
       }
+      // A hash join's build side is counted the same way.
+      assertThatThrownBy(() -> {
+            try (ResultSet rs = statement.executeQuery("select a.label, b.label from s.numbers a join s.numbers b on a.n = b.n")) {
+              while (rs.next()) {
+                rs.getString(1);
+              }
+            }
+          })
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getMessage()).contains("HashJoin build side exceeded query.max-memory (1 MiB)");
+            assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
+          });
       // The failed session goes on too.
       try (ResultSet rs = statement.executeQuery("select a.n, b.n from s.numbers a cross join s.numbers b where a.n < 3 and b.n < 4")) {
         int rows = 0;
