@@ -8,6 +8,7 @@ import io.sqe.engine.exec.join.BuildSide;
 import io.sqe.engine.exec.join.JoinProbe;
 import io.sqe.engine.exec.join.JoinType;
 import io.sqe.engine.exec.join.Matches;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -15,13 +16,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * A join without equality keys (a cross join, or a join on other conditions): the build (right)
  * input is read whole into batches counted against the query's memory limit (past it the query
- * fails with RESOURCE_EXHAUSTED naming this operator), then every probe row is paired with every
- * build row and the condition, if any, decides ({@link JoinProbe}).
+ * fails with RESOURCE_EXHAUSTED naming this operator), then the probe (left) input opens and every
+ * probe row is paired with every build row, the condition, if any, deciding ({@link JoinProbe}).
  */
 public final class NestedLoopJoinBatches implements BatchOperator {
   static final String NAME = "NestedLoopJoin";
 
-  private final BatchOperator probeInput;
+  /** Opens the probe input once the build side is read, so that its read-ahead holds no memory meanwhile. */
+  private final Supplier<BatchOperator> probeInput;
   private final BatchOperator buildInput;
   private final JoinType type;
   private final Predicate condition;
@@ -36,7 +38,7 @@ public final class NestedLoopJoinBatches implements BatchOperator {
 
   /** @param condition over a probe row's columns, then a build row's; null for a cross join */
   public NestedLoopJoinBatches(
-      BatchOperator probeInput,
+      Supplier<BatchOperator> probeInput,
       BatchOperator buildInput,
       JoinType type,
       Predicate condition,
@@ -66,7 +68,14 @@ public final class NestedLoopJoinBatches implements BatchOperator {
         buildClosed = true;
         buildInput.close();
       }
-      join = new JoinProbe(probeInput, build, new EveryRow(build.rowCount()), type, condition, probeSchema, buildSchema, outputSchema, context, allocator);
+      BatchOperator probe;
+      try {
+        probe = probeInput.get();
+      } catch (RuntimeException | Error e) {
+        build.close();
+        throw e;
+      }
+      join = new JoinProbe(probe, build, new EveryRow(build.rowCount()), type, condition, probeSchema, buildSchema, outputSchema, context, allocator);
     }
     return join.next();
   }
@@ -79,12 +88,8 @@ public final class NestedLoopJoinBatches implements BatchOperator {
     closed = true;
     if (join != null) {
       join.close();
-      return;
-    }
-    try (probeInput) {
-      if (!buildClosed) {
-        buildInput.close();
-      }
+    } else if (!buildClosed) {
+      buildInput.close();
     }
   }
 

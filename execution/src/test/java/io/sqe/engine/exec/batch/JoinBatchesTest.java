@@ -187,7 +187,7 @@ class JoinBatchesTest {
     // The keys' equality as a condition: the nested loop joins on it as the hash join does.
     Predicate keys = Predicates.and(List.of(Predicates.compareLongColumns(0, Comparison.EQUAL, 3), Predicates.compareBytesColumns(1, Comparison.EQUAL, 4)));
     Predicate condition = residual == null ? keys : Predicates.and(List.of(keys, residual));
-    return new NestedLoopJoinBatches(probeInput, buildInput, type, condition, SIDE, SIDE, output, context, allocator);
+    return new NestedLoopJoinBatches(() -> probeInput, buildInput, type, condition, SIDE, SIDE, output, context, allocator);
   }
 
   /** The join by SQL's rules, row by row: keys equal and not NULL, and v of the probe row less than v of the build row with a residual. */

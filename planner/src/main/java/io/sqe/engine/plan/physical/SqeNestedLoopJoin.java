@@ -1,6 +1,5 @@
 package io.sqe.engine.plan.physical;
 
-import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.batch.NestedLoopJoinBatches;
 import io.sqe.engine.exec.expr.Predicate;
@@ -55,16 +54,7 @@ public final class SqeNestedLoopJoin extends Join implements SqeRel {
     Schema probeSchema = ((SqeRel) left).batchSchema();
     Schema buildSchema = ((SqeRel) right).batchSchema();
     Schema output = batchSchema();
-    return (context, allocator) -> {
-      BatchOperator probeInput = probe.open(context, allocator);
-      BatchOperator buildInput;
-      try {
-        buildInput = build.open(context, allocator);
-      } catch (RuntimeException | Error e) {
-        probeInput.close();
-        throw e;
-      }
-      return new NestedLoopJoinBatches(probeInput, buildInput, type, condition, probeSchema, buildSchema, output, context, allocator);
-    };
+    return (context, allocator) -> new NestedLoopJoinBatches(
+        () -> probe.open(context, allocator), build.open(context, allocator), type, condition, probeSchema, buildSchema, output, context, allocator);
   }
 }
