@@ -16,7 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, hash aggregates), checked
+ * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, hash
+ * aggregates, joins), checked
  * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
  * scale 0.01 through the Flight SQL JDBC driver.
  */
@@ -52,7 +53,28 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
             + " where l_shipdate <= date '1998-09-02' group by l_suppkey, l_returnflag order by l_suppkey, l_returnflag limit 1000",
         "select o_custkey, count(*) as n, sum(o_totalprice) as total, max(o_orderdate) as last from orders"
             + " group by o_custkey order by o_custkey limit 2000",
-        "select count(*) as n, min(p_retailprice) as lo, max(p_name) as hi, sum(p_size) as s from part where p_size > 40");
+        "select count(*) as n, min(p_retailprice) as lo, max(p_name) as hi, sum(p_size) as s from part where p_size > 40",
+        // Joins: hash joins of every shape TPC-H has, nested loops where no key is.
+        "select l_orderkey, l_linenumber, o_orderdate, o_shippriority, l_extendedprice from customer, orders, lineitem"
+            + " where c_mktsegment = 'BUILDING' and c_custkey = o_custkey and l_orderkey = o_orderkey"
+            + " and o_orderdate < date '1995-03-15' and l_shipdate > date '1995-03-15' order by l_orderkey, l_linenumber limit 100000",
+        "select l_orderkey, l_linenumber, n_name, l_extendedprice from customer, orders, lineitem, supplier, nation, region"
+            + " where c_custkey = o_custkey and l_orderkey = o_orderkey and l_suppkey = s_suppkey and c_nationkey = s_nationkey"
+            + " and s_nationkey = n_nationkey and n_regionkey = r_regionkey and r_name = 'ASIA'"
+            + " and o_orderdate >= date '1994-01-01' and o_orderdate < date '1995-01-01' order by l_orderkey, l_linenumber limit 100000",
+        "select l_orderkey, l_linenumber, ps_supplycost, p_name from part, partsupp, lineitem"
+            + " where p_partkey = ps_partkey and ps_partkey = l_partkey and ps_suppkey = l_suppkey and p_name like '%green%'"
+            + " order by l_orderkey, l_linenumber limit 100000",
+        "select c_custkey, o_orderkey from customer left join orders on c_custkey = o_custkey and o_comment not like '%special%requests%'"
+            + " order by c_custkey, o_orderkey limit 100000",
+        "select l1.l_orderkey, l1.l_linenumber, l2.l_linenumber as other from lineitem l1 join lineitem l2"
+            + " on l1.l_orderkey = l2.l_orderkey and l1.l_suppkey <> l2.l_suppkey where l1.l_receiptdate > l1.l_commitdate"
+            + " order by l1.l_orderkey, l1.l_linenumber, other limit 100000",
+        "select c_custkey, o_orderkey from orders right join customer on o_custkey = c_custkey and o_totalprice > 300000"
+            + " order by c_custkey, o_orderkey limit 100000",
+        "select s_suppkey, p_partkey from supplier full join part on s_suppkey = p_partkey and p_size < 10"
+            + " order by s_suppkey, p_partkey limit 100000",
+        "select n_name, r_name from nation, region where n_regionkey < r_regionkey order by n_name, r_name limit 1000");
   }
 
   @BeforeAll

@@ -120,6 +120,65 @@ class MemoryLimitTest {
   }
 
   @Test
+  void joinsOverTheLimitFailWhileAnotherSessionKeepsAnswering() throws Exception {
+    // Each side of the join holds about 2 MB of labels: the build side cannot fit in 1 MiB.
+    TestServer server = start("1m");
+    String url = server.jdbcUrl() + "&user=admin&password=" + server.adminPassword();
+    try (Connection other = DriverManager.getConnection(url);
+        Statement reading = other.createStatement();
+        Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement()) {
+      // Another session's query, started before the join and read to its end after it failed.
+      try (ResultSet numbers = reading.executeQuery("select n from s.numbers")) {
+        long rows = 0;
+        long sum = 0;
+        assertThat(numbers.next()).isTrue();
+        rows++;
+        sum += numbers.getLong(1);
+        assertThatThrownBy(() -> {
+              try (ResultSet rs = statement.executeQuery("select a.label, b.label from s.numbers a cross join s.numbers b")) {
+                while (rs.next()) {
+                  rs.getString(1);
+                }
+              }
+            })
+            .isInstanceOfSatisfying(SQLException.class, e -> {
+              assertThat(e.getMessage()).contains("NestedLoopJoin build side exceeded query.max-memory (1 MiB)");
+              assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
+            });
+        while (numbers.next()) {
+          rows++;
+          sum += numbers.getLong(1);
+        }
+        assertThat(rows).isEqualTo(ROWS);
+        assertThat(sum).isEqualTo((long) ROWS * (ROWS - 1) / 2);
+      }
+      // A hash join's build side is counted the same way.
+      assertThatThrownBy(() -> {
+            try (ResultSet rs = statement.executeQuery("select a.label, b.label from s.numbers a join s.numbers b on a.n = b.n")) {
+              while (rs.next()) {
+                rs.getString(1);
+              }
+            }
+          })
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getMessage()).contains("HashJoin build side exceeded query.max-memory (1 MiB)");
+            assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
+          });
+      // The failed session goes on too.
+      try (ResultSet rs = statement.executeQuery("select a.n, b.n from s.numbers a cross join s.numbers b where a.n < 3 and b.n < 4")) {
+        int rows = 0;
+        while (rs.next()) {
+          rows++;
+        }
+        assertThat(rows).isEqualTo(12);
+      }
+    }
+    RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+    assertThatCode(server::close).doesNotThrowAnyException();
+  }
+
+  @Test
   void closingTheServerReportsALeakedBuffer() {
     TestServer server = start("1m");
     // Left unreleased on purpose: once the allocator is closed, the buffer cannot go back to it.

@@ -89,6 +89,15 @@ public final class DynamicFilters {
     return claimed;
   }
 
+  /**
+   * Publishes, for one execution, a columnar hash join's build keys to the scan that reads {@code
+   * slot}: {@code count} non-null keys with duplicates, or with {@code keys} null only their range.
+   */
+  public static void publish(QueryContext context, Slot slot, long[] keys, int count, long min, long max) {
+    LongKeySet set = keys == null ? null : LongKeySet.frozenOf(keys, count, min, max, MAX_KEYS);
+    slot.publish(context, new Keys(set, min, max));
+  }
+
   /** The state of the join code running under {@code root}: its part's inside a parallel pipeline, else the query's. */
   private static ConcurrentMap<Object, Object> state(DataContext root) {
     ScanPart part = ScanPart.of(root);

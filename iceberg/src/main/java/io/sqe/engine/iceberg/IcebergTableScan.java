@@ -300,6 +300,19 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 
+  /**
+   * As {@link #batchPlan(org.apache.arrow.vector.types.pojo.Schema)}, reading too the keys a
+   * columnar join publishes in {@code slot} for column {@code column} ({@link DynamicFilters#canFilter}).
+   */
+  public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema, int column, DynamicFilters.Slot slot) {
+    if (aggregation != null || partitioned || !DynamicFilters.canFilter(this, column)) {
+      return null;
+    }
+    IcebergScan scan =
+        new IcebergScan(icebergTable, projection, filter, likes, limit, false, List.of(new DynamicFilters.Target(this, column, slot)), null);
+    return (context, allocator) -> scan.batches(context, allocator, schema);
+  }
+
   @Override
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.

@@ -58,6 +58,9 @@ public final class ColumnarLowering {
       SqeRel input = lower(gather.getInput());
       return input == null ? null : new SqeGather(gather.getTraitSet().replace(SqeRel.CONVENTION), input, gather.parts());
     }
+    if (rel instanceof org.apache.calcite.rel.core.Join) {
+      return JoinLowering.lower(rel);
+    }
     if (rel instanceof EnumerableLimitSort sort) {
       return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
     }

@@ -59,6 +59,11 @@ public final class SqeProject extends SingleRel implements SqeRel {
     return new SqeProject(traits, input, projects, null, null, expressions, rowType);
   }
 
+  /** The input column output column {@code column} is, or -1 when it is computed or a constant. */
+  int inputColumn(int column) {
+    return projects.get(column) instanceof org.apache.calcite.rex.RexInputRef ref ? ref.getIndex() : -1;
+  }
+
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
     return new SqeProject(traitSet, sole(inputs), projects, columns, constants, expressions, rowType);

@@ -1,0 +1,96 @@
+package io.sqe.engine.plan.physical;
+
+import io.sqe.engine.exec.join.JoinType;
+import io.sqe.engine.iceberg.DynamicFilters;
+import java.util.List;
+import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
+import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rel.type.RelDataType;
+
+/**
+ * The columnar form of a finished plan's joins, over inputs that lower: a hash join (SQE's build-right
+ * join or Calcite's) on keys of the same type whose other conditions the evaluator runs ({@link
+ * SqeHashJoin}), a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}).
+ */
+final class JoinLowering {
+  /** A dynamic filter is wired only when the build side is estimated at most this share of the probe side. */
+  private static final double MAX_BUILD_SHARE = 0.5;
+
+  private JoinLowering() {}
+
+  /** The columnar form of {@code rel} when it is a join that has one, else null. */
+  static SqeRel lower(RelNode rel) {
+    if (rel instanceof EnumerableHashJoin join) {
+      if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
+        return null;
+      }
+      SqeRel left = ColumnarLowering.lower(join.getLeft());
+      SqeRel right = left == null ? null : ColumnarLowering.lower(join.getRight());
+      if (right == null) {
+        return null;
+      }
+      SqeHashJoin hash = SqeHashJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+      if (hash == null) {
+        return null;
+      }
+      RelMetadataQuery mq = join.getCluster().getMetadataQuery();
+      Double probeRows = mq.getRowCount(join.getLeft());
+      Double buildRows = mq.getRowCount(join.getRight());
+      // As the row runtime's joins: filtering the probe side by a build side about as large would drop little.
+      boolean filters = probeRows != null && buildRows != null && buildRows <= probeRows * MAX_BUILD_SHARE;
+      return filters ? hash.withDynamicFilter() : hash;
+    }
+    if (rel instanceof EnumerableNestedLoopJoin join) {
+      if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
+        return null;
+      }
+      SqeRel left = ColumnarLowering.lower(join.getLeft());
+      SqeRel right = left == null ? null : ColumnarLowering.lower(join.getRight());
+      if (right == null) {
+        return null;
+      }
+      return SqeNestedLoopJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+    }
+    return null;
+  }
+
+  /**
+   * {@code probe} with the scan that column {@code column} comes from reading the keys a join
+   * publishes in {@code slot}, through filters and column selections; null when there is none.
+   */
+  static RelNode readingKeys(RelNode probe, int column, DynamicFilters.Slot slot) {
+    if (probe instanceof SqeTableScan scan) {
+      return scan.withDynamicFilter(column, slot);
+    }
+    if (probe instanceof SqeFilter filter) {
+      RelNode input = readingKeys(filter.getInput(), column, slot);
+      return input == null ? null : filter.copy(filter.getTraitSet(), List.of(input));
+    }
+    if (probe instanceof SqeProject project && project.inputColumn(column) >= 0) {
+      RelNode input = readingKeys(project.getInput(), project.inputColumn(column), slot);
+      return input == null ? null : project.copy(project.getTraitSet(), List.of(input));
+    }
+    return null;
+  }
+
+  /** The executor's join type for {@code type}, or null for one it does not run. */
+  static JoinType type(JoinRelType type) {
+    return switch (type) {
+      case INNER -> JoinType.INNER;
+      case LEFT -> JoinType.LEFT;
+      case RIGHT -> JoinType.RIGHT;
+      case FULL -> JoinType.FULL;
+      case SEMI -> JoinType.SEMI;
+      case ANTI -> JoinType.ANTI;
+      default -> null;
+    };
+  }
+
+  /** The row type of a left row's columns followed by a right row's, which a join's condition reads. */
+  static RelDataType pairType(RelNode left, RelNode right) {
+    return left.getCluster().getTypeFactory().createJoinType(left.getRowType(), right.getRowType());
+  }
+}
