@@ -90,7 +90,7 @@ class CountBelowOuterJoinTest {
       // (or, folded into the child's scan, counted per key by the scan: see ScanAggregation), on
       // either runtime.
       assertThat(plan).as(query[0]).containsPattern(
-          "Aggregate\\(group=\\[\\{\\d+\\}\\], [^\\n]*=\\[COUNT\\([^\\n]*\\n\\s*(Iceberg|Sqe)TableScan\\(table=\\[\\[\\w+, s, child\\]\\]"
+          "Aggregate\\(group=\\[\\{\\d+\\}\\], [^\\n]*=\\[+COUNT\\([^\\n]*\\n\\s*(Iceberg|Sqe)TableScan\\(table=\\[\\[\\w+, s, child\\]\\]"
               + "|IcebergTableScan\\(table=\\[\\[\\w+, s, child\\]\\][^\\n]*aggregate=\\[group=\\[\\$\\d+\\], calls=\\[COUNT\\(");
       assertThat(sorted(TestQueries.rows(engine, session, query[0]))).as(query[0]).isEqualTo(sorted(TestQueries.rows(engine, session, query[1])));
     }
