@@ -197,7 +197,8 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxValueSize(config.maxValueSize())
                   .withMaxReorderedJoins(config.maxReorderedJoins())
                   .withPlannerOptions(config.planner())
-                  .withExecutionOptions(config.execution()),
+                  .withExecutionOptions(config.execution())
+                  .withSpill(config.spill()),
               executors(config, authenticating, locationRules(config, lakehouse), metadata),
               WritePath.transactions(),
               InformationSchema.schemas(metadata, catalogs),

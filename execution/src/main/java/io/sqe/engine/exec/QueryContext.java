@@ -3,6 +3,8 @@ package io.sqe.engine.exec;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.exec.spill.QuerySpill;
+import io.sqe.engine.exec.spill.SpillSpace;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,6 +30,9 @@ public final class QueryContext implements DataContext {
   private final QueryRun run;
   private final ExecutionOptions options;
   private final ConcurrentMap<Object, Object> runtimeState = new ConcurrentHashMap<>();
+  private final SpillSpace spillSpace;
+  /** Made at the first {@link #spill()}, so that a query that spills nothing touches no disk. */
+  private QuerySpill spill;
 
   /**
    * An execution with the default {@link ExecutionOptions}: expressions the planner evaluates
@@ -54,6 +59,19 @@ public final class QueryContext implements DataContext {
       Map<String, Object> values,
       QueryRun run,
       ExecutionOptions options) {
+    this(queryId, rootSchema, typeFactory, values, run, options, SpillSpace.temporary());
+  }
+
+  /** @param spillSpace where this execution's operators write what does not fit in its memory */
+  public QueryContext(
+      String queryId,
+      SchemaPlus rootSchema,
+      JavaTypeFactory typeFactory,
+      Map<String, Object> values,
+      QueryRun run,
+      ExecutionOptions options,
+      SpillSpace spillSpace) {
+    this.spillSpace = requireNonNull(spillSpace, "spillSpace is null");
     this.options = requireNonNull(options, "options is null");
     this.queryId = requireNonNull(queryId, "queryId is null");
     this.rootSchema = requireNonNull(rootSchema, "rootSchema is null");
@@ -91,6 +109,21 @@ public final class QueryContext implements DataContext {
    */
   public ConcurrentMap<Object, Object> runtimeState() {
     return runtimeState;
+  }
+
+  /** This execution's part of the spill space; {@link #releaseSpill()} removes it when the execution ends. */
+  public synchronized QuerySpill spill() {
+    if (spill == null) {
+      spill = spillSpace.forQuery(queryId, stats());
+    }
+    return spill;
+  }
+
+  /** Removes whatever this execution spilled: called once its operators are closed, however it ended. */
+  public synchronized void releaseSpill() {
+    if (spill != null) {
+      spill.close();
+    }
   }
 
   public QueryStats stats() {
