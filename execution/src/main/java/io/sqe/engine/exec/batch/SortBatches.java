@@ -19,8 +19,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * ORDER BY of any size. Input batches are kept while they fit the operator's budget (half the
- * query's memory limit); when they no longer do, their rows are sorted and written to the query's
+ * ORDER BY of any size. Input batches are kept while the query's memory stays under the operator's
+ * budget (half the query's memory limit); when it no longer does, their rows are sorted and written to the query's
  * spill space as a run, and the memory freed. At the end the rows are handed out in order: from
  * memory when nothing was spilled (no disk touched), else by merging the runs, reading each one
  * batch at a time. The sort is stable, as the row runtime's is: equal keys keep their input order.
@@ -46,6 +46,7 @@ public final class SortBatches implements BatchOperator {
   private int runBatchRows;
   private Schema schema;
   private boolean drained;
+  private boolean inputClosed;
   /** The buffered rows in order, handed out from {@link #emitted} on, when nothing was spilled. */
   private long[] order;
   private int emitted;
@@ -96,6 +97,8 @@ public final class SortBatches implements BatchOperator {
     while (true) {
       VectorSchemaRoot batch = input.next();
       if (batch == null) {
+        // The input's readers and buffers go now, before the output needs the memory.
+        closeInput();
         break;
       }
       context.checkCancelled();
@@ -131,9 +134,9 @@ public final class SortBatches implements BatchOperator {
     long bytes = bytes(batch);
     bufferedBytes += bytes;
     bufferedRows += batch.getRowCount();
-    // The headroom test catches what the budget does not see: other operators of the query
-    // holding memory of the same limit.
-    if (bufferedBytes > budget || allocator.getHeadroom() < 2 * bytes || bufferedRows > MAX_BUFFERED_ROWS) {
+    // The budget is of the whole query's memory, not the sort's alone: the scan below holds
+    // decoded and prefetched batches of the same limit, and the merge at the end needs room.
+    if (allocator.getAllocatedMemory() > budget || allocator.getHeadroom() < 2 * bytes || bufferedRows > MAX_BUFFERED_ROWS) {
       spill();
     }
   }
@@ -230,10 +233,17 @@ public final class SortBatches implements BatchOperator {
         e);
   }
 
+  private void closeInput() {
+    if (!inputClosed) {
+      inputClosed = true;
+      input.close();
+    }
+  }
+
   @Override
   public void close() {
     try {
-      input.close();
+      closeInput();
     } finally {
       releaseBuffered();
       if (merge != null) {
