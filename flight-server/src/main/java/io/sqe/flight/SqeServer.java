@@ -257,7 +257,8 @@ public final class SqeServer implements AutoCloseable {
                         netty
                             .callExecutor(new ClientAddressHeader())
                             .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
-                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned(), figures.runtime())))
+                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned(),
+                                figures.spilledBytes(), figures.spillFiles(), figures.runtime())))
                             // Flight's middleware (authentication) only sees Flight's own service,
                             // so health checks need no credentials.
                             .addService(serving.healthService())
