@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ColumnarSortTest {
   private static final int ROWS = 9000;
   /** Small enough that sorting the rows of table {@code many} spills several runs. */
-  private static final long SPILLING_MEMORY = 8L << 20;
-  private static final int MANY_ROWS = 60_000;
+  private static final long SPILLING_MEMORY = 12L << 20;
+  private static final int MANY_ROWS = 80_000;
   private static final List<String> QUERIES = List.of(
       "select " + TypedRows.DECODED_COLUMNS + " from typed order by id desc",
       "select id, amount from typed order by amount desc nulls last, id",
@@ -78,7 +78,7 @@ class ColumnarSortTest {
     table("many", MANY_ROWS, 3_000);
     QueryEngine spilling = lake.engine(EngineConfig.DEFAULT.withMaxQueryMemoryBytes(SPILLING_MEMORY).withSpill(spillConfig(Long.MAX_VALUE)));
     for (String query : QUERIES) {
-      String sql = query.replace("from typed", "from many").replace("8990", "59990");
+      String sql = query.replace("from typed", "from many").replace("8990", "79990");
       Result spilled = TestQueries.run(spilling, session, sql);
       assertThat(spilled.rows()).as(sql).isEqualTo(TestQueries.run(engine, session, sql).rows());
       if (sql.contains(TypedRows.DECODED_COLUMNS)) {
