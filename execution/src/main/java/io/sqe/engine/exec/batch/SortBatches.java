@@ -6,6 +6,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.expr.RowComparator;
+import io.sqe.engine.exec.expr.SortKeyColumns;
 import io.sqe.engine.exec.spill.RunReader;
 import io.sqe.engine.exec.spill.RunWriter;
 import io.sqe.engine.exec.spill.SpilledRun;
@@ -196,8 +197,8 @@ public final class SortBatches implements BatchOperator {
         addresses[n++] = ((long) b << 32) | r;
       }
     }
-    RowOrder.sort(addresses, (p, q) -> comparator.compare(
-        columns.get((int) (p >>> 32)), (int) p, columns.get((int) (q >>> 32)), (int) q));
+    SortKeyColumns sortKeys = new SortKeyColumns(comparator, columns);
+    RowOrder.sort(addresses, sortKeys::compare);
     return addresses;
   }
 

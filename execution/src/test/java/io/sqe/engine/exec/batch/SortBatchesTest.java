@@ -83,6 +83,33 @@ class SortBatchesTest {
   }
 
   @Test
+  void wholeNumberKeysCopiedOutSortAsOnTheVectors() {
+    // k1 descending with nulls first, then position descending: both keys read from arrays.
+    RowComparator keys = new RowComparator(List.of(new RowComparator.Key(0, true, true), new RowComparator.Key(2, true, false)));
+    List<Object[]> rows = rows(20_000);
+    QueryContext context = context(SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY);
+    List<Long> expected = rows.stream()
+        .sorted(Comparator.comparing((Object[] r) -> (Integer) r[0], Comparator.nullsFirst(Comparator.<Integer>reverseOrder()))
+            .thenComparing((Object[] r) -> (Long) r[2], Comparator.reverseOrder()))
+        .map(r -> (Long) r[2])
+        .toList();
+    try (BufferAllocator query = root.newChildAllocator("query", 0, 256L << 20)) {
+      List<Long> positions = new ArrayList<>();
+      try (SortBatches sort = new SortBatches(source(rows, query), keys, context, query, 64)) {
+        for (VectorSchemaRoot next = sort.next(); next != null; next = sort.next()) {
+          try (VectorSchemaRoot batch = next) {
+            BigIntVector position = (BigIntVector) batch.getVector(2);
+            for (int i = 0; i < batch.getRowCount(); i++) {
+              positions.add(position.get(i));
+            }
+          }
+        }
+      }
+      assertThat(positions).as("seed %s", seed).isEqualTo(expected);
+    }
+  }
+
+  @Test
   void spilledSortGivesTheSameRowsAndRemovesItsFiles() throws Exception {
     List<Object[]> rows = rows(100_000);
     QueryContext context = context(SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY);
