@@ -25,11 +25,12 @@ final class DuckDbArrowExport implements AutoCloseable {
     this.sql = sql;
   }
 
-  /** An in-memory DuckDB that runs {@code SELECT columns FROM read_parquet([files])}. */
-  static DuckDbArrowExport open(TableFiles files, String columns) throws SQLException {
+  /** An in-memory DuckDB that runs {@code SELECT columns FROM read_parquet([files])} and {@code suffix} (an ORDER BY, or empty). */
+  static DuckDbArrowExport open(TableFiles files, String columns, String suffix) throws SQLException {
     requireNonNull(files, "files is null");
     requireNonNull(columns, "columns is null");
-    return new DuckDbArrowExport(DriverManager.getConnection("jdbc:duckdb:"), "SELECT " + columns + " FROM " + files.readParquet());
+    requireNonNull(suffix, "suffix is null");
+    return new DuckDbArrowExport(DriverManager.getConnection("jdbc:duckdb:"), "SELECT " + columns + " FROM " + files.readParquet() + suffix);
   }
 
   /** DuckDB's version and thread count, for the report. */

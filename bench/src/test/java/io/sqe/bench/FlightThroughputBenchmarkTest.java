@@ -68,6 +68,22 @@ class FlightThroughputBenchmarkTest {
   }
 
   @Test
+  void sortsTheResultOnEveryPathWithOrderBy(@TempDir Path dir) throws Exception {
+    FlightThroughputBenchmark.Result result = run(
+        "--table", "synthetic", "--rows", "5000", "--warmups", "1", "--runs", "1", "--work-dir", dir.toString(),
+        "--order-by", "s desc,n", "--settings", "query.max-memory=8m");
+
+    assertEveryPathRead(result, 5_000);
+    assertThat(result.markdown())
+        .contains("`SELECT n, x, s FROM bench.flight_rows_5000 ORDER BY s desc, n`")
+        .contains("read_parquet([...]) ORDER BY s desc, n`");
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> FlightThroughputBenchmark.parse(new String[] {"--order-by", "n; drop table x"}, out))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--order-by");
+  }
+
+  @Test
   void sizeOptionsMustMatchTheTable() {
     PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     assertThatThrownBy(() -> FlightThroughputBenchmark.parse(new String[] {"--rows", "10"}, out))

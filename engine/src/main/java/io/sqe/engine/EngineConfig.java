@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.exec.spill.SpillConfig;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.plan.QueryPlanner;
 import io.sqe.engine.sql.functions.BoundedFunctions;
@@ -26,6 +27,7 @@ import java.time.Duration;
  *     their order; a larger join keeps the FROM list's order
  * @param planner the options statements are planned with, unless their session sets its own
  * @param execution the options plans run with, unless their session sets its own
+ * @param spill where queries spill what does not fit in their memory, and how much each may
  */
 public record EngineConfig(
     long maxQueryMemoryBytes,
@@ -37,7 +39,8 @@ public record EngineConfig(
     long maxValueSize,
     int maxReorderedJoins,
     PlannerOptions planner,
-    ExecutionOptions execution) {
+    ExecutionOptions execution,
+    SpillConfig spill) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
   public static final int DEFAULT_MAX_REORDERED_JOINS = QueryPlanner.DEFAULT_MAX_REORDERED_JOINS;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
@@ -68,6 +71,7 @@ public record EngineConfig(
     }
     requireNonNull(planner, "planner is null");
     requireNonNull(execution, "execution is null");
+    requireNonNull(spill, "spill is null");
   }
 
   /** Limits with the default caches. */
@@ -82,7 +86,8 @@ public record EngineConfig(
         DEFAULT_MAX_VALUE_SIZE,
         DEFAULT_MAX_REORDERED_JOINS,
         PlannerOptions.DEFAULT,
-        ExecutionOptions.DEFAULT);
+        ExecutionOptions.DEFAULT,
+        SpillConfig.DEFAULT);
   }
 
   /** Limits without a default statement timeout, with the default caches. */
@@ -112,37 +117,42 @@ public record EngineConfig(
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
   }
 
   public EngineConfig withPlanCacheMaxEntries(int entries) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
   }
 
   public EngineConfig withResultCacheMaxBytes(long bytes) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins, planner, execution);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
   }
 
   public EngineConfig withMaxValueSize(long size) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins, planner, execution);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins, planner, execution, spill);
   }
 
   public EngineConfig withMaxReorderedJoins(int tables) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables, planner, execution);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables, planner, execution, spill);
   }
 
   public EngineConfig withPlannerOptions(PlannerOptions options) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, options, execution);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, options, execution, spill);
+  }
+
+  public EngineConfig withSpill(SpillConfig spill) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
   }
 
   public EngineConfig withExecutionOptions(ExecutionOptions options) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, options);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, options, spill);
   }
 }

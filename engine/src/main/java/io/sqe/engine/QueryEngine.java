@@ -19,6 +19,7 @@ import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.ParameterValues;
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.spill.SpillSpace;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryExecutions;
 import io.sqe.engine.exec.QueryRun;
@@ -106,6 +107,7 @@ public final class QueryEngine {
   private final StatementPrivileges privileges;
   private final AccessControl access;
   private final QueryCaches caches;
+  private final SpillSpace spillSpace;
   private final PreparedStatementCommands preparedStatements = new PreparedStatementCommands(this::prepare);
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
@@ -167,6 +169,8 @@ public final class QueryEngine {
     this.executors = List.copyOf(all);
     this.transactions = transactions;
     this.caches = new QueryCaches(catalogs, access, config);
+    // Emptied of what a crashed run left there before any query can spill.
+    this.spillSpace = SpillSpace.open(config.spill());
   }
 
   /**
@@ -377,7 +381,7 @@ public final class QueryEngine {
       } else {
         Prepared.Rows fixed = (Prepared.Rows) prepared;
         context = new QueryContext(
-            queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run, executionOptions(session));
+            queryId, planner.rootSchema(session).plus(), new SqeJavaTypeFactory(), executionValues(session), run, executionOptions(session), spillSpace);
         List<Object> list = new ArrayList<>();
         for (Object[] row : fixed.rows()) {
           list.add(row.length == 1 ? row[0] : row);
@@ -445,7 +449,7 @@ public final class QueryEngine {
     values.putAll(plan.internalParameters());
     run.stats().planningNanos(plan.planningNanos());
     run.stats().planCached(plan.cached());
-    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run, executionOptions(session));
+    return new QueryContext(queryId, plan.rootSchema(), new SqeJavaTypeFactory(), values, run, executionOptions(session), spillSpace);
   }
 
   /** The options {@code session}'s plans run with: the engine's, with those the session set. */

@@ -174,8 +174,6 @@ class ColumnarScanTest {
       assertThat(plan(sql)).as(sql).contains("SqeTopN").doesNotContain("Enumerable");
       matchesRowRuntime(sql);
     }
-    // Without a bound, a sort would hold its whole input: it stays on the row runtime for now.
-    assertThat(plan("select id from typed order by id")).contains("Enumerable");
   }
 
   @Test

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
  * @param filesScanned data files opened
  * @param bytesScanned size of the data files opened
  * @param peakMemoryBytes the most Arrow memory one execution held at once
+ * @param spilledBytes bytes the operators wrote to the spill space, over memory they could not hold
+ * @param spillFiles files (runs) they wrote there
  * @param planCached whether the plan came from the plan cache
  * @param resultCached whether every execution handed out a cached result instead of running
  * @param runtime what ran the query: {@code columnar} (SQE's columnar operators, in every
@@ -34,6 +36,8 @@ record QueryFigures(
     long filesScanned,
     long bytesScanned,
     long peakMemoryBytes,
+    long spilledBytes,
+    long spillFiles,
     boolean planCached,
     boolean resultCached,
     String runtime) {
@@ -54,6 +58,8 @@ record QueryFigures(
     values.put(PREFIX + "files-scanned", Long.toString(filesScanned));
     values.put(PREFIX + "bytes-scanned", Long.toString(bytesScanned));
     values.put(PREFIX + "peak-memory-bytes", Long.toString(peakMemoryBytes));
+    values.put(PREFIX + "spilled-bytes", Long.toString(spilledBytes));
+    values.put(PREFIX + "spill-files", Long.toString(spillFiles));
     values.put(PREFIX + "plan-cached", Boolean.toString(planCached));
     values.put(PREFIX + "result-cached", Boolean.toString(resultCached));
     values.put(PREFIX + "runtime", runtime);
@@ -70,6 +76,8 @@ record QueryFigures(
     private long filesScanned;
     private long bytesScanned;
     private long peakMemoryBytes;
+    private long spilledBytes;
+    private long spillFiles;
     private boolean planCached;
     private int executions;
     private int resultsCached;
@@ -95,6 +103,8 @@ record QueryFigures(
       filesScanned += stats.filesScanned();
       bytesScanned += stats.bytesScanned();
       peakMemoryBytes = Math.max(peakMemoryBytes, stats.peakMemoryBytes());
+      spilledBytes += stats.spilledBytes();
+      spillFiles += stats.spillFiles();
       planCached = stats.planCached();
       executions++;
       if (stats.resultCached()) {
@@ -115,6 +125,8 @@ record QueryFigures(
           filesScanned,
           bytesScanned,
           peakMemoryBytes,
+          spilledBytes,
+          spillFiles,
           planCached,
           executions > 0 && resultsCached == executions,
           executions > 0 && resultsCached == executions ? "cached" : executions > 0 && columnar == executions ? "columnar" : "row");

@@ -197,7 +197,8 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxValueSize(config.maxValueSize())
                   .withMaxReorderedJoins(config.maxReorderedJoins())
                   .withPlannerOptions(config.planner())
-                  .withExecutionOptions(config.execution()),
+                  .withExecutionOptions(config.execution())
+                  .withSpill(config.spill()),
               executors(config, authenticating, locationRules(config, lakehouse), metadata),
               WritePath.transactions(),
               InformationSchema.schemas(metadata, catalogs),
@@ -256,7 +257,8 @@ public final class SqeServer implements AutoCloseable {
                         netty
                             .callExecutor(new ClientAddressHeader())
                             .intercept(new QueryTrailers(figures -> metrics.resultStreamed(
-                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned(), figures.runtime())))
+                                figures.rows(), figures.bytes(), figures.filesScanned(), figures.bytesScanned(),
+                                figures.spilledBytes(), figures.spillFiles(), figures.runtime())))
                             // Flight's middleware (authentication) only sees Flight's own service,
                             // so health checks need no credentials.
                             .addService(serving.healthService())

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, hash
- * aggregates, joins), checked
+ * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, sorts,
+ * hash aggregates, joins), checked
  * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
  * scale 0.01 through the Flight SQL JDBC driver.
  */
@@ -77,6 +77,19 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
         "select n_name, r_name from nation, region where n_regionkey < r_regionkey order by n_name, r_name limit 1000");
   }
 
+  /** ORDER BYs without a bound the top-N takes: SqeSort over the whole input. */
+  static Stream<String> sorts() {
+    return Stream.of(
+        "select * from lineitem order by l_shipdate, l_orderkey, l_linenumber",
+        "select l_orderkey, l_linenumber, l_shipmode, l_extendedprice from lineitem where l_shipmode in ('MAIL', 'SHIP')"
+            + " order by l_shipmode, l_extendedprice desc, l_orderkey, l_linenumber",
+        "select l_orderkey, l_linenumber, l_comment from lineitem order by l_comment desc, l_orderkey, l_linenumber offset 100 rows",
+        "select o_orderkey, o_orderdate, o_totalprice, o_orderpriority from orders order by o_orderdate desc, o_orderpriority, o_orderkey",
+        "select c_custkey, c_name, c_acctbal from customer order by c_mktsegment, c_acctbal desc, c_custkey offset 10 rows",
+        "select p_partkey, p_name, p_retailprice from part order by p_retailprice, p_partkey fetch first 150000 rows only",
+        "select ps_partkey, ps_suppkey, ps_supplycost from partsupp order by ps_supplycost desc, ps_partkey, ps_suppkey");
+  }
+
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
     open(dir, Map.of());
@@ -97,6 +110,19 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
       }
     }
     assertThat(plan.toString()).as(sql).contains("SqeTableScan").doesNotContain("Enumerable");
+    compare(sql, sql);
+  }
+
+  @ParameterizedTest
+  @MethodSource("sorts")
+  void sortsPlanColumnarAndMatchDuckDb(String sql) throws Exception {
+    StringBuilder plan = new StringBuilder();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    assertThat(plan.toString()).as(sql).contains("SqeSort").doesNotContain("Enumerable");
     compare(sql, sql);
   }
 }

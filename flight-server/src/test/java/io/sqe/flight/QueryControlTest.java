@@ -451,6 +451,8 @@ class QueryControlTest {
     assertThat(figures.get("x-sqe-bytes-scanned")).isEqualTo(snapshot.summary().get("total-files-size"));
     assertThat(Long.parseLong(figures.get("x-sqe-bytes"))).isGreaterThan(rows * 100);
     assertThat(Long.parseLong(figures.get("x-sqe-peak-memory-bytes"))).isPositive();
+    // The rows fit in memory: nothing spilled.
+    assertThat(figures).containsEntry("x-sqe-spilled-bytes", "0").containsEntry("x-sqe-spill-files", "0");
     assertThat(Long.parseLong(figures.get("x-sqe-planning-ms"))).isNotNegative();
     assertThat(Long.parseLong(figures.get("x-sqe-execution-ms"))).isNotNegative();
     assertThat(figures.values()).noneMatch(v -> v.contains("sekret"));

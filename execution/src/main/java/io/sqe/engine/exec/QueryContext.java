@@ -3,6 +3,8 @@ package io.sqe.engine.exec;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.exec.spill.QuerySpill;
+import io.sqe.engine.exec.spill.SpillSpace;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +32,11 @@ public final class QueryContext implements DataContext {
   private final ConcurrentMap<Object, Object> runtimeState;
   /** The data context of the part of a parallel pipeline this context runs, or null for the whole query. */
   private final DataContext part;
+  /** The whole query's context when this is a part's, whose spill the parts share; else null. */
+  private final QueryContext whole;
+  private final SpillSpace spillSpace;
+  /** Made at the first {@link #spill()}, so that a query that spills nothing touches no disk. */
+  private QuerySpill spill;
 
   /**
    * An execution with the default {@link ExecutionOptions}: expressions the planner evaluates
@@ -56,6 +63,19 @@ public final class QueryContext implements DataContext {
       Map<String, Object> values,
       QueryRun run,
       ExecutionOptions options) {
+    this(queryId, rootSchema, typeFactory, values, run, options, SpillSpace.temporary());
+  }
+
+  /** @param spillSpace where this execution's operators write what does not fit in its memory */
+  public QueryContext(
+      String queryId,
+      SchemaPlus rootSchema,
+      JavaTypeFactory typeFactory,
+      Map<String, Object> values,
+      QueryRun run,
+      ExecutionOptions options,
+      SpillSpace spillSpace) {
+    this.spillSpace = requireNonNull(spillSpace, "spillSpace is null");
     this.options = requireNonNull(options, "options is null");
     this.queryId = requireNonNull(queryId, "queryId is null");
     this.rootSchema = requireNonNull(rootSchema, "rootSchema is null");
@@ -66,6 +86,7 @@ public final class QueryContext implements DataContext {
     this.values.put(Checkpoint.VARIABLE, (Checkpoint) run::checkCancelled);
     this.runtimeState = new ConcurrentHashMap<>();
     this.part = null;
+    this.whole = null;
   }
 
   private QueryContext(QueryContext query, DataContext part, ConcurrentMap<Object, Object> runtimeState) {
@@ -77,6 +98,8 @@ public final class QueryContext implements DataContext {
     this.run = query.run;
     this.runtimeState = runtimeState;
     this.part = part;
+    this.whole = query.whole != null ? query.whole : query;
+    this.spillSpace = query.spillSpace;
   }
 
   /**
@@ -115,6 +138,26 @@ public final class QueryContext implements DataContext {
    */
   public ConcurrentMap<Object, Object> runtimeState() {
     return runtimeState;
+  }
+
+  /** This execution's part of the spill space; {@link #releaseSpill()} removes it when the execution ends. */
+  public synchronized QuerySpill spill() {
+    if (whole != null) {
+      return whole.spill();
+    }
+    if (spill == null) {
+      spill = spillSpace.forQuery(queryId, stats());
+    }
+    return spill;
+  }
+
+  /** Removes whatever this execution spilled: called once its operators are closed, however it ended. */
+  public synchronized void releaseSpill() {
+    if (whole != null) {
+      whole.releaseSpill();
+    } else if (spill != null) {
+      spill.close();
+    }
   }
 
   public QueryStats stats() {

@@ -382,6 +382,7 @@ public final class QueryExecution implements AutoCloseable {
           batches.close();
         }
       });
+      context.releaseSpill();
     } finally {
       try {
         root.close();

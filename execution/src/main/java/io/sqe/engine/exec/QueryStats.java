@@ -13,6 +13,8 @@ public final class QueryStats {
   private final AtomicLong joinTablesBuilt = new AtomicLong();
   private final AtomicLong rowsReturned = new AtomicLong();
   private final AtomicLong batchesReturned = new AtomicLong();
+  private final AtomicLong spilledBytes = new AtomicLong();
+  private final AtomicLong spillFiles = new AtomicLong();
   private volatile long planningNanos;
   private volatile long executionNanos;
   private volatile long peakMemoryBytes;
@@ -58,6 +60,26 @@ public final class QueryStats {
   /** How many hash join build sides went into tables of primitive keys. */
   public long joinTablesBuilt() {
     return joinTablesBuilt.get();
+  }
+
+  /** An operator wrote this many bytes to the query's spill space. */
+  public void spilled(long bytes) {
+    spilledBytes.addAndGet(bytes);
+  }
+
+  /** An operator started a file (a run) in the query's spill space. */
+  public void spillFileWritten() {
+    spillFiles.incrementAndGet();
+  }
+
+  /** The bytes the run's operators wrote to disk because they did not fit in its memory. */
+  public long spilledBytes() {
+    return spilledBytes.get();
+  }
+
+  /** How many files the run's operators spilled. */
+  public long spillFiles() {
+    return spillFiles.get();
   }
 
   void batchReturned(int rows) {

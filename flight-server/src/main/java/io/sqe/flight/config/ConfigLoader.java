@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sqe.engine.EngineConfig;
+import io.sqe.engine.exec.spill.SpillConfig;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.iceberg.SnapshotFiles;
@@ -90,6 +91,8 @@ public final class ConfigLoader {
           "tls.private-key",
           "tls.client-ca",
           "query.max-memory",
+          "query.spill-dir",
+          "query.max-spill",
           "query.max-run-time",
           "query.plan-cache.max-entries",
           "query.result-cache.max-bytes",
@@ -314,7 +317,10 @@ public final class ConfigLoader {
         maxValueSize,
         maxReorderedJoins,
         limits(values),
-        trino(values));
+        trino(values),
+        new SpillConfig(
+            Path.of(values.getOrDefault("query.spill-dir", dataDir.resolve("spill").toString())).toAbsolutePath().normalize(),
+            size(values, "query.max-spill", SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY)));
   }
 
   private static ServerConfig.Limits limits(Map<String, String> values) {

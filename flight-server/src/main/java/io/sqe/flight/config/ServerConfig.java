@@ -3,6 +3,7 @@ package io.sqe.flight.config;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.exec.ExecutionOptions;
+import io.sqe.engine.exec.spill.SpillConfig;
 import io.sqe.engine.plan.PlannerOptions;
 import java.net.URI;
 import java.nio.file.Path;
@@ -41,6 +42,8 @@ import java.util.Set;
  *     their order; a larger join keeps the FROM list's order
  * @param limits what the server's own defences allow: heap, pending tickets, connections
  * @param trino the endpoint for Trino's client protocol
+ * @param spill where queries spill ({@code query.spill-dir}, by default {@code <data-dir>/spill})
+ *     and how much each may write there ({@code query.max-spill})
  */
 public record ServerConfig(
     String host,
@@ -63,8 +66,10 @@ public record ServerConfig(
     long maxValueSize,
     int maxReorderedJoins,
     Limits limits,
-    TrinoSettings trino) {
+    TrinoSettings trino,
+    SpillConfig spill) {
   public ServerConfig {
+    requireNonNull(spill, "spill is null");
     requireNonNull(limits, "limits is null");
     requireNonNull(trino, "trino is null");
     if (writeMaxCommitRetries < 0) {
@@ -89,19 +94,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
   }
 
   /**

@@ -45,6 +45,8 @@ public final class ServerMetrics implements StatementListener {
   private final Counter filesScanned;
   private final Counter bytesScanned;
   private final Counter runtimes;
+  private final Counter spilledBytes;
+  private final Counter spillFiles;
   private final Map<String, Cache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Whether the JVM's own metrics are wanted; registered at the first scrape, not at startup. */
   private final boolean jvm;
@@ -93,6 +95,13 @@ public final class ServerMetrics implements StatementListener {
             .help("Query results streamed, by what ran them: columnar (SQE's operators), row (Calcite's runtime, the fallback) or cached")
             .labelNames("runtime")
             .register(registry);
+    spilledBytes =
+        Counter.builder()
+            .name("sqe_spill_bytes_total")
+            .help("Bytes queries wrote to the spill directory because they did not fit in query.max-memory")
+            .register(registry);
+    spillFiles =
+        Counter.builder().name("sqe_spill_files_total").help("Files (sorted runs) queries wrote to the spill directory").register(registry);
     cacheCounter("sqe_cache_hits_total", "Cache hits, by cache", CacheStats::hitCount);
     cacheCounter("sqe_cache_misses_total", "Cache misses, by cache", CacheStats::missCount);
     cacheCounter("sqe_cache_evictions_total", "Entries evicted (size or expiry), by cache", CacheStats::evictionCount);
@@ -154,9 +163,11 @@ public final class ServerMetrics implements StatementListener {
     }
   }
 
-  /** A query's results have been sent (or its stream ended early): what it sent and read. */
-  public void resultStreamed(long rows, long bytes, long files, long scannedBytes, String runtime) {
+  /** A query's results have been sent (or its stream ended early): what it sent, read and spilled. */
+  public void resultStreamed(long rows, long bytes, long files, long scannedBytes, long spilled, long spilledFiles, String runtime) {
     runtimes.labelValues(runtime).inc();
+    spilledBytes.inc(spilled);
+    spillFiles.inc(spilledFiles);
     rowsStreamed.inc(rows);
     bytesStreamed.inc(bytes);
     filesScanned.inc(files);

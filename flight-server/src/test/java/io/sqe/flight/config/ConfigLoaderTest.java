@@ -160,6 +160,19 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void spillGoesUnderTheDataDirectoryUnlessSetElsewhere() {
+    ServerConfig defaults = ConfigLoader.fromSettings(Map.of("data-dir", dir.toString()));
+    assertThat(defaults.spill().directory()).isEqualTo(dir.toAbsolutePath().normalize().resolve("spill"));
+    assertThat(defaults.spill().maxBytesPerQuery()).isEqualTo(100L << 30);
+    ServerConfig set = ConfigLoader.fromSettings(Map.of("query.spill-dir", dir.resolve("scratch").toString(), "query.max-spill", "2g"));
+    assertThat(set.spill().directory()).isEqualTo(dir.resolve("scratch").toAbsolutePath().normalize());
+    assertThat(set.spill().maxBytesPerQuery()).isEqualTo(2L << 30);
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.max-spill", "lots")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("query.max-spill");
+  }
+
+  @Test
   void queryParallelismIsAtLeastOne() {
     assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "1")).queryParallelism()).isEqualTo(1);
     assertThat(ConfigLoader.fromSettings(Map.of("query.parallelism", "4")).queryParallelism()).isEqualTo(4);

@@ -32,6 +32,10 @@ public final class RowComparator {
     this.keys = List.copyOf(keys);
   }
 
+  public List<Key> keys() {
+    return keys;
+  }
+
   /** Whether every key's column is of a type this comparator orders. */
   public static boolean orders(FieldVector vector) {
     return vector instanceof BigIntVector

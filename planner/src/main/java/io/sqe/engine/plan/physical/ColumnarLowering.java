@@ -25,7 +25,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * Replaces a finished Enumerable plan by SQE's columnar operators when they implement every node of
  * it: today a scan of an Iceberg table's columns, a filter whose condition the columnar evaluator
  * runs ({@link PredicateCompiler}), a projection of columns, constants and expressions it computes
- * ({@link ExpressionCompiler}), OFFSET and FETCH, and ORDER BY under a bounded FETCH ({@link SqeTopN}), which is what {@code
+ * ({@link ExpressionCompiler}), OFFSET and FETCH, and ORDER BY: a top-N under a bounded FETCH ({@link SqeTopN}),
+ * else a sort that spills ({@link SqeSort}); which is what {@code
  * SELECT *}-style exports are. Such a result goes from the Parquet decoder to
  * the client as Arrow batches, with no Java object per value. Any other plan runs on Calcite's
  * Enumerable runtime as before, and EXPLAIN shows which: {@code Sqe...} nodes or {@code
@@ -67,7 +68,7 @@ public final class ColumnarLowering {
     if (rel instanceof EnumerableLimit limit && limit.getInput() instanceof EnumerableSort sort && sort.fetch == null && sort.offset == null) {
       return topN(limit, sort.getInput(), sort.getCollation(), limit.offset, limit.fetch);
     }
-    if (rel instanceof EnumerableSort sort && sort.fetch != null) {
+    if (rel instanceof EnumerableSort sort) {
       return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
     }
     if (rel instanceof EnumerableLimit limit) {
@@ -79,15 +80,15 @@ public final class ColumnarLowering {
     return SourceLowering.lower(rel);
   }
 
-  /** ORDER BY with literal OFFSET and FETCH over a plan that lowers, bounded ({@link SqeTopN#MAX_ROWS}). */
+  /** ORDER BY with literal OFFSET and FETCH (if any) over a plan that lowers ({@link SortLowering}). */
   private static SqeRel topN(RelNode rel, RelNode inputRel, org.apache.calcite.rel.RelCollation collation, RexNode offsetNode, RexNode fetchNode) {
     Long offset = offsetNode == null ? Long.valueOf(0) : literal(offsetNode);
-    Long fetch = fetchNode == null ? null : literal(fetchNode);
+    Long fetch = fetchNode == null ? Long.valueOf(-1) : literal(fetchNode);
     if (offset == null || fetch == null) {
       return null;
     }
     SqeRel input = lower(inputRel);
-    return input == null ? null : SqeTopN.of(rel.getTraitSet().replace(SqeRel.CONVENTION), input, collation, offset, fetch);
+    return input == null ? null : SortLowering.orderBy(rel.getTraitSet().replace(SqeRel.CONVENTION), input, collation, offset, fetch);
   }
 
   /**

@@ -3,15 +3,12 @@ package io.sqe.engine.plan.physical;
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.batch.TopNBatches;
 import io.sqe.engine.exec.expr.RowComparator;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollation;
-import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
-import org.apache.calcite.sql.type.SqlTypeName;
 
 /** ORDER BY with a bounded OFFSET and FETCH over its input's batches ({@link TopNBatches}). */
 public final class SqeTopN extends SingleRel implements SqeRel {
@@ -34,20 +31,10 @@ public final class SqeTopN extends SingleRel implements SqeRel {
     if (fetch < 0 || offset + fetch > MAX_ROWS || collation.getFieldCollations().isEmpty()) {
       return null;
     }
-    for (RelFieldCollation key : collation.getFieldCollations()) {
-      if (!orderable(input.getRowType().getFieldList().get(key.getFieldIndex()).getType().getSqlTypeName())) {
-        return null;
-      }
+    if (!SortLowering.orderable(input, collation)) {
+      return null;
     }
     return new SqeTopN(traits.replace(collation), input, collation, offset, fetch);
-  }
-
-  private static boolean orderable(SqlTypeName type) {
-    return switch (type) {
-      case TINYINT, SMALLINT, INTEGER, BIGINT, DECIMAL, REAL, FLOAT, DOUBLE, DATE, TIME, TIMESTAMP,
-          TIMESTAMP_WITH_LOCAL_TIME_ZONE, VARCHAR, CHAR, VARBINARY, BOOLEAN -> true;
-      default -> false;
-    };
   }
 
   @Override
@@ -63,13 +50,7 @@ public final class SqeTopN extends SingleRel implements SqeRel {
   @Override
   public BatchPlan implement() {
     BatchPlan in = ((SqeRel) input).implement();
-    List<RowComparator.Key> keys = new ArrayList<>();
-    for (RelFieldCollation key : collation.getFieldCollations()) {
-      // As Calcite's generated comparators: nulls first only when the collation says FIRST.
-      keys.add(new RowComparator.Key(
-          key.getFieldIndex(), key.getDirection().isDescending(), key.nullDirection == RelFieldCollation.NullDirection.FIRST));
-    }
-    RowComparator comparator = new RowComparator(keys);
+    RowComparator comparator = SortLowering.comparator(collation);
     long skip = offset;
     long take = fetch;
     return (context, allocator) -> new TopNBatches(in.open(context, allocator), comparator, skip, take, context, allocator);

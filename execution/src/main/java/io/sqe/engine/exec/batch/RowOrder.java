@@ -1,0 +1,57 @@
+package io.sqe.engine.exec.batch;
+
+/**
+ * A stable sort of row addresses ({@code batch << 32 | row}) by a comparator of the rows they
+ * address: a merge sort on primitive longs, so that sorting millions of rows makes no object per row.
+ */
+final class RowOrder {
+  /** Below this length a range is sorted by insertion, which is stable too. */
+  private static final int INSERTION = 32;
+
+  /** Compares the rows two addresses name. */
+  @FunctionalInterface
+  interface AddressComparator {
+    int compare(long a, long b);
+  }
+
+  private RowOrder() {}
+
+  /** Sorts {@code addresses} in place; equal rows keep their order. */
+  static void sort(long[] addresses, AddressComparator comparator) {
+    long[] buffer = addresses.clone();
+    mergeSort(buffer, addresses, 0, addresses.length, comparator);
+  }
+
+  /** Sorts {@code from[lo..hi)} into {@code to[lo..hi)}; both hold the same values on entry. */
+  private static void mergeSort(long[] from, long[] to, int lo, int hi, AddressComparator comparator) {
+    if (hi - lo <= INSERTION) {
+      for (int i = lo + 1; i < hi; i++) {
+        long value = to[i];
+        int j = i - 1;
+        while (j >= lo && comparator.compare(to[j], value) > 0) {
+          to[j + 1] = to[j];
+          j--;
+        }
+        to[j + 1] = value;
+      }
+      return;
+    }
+    int mid = (lo + hi) >>> 1;
+    mergeSort(to, from, lo, mid, comparator);
+    mergeSort(to, from, mid, hi, comparator);
+    if (comparator.compare(from[mid - 1], from[mid]) <= 0) {
+      System.arraycopy(from, lo, to, lo, hi - lo);
+      return;
+    }
+    int left = lo;
+    int right = mid;
+    for (int i = lo; i < hi; i++) {
+      // Ties take the left half first: that keeps the sort stable.
+      if (right >= hi || left < mid && comparator.compare(from[left], from[right]) <= 0) {
+        to[i] = from[left++];
+      } else {
+        to[i] = from[right++];
+      }
+    }
+  }
+}
