@@ -85,7 +85,10 @@ record ParquetSettings(
     return value;
   }
 
-  /** parquet-mr's properties of the file's column writers, as Iceberg's writer sets them. */
+  /**
+   * parquet-mr's properties of the file's column writers, as Iceberg's writer sets them; the
+   * values writers are {@link DictionaryWriters}, which write the same bytes.
+   */
   ParquetProperties parquetProperties() {
     return ParquetProperties.builder()
         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
@@ -96,6 +99,7 @@ record ParquetSettings(
         .withMinRowCountForPageSizeCheck(rowGroupCheckMinRecordCount)
         .withMaxRowCountForPageSizeCheck(rowGroupCheckMaxRecordCount)
         .withMaxBloomFilterBytes(TableProperties.PARQUET_BLOOM_FILTER_MAX_BYTES_DEFAULT)
+        .withValuesWriterFactory(new DictionaryWriters())
         .build();
   }
 
