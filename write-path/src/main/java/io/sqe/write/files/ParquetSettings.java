@@ -87,7 +87,8 @@ record ParquetSettings(
 
   /**
    * parquet-mr's properties of the file's column writers, as Iceberg's writer sets them; the
-   * values writers are {@link DictionaryWriters}, which write the same bytes.
+   * values writers are {@link DictionaryWriters}, which write the same bytes, and their buffers
+   * come from a {@link SlabPool} of the file's.
    */
   ParquetProperties parquetProperties() {
     return ParquetProperties.builder()
@@ -100,6 +101,7 @@ record ParquetSettings(
         .withMaxRowCountForPageSizeCheck(rowGroupCheckMaxRecordCount)
         .withMaxBloomFilterBytes(TableProperties.PARQUET_BLOOM_FILTER_MAX_BYTES_DEFAULT)
         .withValuesWriterFactory(new DictionaryWriters())
+        .withAllocator(new SlabPool())
         .build();
   }
 
