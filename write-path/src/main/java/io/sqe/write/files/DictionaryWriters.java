@@ -16,9 +16,10 @@ import org.apache.parquet.column.values.plain.PlainValuesWriter;
 /**
  * parquet-mr's values writers, except that the dictionaries of INT32 and INT64 columns look their
  * values up in an open-addressing table of primitives instead of parquet-mr's linked hash map,
- * which rehashes through its links and is a third of a CTAS's dictionary time. They give ids in
- * the same order and fall back at the same sizes, so the pages and dictionary pages are the same
- * bytes ({@code DictionaryWritersTest}).
+ * which rehashes through its links and is a third of a CTAS's dictionary time, and that a
+ * dictionary falls back to a {@link PlainWriter}. They give ids in the same order and fall back at
+ * the same sizes, so the pages and dictionary pages are the same bytes ({@code
+ * DictionaryWritersTest}).
  */
 final class DictionaryWriters implements ValuesWriterFactory {
   private final ValuesWriterFactory parquet = new DefaultValuesWriterFactory();
@@ -38,9 +39,11 @@ final class DictionaryWriters implements ValuesWriterFactory {
       return writer;
     }
     int maxBytes = props.getDictionaryPageSizeThreshold();
+    ValuesWriter plain = fallback.fallBackWriter instanceof PlainValuesWriter ? new PlainWriter() : fallback.fallBackWriter;
     return switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
-      case INT64 -> FallbackValuesWriter.of(new Longs(maxBytes, props), fallback.fallBackWriter);
-      case INT32 -> FallbackValuesWriter.of(new Ints(maxBytes, props), fallback.fallBackWriter);
+      case INT64 -> FallbackValuesWriter.of(new Longs(maxBytes, props), plain);
+      case INT32 -> FallbackValuesWriter.of(new Ints(maxBytes, props), plain);
+      case BINARY, FLOAT, DOUBLE -> FallbackValuesWriter.of(fallback.initialWriter, plain);
       default -> writer;
     };
   }

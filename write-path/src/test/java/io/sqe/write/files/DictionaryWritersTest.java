@@ -17,7 +17,7 @@ import org.apache.parquet.schema.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link DictionaryWriters} write the same pages and dictionary pages as parquet-mr's own values
+ * {@link DictionaryWriters} (and {@link PlainWriter}) write the same pages and dictionary pages as parquet-mr's own values
  * writers, byte for byte: for few distinct values, for values enough to make the dictionary fall
  * back to plain within a page or after some pages, in each of several row groups.
  */
@@ -26,6 +26,8 @@ class DictionaryWritersTest {
       .optional(PrimitiveTypeName.INT64).named("l")
       .optional(PrimitiveTypeName.INT32).named("i")
       .optional(PrimitiveTypeName.BINARY).named("b")
+      .optional(PrimitiveTypeName.DOUBLE).named("d")
+      .optional(PrimitiveTypeName.FLOAT).named("f")
       .named("t");
 
   @Test
@@ -39,6 +41,8 @@ class DictionaryWritersTest {
         BiConsumer<ValuesWriter, Integer> write = switch (column.getPrimitiveType().getPrimitiveTypeName()) {
           case INT64 -> (w, n) -> w.writeLong(base + n);
           case INT32 -> (w, n) -> w.writeInteger((int) base + n);
+          case DOUBLE -> (w, n) -> w.writeDouble(base + n / 7.0);
+          case FLOAT -> (w, n) -> w.writeFloat((float) (n / 7.0));
           default -> (w, n) -> w.writeBytes(org.apache.parquet.io.api.Binary.fromString("v" + n));
         };
         long valuesSeed = random.nextLong();
