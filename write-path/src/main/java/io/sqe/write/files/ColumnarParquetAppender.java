@@ -28,14 +28,15 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * A Parquet data file of batch rows, written as Iceberg's Parquet writer writes one (the same
- * schema, properties, row groups, key-value metadata and metrics; see {@link ParquetSettings}) but
- * by columns: rows are gathered in chunks, and a chunk's values are written column by column, the
- * columns shared out between threads ({@link ColumnEncoding}); each column has a column store of
- * its own, which ends the chunk's rows and cuts and compresses the column's pages on the thread
- * that wrote its values (a page ends where the column's own size checks find it full, so page
- * boundaries may differ from Iceberg's writer, whose checks look at all columns at once). A chunk ends where
- * Iceberg's writer would check the row group's size, so row groups end where they would; the
- * file's length counts the rows of the chunk at the file's average row size. A row's batch stays
+ * schema, properties, key-value metadata and metrics, the same values in the same encodings; see
+ * {@link ParquetSettings} and {@link DictionaryWriters}) but by columns: rows are gathered in
+ * chunks, and a chunk's values are written column by column, the columns shared out between
+ * threads ({@link ColumnEncoding}); each column has a column store of its own, which ends the
+ * chunk's rows and cuts and compresses the column's pages on the thread that wrote its values (a
+ * page ends where the column's own size checks find it full, where Iceberg's writer checks all
+ * columns at once, so page boundaries and the buffered sizes can differ a little). A chunk ends
+ * where Iceberg's writer would check the row group's size, so row groups are checked at the same
+ * row counts and against the same target; the file's length counts the rows of the chunk at the file's average row size. A row's batch stays
  * open until its chunk is written, at the latest when the writer is past the batch.
  */
 final class ColumnarParquetAppender implements FileAppender<BatchRow> {
