@@ -13,11 +13,11 @@ import org.apache.parquet.bytes.ByteBufferAllocator;
  * them: its value and level writers drop their slabs after every page and allocate them again,
  * the same sizes, for the next (zeroed new arrays each time, and garbage for the young
  * collector). Buffers of a size are reused as they are (parquet-mr writes a slab before it reads
- * it); up to {@value #MAX_POOLED_BYTES} bytes are kept. Safe for the threads that share a file's
- * columns.
+ * it); up to 16 MiB are kept, a file's pages at Iceberg's page row limit taking a few MiB (a
+ * partitioned write keeps many files open). Safe for the threads that share a file's columns.
  */
 final class SlabPool implements ByteBufferAllocator {
-  private static final long MAX_POOLED_BYTES = 64L << 20;
+  private static final long MAX_POOLED_BYTES = 16L << 20;
 
   private final Map<Integer, Queue<ByteBuffer>> free = new ConcurrentHashMap<>();
   private final AtomicLong pooledBytes = new AtomicLong();

@@ -23,18 +23,18 @@ class SlabPoolTest {
   }
 
   @Test
-  void keepsAtMost64MiB() {
+  void keepsAtMost16MiB() {
     SlabPool pool = new SlabPool();
     ByteBuffer[] slabs = new ByteBuffer[5];
     for (int i = 0; i < slabs.length; i++) {
-      slabs[i] = pool.allocate(16 << 20);
+      slabs[i] = pool.allocate(4 << 20);
     }
     for (ByteBuffer slab : slabs) {
       pool.release(slab);
     }
     int reused = 0;
     for (int i = 0; i < slabs.length; i++) {
-      ByteBuffer slab = pool.allocate(16 << 20);
+      ByteBuffer slab = pool.allocate(4 << 20);
       for (ByteBuffer old : slabs) {
         reused += slab == old ? 1 : 0;
       }
