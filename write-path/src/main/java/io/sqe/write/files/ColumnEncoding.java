@@ -1,27 +1,25 @@
 package io.sqe.write.files;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Writes a chunk of rows into a Parquet file's column writers, the columns shared out between the
- * calling thread and the write path's helper threads (one fewer than the machine's cores).
- * parquet-mr's writer of one column touches only that column's state (values, dictionary,
- * levels, statistics) while values are written; pages are cut and compressed later, by the
- * calling thread. Columns go to threads by their cost in the previous chunk, largest first, each
- * to the least loaded thread; a part no helper has started when the caller is done with its own
- * runs on the caller, so a busy pool only costs the parallelism. The caller also ends the rows
- * and cuts pages, so it takes fewer columns.
+ * Writes a chunk of rows into a Parquet file's columns, the columns shared out between the calling
+ * thread and the write path's helper threads (one fewer than the machine's cores). Each column has
+ * a column store of its own ({@link ColumnSink}), so a column's values, the ends of its rows, and
+ * its pages (levels, dictionary ids, compression) are written by one thread, touching only that
+ * column's state. The columns are taken one at a time from a shared list, the most expensive in the
+ * previous chunk first, by whichever thread is free: a helper that starts late, or not at all on a
+ * busy machine, takes fewer, and the caller never waits for a column nobody has started.
  */
 final class ColumnEncoding {
   private static final ExecutorService HELPERS = helpers();
+  private static final int HELPER_COUNT = Runtime.getRuntime().availableProcessors() - 1;
 
   private final ColumnSink[] sinks;
   /** Each column's time in the last chunk, in nanoseconds. */
@@ -45,113 +43,84 @@ final class ColumnEncoding {
     });
   }
 
-  /**
-   * Writes column values of rows {@code rows[i]} of {@code batches[i]}, for i below {@code count}.
-   *
-   * @param callerNanos the time the calling thread spends on the chunk besides its columns (ending
-   *     the rows, cutting pages), which the shares of the columns make up for
-   */
-  void write(BatchRows[] batches, int[] rows, int count, long callerNanos) {
-    List<Part> parts = parts(batches, rows, count, callerNanos);
-    for (int i = 1; i < parts.size(); i++) {
-      try {
-        HELPERS.execute(parts.get(i));
-      } catch (RejectedExecutionException e) {
-        // The caller runs it below.
+  /** Writes column values of rows {@code rows[i]} of {@code batches[i]}, for i below {@code count}, and ends the rows. */
+  void write(BatchRows[] batches, int[] rows, int count) {
+    Chunk chunk = new Chunk(batches, rows, count, order());
+    if (HELPERS != null) {
+      for (int i = 0; i < Math.min(HELPER_COUNT, sinks.length - 1); i++) {
+        try {
+          HELPERS.execute(chunk);
+        } catch (RejectedExecutionException e) {
+          // The caller writes every column.
+        }
       }
     }
-    for (Part part : parts) {
-      if (part.claim()) {
-        part.write();
-      }
-    }
-    for (Part part : parts) {
-      part.await();
-    }
-    for (Part part : parts) {
-      part.rethrow();
-    }
+    chunk.run();
+    chunk.await();
+    chunk.rethrow();
   }
 
-  /** The columns shared out: the most expensive first, each to the part with the least so far. */
-  private List<Part> parts(BatchRows[] batches, int[] rows, int count, long callerNanos) {
-    int threads = HELPERS == null ? 1 : Math.min(sinks.length, Runtime.getRuntime().availableProcessors());
-    List<Part> parts = new ArrayList<>();
-    for (int i = 0; i < threads; i++) {
-      parts.add(new Part(batches, rows, count));
-    }
+  /** The columns by their time in the last chunk, the longest first. */
+  private int[] order() {
     Integer[] order = new Integer[sinks.length];
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
     }
     Arrays.sort(order, (a, b) -> Long.compare(nanos[b], nanos[a]));
-    long[] load = new long[threads];
-    load[0] = callerNanos;
-    for (int column : order) {
-      int least = 0;
-      for (int p = 1; p < threads; p++) {
-        if (load[p] < load[least]) {
-          least = p;
-        }
-      }
-      parts.get(least).columns.add(column);
-      load[least] += Math.max(1, nanos[column]);
-    }
-    parts.forEach(p -> p.columns.sort(null));
-    return parts;
+    return Arrays.stream(order).mapToInt(Integer::intValue).toArray();
   }
 
-  /** Some of the columns, written by whichever thread claims them first. */
-  private final class Part implements Runnable {
-    private final List<Integer> columns = new ArrayList<>();
-    private final AtomicBoolean claimed = new AtomicBoolean();
-    private final CountDownLatch done = new CountDownLatch(1);
+  /** A chunk's columns, each written by the first thread to take it. */
+  private final class Chunk implements Runnable {
     private final BatchRows[] batches;
     private final int[] rows;
     private final int count;
-    private Throwable failure;
+    private final int[] order;
+    private final AtomicInteger next = new AtomicInteger();
+    private final CountDownLatch done;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    Part(BatchRows[] batches, int[] rows, int count) {
+    Chunk(BatchRows[] batches, int[] rows, int count, int[] order) {
       this.batches = batches;
       this.rows = rows;
       this.count = count;
-    }
-
-    boolean claim() {
-      return claimed.compareAndSet(false, true);
+      this.order = order;
+      this.done = new CountDownLatch(order.length);
     }
 
     @Override
     public void run() {
-      if (claim()) {
-        write();
-      }
-    }
-
-    void write() {
-      try {
-        for (int column : columns) {
-          long start = System.nanoTime();
-          ColumnSink sink = sinks[column];
-          for (int i = 0; i < count; i++) {
-            VectorColumn values = batches[i].columns()[column];
-            int row = rows[i];
-            if (values.isNull(row)) {
-              sink.writeNull();
-            } else {
-              values.write(sink, row);
-            }
+      for (int taken = next.getAndIncrement(); taken < order.length; taken = next.getAndIncrement()) {
+        int column = order[taken];
+        try {
+          if (failure.get() == null) {
+            long start = System.nanoTime();
+            write(column);
+            nanos[column] = System.nanoTime() - start;
           }
-          nanos[column] = System.nanoTime() - start;
+        } catch (RuntimeException | Error e) {
+          failure.compareAndSet(null, e);
+        } finally {
+          done.countDown();
         }
-      } catch (RuntimeException | Error e) {
-        failure = e;
-      } finally {
-        done.countDown();
       }
     }
 
-    /** Waits for the part to be written, even when interrupted: its columns are not to be touched before. */
+    private void write(int column) {
+      ColumnSink sink = sinks[column];
+      for (int i = 0; i < count; i++) {
+        VectorColumn values = batches[i].columns()[column];
+        int row = rows[i];
+        if (values.isNull(row)) {
+          sink.writeNull();
+        } else {
+          values.write(sink, row);
+        }
+      }
+      sink.endRows(count);
+    }
+
+    /** Waits for every column to be written, even when interrupted: they are not to be touched before. */
     void await() {
       boolean interrupted = false;
       while (true) {
@@ -168,10 +137,11 @@ final class ColumnEncoding {
     }
 
     void rethrow() {
-      if (failure instanceof RuntimeException e) {
+      Throwable thrown = failure.get();
+      if (thrown instanceof RuntimeException e) {
         throw e;
       }
-      if (failure instanceof Error e) {
+      if (thrown instanceof Error e) {
         throw e;
       }
     }

@@ -11,8 +11,9 @@ import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
 
 /**
- * One top-level column of the Parquet file being written: parquet-mr's writer of its current row
- * group, and the metrics Iceberg takes from the writer rather than from the file's statistics (the
+ * One top-level column of the Parquet file being written: parquet-mr's column store of its own for
+ * the current row group (so that the column's rows and pages are ended by the thread that writes
+ * its values), its writer, and the metrics Iceberg takes from the writer rather than from the file's statistics (the
  * NaN count and bounds of FLOAT and DOUBLE columns), kept as Iceberg's own value writers keep them.
  */
 final class ColumnSink {
@@ -21,6 +22,7 @@ final class ColumnSink {
   private final int fieldId;
   private final FloatFieldMetrics.Builder floats;
   private final DoubleFieldMetrics.Builder doubles;
+  private ColumnWriteStore store;
   private ColumnWriter writer;
   private long nulls;
   private byte[] scratch = new byte[64];
@@ -33,9 +35,21 @@ final class ColumnSink {
     this.doubles = field.type().typeId() == Type.TypeID.DOUBLE ? new DoubleFieldMetrics.Builder(fieldId) : null;
   }
 
-  /** Starts a row group. */
+  ColumnDescriptor descriptor() {
+    return descriptor;
+  }
+
+  /** Starts a row group: {@code store} holds this column alone. */
   void setColumnStore(ColumnWriteStore store) {
+    this.store = store;
     this.writer = store.getColumnWriter(descriptor);
+  }
+
+  /** Ends the last {@code count} rows, cutting a page when the column's is full. */
+  void endRows(int count) {
+    for (int i = 0; i < count; i++) {
+      store.endRecord();
+    }
   }
 
   void writeNull() {

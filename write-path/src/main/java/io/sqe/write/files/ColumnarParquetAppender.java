@@ -14,7 +14,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.parquet.ParquetCodecFactory;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
@@ -29,12 +28,15 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * A Parquet data file of batch rows, written as Iceberg's Parquet writer writes one (the same
- * schema, properties, row groups, key-value metadata and metrics; see {@link ParquetSettings}) but
- * by columns: rows are gathered in chunks, and a chunk's values are written column by column, the
- * columns shared out between threads ({@link ColumnEncoding}); then the column store ends the
- * chunk's rows one by one, cutting and compressing pages as it would have. A chunk ends where
- * Iceberg's writer would check the row group's size, so row groups end where they would; the
- * file's length counts the rows of the chunk at the file's average row size. A row's batch stays
+ * schema, properties, key-value metadata and metrics, the same values in the same encodings; see
+ * {@link ParquetSettings} and {@link DictionaryWriters}) but by columns: rows are gathered in
+ * chunks, and a chunk's values are written column by column, the columns shared out between
+ * threads ({@link ColumnEncoding}); each column has a column store of its own, which ends the
+ * chunk's rows and cuts and compresses the column's pages on the thread that wrote its values (a
+ * page ends where the column's own size checks find it full, where Iceberg's writer checks all
+ * columns at once, so page boundaries and the buffered sizes can differ a little). A chunk ends
+ * where Iceberg's writer would check the row group's size, so row groups are checked at the same
+ * row counts and against the same target; the file's length counts the rows of the chunk at the file's average row size. A row's batch stays
  * open until its chunk is written, at the latest when the writer is past the batch.
  */
 final class ColumnarParquetAppender implements FileAppender<BatchRow> {
@@ -58,10 +60,9 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
   private final int[] chunkRows = new int[MAX_CHUNK_ROWS];
   private int chunked;
   private final Runnable writePending = this::writeChunk;
-  /** What ending a row (and cutting pages when due) took in the last chunk, per row. */
-  private long endNanosPerRow;
   private ColumnChunkPageWriteStore pageStore;
-  private ColumnWriteStore writeStore;
+  /** Each column's store of the current row group. */
+  private final ColumnWriteStore[] writeStores;
   private long recordCount;
   /** Rows of the row groups already flushed. */
   private long rowsWritten;
@@ -77,7 +78,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
     this.targetRowGroupSize = settings.rowGroupSize();
     this.props = settings.parquetProperties();
     Configuration conf = settings.configuration(output);
-    this.compressor = new ParquetCodecFactory(conf, props.getPageSizeThreshold()).getCompressor(settings.codec());
+    this.compressor = new ThreadCompressors(conf, props.getPageSizeThreshold(), settings.codec());
     this.metricsConfig = metricsConfig;
     this.metadata = Map.of("iceberg.schema", SchemaParser.toJson(schema));
     this.columnIndexTruncateLength = conf.getInt(COLUMN_INDEX_TRUNCATE_LENGTH, DEFAULT_COLUMN_INDEX_TRUNCATE_LENGTH);
@@ -85,6 +86,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
     Preconditions.checkArgument(
         columns.size() == schema.columns().size(), "Invalid schema for a batch writer: nested columns in %s", schema);
     this.sinks = new ColumnSink[columns.size()];
+    this.writeStores = new ColumnWriteStore[columns.size()];
     for (int i = 0; i < sinks.length; i++) {
       sinks[i] = new ColumnSink(schema.columns().get(i), columns.get(i));
     }
@@ -109,12 +111,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
       return;
     }
     try {
-      encoding.write(chunkBatches, chunkRows, chunked, endNanosPerRow * chunked);
-      long start = System.nanoTime();
-      for (int i = 0; i < chunked; i++) {
-        writeStore.endRecord();
-      }
-      endNanosPerRow = (System.nanoTime() - start) / chunked;
+      encoding.write(chunkBatches, chunkRows, chunked);
       recordCount += chunked;
     } finally {
       for (int i = 0; i < chunked; i++) {
@@ -129,7 +126,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
   /** Iceberg's writer's check, at the same row counts. */
   private void checkSize() {
     if (recordCount >= nextCheckRecordCount) {
-      long bufferedSize = writeStore.getBufferedSize();
+      long bufferedSize = bufferedSize();
       double avgRecordSize = ((double) bufferedSize) / recordCount;
       if (bufferedSize > (targetRowGroupSize - 2 * avgRecordSize)) {
         flushRowGroup(false);
@@ -147,12 +144,14 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
       if (recordCount > 0) {
         ensureWriterInitialized();
         writer.startBlock(recordCount);
-        writeStore.flush();
+        for (ColumnWriteStore store : writeStores) {
+          store.flush();
+        }
         pageStore.flushToFileWriter(writer);
         writer.endBlock();
         rowsWritten += recordCount;
         if (!finished) {
-          writeStore.close();
+          closeStores();
           startRowGroup();
         }
       }
@@ -174,9 +173,25 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
         null,
         rowGroupOrdinal);
     this.rowGroupOrdinal++;
-    this.writeStore = props.newColumnWriteStore(fileSchema, pageStore, pageStore);
-    for (ColumnSink sink : sinks) {
-      sink.setColumnStore(writeStore);
+    for (int i = 0; i < sinks.length; i++) {
+      MessageType column = new MessageType(fileSchema.getName(), fileSchema.getType(i));
+      writeStores[i] = props.newColumnWriteStore(column, pageStore, pageStore);
+      sinks[i].setColumnStore(writeStores[i]);
+    }
+  }
+
+  /** What the column stores hold: values, pages and dictionaries. */
+  private long bufferedSize() {
+    long size = 0;
+    for (ColumnWriteStore store : writeStores) {
+      size += store.getBufferedSize();
+    }
+    return size;
+  }
+
+  private void closeStores() {
+    for (ColumnWriteStore store : writeStores) {
+      store.close();
     }
   }
 
@@ -217,7 +232,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
     try {
       long length = writer != null ? writer.getPos() : 0;
       if (!closed && recordCount > 0) {
-        length += writeStore.getBufferedSize();
+        length += bufferedSize();
       }
       if (chunked > 0) {
         long rows = rowsWritten + recordCount;
@@ -245,7 +260,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
       closed = true;
     }
     flushRowGroup(true);
-    writeStore.close();
+    closeStores();
     if (writer != null) {
       writer.end(metadata);
     }

@@ -85,7 +85,11 @@ record ParquetSettings(
     return value;
   }
 
-  /** parquet-mr's properties of the file's column writers, as Iceberg's writer sets them. */
+  /**
+   * parquet-mr's properties of the file's column writers, as Iceberg's writer sets them; the
+   * values writers are {@link DictionaryWriters}, which write the same bytes, and their buffers
+   * come from a {@link SlabPool} of the file's.
+   */
   ParquetProperties parquetProperties() {
     return ParquetProperties.builder()
         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
@@ -96,6 +100,8 @@ record ParquetSettings(
         .withMinRowCountForPageSizeCheck(rowGroupCheckMinRecordCount)
         .withMaxRowCountForPageSizeCheck(rowGroupCheckMaxRecordCount)
         .withMaxBloomFilterBytes(TableProperties.PARQUET_BLOOM_FILTER_MAX_BYTES_DEFAULT)
+        .withValuesWriterFactory(new DictionaryWriters())
+        .withAllocator(new SlabPool())
         .build();
   }
 
