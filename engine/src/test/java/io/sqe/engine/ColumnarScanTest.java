@@ -224,7 +224,9 @@ class ColumnarScanTest {
         "select case when color in ('red', 'blue') then label when d < 100 then color end as c, ship_day from typed",
         "select cast(i as bigint) * 3, i from typed where color = 'red'",
         "select id, l * 10 from typed offset 5 limit 3",
-        "select id, coalesce(color, label, 'none'), coalesce(amount, 0) from typed");
+        "select id, coalesce(color, label, 'none'), coalesce(amount, 0) from typed",
+        // Decimal products past 18 digits, in 128 bits.
+        "select amount * amount, amount * rate, -amount * rate, (amount - 1) * amount from typed");
     for (String sql : computed) {
       assertThat(plan(sql)).as(sql).contains("SqeProject").doesNotContain("Enumerable");
       matchesRowRuntime(sql);

@@ -241,7 +241,14 @@ final class ExpressionCompiler {
         return null;
       }
       Compiled product = typed(ScalarExpressions.longs(field(type), left.expression(), 1, right.expression(), 1, Math::multiplyExact), type, digits, canFail);
-      return product == null || product.kind() != Kind.LONG ? null : product;
+      if (product != null && product.kind() == Kind.LONG) {
+        return product;
+      }
+      // Past 18 digits, the exact product of the unscaled longs in 128 bits, when the result type
+      // holds every product; it is passed on as it is, not computed with further.
+      return digits + scale <= type.getPrecision() && type.getPrecision() <= 38
+          ? new Compiled(ScalarExpressions.decimalProduct(field(type), left.expression(), right.expression()), Kind.OTHER, scale, digits, canFail)
+          : null;
     }
     if (scale < left.scale() || scale < right.scale()) {
       return null;
