@@ -54,12 +54,6 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   private final ScanAggregation aggregation;
   /** With {@link #aggregation}: the rows of the aggregate it replaced. */
   private final RelDataType aggregatedRowType;
-  /**
-   * With {@link #aggregation}: the aggregate it replaced, over this scan's columns, for a plan that
-   * computes it on other operators (the columnar ones, {@code AggregateLowering}). Not part of the
-   * digest: the aggregation already says what the scan computes.
-   */
-  private final RelNode unfolded;
 
   private IcebergTableScan(
       RelOptCluster cluster,
@@ -69,7 +63,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit) {
-    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0, null, null, null);
+    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0, null, null);
   }
 
   private IcebergTableScan(
@@ -84,12 +78,10 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       List<LikePredicate> likes,
       double likeSelectivity,
       ScanAggregation aggregation,
-      RelDataType aggregatedRowType,
-      RelNode unfolded) {
+      RelDataType aggregatedRowType) {
     super(cluster, traitSet, List.of(), table);
     this.aggregation = aggregation;
     this.aggregatedRowType = aggregatedRowType;
-    this.unfolded = unfolded;
     this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
     this.projection = requireNonNull(projection, "projection is null");
     this.filter = requireNonNull(filter, "filter is null");
@@ -146,20 +138,20 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   }
 
   IcebergTableScan withProjection(ImmutableIntList newProjection) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   IcebergTableScan withFilter(org.apache.iceberg.expressions.Expression newFilter) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   /** This scan, also dropping the rows that {@code newLikes} do not keep (about {@code selectivity} of them pass). */
   IcebergTableScan withLikes(List<LikePredicate> newLikes, double selectivity) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity, aggregation, aggregatedRowType, unfolded);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity, aggregation, aggregatedRowType);
   }
 
   IcebergTableScan withLimit(long newLimit) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   /** The LIKE predicates this scan evaluates exactly (the Filter above does not hold them). */
@@ -187,24 +179,16 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * parts planned once, from one snapshot.
    */
   public IcebergTableScan partitioned() {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   /**
-   * This scan computing {@code newAggregation} itself, returning rows of {@code aggregate}'s row
-   * type (group keys, then the calls' results) instead of its columns.
-   *
-   * @param aggregate the aggregate the scan replaces, over this scan (or a Calc over it)
+   * This scan computing {@code newAggregation} itself, returning rows of {@code rowType} (the
+   * aggregate's: group keys, then the calls' results) instead of its columns.
    */
-  public IcebergTableScan withAggregation(ScanAggregation newAggregation, RelNode aggregate) {
+  public IcebergTableScan withAggregation(ScanAggregation newAggregation, RelDataType rowType) {
     return new IcebergTableScan(
-        getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, newAggregation,
-        aggregate.getRowType(), aggregate);
-  }
-
-  /** With an {@link #aggregation()}, the aggregate it replaced, over this scan's columns; else null. */
-  public RelNode unfolded() {
-    return unfolded;
+        getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, newAggregation, rowType);
   }
 
   /** The partial aggregation this scan computes, or null when it returns its columns. */
@@ -214,7 +198,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType, unfolded);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 
   @Override

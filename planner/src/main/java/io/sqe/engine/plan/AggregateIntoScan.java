@@ -93,7 +93,7 @@ final class AggregateIntoScan implements Program {
     if (aggregation.isEmpty() || !fewGroups(scan, aggregation.get(), maxGroupRatio)) {
       return null;
     }
-    IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate);
+    IcebergTableScan folded = scan.withAggregation(aggregation.get(), aggregate.getRowType());
     try {
       return ParallelAggregates.combining(aggregate, folded, combining);
     } catch (InvalidRelException e) {
