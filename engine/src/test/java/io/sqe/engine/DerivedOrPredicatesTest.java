@@ -154,7 +154,7 @@ class DerivedOrPredicatesTest {
 
   /** The filter pushed into the scan of {@code table}, empty when it has none. */
   private static String scanFilter(String plan, String table) {
-    Matcher scan = Pattern.compile("IcebergTableScan\\(table=\\[\\[lake, s, " + table + "]][^\\n]*").matcher(plan);
+    Matcher scan = Pattern.compile("(?:Iceberg|Sqe)TableScan\\(table=\\[\\[lake, s, " + table + "]][^\\n]*").matcher(plan);
     assertThat(scan.find()).as(plan).isTrue();
     Matcher filter = Pattern.compile("filter=\\[(.*)]").matcher(scan.group());
     return filter.find() ? filter.group(1) : "";
