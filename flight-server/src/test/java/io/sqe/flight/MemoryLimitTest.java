@@ -48,27 +48,39 @@ class MemoryLimitTest {
     return String.format("label-%094d", n);
   }
 
+  /** A label of 1,500 characters: 4,096 of them, one batch, take 6 MB. */
+  private static String wideLabel(long n) {
+    return String.format("label-%01494d", n);
+  }
+
   private TestServer start(String maxMemory) {
     TestServer server = TestServer.start(dir, Map.of("query.max-memory", maxMemory));
+    create(server, "numbers", ROWS, MemoryLimitTest::label);
+    return server;
+  }
+
+  private static void create(TestServer server, String table, int count, java.util.function.LongFunction<String> labels) {
     List<Record> rows = new ArrayList<>();
-    for (long n = 0; n < ROWS; n++) {
+    for (long n = 0; n < count; n++) {
       Record r = GenericRecord.create(NUMBERS);
       r.setField("n", n);
-      r.setField("label", label(n));
+      r.setField("label", labels.apply(n));
       rows.add(r);
     }
-    TestTables.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", NUMBERS, rows, ROWS);
-    return server;
+    TestTables.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", table, NUMBERS, rows, count);
   }
 
   @Test
   void aQueryOverItsLimitFailsAndTheServerKeepsServing() throws Exception {
-    // 1 MiB: a columnar batch of 4,096 longs alone takes 64 KiB, and the labels take 2 MB.
-    TestServer server = start("1m");
+    // 4 MiB: a columnar batch of 4,096 longs alone takes 64 KiB, a result batch up to 2 MB, one
+    // batch of wide labels 6 MB.
+    TestServer server = start("4m");
+    create(server, "wide", 8192, MemoryLimitTest::wideLabel);
+    create(server, "few", 100, MemoryLimitTest::label);
     try (RootAllocator allocator = new RootAllocator();
         TestServer.Client client = server.client(allocator)) {
-      // About 2 MB of labels, in batches of up to 2 MB: more than the query may hold at once.
-      FlightInfo info = client.sql().execute("select n, label from s.numbers", client.auth());
+      // 12 MB of labels, a batch of them more than the query may hold at once.
+      FlightInfo info = client.sql().execute("select n, label from s.wide", client.auth());
       assertThatThrownBy(() -> drain(client, info))
           .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
             assertThat(e.status().code()).isEqualTo(FlightStatusCode.RESOURCE_EXHAUSTED);
@@ -83,7 +95,7 @@ class MemoryLimitTest {
         assertThat(((BigIntVector) stream.getRoot().getVector(0)).get(0)).isEqualTo(ROWS);
         assertThat(((BigIntVector) stream.getRoot().getVector(1)).get(0)).isEqualTo((long) ROWS * (ROWS - 1) / 2);
       }
-      FlightInfo few = client.sql().execute("select n, label from s.numbers where n < 100 order by n", client.auth());
+      FlightInfo few = client.sql().execute("select n, label from s.few order by n", client.auth());
       try (FlightStream stream = client.sql().getStream(few.getEndpoints().get(0).getTicket(), client.auth())) {
         long n = 0;
         while (stream.next()) {
@@ -101,7 +113,7 @@ class MemoryLimitTest {
             DriverManager.getConnection(server.jdbcUrl() + "&user=admin&password=" + server.adminPassword());
         Statement statement = connection.createStatement()) {
       assertThatThrownBy(() -> {
-            try (ResultSet rs = statement.executeQuery("select label from s.numbers")) {
+            try (ResultSet rs = statement.executeQuery("select label from s.wide")) {
               while (rs.next()) {
                 rs.getString(1);
               }
