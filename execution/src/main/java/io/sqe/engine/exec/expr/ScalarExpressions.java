@@ -75,6 +75,38 @@ public final class ScalarExpressions {
    * bring decimals to the result's scale; 1 for integers), into {@code field}'s vector.
    */
   public static ScalarExpression longs(Field field, ScalarExpression left, long leftFactor, ScalarExpression right, long rightFactor, LongBinaryOperator op) {
+    return overLongs(field, left, right, (out, r, x, y) -> {
+      long u = leftFactor == 1 ? x : Math.multiplyExact(x, leftFactor);
+      long v = rightFactor == 1 ? y : Math.multiplyExact(y, rightFactor);
+      writeLong(out, r, op.applyAsLong(u, v));
+    });
+  }
+
+  /**
+   * The exact product of two decimals of up to 18 digits each (read as unscaled longs), as the
+   * 128-bit unscaled value of {@code field}'s decimal vector, whose scale is the sum of theirs and
+   * whose precision holds every product (the compiler checks both).
+   */
+  public static ScalarExpression decimalProduct(Field field, ScalarExpression left, ScalarExpression right) {
+    return overLongs(field, left, right, (out, r, u, v) -> {
+      // Little-endian two's complement: the low 64 bits, then the high ones.
+      ArrowBuf data = out.getDataBuffer();
+      data.setLong((long) r * 16, u * v);
+      data.setLong((long) r * 16 + 8, Math.multiplyHigh(u, v));
+    });
+  }
+
+  /** Writes row {@code row}'s value of {@code out} from the operands' values there. */
+  @FunctionalInterface
+  private interface LongPairWriter {
+    void write(FieldVector out, int row, long left, long right);
+  }
+
+  /**
+   * An expression of two operands read as longs: {@code writer} sets each row where neither is
+   * null, the others are null.
+   */
+  private static ScalarExpression overLongs(Field field, ScalarExpression left, ScalarExpression right, LongPairWriter writer) {
     return (batch, allocator) -> {
       int rows = batch.getRowCount();
       try (Evaluated a = left.evaluate(batch, allocator); Evaluated b = right.evaluate(batch, allocator)) {
@@ -89,9 +121,7 @@ public final class ScalarExpressions {
             if (x.isNull(r) || y.isNull(r)) {
               continue;
             }
-            long u = leftFactor == 1 ? xs.get(r) : Math.multiplyExact(xs.get(r), leftFactor);
-            long v = rightFactor == 1 ? ys.get(r) : Math.multiplyExact(ys.get(r), rightFactor);
-            writeLong(out, r, op.applyAsLong(u, v));
+            writer.write(out, r, xs.get(r), ys.get(r));
             BitVectorHelper.setBit(validity, r);
           }
           out.setValueCount(rows);
@@ -100,43 +130,6 @@ public final class ScalarExpressions {
           out.close();
           throw e;
         }
-      }
-    };
-  }
-
-  /**
-   * The exact product of two decimals of up to 18 digits each (read as unscaled longs), as the
-   * 128-bit unscaled value of {@code field}'s decimal vector, whose scale is the sum of theirs and
-   * whose precision holds every product (the compiler checks both).
-   */
-  public static ScalarExpression decimalProduct(Field field, ScalarExpression left, ScalarExpression right) {
-    return (batch, allocator) -> {
-      int rows = batch.getRowCount();
-      try (Evaluated a = left.evaluate(batch, allocator); Evaluated b = right.evaluate(batch, allocator)) {
-        FieldVector x = a.vector();
-        FieldVector y = b.vector();
-        ColumnValues.Longs xs = ColumnValues.longs(x);
-        ColumnValues.Longs ys = ColumnValues.longs(y);
-        FieldVector out = allocate(field, allocator, rows);
-        if (!(out instanceof DecimalVector)) {
-          out.close();
-          throw new IllegalArgumentException("Not a decimal vector: " + field);
-        }
-        ArrowBuf data = out.getDataBuffer();
-        ArrowBuf validity = out.getValidityBuffer();
-        for (int r = 0; r < rows; r++) {
-          if (x.isNull(r) || y.isNull(r)) {
-            continue;
-          }
-          long u = xs.get(r);
-          long v = ys.get(r);
-          // Little-endian two's complement: the low 64 bits, then the high ones.
-          data.setLong((long) r * 16, u * v);
-          data.setLong((long) r * 16 + 8, Math.multiplyHigh(u, v));
-          BitVectorHelper.setBit(validity, r);
-        }
-        out.setValueCount(rows);
-        return new Evaluated(out, true);
       }
     };
   }
