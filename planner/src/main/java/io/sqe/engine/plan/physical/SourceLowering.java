@@ -52,13 +52,11 @@ final class SourceLowering {
       }
       // A whole information_schema table, when no condition or projection reached it.
       ProjectableFilterableTable table = scan.getTable().unwrap(ProjectableFilterableTable.class);
-      boolean single = scan.getRowType().getFieldCount() == 1;
+      int width = scan.getRowType().getFieldCount();
       return table == null
           ? null
-          : new SqeRowSource(traits, scan, scan.getTable(), scan.getRowType(), List.of(), context -> {
-            Enumerable<Object[]> rows = table.scan(context, new ArrayList<>(), null);
-            return single ? rows.select(row -> row[0]) : rows;
-          });
+          : new SqeRowSource(traits, scan, scan.getTable(), scan.getRowType(), List.of(),
+              context -> shaped(table.scan(context, new ArrayList<>(), null), width));
     }
     if (rel instanceof EnumerableInterpreter interpreter && interpreter.getInput() instanceof Bindables.BindableTableScan scan) {
       return filterable(traits, scan);
@@ -129,10 +127,8 @@ final class SourceLowering {
     List<RelDataTypeField> all = scan.getTable().getRowType().getFieldList();
     RelDataType neededType = scan.getCluster().getTypeFactory().createStructType(
         read.asList().stream().map(all::get).toList());
-    SqeRel input = new SqeRowSource(traits, scan, scan.getTable(), neededType, filters, context -> {
-      Enumerable<Object[]> rows = table.scan(context, new ArrayList<>(filters), needed.clone());
-      return needed.length == 1 ? rows.select(row -> row[0]) : rows;
-    });
+    SqeRel input = new SqeRowSource(traits, scan, scan.getTable(), neededType, filters,
+        context -> shaped(table.scan(context, new ArrayList<>(filters), needed.clone()), needed.length));
     RexBuilder rexBuilder = scan.getCluster().getRexBuilder();
     if (!filters.isEmpty()) {
       RexNode condition = RexUtil.composeConjunction(rexBuilder, filters).accept(new RexShuttle() {
@@ -157,5 +153,10 @@ final class SourceLowering {
     return identity
         ? input
         : SqeProject.ofColumns(traits, input, refs, columns, new Object[columns.length], scan.getRowType());
+  }
+
+  /** A filterable table's rows (always arrays) in Calcite's row shape: a bare value for one column. */
+  private static Enumerable<?> shaped(Enumerable<Object[]> rows, int width) {
+    return width == 1 ? rows.select(row -> row[0]) : rows;
   }
 }
