@@ -1,5 +1,7 @@
 package io.sqe.engine.plan.physical;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.Rowwise;
@@ -32,10 +34,18 @@ import org.apache.calcite.util.Sarg;
  * cannot read (times, intervals, nested values) or of such a type, sub-queries, windows,
  * correlation, and very large expressions (whose generated method could pass the JVM's size
  * limit) are refused: their plans keep the row runtime.
+ *
+ * <p>Compiling takes Janino milliseconds per expression, which a plan the plan cache does not keep
+ * would pay on every run: compiled code is kept by what determines it (the expression's digest and
+ * its input and result types), and shared, since the generated code keeps no state between rows.
  */
 final class RowwiseCompiler {
   /** The largest expression compiled, in nodes (a SEARCH counts its ranges). */
   private static final int MAX_NODES = 256;
+  /** Compiled expressions kept, by {@link #key}: bounded, since each holds a generated class. */
+  private static final int MAX_COMPILED = 2048;
+
+  private static final Cache<String, Rowwise.Code> COMPILED = Caffeine.newBuilder().maximumSize(MAX_COMPILED).build();
 
   private RowwiseCompiler() {}
 
@@ -51,7 +61,8 @@ final class RowwiseCompiler {
     return code == null ? null : Rowwise.predicate(code);
   }
 
-  private static Rowwise.Code compile(RexNode expression, RelDataType rowType, RexBuilder rexBuilder) {
+  /** The code computing {@code expression} over rows of {@code rowType}, compiled or kept from before; null when refused. */
+  static Rowwise.Code compile(RexNode expression, RelDataType rowType, RexBuilder rexBuilder) {
     if (!readable(expression.getType())) {
       return null;
     }
@@ -66,14 +77,30 @@ final class RowwiseCompiler {
     if (size.refused || size.nodes > MAX_NODES) {
       return null;
     }
+    String key = key(expression, rowType);
+    Rowwise.Code cached = COMPILED.getIfPresent(key);
+    if (cached != null) {
+      return cached;
+    }
     try {
       RexNode executable = OperatorImplementations.rewrite(rexBuilder, expression);
       var compiled = new RexExecutorImpl(DataContexts.EMPTY).getExecutable(rexBuilder, List.of(executable), rowType);
-      return new Rowwise.Code(compiled.getFunction(), rowType.getFieldCount(), columns.toArray());
+      Rowwise.Code code = new Rowwise.Code(compiled.getFunction(), rowType.getFieldCount(), columns.toArray());
+      COMPILED.put(key, code);
+      return code;
     } catch (RuntimeException e) {
       // Calcite cannot generate this expression's code outside a Calc: the row runtime runs it.
       return null;
     }
+  }
+
+  /**
+   * What the generated code depends on: the expression's digest (its calls, inputs and literals,
+   * a literal's type where it is not the default), its result type, and the types of the input
+   * row, whose fields the code reads by position and converts by type.
+   */
+  static String key(RexNode expression, RelDataType rowType) {
+    return expression + "\n" + expression.getType().getFullTypeString() + "\n" + rowType.getFullTypeString();
   }
 
   private static boolean readable(RelDataType type) {
