@@ -66,6 +66,30 @@ class BatchSizeTest {
   }
 
   @Test
+  void aColumnarScanOfAFewRowsFitsASmallMemoryLimit() {
+    Table few = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "few"), SCHEMA);
+    List<Record> rows = new ArrayList<>();
+    for (long id = 0; id < 3; id++) {
+      Record r = GenericRecord.create(SCHEMA);
+      r.setField("id", id);
+      r.setField("text", "x".repeat(TEXT_LENGTH));
+      rows.add(r);
+    }
+    TestTables.appendFile(few, rows);
+    QueryEngine small = lake.engine(new EngineConfig(64 * 1024, 65_536, BATCH_BYTES));
+    // The scan's vectors are sized for the rows its row groups hold, not for a full batch.
+    Prepared prepared = small.prepare(session, "select id, text, 'a' as a from few");
+    assertThat(TestQueries.plan(small, session, "select id, text, 'a' as a from few")).contains("SqeTableScan").doesNotContain("Enumerable");
+    long read = 0;
+    try (QueryExecution execution = small.execute(session, prepared, List.of(), "few")) {
+      while (execution.next()) {
+        read += execution.root().getRowCount();
+      }
+    }
+    assertThat(read).isEqualTo(3);
+  }
+
+  @Test
   void batchesOfWideRowsStayNearTheByteLimit() {
     // A row here is about 1 KB, so 256 rows (how often the size is checked) are about 256 KB.
     long slack = 256L * 2 * TEXT_LENGTH + 64 * 1024;

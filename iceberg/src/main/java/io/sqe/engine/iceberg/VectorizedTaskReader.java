@@ -272,8 +272,10 @@ final class VectorizedTaskReader {
         if (rowGroups.isEmpty()) {
           return CloseableIterable.empty();
         }
+        // Vectors are allocated for a whole batch: a small file's batch is only as large as its row groups.
+        int batchRows = (int) Math.max(1, Math.min(BATCH_ROWS, rowGroups.largestRowCount()));
         return RowGroupReader.read(
-            file, rowGroups, readSchema, fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported), BATCH_ROWS);
+            file, rowGroups, readSchema, fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported), batchRows);
       }
     }
     return batches(file, task.start(), task.length(), task.residual(), readSchema, constants, allocator, unsupported);

@@ -106,6 +106,15 @@ public final class ParquetFooters {
     public boolean isEmpty() {
       return indexes.length == 0;
     }
+
+    /** The most rows one of these row groups holds. */
+    public long largestRowCount() {
+      long largest = 0;
+      for (int index : indexes) {
+        largest = Math.max(largest, footer.getBlocks().get(index).getRowCount());
+      }
+      return largest;
+    }
   }
 
   private static ParquetMetadata footer(InputFile file) {
