@@ -68,12 +68,27 @@ class ColumnarGroupingSetsTest {
   }
 
   @Test
+  void distinctAggregatesBesideOthers() {
+    for (String sql : List.of(
+        "select ship_day, count(distinct i), count(*) from typed group by ship_day",
+        "select count(distinct i), sum(distinct l), count(*), sum(amount) from typed",
+        "select b, count(distinct i), count(distinct color) from typed group by b",
+        "select color, count(distinct b), sum(distinct rate), max(d), count(*) from typed group by color",
+        "select count(distinct label), min(code), count(*) from typed where id < 0",
+        "select b, count(distinct ship_day) filter (where i > 0), count(*) from typed group by b")) {
+      runtimes.assertColumnar(sql, "SqeGroupingSets");
+      runtimes.matchesRowRuntime(sql);
+    }
+  }
+
+  @Test
   void parallelPartsFeedTheGroupingSets() {
     Session parallel = TestOptions.parallel(session, 3, 0);
     RowRuntimeComparison inParts = new RowRuntimeComparison(engine, parallel);
     for (String sql : List.of(
         "select b, color, count(*), sum(l), grouping(b, color) from typed group by cube(b, color)",
-        "select color, b, count(*), sum(amount) from typed group by grouping sets ((color), (b))")) {
+        "select color, b, count(*), sum(amount) from typed group by grouping sets ((color), (b))",
+        "select color, count(distinct i), count(*) from typed group by color")) {
       inParts.assertColumnar(sql, "SqeGroupingSets");
       inParts.matchesRowRuntime(sql);
     }
