@@ -82,15 +82,18 @@ class ColumnarGroupingSetsTest {
   }
 
   @Test
-  void parallelPartsFeedTheGroupingSets() {
+  void parallelPartsComputeEverySetAndAnAggregateCombinesThem() {
     Session parallel = TestOptions.parallel(session, 3, 0);
     RowRuntimeComparison inParts = new RowRuntimeComparison(engine, parallel);
     for (String sql : List.of(
         "select b, color, count(*), sum(l), grouping(b, color) from typed group by cube(b, color)",
         "select color, b, count(*), sum(amount) from typed group by grouping sets ((color), (b))",
+        "select b, color, count(*), count(i), sum(i), min(label) from typed where id < 0 group by rollup(b, color)",
         "select color, count(distinct i), count(*) from typed group by color")) {
       inParts.assertColumnar(sql, "SqeGroupingSets");
-      inParts.matchesRowRuntime(sql);
+      assertThat(TestQueries.plan(engine, parallel, sql)).as(sql).contains("SqeGather");
+      List<List<Object>> serial = TestQueries.sorted(runtimes.matchesRowRuntime(sql).rows());
+      assertThat(TestQueries.sorted(inParts.matchesRowRuntime(sql).rows())).as(sql).isEqualTo(serial);
     }
   }
 }
