@@ -1,6 +1,7 @@
 package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
@@ -87,5 +88,16 @@ class ColumnarSetOperationsTest {
       runtimes.matchesRowRuntime(sql);
     }
     assertThat(runtimes.matchesRowRuntime("select b from typed except all select b from other where id < 0").rows()).hasSize(9000);
+  }
+
+  @Test
+  void aMemoryLimitFailsTheSetOperationWithResourceExhausted() {
+    QueryEngine small = lake.engine(EngineConfig.DEFAULT.withMaxQueryMemoryBytes(96 * 1024));
+    String sql = "select id, label from typed except all select id, label from other";
+    assertThat(TestQueries.plan(small, session, sql)).contains("SqeSetOperation");
+    SqeException error = catchThrowableOfType(SqeException.class, () -> TestQueries.run(small, session, sql));
+    assertThat(error).isNotNull();
+    assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+    assertThat(error.getMessage()).contains("EXCEPT");
   }
 }
