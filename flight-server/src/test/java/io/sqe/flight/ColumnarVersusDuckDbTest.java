@@ -13,11 +13,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, sorts,
- * hash aggregates, joins), checked
+ * hash aggregates with grouping sets and DISTINCT, joins, set operations), checked
  * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
  * scale 0.01 through the Flight SQL JDBC driver.
  */
@@ -90,6 +91,31 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
         "select ps_partkey, ps_suppkey, ps_supplycost from partsupp order by ps_supplycost desc, ps_partkey, ps_suppkey");
   }
 
+  /**
+   * Grouping sets, DISTINCT aggregates beside others (grouping sets too, in Calcite's plan) and set
+   * operations, TPC-H- and dbt-shaped, each with the node it must plan.
+   */
+  static Stream<Arguments> groupingAndSetOperations() {
+    return Stream.of(
+        Arguments.of("SqeGroupingSets", "select n_name, y, sum(o_totalprice) as total, count(*) as n, grouping(n_name, y) as g"
+            + " from (select n_name, extract(year from o_orderdate) as y, o_totalprice from orders, customer, nation"
+            + " where o_custkey = c_custkey and c_nationkey = n_nationkey) as t"
+            + " group by rollup(n_name, y) order by n_name nulls first, y nulls first"),
+        Arguments.of("SqeGroupingSets", "select l_returnflag, l_linestatus, count(*) as n, sum(l_quantity) as q, max(l_shipdate) as last"
+            + " from lineitem group by cube(l_returnflag, l_linestatus) order by l_returnflag nulls first, l_linestatus nulls first"),
+        Arguments.of("SqeGroupingSets", "select c_mktsegment, count(distinct o_custkey) as customers, count(*) as orders,"
+            + " sum(o_totalprice) as total from orders, customer where o_custkey = c_custkey group by c_mktsegment order by c_mktsegment"),
+        Arguments.of("SqeGroupingSets", "select o_orderpriority, count(distinct o_custkey) as customers, count(distinct o_clerk) as clerks,"
+            + " min(o_orderdate) as first from orders group by o_orderpriority order by o_orderpriority"),
+        Arguments.of("SqeSetOperation", "select c_custkey from customer except select o_custkey from orders order by c_custkey"),
+        Arguments.of("SqeSetOperation", "select o_custkey from orders where o_orderpriority = '1-URGENT'"
+            + " except all select o_custkey from orders where o_orderstatus = 'F' order by o_custkey"),
+        Arguments.of("SqeSetOperation", "select o_custkey from orders where o_orderpriority = '1-URGENT'"
+            + " intersect all select o_custkey from orders where o_orderstatus = 'F' order by o_custkey"),
+        Arguments.of("SqeSetOperation", "select n_regionkey, n_name from nation union select r_regionkey, r_name from region"
+            + " order by n_regionkey, n_name"));
+  }
+
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
     // Aggregates the scan would fold keep the row runtime (AggregateLowering): unfolded, they lower.
@@ -124,6 +150,19 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
       }
     }
     assertThat(plan.toString()).as(sql).contains("SqeSort").doesNotContain("Enumerable");
+    compare(sql, sql);
+  }
+
+  @ParameterizedTest
+  @MethodSource("groupingAndSetOperations")
+  void groupingSetsAndSetOperationsPlanColumnarAndMatchDuckDb(String node, String sql) throws Exception {
+    StringBuilder plan = new StringBuilder();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    assertThat(plan.toString()).as(sql).contains(node).doesNotContain("Enumerable");
     compare(sql, sql);
   }
 }

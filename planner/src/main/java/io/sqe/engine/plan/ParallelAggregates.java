@@ -19,11 +19,13 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.Program;
 import org.apache.calcite.util.ImmutableBitSet;
 
@@ -35,8 +37,9 @@ import org.apache.calcite.util.ImmutableBitSet;
  * side is then read once per execution and shared by the parts ({@link SharedInput}). Each part
  * aggregates the rows of the files it claims; the final aggregate combines the parts' groups:
  * SUM and SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original
- * call's type, so results (decimal sums included) are exactly what one thread computes. Aggregates
- * with DISTINCT, ordered or other calls, grouping sets, a scan with a LIMIT, correlated
+ * call's type, so results (decimal sums included) are exactly what one thread computes. Grouping
+ * sets split too, the parts' rows tagged with their set ({@link #splitGroupingSets}). Aggregates
+ * with DISTINCT, ordered or other calls, a scan with a LIMIT, correlated
  * expressions, or a scan estimated below {@link PlannerOptions#parallelMinRows()} rows are left alone.
  * AVG arrives here already reduced to SUM / COUNT by Calcite's {@code AggregateReduceFunctionsRule}.
  *
@@ -84,7 +87,7 @@ final class ParallelAggregates implements Program {
   /** The aggregate as partial and final aggregates over parallel parts, or null to keep it. */
   private static RelNode split(EnumerableAggregate aggregate, PlannerOptions options) {
     if (aggregate.getGroupType() != EnumerableAggregate.Group.SIMPLE) {
-      return null;
+      return splitGroupingSets(aggregate, options);
     }
     List<AggregateCall> finalCalls = combiningCalls(aggregate);
     if (finalCalls == null) {
@@ -100,6 +103,64 @@ final class ParallelAggregates implements Program {
               aggregate.getCluster(), aggregate.getTraitSet(), pipeline, aggregate.getGroupSet(), null, aggregate.getAggCallList());
       ParallelGather gather = new ParallelGather(aggregate.getCluster(), partial.getTraitSet(), partial, options.parallelism());
       return combining(aggregate, gather, finalCalls);
+    } catch (InvalidRelException e) {
+      return null;
+    }
+  }
+
+  /**
+   * An aggregate with grouping sets as parts that each compute every set, their rows tagged with
+   * GROUPING of every key (which tells a set's NULL key from a NULL in the data); an aggregate that
+   * combines the parts' rows by keys and tag (GROUPING values, the same in a group, by MIN); and a
+   * Calc that drops the tag. Null to keep the aggregate.
+   */
+  private static RelNode splitGroupingSets(EnumerableAggregate aggregate, PlannerOptions options) {
+    int keys = aggregate.getGroupCount();
+    List<AggregateCall> calls = aggregate.getAggCallList();
+    List<AggregateCall> finalCalls = new ArrayList<>();
+    for (int i = 0; i < calls.size(); i++) {
+      AggregateCall call = calls.get(i);
+      SqlAggFunction combine = switch (call.getAggregation().getKind()) {
+        case GROUPING, GROUPING_ID, GROUP_ID -> SqlStdOperatorTable.MIN;
+        default -> combiner(call);
+      };
+      if (combine == null) {
+        return null;
+      }
+      finalCalls.add(
+          AggregateCall.create(
+              combine, false, false, false, List.of(), List.of(keys + i), -1, null, RelCollations.EMPTY, call.getType(), call.getName()));
+    }
+    RelNode pipeline = partitioned(aggregate.getInput(), options);
+    if (pipeline == null) {
+      return null;
+    }
+    RexBuilder rexBuilder = aggregate.getCluster().getRexBuilder();
+    List<AggregateCall> partialCalls = new ArrayList<>(calls);
+    partialCalls.add(
+        AggregateCall.create(
+            SqlStdOperatorTable.GROUPING, false, false, false, List.of(), aggregate.getGroupSet().asList(), -1, null,
+            RelCollations.EMPTY, rexBuilder.getTypeFactory().createSqlType(SqlTypeName.BIGINT), "$grouping"));
+    try {
+      EnumerableAggregate partial =
+          new EnumerableAggregate(
+              aggregate.getCluster(), aggregate.getTraitSet(), pipeline, aggregate.getGroupSet(), aggregate.getGroupSets(), partialCalls);
+      ParallelGather gather = new ParallelGather(aggregate.getCluster(), partial.getTraitSet(), partial, options.parallelism());
+      int tag = keys + calls.size();
+      EnumerableAggregate combined =
+          new EnumerableAggregate(
+              aggregate.getCluster(), aggregate.getTraitSet(), gather, ImmutableBitSet.range(keys).set(tag), null, finalCalls);
+      // combined: the keys, the tag, then the calls.
+      List<RexNode> projects = new ArrayList<>();
+      for (int j = 0; j < keys; j++) {
+        projects.add(rexBuilder.makeInputRef(combined, j));
+      }
+      for (int i = 0; i < calls.size(); i++) {
+        projects.add(rexBuilder.makeInputRef(combined, keys + 1 + i));
+      }
+      EnumerableCalc dropTag = EnumerableCalc.create(
+          combined, RexProgram.create(combined.getRowType(), projects, null, aggregate.getRowType(), rexBuilder));
+      return RelOptUtil.areRowTypesEqual(dropTag.getRowType(), aggregate.getRowType(), false) ? dropTag : null;
     } catch (InvalidRelException e) {
       return null;
     }

@@ -2,10 +2,14 @@ package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.iceberg.IcebergTableScan;
 import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
+import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
 
 /**
- * The columnar form of an aggregate: {@link SqeAggregate} over its lowered input. Covers Calcite's
+ * The columnar form of an aggregate: {@link SqeAggregate} over its lowered input, or {@link
+ * SqeGroupingSets} for one with grouping sets (ROLLUP, CUBE, and Calcite's form of DISTINCT
+ * aggregates beside others). Covers Calcite's
  * aggregate and SQE's row-runtime forms of it, which are the same aggregate computed otherwise
  * (hash grouping, folded rows, partial and final halves around a parallel gather). An aggregate
  * the planner folded into an Iceberg scan keeps the row runtime: the scan computes it while it
@@ -24,6 +28,12 @@ final class AggregateLowering {
       return null;
     }
     SqeRel lowered = ColumnarLowering.lower(input);
-    return lowered == null ? null : SqeAggregate.of(aggregate.getTraitSet().replace(SqeRel.CONVENTION), lowered, aggregate);
+    if (lowered == null) {
+      return null;
+    }
+    RelTraitSet traits = aggregate.getTraitSet().replace(SqeRel.CONVENTION);
+    return aggregate.getGroupType() == Aggregate.Group.SIMPLE
+        ? SqeAggregate.of(traits, lowered, aggregate)
+        : SqeGroupingSets.of(traits, lowered, aggregate);
   }
 }

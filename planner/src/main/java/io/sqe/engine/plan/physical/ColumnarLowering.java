@@ -25,7 +25,7 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * Replaces a finished Enumerable plan by SQE's columnar operators when they implement every node of
  * it: today a scan of an Iceberg table's columns, a filter whose condition the columnar evaluator
  * runs ({@link PredicateCompiler}), a projection of columns, constants and expressions it computes
- * ({@link ExpressionCompiler}), OFFSET and FETCH, and ORDER BY: a top-N under a bounded FETCH ({@link SqeTopN}),
+ * ({@link ExpressionCompiler}), INTERSECT, EXCEPT and UNION ({@link SqeSetOperation}), OFFSET and FETCH, and ORDER BY: a top-N under a bounded FETCH ({@link SqeTopN}),
  * else a sort that spills ({@link SqeSort}); which is what {@code
  * SELECT *}-style exports are. Such a result goes from the Parquet decoder to
  * the client as Arrow batches, with no Java object per value. Any other plan runs on Calcite's
@@ -76,6 +76,9 @@ public final class ColumnarLowering {
       Long fetch = limit.fetch == null ? Long.valueOf(-1) : literal(limit.fetch);
       SqeRel input = offset == null || fetch == null ? null : lower(limit.getInput());
       return input == null ? null : new SqeLimit(limit.getTraitSet().replace(SqeRel.CONVENTION), input, offset, fetch);
+    }
+    if (rel instanceof org.apache.calcite.rel.core.SetOp setOp && !(setOp instanceof org.apache.calcite.rel.core.Union && setOp.all)) {
+      return SqeSetOperation.of(setOp);
     }
     return SourceLowering.lower(rel);
   }

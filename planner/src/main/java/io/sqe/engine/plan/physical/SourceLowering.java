@@ -103,7 +103,7 @@ final class SourceLowering {
     return new SqeUnion(traits, inputs);
   }
 
-  private static boolean sameArrowType(RelDataType a, RelDataType b) {
+  static boolean sameArrowType(RelDataType a, RelDataType b) {
     Field x = CalciteTypeMapping.toArrow("x", a);
     Field y = CalciteTypeMapping.toArrow("x", b);
     ArrowType type = x.getType();

@@ -66,7 +66,7 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
     return new SqeAggregate(traits, input, aggregate.getGroupSet(), aggCalls, List.copyOf(calls), aggregate.getRowType());
   }
 
-  private static AggregateCall call(org.apache.calcite.rel.core.AggregateCall call, Schema in, Field output) {
+  static AggregateCall call(org.apache.calcite.rel.core.AggregateCall call, Schema in, Field output) {
     if (call.isDistinct() || call.isApproximate() || !call.getCollation().getFieldCollations().isEmpty() || !call.rexList.isEmpty()
         || call.getArgList().size() > 1) {
       return null;
