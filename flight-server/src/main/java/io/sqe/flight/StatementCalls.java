@@ -158,6 +158,7 @@ final class StatementCalls {
         // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
         Prepared.Command run = (Prepared.Command) statement;
         CommandOutcome outcome = runCommand(call.client(), call.session(), run, parameterSets, queryId);
+        call.record().materialized(outcome.reuse());
         call.record().succeeded(queryId, outcome.rows());
         return commandResult(call.client(), queryId, run, outcome, descriptor, 0);
       }
@@ -200,7 +201,9 @@ final class StatementCalls {
         if (!(statement instanceof Prepared.Command)) {
           throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
         }
-        return runCommand(call.client(), call.session(), (Prepared.Command) statement, call.parameterSets().get(), queryId).rows();
+        CommandOutcome outcome = runCommand(call.client(), call.session(), (Prepared.Command) statement, call.parameterSets().get(), queryId);
+        reported(call.record(), outcome.reuse(), QueryTrailers.current());
+        return outcome.rows();
       } finally {
         engine.queries().forget(queryId);
       }
@@ -231,13 +234,15 @@ final class StatementCalls {
       return whileTheCallLasts(queryId, () -> {
         long rows = 0;
         List<Object[]> report = new ArrayList<>();
+        CommandResult.Reuse reuse = null;
         for (List<Object> parameters : parameterSets) {
           CommandResult result = engine.run(statementSession, command, parameters, queryId);
           session.update(result.sessionChange());
           rows += result.rowCount();
           report.addAll(result.report());
+          reuse = result.reuse() != null ? result.reuse() : reuse;
         }
-        return new CommandOutcome(rows, report);
+        return new CommandOutcome(rows, report, reuse);
       });
     } catch (RuntimeException | Error e) {
       engine.queries().forget(queryId);
@@ -245,8 +250,27 @@ final class StatementCalls {
     }
   }
 
-  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
-  record CommandOutcome(long rows, List<Object[]> report) {}
+  /**
+   * What running a command did: the rows it changed, the rows of its report if it makes one, and
+   * whether it reused a materialization (null when it materializes none; with several parameter
+   * sets, the last run's).
+   */
+  record CommandOutcome(long rows, List<Object[]> report, CommandResult.Reuse reuse) {}
+
+  /**
+   * Tells the audit record (and through it the metrics) and the call's trailers ({@code
+   * x-sqe-materialization}: {@code reused} or {@code rebuilt}, with its reason and detail) whether
+   * a statement reused a materialization.
+   */
+  static void reported(StatementAudit record, CommandResult.Reuse reuse, QueryTrailers.Holder trailers) {
+    if (reuse == null) {
+      return;
+    }
+    record.materialized(reuse);
+    trailers.put("x-sqe-materialization", reuse.reused() ? "reused" : "rebuilt");
+    trailers.put("x-sqe-materialization-reason", reuse.reason());
+    trailers.put("x-sqe-materialization-detail", reuse.detail());
+  }
 
   /**
    * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
