@@ -63,8 +63,8 @@ public final class MaterializationReuse {
       boolean enabled,
       boolean replace) {
     PlanReads reads = query.reads();
-    if (reads.planUncacheableReason() != null && reads.planUncacheableReason().contains("travels in time")) {
-      return Decision.run("time_travel", "the query " + reads.planUncacheableReason(), null);
+    if (reads.scans().stream().anyMatch(scan -> scan.snapshotId() != null)) {
+      return Decision.run("time_travel", "the query reads a table as of a past snapshot", null);
     }
     if (!reads.resultCacheable()) {
       return Decision.run("nondeterministic", "the query's result can change without its inputs: " + reads.resultUncacheableReason(), null);
