@@ -150,6 +150,20 @@ class MaterializationReuseTest {
     assertThat(current("totals").snapshotId()).isNotEqualTo(built);
   }
 
+  @Test
+  void anInsertRecordsTheLineageOfItsRows() throws SQLException {
+    statement.executeUpdate("CREATE OR REPLACE TABLE c.copy (region VARCHAR, amount BIGINT)");
+    statement.executeUpdate("INSERT INTO c.copy SELECT region, amount FROM c.sales WHERE amount > 1");
+    Snapshot inserted = current("copy");
+    assertThat(inserted.summary().get("sqe.lineage.inputs"))
+        .contains("table iceberg.c.sales " + table("sales").uuid() + " snapshot " + current("sales").snapshotId());
+    assertThat(inserted.summary()).containsEntry("sqe.lineage.rows", "3").containsKey("sqe.lineage.fingerprint");
+
+    // Rows that depend on the clock have no lineage to record.
+    statement.executeUpdate("INSERT INTO c.copy SELECT region, amount FROM c.sales WHERE now() > TIMESTAMP '2000-01-01 00:00:00'");
+    assertThat(current("copy").summary()).doesNotContainKey("sqe.lineage.fingerprint");
+  }
+
   /** Builds the model, checks a second run reuses it, runs {@code change}, and checks the next run rebuilds it right. */
   private void assertRunsAgainAfter(String change, long groups) throws SQLException {
     statement.executeUpdate(MODEL);

@@ -180,7 +180,7 @@ final class CreateTableAsCommand implements PreparedCommand {
 
   /** The table the statement makes, besides its rows: what a reused table must still be. */
   private String shape() {
-    return schema.asStruct() + " " + layout.spec() + " " + layout.sortOrder() + " " + layout.location() + " " + new TreeMap<>(layout.properties());
+    return "create " + schema.asStruct() + " " + layout.spec() + " " + layout.sortOrder() + " " + layout.location() + " " + new TreeMap<>(layout.properties());
   }
 
   private BatchWrites.Written writeRows(CommandContext context, List<Object> parameters, Table table, DataFileWriter.Builder files) {

@@ -121,6 +121,22 @@ public final class MaterializationReuse {
   }
 
   /**
+   * The lineage to record in the snapshot a write of {@code query}'s rows commits (INSERT ...
+   * SELECT, for the incremental runs of a later slice of issue 24); empty when the rows are not a
+   * function of versioned inputs (the clock, random numbers, time travel, unversioned tables).
+   *
+   * @param shape the statement's kind and target columns, so that lineages of different kinds of
+   *     writes never compare equal
+   */
+  public static Optional<Lineage> recordable(CommandContext context, PlannedQuery query, List<Object> parameters, String shape) {
+    PlanReads reads = query.reads();
+    if (reads.scans().stream().anyMatch(scan -> scan.snapshotId() != null) || !reads.resultCacheable() || !reads.planCacheable()) {
+      return Optional.empty();
+    }
+    return lineage(context, query, parameters, shape);
+  }
+
+  /**
    * What a table is besides its rows, as {@link Lineage#TARGET} records it: its schema, partition
    * spec and sort order (by id, which any change to them moves) and a hash of its properties.
    */
