@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * What a materialization was computed from, as the summary of the snapshot that committed it
@@ -45,18 +46,13 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
     inputs = List.copyOf(inputs);
     requireNonNull(policy, "policy is null");
     requireNonNull(version, "version is null");
-    for (String input : inputs) {
-      if (input.contains(INPUT_SEPARATOR)) {
-        throw new IllegalArgumentException("Invalid input: " + input);
-      }
-    }
   }
 
   /** The summary properties of a snapshot that wrote {@code rows} rows with this lineage into a table shaped {@code target}. */
   public Map<String, String> summary(long rows, String target) {
     Map<String, String> summary = new HashMap<>();
     summary.put(FINGERPRINT, fingerprint);
-    summary.put(INPUTS, String.join(INPUT_SEPARATOR, inputs));
+    summary.put(INPUTS, String.join(INPUT_SEPARATOR, inputs.stream().map(Lineage::escape).toList()));
     summary.put(POLICY, policy);
     summary.put(VERSION, version);
     summary.put(ROWS, Long.toString(rows));
@@ -76,6 +72,16 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
     if (fingerprint == null || inputs == null || policy == null || version == null) {
       return Optional.empty();
     }
-    return Optional.of(new Lineage(fingerprint, inputs.isEmpty() ? List.of() : List.of(inputs.split(INPUT_SEPARATOR, -1)), policy, version));
+    List<String> read = inputs.isEmpty() ? List.of() : Stream.of(inputs.split(INPUT_SEPARATOR, -1)).map(Lineage::unescape).toList();
+    return Optional.of(new Lineage(fingerprint, read, policy, version));
+  }
+
+  /** An input as the summary holds it: a quoted name may contain the separator. */
+  private static String escape(String input) {
+    return input.replace("%", "%25").replace(INPUT_SEPARATOR, "%3B");
+  }
+
+  private static String unescape(String input) {
+    return input.replace("%3B", INPUT_SEPARATOR).replace("%25", "%");
   }
 }
