@@ -89,6 +89,25 @@ class MaterializationReuseReportTest {
   }
 
   @Test
+  void aStatementSentAsAQueryIsCountedToo() throws Exception {
+    // ADBC and dbt send CREATE OR REPLACE TABLE ... AS as a query: it runs at GetFlightInfo.
+    try (FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
+        FlightSqlClient sql = new FlightSqlClient(flight)) {
+      CallOption admin = flight.authenticateBasicToken(TestServer.ADMIN, server.adminPassword()).orElseThrow();
+      sql.executeUpdate("CREATE SCHEMA IF NOT EXISTS c", admin);
+      sql.executeUpdate("CREATE OR REPLACE TABLE c.sent (id BIGINT)", admin);
+      sql.executeUpdate("INSERT INTO c.sent VALUES (1), (2)", admin);
+      String model = "CREATE OR REPLACE TABLE c.sent_copy AS SELECT id FROM c.sent";
+      sql.execute(model, admin);
+      double before = metric("sqe_materializations_reused_total{reason=\"unchanged\"}");
+      long built = snapshot("sent_copy");
+      sql.execute(model, admin);
+      assertThat(snapshot("sent_copy")).isEqualTo(built);
+      assertThat(metric("sqe_materializations_reused_total{reason=\"unchanged\"}")).isEqualTo(before + 1);
+    }
+  }
+
+  @Test
   void aChangedRowFilterOfTheWriterRunsItAgain() throws Exception {
     try (FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
         FlightSqlClient sql = new FlightSqlClient(flight)) {
