@@ -19,6 +19,7 @@ import io.sqe.flight.session.ClientSession;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -267,9 +268,18 @@ final class StatementCalls {
       return;
     }
     record.materialized(reuse);
-    trailers.put("x-sqe-materialization", reuse.reused() ? "reused" : "rebuilt");
-    trailers.put("x-sqe-materialization-reason", reuse.reason());
-    trailers.put("x-sqe-materialization-detail", reuse.detail());
+    trailersOf(reuse).forEach(trailers::put);
+  }
+
+  /** The trailers that say whether a statement reused a materialization; none when it materializes none. */
+  static Map<String, String> trailersOf(CommandResult.Reuse reuse) {
+    if (reuse == null) {
+      return Map.of();
+    }
+    return Map.of(
+        "x-sqe-materialization", reuse.reused() ? "reused" : "rebuilt",
+        "x-sqe-materialization-reason", reuse.reason(),
+        "x-sqe-materialization-detail", reuse.detail());
   }
 
   /**
@@ -306,6 +316,7 @@ final class StatementCalls {
         ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
         : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
+    pending.trailers(trailersOf(outcome.reuse()));
     long records = command.reports() ? outcome.report().size() : outcome.rows();
     return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
   }
@@ -346,6 +357,8 @@ final class StatementCalls {
       return;
     }
     tickets.read(queryId);
+    QueryTrailers.Holder trailers = QueryTrailers.current();
+    query.trailers().forEach(trailers::put);
     StatementAudit record = query.takeAudit();
     if (record == null) {
       // A later DoGet of the same ticket runs the statement again; a command's count is no run.

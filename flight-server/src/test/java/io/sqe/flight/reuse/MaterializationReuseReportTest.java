@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -89,9 +91,10 @@ class MaterializationReuseReportTest {
   }
 
   @Test
-  void aStatementSentAsAQueryIsCountedToo() throws Exception {
+  void aStatementSentAsAQueryIsCountedAndItsCountCarriesTheTrailers() throws Exception {
     // ADBC and dbt send CREATE OR REPLACE TABLE ... AS as a query: it runs at GetFlightInfo.
-    try (FlightClient flight = FlightClient.builder(allocator, server.server().location()).build();
+    TrailerCapture trailers = new TrailerCapture();
+    try (FlightClient flight = FlightClient.builder(allocator, server.server().location()).intercept(trailers).build();
         FlightSqlClient sql = new FlightSqlClient(flight)) {
       CallOption admin = flight.authenticateBasicToken(TestServer.ADMIN, server.adminPassword()).orElseThrow();
       sql.executeUpdate("CREATE SCHEMA IF NOT EXISTS c", admin);
@@ -101,8 +104,15 @@ class MaterializationReuseReportTest {
       sql.execute(model, admin);
       double before = metric("sqe_materializations_reused_total{reason=\"unchanged\"}");
       long built = snapshot("sent_copy");
-      sql.execute(model, admin);
+      FlightInfo info = sql.execute(model, admin);
       assertThat(snapshot("sent_copy")).isEqualTo(built);
+      // Its count's DoGet carries the trailers.
+      try (FlightStream stream = sql.getStream(info.getEndpoints().get(0).getTicket(), admin)) {
+        while (stream.next()) {
+          assertThat(stream.getRoot().getRowCount()).isEqualTo(1);
+        }
+      }
+      assertThat(trailers.lastDoGet()).containsEntry("x-sqe-materialization", "reused");
       assertThat(metric("sqe_materializations_reused_total{reason=\"unchanged\"}")).isEqualTo(before + 1);
     }
   }
