@@ -96,9 +96,9 @@ class TestTableLayoutAndHistory:
         run_dbt(["run"])
         second = metadata(sqe_server, project.test_schema, "layout")
 
-        # CREATE OR REPLACE keeps the table and adds one snapshot per run.
+        # CREATE OR REPLACE keeps the table; with nothing changed, the second run commits nothing.
         assert second["table-uuid"] == first["table-uuid"]
-        assert len(second["snapshots"]) == len(first["snapshots"]) + 1 == 2
+        assert len(second["snapshots"]) == len(first["snapshots"]) == 1
 
         spec = next(s for s in second["partition-specs"] if s["spec-id"] == second["default-spec-id"])
         assert [f["transform"] for f in spec["fields"]] == ["bucket[4]", "day"]
@@ -113,6 +113,39 @@ class TestTableLayoutAndHistory:
         assert fields["id"]["required"] is True and fields["id"]["type"] == "int"
         assert fields["id"].get("doc") == "The key"
         assert fields["name"]["required"] is False and fields["ts"]["type"] == "timestamp"
+
+
+READS_SEED_MODEL = """
+{{ config(materialized='table') }}
+select id, count(*) as n from {{ ref('source_rows') }} group by id
+"""
+
+
+class TestTableModelsAreReused:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"source_rows.csv": "id,v\n1,a\n2,b\n2,c\n"}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"counted.sql": READS_SEED_MODEL}
+
+    def test_a_second_run_with_nothing_changed_rewrites_nothing(self, project, sqe_server):
+        run_dbt(["seed"])
+        run_dbt(["run"])
+        built = metadata(sqe_server, project.test_schema, "counted")
+        run_dbt(["run"])
+        again = metadata(sqe_server, project.test_schema, "counted")
+        # The same snapshot: no data file written, no commit.
+        assert again["current-snapshot-id"] == built["current-snapshot-id"]
+        assert len(again["snapshots"]) == len(built["snapshots"])
+
+        project.run_sql(f"insert into {project.test_schema}.source_rows values (3, 'd')")
+        run_dbt(["run"])
+        changed = metadata(sqe_server, project.test_schema, "counted")
+        assert len(changed["snapshots"]) == len(built["snapshots"]) + 1
+        rows = project.run_sql(f"select id, n from {project.test_schema}.counted order by id", fetch="all")
+        assert [tuple(r) for r in rows] == [(1, 1), (2, 2), (3, 1)]
 
 
 class TestIncrementalRunsAreOneCommit:

@@ -8,6 +8,7 @@ import io.sqe.engine.session.Session;
 import io.sqe.flight.audit.StatementAudit;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -26,6 +27,8 @@ final class PendingQuery {
   private final AtomicReference<CompletableFuture<QueryExecution>> prefetched = new AtomicReference<>();
   private volatile Instant expiresAt;
   private final AtomicReference<StatementAudit> audit = new AtomicReference<>();
+  /** Trailers every DoGet of a command's result sends: what the command reported (a reused materialization). */
+  private volatile Map<String, String> trailers = Map.of();
   private final long estimatedBytes;
 
   /**
@@ -104,6 +107,14 @@ final class PendingQuery {
 
   void expiresAt(Instant instant) {
     expiresAt = requireNonNull(instant, "instant is null");
+  }
+
+  Map<String, String> trailers() {
+    return trailers;
+  }
+
+  void trailers(Map<String, String> values) {
+    trailers = Map.copyOf(values);
   }
 
   /** The audit record the first DoGet finishes: it began when the statement arrived. */

@@ -140,6 +140,7 @@ final class Polls {
           } catch (RuntimeException | Error e) {
             throw StatementCalls.failed(record, queryId, e);
           }
+          record.materialized(outcome.reuse());
           record.succeeded(queryId, outcome.rows());
           return statements.commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
         }));

@@ -11,18 +11,22 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightConstants;
 
 /**
- * Puts a DoGet's {@link QueryFigures} into the call's gRPC trailers. Flight's middleware can only
- * touch headers, so this is a gRPC interceptor: it gives each DoGet a {@link Holder}, which the
- * producer finds in the call's gRPC context and the result stream fills before it ends. The same
- * figures go to the server's metrics as the call ends.
+ * Puts a DoGet's {@link QueryFigures}, and what an update's DoPut reports (a reused
+ * materialization), into the call's gRPC trailers. Flight's middleware can only touch headers, so
+ * this is a gRPC interceptor: it gives each DoGet and DoPut a {@link Holder}, which the producer
+ * finds in the call's gRPC context and fills before the call ends. A DoGet's figures go to the
+ * server's metrics as the call ends.
  */
 final class QueryTrailers implements ServerInterceptor {
   private static final Context.Key<Holder> HOLDER = Context.key("sqe-query-trailers");
   private static final String DO_GET = FlightConstants.SERVICE + "/DoGet";
+  /** An update's DoPut carries what only some statements report (a reused materialization). */
+  private static final String DO_PUT = FlightConstants.SERVICE + "/DoPut";
 
   private final Consumer<QueryFigures> streamed;
 
@@ -40,7 +44,8 @@ final class QueryTrailers implements ServerInterceptor {
   @Override
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-    if (!DO_GET.equals(call.getMethodDescriptor().getFullMethodName())) {
+    String method = call.getMethodDescriptor().getFullMethodName();
+    if (!DO_GET.equals(method) && !DO_PUT.equals(method)) {
       return next.startCall(call, headers);
     }
     Holder holder = new Holder();
@@ -62,19 +67,23 @@ final class QueryTrailers implements ServerInterceptor {
   /** Where a stream leaves its figures for the trailers. */
   static final class Holder {
     private volatile QueryFigures figures;
+    private final Map<String, String> others = new ConcurrentHashMap<>();
 
     void set(QueryFigures figures) {
       this.figures = figures;
     }
 
+    /** Adds trailer {@code key}; characters outside printable ASCII, which trailers cannot carry, become {@code ?}. */
+    void put(String key, String value) {
+      others.put(key, value.replaceAll("[^\\x20-\\x7e]", "?"));
+    }
+
     void writeTo(Metadata trailers) {
       QueryFigures current = figures;
-      if (current == null) {
-        return;
+      if (current != null) {
+        current.trailers().forEach((key, value) -> trailers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value));
       }
-      for (Map.Entry<String, String> e : current.trailers().entrySet()) {
-        trailers.put(Metadata.Key.of(e.getKey(), Metadata.ASCII_STRING_MARSHALLER), e.getValue());
-      }
+      others.forEach((key, value) -> trailers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value));
     }
   }
 }

@@ -329,7 +329,7 @@ public final class SqeServer implements AutoCloseable {
       LocationRules locations,
       CatalogMetadata metadata) {
     List<CommandExecutor> executors = new ArrayList<>(
-        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries()));
+        WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries(), config.materializationReuse()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     executors.add(new ShowStatements(metadata));

@@ -19,6 +19,7 @@ import io.sqe.flight.session.ClientSession;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -158,6 +159,7 @@ final class StatementCalls {
         // ADBC and dbt send every statement as a query: it runs here, once, and DoGet returns its count.
         Prepared.Command run = (Prepared.Command) statement;
         CommandOutcome outcome = runCommand(call.client(), call.session(), run, parameterSets, queryId);
+        call.record().materialized(outcome.reuse());
         call.record().succeeded(queryId, outcome.rows());
         return commandResult(call.client(), queryId, run, outcome, descriptor, 0);
       }
@@ -200,7 +202,9 @@ final class StatementCalls {
         if (!(statement instanceof Prepared.Command)) {
           throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
         }
-        return runCommand(call.client(), call.session(), (Prepared.Command) statement, call.parameterSets().get(), queryId).rows();
+        CommandOutcome outcome = runCommand(call.client(), call.session(), (Prepared.Command) statement, call.parameterSets().get(), queryId);
+        reported(call.record(), outcome.reuse(), QueryTrailers.current());
+        return outcome.rows();
       } finally {
         engine.queries().forget(queryId);
       }
@@ -231,13 +235,15 @@ final class StatementCalls {
       return whileTheCallLasts(queryId, () -> {
         long rows = 0;
         List<Object[]> report = new ArrayList<>();
+        CommandResult.Reuse reuse = null;
         for (List<Object> parameters : parameterSets) {
           CommandResult result = engine.run(statementSession, command, parameters, queryId);
           session.update(result.sessionChange());
           rows += result.rowCount();
           report.addAll(result.report());
+          reuse = result.reuse() != null ? result.reuse() : reuse;
         }
-        return new CommandOutcome(rows, report);
+        return new CommandOutcome(rows, report, reuse);
       });
     } catch (RuntimeException | Error e) {
       engine.queries().forget(queryId);
@@ -245,8 +251,36 @@ final class StatementCalls {
     }
   }
 
-  /** What running a command did: the rows it changed, and the rows of its report if it makes one. */
-  record CommandOutcome(long rows, List<Object[]> report) {}
+  /**
+   * What running a command did: the rows it changed, the rows of its report if it makes one, and
+   * whether it reused a materialization (null when it materializes none; with several parameter
+   * sets, the last run's).
+   */
+  record CommandOutcome(long rows, List<Object[]> report, CommandResult.Reuse reuse) {}
+
+  /**
+   * Tells the audit record (and through it the metrics) and the call's trailers ({@code
+   * x-sqe-materialization}: {@code reused} or {@code rebuilt}, with its reason and detail) whether
+   * a statement reused a materialization.
+   */
+  static void reported(StatementAudit record, CommandResult.Reuse reuse, QueryTrailers.Holder trailers) {
+    if (reuse == null) {
+      return;
+    }
+    record.materialized(reuse);
+    trailersOf(reuse).forEach(trailers::put);
+  }
+
+  /** The trailers that say whether a statement reused a materialization; none when it materializes none. */
+  static Map<String, String> trailersOf(CommandResult.Reuse reuse) {
+    if (reuse == null) {
+      return Map.of();
+    }
+    return Map.of(
+        "x-sqe-materialization", reuse.reused() ? "reused" : "rebuilt",
+        "x-sqe-materialization-reason", reuse.reason(),
+        "x-sqe-materialization-detail", reuse.detail());
+  }
 
   /**
    * Runs {@code work} for a tracked query on the thread of a client's call, cancelling the query
@@ -282,6 +316,7 @@ final class StatementCalls {
         ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
         : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
+    pending.trailers(trailersOf(outcome.reuse()));
     long records = command.reports() ? outcome.report().size() : outcome.rows();
     return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
   }
@@ -322,6 +357,8 @@ final class StatementCalls {
       return;
     }
     tickets.read(queryId);
+    QueryTrailers.Holder trailers = QueryTrailers.current();
+    query.trailers().forEach(trailers::put);
     StatementAudit record = query.takeAudit();
     if (record == null) {
       // A later DoGet of the same ticket runs the statement again; a command's count is no run.

@@ -19,16 +19,18 @@ public final class WritePath {
 
   /** The executors, with table maintenance limited by {@code maintenance}. */
   public static List<CommandExecutor> executors(MaintenanceSettings maintenance) {
-    return executors(maintenance, LocationRules.NONE, DmlExecutor.DEFAULT_MAX_COMMIT_RETRIES);
+    return executors(maintenance, LocationRules.NONE, DmlExecutor.DEFAULT_MAX_COMMIT_RETRIES, true);
   }
 
   /**
    * The executors, with table maintenance limited by {@code maintenance}, the locations statements
    * may choose for tables by {@code locations}, and a statement that loses a commit race outside a
-   * transaction run again up to {@code maxCommitRetries} times.
+   * transaction run again up to {@code maxCommitRetries} times, and materializations reused unless
+   * {@code materializationReuse} is false (a session may still say otherwise).
    */
-  public static List<CommandExecutor> executors(MaintenanceSettings maintenance, LocationRules locations, int maxCommitRetries) {
-    return List.of(new DdlExecutor(maintenance, locations), new DmlExecutor(locations, maxCommitRetries));
+  public static List<CommandExecutor> executors(
+      MaintenanceSettings maintenance, LocationRules locations, int maxCommitRetries, boolean materializationReuse) {
+    return List.of(new DdlExecutor(maintenance, locations), new DmlExecutor(locations, maxCommitRetries, materializationReuse));
   }
 
   /** Transactions over Iceberg tables, in which the DML of {@link #executors()} is staged. */

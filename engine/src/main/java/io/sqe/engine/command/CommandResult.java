@@ -13,23 +13,49 @@ import java.util.function.UnaryOperator;
  * @param sessionChange how the statement changes the session (USE, SET), applied by the caller
  * @param report the rows of a command that reports what it did (table maintenance), as Calcite
  *     run-time values of {@link PreparedCommand#reportSchema()}; empty for the others
+ * @param reuse for a statement that materializes a table (CREATE OR REPLACE TABLE ... AS),
+ *     whether it reused what an earlier run of it committed and why (docs/sql.md); null for the
+ *     others
  */
-public record CommandResult(long rowCount, UnaryOperator<Session> sessionChange, List<Object[]> report) {
+public record CommandResult(long rowCount, UnaryOperator<Session> sessionChange, List<Object[]> report, Reuse reuse) {
   public CommandResult {
     requireNonNull(sessionChange, "sessionChange is null");
     report = List.copyOf(report);
   }
 
+  /**
+   * Whether a materialization was reused or computed again, and why.
+   *
+   * @param reason a short label, for metrics: {@code unchanged} when reused, else what defeated
+   *     reuse ({@code input_changed}, {@code disabled}, ...)
+   * @param detail the same for people, naming what changed: for audit lines and trailers
+   */
+  public record Reuse(boolean reused, String reason, String detail) {
+    public Reuse {
+      requireNonNull(reason, "reason is null");
+      requireNonNull(detail, "detail is null");
+    }
+
+    public static Reuse rebuilt(String reason, String detail) {
+      return new Reuse(false, reason, detail);
+    }
+  }
+
+  /** {@code count} rows written by a statement that materialized a table, reusing or not as {@code reuse} says. */
+  public static CommandResult materialized(long count, Reuse reuse) {
+    return new CommandResult(count, UnaryOperator.identity(), List.of(), requireNonNull(reuse, "reuse is null"));
+  }
+
   public static CommandResult rows(long count) {
-    return new CommandResult(count, UnaryOperator.identity(), List.of());
+    return new CommandResult(count, UnaryOperator.identity(), List.of(), null);
   }
 
   public static CommandResult session(UnaryOperator<Session> change) {
-    return new CommandResult(0, change, List.of());
+    return new CommandResult(0, change, List.of(), null);
   }
 
   /** What a command with a {@link PreparedCommand#reportSchema() report} did: its rows, and no count. */
   public static CommandResult report(List<Object[]> rows) {
-    return new CommandResult(0, UnaryOperator.identity(), rows);
+    return new CommandResult(0, UnaryOperator.identity(), rows, null);
   }
 }

@@ -25,8 +25,8 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 /**
  * Session statements: {@code USE [catalog.]schema}, {@code SET [SESSION] name = value} and
  * {@code RESET name} for {@code catalog}, {@code schema}, {@code time_zone}, {@code
- * statement_timeout} and the planner and execution options ({@link PlannerOptions#NAMES}, {@link
- * ExecutionOptions#NAMES}; {@code _} may stand for {@code -} in their names, so that they need no
+ * statement_timeout} and the planner, execution and write options ({@link PlannerOptions#NAMES}, {@link
+ * ExecutionOptions#NAMES}, {@link WriteOptions#NAMES}; {@code _} may stand for {@code -} in their names, so that they need no
  * quotes). They change only the session they run in.
  */
 public final class SessionCommands implements CommandExecutor {
@@ -72,7 +72,7 @@ public final class SessionCommands implements CommandExecutor {
             throw error(
                 ErrorCode.INVALID_ARGUMENT,
                 "Unknown session property '" + name + "'; SQE has catalog, schema, time_zone, statement_timeout and the"
-                    + " options of docs/configuration.md (query.parallelism, planner.*, execution.*)",
+                    + " options of docs/configuration.md (query.parallelism, planner.*, execution.*, materialization_reuse)",
                 set.getName());
           }
           String value = text(name, valueNode);
@@ -89,13 +89,17 @@ public final class SessionCommands implements CommandExecutor {
   }
 
   private static boolean isOption(String normalizedName) {
-    return PlannerOptions.NAMES.contains(normalizedName) || ExecutionOptions.NAMES.contains(normalizedName);
+    return PlannerOptions.NAMES.contains(normalizedName)
+        || ExecutionOptions.NAMES.contains(normalizedName)
+        || WriteOptions.NAMES.contains(normalizedName);
   }
 
   /** Fails with INVALID_ARGUMENT unless {@code value} is one option {@code name} takes. */
   private static void validate(String name, String value) {
     if (PlannerOptions.NAMES.contains(name)) {
       PlannerOptions.DEFAULT.with(name, value);
+    } else if (WriteOptions.NAMES.contains(name)) {
+      WriteOptions.validate(name, value);
     } else {
       ExecutionOptions.DEFAULT.with(name, value);
     }

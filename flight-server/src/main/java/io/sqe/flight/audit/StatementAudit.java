@@ -2,6 +2,7 @@ package io.sqe.flight.audit;
 
 import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.audit.StatementFacts;
+import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.session.Session;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,6 +30,8 @@ public final class StatementAudit {
   private final Instant start = Instant.now();
   private final long startNanos = System.nanoTime();
   private final AtomicBoolean finished = new AtomicBoolean();
+  /** Whether the statement reused a materialization, and why; null when it materializes none. */
+  private volatile CommandResult.Reuse reuse;
 
   /**
    * @param sql the statement's text, parsed for its facts when the line is written; null when
@@ -56,6 +59,11 @@ public final class StatementAudit {
    */
   public StatementAudit withParameters(List<List<Object>> sets) {
     return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, sets);
+  }
+
+  /** The statement materialized a table, reusing what an earlier run committed or not as {@code reuse} says; null: none. */
+  public void materialized(CommandResult.Reuse reuse) {
+    this.reuse = reuse;
   }
 
   /** The statement ended well, having returned or written {@code rows} rows. */
@@ -103,6 +111,10 @@ public final class StatementAudit {
     StatementFacts facts = this.facts != null ? this.facts : log.facts(session, sql);
     log.listener().statementEnded(
         facts.kind(), outcome, session != null && session.openTransaction().isPresent(), elapsed);
+    CommandResult.Reuse materialization = error == null ? reuse : null;
+    if (materialization != null) {
+      log.listener().materialized(materialization);
+    }
     if (!log.enabled()) {
       return;
     }
@@ -118,6 +130,13 @@ public final class StatementAudit {
       }
       if (cached) {
         line.put("cached", true);
+      }
+      if (materialization != null) {
+        Map<String, Object> reused = new LinkedHashMap<>();
+        reused.put("reused", materialization.reused());
+        reused.put("reason", materialization.reason());
+        reused.put("detail", materialization.detail());
+        line.put("materialization", reused);
       }
       return line;
     });

@@ -1,5 +1,7 @@
 package io.sqe.flight.audit;
 
+import io.sqe.engine.command.CommandResult;
+
 /** Hears of every statement as it ends, whether or not the audit log writes lines (metrics). */
 public interface StatementListener {
   /** The outcome of a statement that succeeded; others carry their error code. */
@@ -16,4 +18,7 @@ public interface StatementListener {
    * @param elapsedNanos from its arrival to its end
    */
   void statementEnded(String kind, String outcome, boolean inTransaction, long elapsedNanos);
+
+  /** A statement that materializes a table succeeded, reusing what an earlier run committed or not as {@code reuse} says. */
+  default void materialized(CommandResult.Reuse reuse) {}
 }

@@ -105,6 +105,7 @@ public final class ConfigLoader {
           "query.max-reordered-joins",
           "maintenance.min-retention",
           "write.max-commit-retries",
+          "materialization-reuse",
           "sample-data.tpch-scale",
           "audit.file",
           "http.port",
@@ -320,7 +321,8 @@ public final class ConfigLoader {
         trino(values),
         new SpillConfig(
             Path.of(values.getOrDefault("query.spill-dir", dataDir.resolve("spill").toString())).toAbsolutePath().normalize(),
-            size(values, "query.max-spill", SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY)));
+            size(values, "query.max-spill", SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY)),
+        bool(values, "materialization-reuse", true));
   }
 
   private static ServerConfig.Limits limits(Map<String, String> values) {

@@ -44,6 +44,8 @@ import java.util.Set;
  * @param trino the endpoint for Trino's client protocol
  * @param spill where queries spill ({@code query.spill-dir}, by default {@code <data-dir>/spill})
  *     and how much each may write there ({@code query.max-spill})
+ * @param materializationReuse whether a CREATE OR REPLACE TABLE ... AS whose inputs did not change
+ *     commits nothing ({@code materialization-reuse}), unless its session sets its own
  */
 public record ServerConfig(
     String host,
@@ -67,7 +69,8 @@ public record ServerConfig(
     int maxReorderedJoins,
     Limits limits,
     TrinoSettings trino,
-    SpillConfig spill) {
+    SpillConfig spill,
+    boolean materializationReuse) {
   public ServerConfig {
     requireNonNull(spill, "spill is null");
     requireNonNull(limits, "limits is null");
@@ -94,19 +97,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
   }
 
   /**

@@ -12,6 +12,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.sqe.engine.command.CommandResult;
 import io.sqe.flight.audit.StatementListener;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -47,6 +48,8 @@ public final class ServerMetrics implements StatementListener {
   private final Counter runtimes;
   private final Counter spilledBytes;
   private final Counter spillFiles;
+  private final Counter materializationsReused;
+  private final Counter materializationsRebuilt;
   private final Map<String, Cache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Whether the JVM's own metrics are wanted; registered at the first scrape, not at startup. */
   private final boolean jvm;
@@ -102,6 +105,18 @@ public final class ServerMetrics implements StatementListener {
             .register(registry);
     spillFiles =
         Counter.builder().name("sqe_spill_files_total").help("Files (sorted runs) queries wrote to the spill directory").register(registry);
+    materializationsReused =
+        Counter.builder()
+            .name("sqe_materializations_reused_total")
+            .help("CREATE OR REPLACE TABLE ... AS that committed nothing because nothing they read changed, by reason")
+            .labelNames("reason")
+            .register(registry);
+    materializationsRebuilt =
+        Counter.builder()
+            .name("sqe_materializations_rebuilt_total")
+            .help("CREATE OR REPLACE TABLE ... AS that ran, by what defeated reuse (input_changed, disabled, nondeterministic, ...)")
+            .labelNames("reason")
+            .register(registry);
     cacheCounter("sqe_cache_hits_total", "Cache hits, by cache", CacheStats::hitCount);
     cacheCounter("sqe_cache_misses_total", "Cache misses, by cache", CacheStats::missCount);
     cacheCounter("sqe_cache_evictions_total", "Entries evicted (size or expiry), by cache", CacheStats::evictionCount);
@@ -161,6 +176,11 @@ public final class ServerMetrics implements StatementListener {
     } else if (outcome.equals(CONFLICT)) {
       conflicts.inc();
     }
+  }
+
+  @Override
+  public void materialized(CommandResult.Reuse reuse) {
+    (reuse.reused() ? materializationsReused : materializationsRebuilt).labelValues(reuse.reason()).inc();
   }
 
   /** A query's results have been sent (or its stream ended early): what it sent, read and spilled. */

@@ -152,6 +152,7 @@ final class StatementTask implements Runnable {
       query.failed(TrinoError.of(translate(e)), transactionChanges(session, session).build());
       return;
     }
+    record.materialized(result.reuse());
     record.succeeded(query.id(), result.rowCount());
     Session after = result.sessionChange().apply(session);
     SessionChanges changes = transactionChanges(session, after).session(session, after).build();

@@ -9,15 +9,21 @@ import org.apache.arrow.flight.FlightClientMiddleware;
 import org.apache.arrow.flight.FlightMethod;
 
 /**
- * Keeps SQE's {@code x-sqe-*} trailers of a client's last DoGet, as Flight's client middleware sees
- * them. Install it with {@code FlightClient.builder(...).intercept(capture)}.
+ * Keeps SQE's {@code x-sqe-*} trailers of a client's last DoGet and last DoPut, as Flight's client
+ * middleware sees them. Install it with {@code FlightClient.builder(...).intercept(capture)}.
  */
 public final class TrailerCapture implements FlightClientMiddleware.Factory {
   private volatile Map<String, String> last = Map.of();
+  private volatile Map<String, String> lastPut = Map.of();
 
   /** The trailers of the last DoGet that completed; empty before the first. */
   public Map<String, String> lastDoGet() {
     return last;
+  }
+
+  /** The trailers of the last DoPut (an update) that completed; empty before the first. */
+  public Map<String, String> lastDoPut() {
+    return lastPut;
   }
 
   @Override
@@ -31,7 +37,7 @@ public final class TrailerCapture implements FlightClientMiddleware.Factory {
 
       @Override
       public void onCallCompleted(CallStatus status) {
-        if (info.method() != FlightMethod.DO_GET || status.metadata() == null) {
+        if ((info.method() != FlightMethod.DO_GET && info.method() != FlightMethod.DO_PUT) || status.metadata() == null) {
           return;
         }
         Map<String, String> values = new HashMap<>();
@@ -40,7 +46,11 @@ public final class TrailerCapture implements FlightClientMiddleware.Factory {
             values.put(key, status.metadata().get(key));
           }
         }
-        last = values;
+        if (info.method() == FlightMethod.DO_GET) {
+          last = values;
+        } else {
+          lastPut = values;
+        }
       }
     };
   }

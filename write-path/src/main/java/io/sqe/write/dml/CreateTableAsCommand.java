@@ -10,6 +10,7 @@ import io.sqe.engine.SqeException.SqlPosition;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.command.WriteOptions;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
@@ -17,6 +18,7 @@ import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.BatchFileWriter;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.reuse.MaterializationReuse;
 import io.sqe.write.storage.ChosenLocations;
 import io.sqe.write.storage.LocationRules;
 import io.sqe.write.storage.PathSafeNames;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
@@ -49,6 +52,10 @@ import org.apache.iceberg.types.Types;
  * replaced table as it was. A replaced table keeps its history, so its older snapshots stay
  * readable.
  *
+ * <p>The snapshot it commits records the statement's lineage; a CREATE OR REPLACE whose lineage
+ * equals that of the table's current snapshot commits nothing and answers with that snapshot's
+ * count ({@link MaterializationReuse}).
+ *
  * <p>Columns are nullable unless the column list says NOT NULL, whatever the query's types say:
  * a table outlives the query that filled it.
  */
@@ -62,6 +69,8 @@ final class CreateTableAsCommand implements PreparedCommand {
   private final TableLayout layout;
   private final List<ValueConversion> conversions;
   private final ChosenLocations chosen;
+  /** Whether materializations are reused unless the session says otherwise. */
+  private final boolean reuse;
 
   private CreateTableAsCommand(
       TableRef target,
@@ -70,7 +79,8 @@ final class CreateTableAsCommand implements PreparedCommand {
       Schema schema,
       TableLayout layout,
       List<ValueConversion> conversions,
-      ChosenLocations chosen) {
+      ChosenLocations chosen,
+      boolean reuse) {
     this.target = requireNonNull(target, "target is null");
     this.statement = requireNonNull(statement, "statement is null");
     this.query = requireNonNull(query, "query is null");
@@ -78,9 +88,10 @@ final class CreateTableAsCommand implements PreparedCommand {
     this.layout = requireNonNull(layout, "layout is null");
     this.conversions = List.copyOf(conversions);
     this.chosen = requireNonNull(chosen, "chosen is null");
+    this.reuse = reuse;
   }
 
-  static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create, LocationRules locations) {
+  static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create, LocationRules locations, boolean reuse) {
     TableRef target = TableNames.resolve(context, create.name());
     SqlPosition at = SqlPositions.position(create.name());
     PathSafeNames.check("schema", target.id().namespace().level(0), at);
@@ -105,7 +116,7 @@ final class CreateTableAsCommand implements PreparedCommand {
       conversions.add(ValueConversion.of(type, column).orElseThrow(() -> error(
           ErrorCode.NOT_SUPPORTED, "Cannot store values of type " + type.getFullTypeString() + " as " + column.type(), create.query())));
     }
-    return new CreateTableAsCommand(target, create, query, schema, layout, conversions, chosen);
+    return new CreateTableAsCommand(target, create, query, schema, layout, conversions, chosen, reuse);
   }
 
   @Override
@@ -127,6 +138,11 @@ final class CreateTableAsCommand implements PreparedCommand {
         return CommandResult.rows(0);
       }
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
+    }
+    MaterializationReuse.Decision decision = MaterializationReuse.decide(
+        context, query, parameters, shape(), target.catalog(), target.id(), WriteOptions.materializationReuse(context.session(), reuse), replace);
+    if (decision.reuse().reused()) {
+      return CommandResult.materialized(decision.rows(), decision.reuse());
     }
     chosen.checkFree(target.catalog(), target.id());
     String what = (replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + target.displayName() + " AS";
@@ -155,8 +171,16 @@ final class CreateTableAsCommand implements PreparedCommand {
     Optional<BatchFileWriter.Layout> layout = BatchWrites.layout(query, table, columns);
     BatchWrites.Written written =
         layout.isPresent() ? BatchWrites.write(context, query, parameters, files, layout.get()) : writeRows(context, parameters, table, files);
+    if (decision.lineage() != null) {
+      write.summarize(decision.lineage().summary(written.rowCount(), MaterializationReuse.targetShape(table)));
+    }
     write.commitAppend(written.files(), written.paths(), what);
-    return CommandResult.rows(written.rowCount());
+    return replace ? CommandResult.materialized(written.rowCount(), decision.reuse()) : CommandResult.rows(written.rowCount());
+  }
+
+  /** The table the statement makes, besides its rows: what a reused table must still be. */
+  private String shape() {
+    return "create " + schema.asStruct() + " " + layout.spec() + " " + layout.sortOrder() + " " + layout.location() + " " + new TreeMap<>(layout.properties());
   }
 
   private BatchWrites.Written writeRows(CommandContext context, List<Object> parameters, Table table, DataFileWriter.Builder files) {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.command.WriteOptions;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
 import io.sqe.write.storage.LocationRules;
@@ -30,21 +31,25 @@ public final class DmlExecutor implements CommandExecutor {
 
   private final LocationRules locations;
   private final int maxCommitRetries;
+  private final boolean materializationReuse;
 
   public DmlExecutor() {
-    this(LocationRules.NONE, DEFAULT_MAX_COMMIT_RETRIES);
+    this(LocationRules.NONE, DEFAULT_MAX_COMMIT_RETRIES, true);
   }
 
   /**
    * @param locations who may choose where a new table's files go (CREATE TABLE ... AS), and where
    * @param maxCommitRetries how many times a statement runs again after losing a commit race; 0 never
+   * @param materializationReuse whether a CREATE OR REPLACE TABLE ... AS whose inputs did not change
+   *     commits nothing, unless the session sets {@link WriteOptions#MATERIALIZATION_REUSE}
    */
-  public DmlExecutor(LocationRules locations, int maxCommitRetries) {
+  public DmlExecutor(LocationRules locations, int maxCommitRetries, boolean materializationReuse) {
     if (maxCommitRetries < 0) {
       throw new IllegalArgumentException("maxCommitRetries must not be negative: " + maxCommitRetries);
     }
     this.locations = requireNonNull(locations, "locations is null");
     this.maxCommitRetries = maxCommitRetries;
+    this.materializationReuse = materializationReuse;
   }
 
   @Override
@@ -66,7 +71,7 @@ public final class DmlExecutor implements CommandExecutor {
       return Optional.of(MergePlanner.prepare(context, (SqlMergeStatement) statement));
     }
     if (statement instanceof SqlCreateTable && ((SqlCreateTable) statement).query() != null) {
-      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement, locations));
+      return Optional.of(CreateTableAsCommand.prepare(context, (SqlCreateTable) statement, locations, materializationReuse));
     }
     return Optional.empty();
   }

@@ -12,6 +12,8 @@ import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.BatchFileWriter;
 import io.sqe.write.files.DataFileWriter;
+import io.sqe.write.reuse.Lineage;
+import io.sqe.write.reuse.MaterializationReuse;
 import io.sqe.write.txn.TableWrite;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -77,6 +79,8 @@ final class InsertCommand implements PreparedCommand {
         ? prepared
         : plan(context, target, table, statement);
     String what = "INSERT into " + target.displayName();
+    Optional<Lineage> lineage = MaterializationReuse.recordable(
+        context, plan.query, parameters, "insert " + target.displayName() + " " + Arrays.toString(plan.targets));
     DataFileWriter.Builder files = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt());
     // Columns with a default other than NULL take it from the row writer.
     Optional<BatchFileWriter.Layout> layout = Arrays.stream(plan.defaults).allMatch(Objects::isNull)
@@ -88,6 +92,7 @@ final class InsertCommand implements PreparedCommand {
     if (written.files().isEmpty()) {
       return CommandResult.rows(0);
     }
+    lineage.ifPresent(l -> write.summarize(l.summary(written.rowCount(), MaterializationReuse.targetShape(table))));
     write.commitAppend(written.files(), written.paths(), what);
     return CommandResult.rows(written.rowCount());
   }

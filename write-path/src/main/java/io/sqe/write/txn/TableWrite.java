@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.session.Session;
 import io.sqe.write.files.DataFileWriter;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -36,6 +38,8 @@ public final class TableWrite {
   /** The session's transaction and the table's staging in it; else null. */
   private final IcebergTransaction transaction;
   private final StagedTable staged;
+  /** Properties the statement adds to the summary of the snapshot it commits. */
+  private final Map<String, String> summary = new HashMap<>();
 
   private TableWrite(
       LakehouseCatalog catalog,
@@ -110,7 +114,13 @@ public final class TableWrite {
     return marked(creation != null ? creation.newOverwrite() : staged != null ? staged.transaction().newOverwrite() : table.newOverwrite());
   }
 
+  /** Adds {@code properties} to the summary of the snapshot this write commits. */
+  public void summarize(Map<String, String> properties) {
+    summary.putAll(properties);
+  }
+
   private <T extends SnapshotUpdate<T>> T marked(T update) {
+    summary.forEach(update::set);
     update.set(Commits.QUERY_ID_PROPERTY, queryId);
     if (transaction != null) {
       update.set(Commits.TRANSACTION_ID_PROPERTY, transaction.id());
