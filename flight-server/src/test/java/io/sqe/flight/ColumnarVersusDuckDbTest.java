@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, sorts,
- * hash aggregates, joins), checked
+ * hash aggregates, joins, windows), checked
  * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
  * scale 0.01 through the Flight SQL JDBC driver.
  */
@@ -90,6 +90,24 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
         "select ps_partkey, ps_suppkey, ps_supplycost from partsupp order by ps_supplycost desc, ps_partkey, ps_suppkey");
   }
 
+  /** Window functions: SqeWindow over a sort per window group. */
+  static Stream<String> windows() {
+    return Stream.of(
+        "select c_nationkey, c_custkey, revenue, rank() over (partition by c_nationkey order by revenue desc) as rnk,"
+            + " dense_rank() over (partition by c_nationkey order by revenue desc) as dense from (select c_nationkey, c_custkey,"
+            + " sum(o_totalprice) as revenue from customer join orders on c_custkey = o_custkey group by c_nationkey, c_custkey) t"
+            + " order by c_nationkey, rnk, c_custkey",
+        "select o_custkey, o_orderkey, sum(o_totalprice) over (partition by o_custkey order by o_orderdate, o_orderkey) as running,"
+            + " count(*) over (partition by o_custkey) as orders_of_customer from orders order by o_custkey, o_orderdate, o_orderkey",
+        "select l_orderkey, l_linenumber, row_number() over (partition by l_suppkey order by l_shipdate, l_orderkey, l_linenumber) as rn,"
+            + " lag(l_extendedprice) over (partition by l_suppkey order by l_shipdate, l_orderkey, l_linenumber) as prev"
+            + " from lineitem order by l_orderkey, l_linenumber limit 100000",
+        "select o_orderkey, avg(o_totalprice) over (order by o_orderkey rows between 2 preceding and 2 following) as moving,"
+            + " max(o_orderdate) over (partition by o_orderpriority order by o_orderkey rows between unbounded preceding and current row) as latest,"
+            + " ntile(10) over (order by o_orderkey) as decile, first_value(o_clerk) over (partition by o_custkey order by o_orderkey) as first_clerk"
+            + " from orders order by o_orderkey");
+  }
+
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
     // Aggregates the scan would fold keep the row runtime (AggregateLowering): unfolded, they lower.
@@ -124,6 +142,19 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
       }
     }
     assertThat(plan.toString()).as(sql).contains("SqeSort").doesNotContain("Enumerable");
+    compare(sql, sql);
+  }
+
+  @ParameterizedTest
+  @MethodSource("windows")
+  void windowsPlanColumnarAndMatchDuckDb(String sql) throws Exception {
+    StringBuilder plan = new StringBuilder();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    assertThat(plan.toString()).as(sql).contains("SqeWindow").doesNotContain("Enumerable");
     compare(sql, sql);
   }
 }
