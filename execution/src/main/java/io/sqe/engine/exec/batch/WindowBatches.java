@@ -16,6 +16,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.TransferPair;
 
 /**
  * One window group over input sorted by its PARTITION BY keys, then its ORDER BY keys: each
@@ -79,7 +80,9 @@ public final class WindowBatches implements BatchOperator {
         }
       }
       context.checkCancelled();
-      int count = Math.min(SortBatches.OUTPUT_ROWS, ready.size() - emitted);
+      // A batch of output never spans two input batches, so that it is slices of their vectors.
+      int inBatch = pending.get(ready.batchOf()[emitted]).getRowCount() - ready.row(emitted);
+      int count = Math.min(SortBatches.OUTPUT_ROWS, Math.min(inBatch, ready.size() - emitted));
       VectorSchemaRoot out = output(emitted, count);
       emitted += count;
       return out;
@@ -187,33 +190,27 @@ public final class WindowBatches implements BatchOperator {
     scannedBatch -= drop;
   }
 
+  /**
+   * Rows {@code [from, from + count)} of the ready rows, all of one input batch: slices of that
+   * batch's vectors and of the function values, which share their buffers rather than copy them.
+   */
   private VectorSchemaRoot output(int from, int count) {
-    VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator);
+    List<FieldVector> sources = new ArrayList<>(pendingColumns.get(ready.batchOf()[from]));
+    sources.addAll(values);
+    List<FieldVector> vectors = new ArrayList<>();
     try {
-      List<FieldVector> to = out.getFieldVectors();
-      int inputColumns = to.size() - values.size();
-      for (int c = 0; c < to.size(); c++) {
-        FieldVector target = to.get(c);
-        target.setInitialCapacity(count);
-        target.allocateNew();
-        if (c < inputColumns) {
-          for (int i = 0; i < count; i++) {
-            target.copyFromSafe(ready.row(from + i), i, ready.vector(c, from + i));
-          }
-        } else {
-          FieldVector source = values.get(c - inputColumns);
-          for (int i = 0; i < count; i++) {
-            target.copyFromSafe(from + i, i, source);
-          }
-        }
-        target.setValueCount(count);
+      int inputColumns = sources.size() - values.size();
+      for (int c = 0; c < sources.size(); c++) {
+        FieldVector source = sources.get(c);
+        TransferPair pair = source.getTransferPair(allocator);
+        pair.splitAndTransfer(c < inputColumns ? ready.row(from) : from, count);
+        vectors.add((FieldVector) pair.getTo());
       }
-      out.setRowCount(count);
-      return out;
     } catch (RuntimeException | Error e) {
-      out.close();
+      vectors.forEach(FieldVector::close);
       throw e;
     }
+    return new VectorSchemaRoot(schema.getFields(), vectors, count);
   }
 
   private void closeInput() {

@@ -29,14 +29,7 @@ public record WindowFunction(Kind kind, int argument, long constant, int default
     MIN,
     MAX;
 
-    /** Whether the function reads its frame's rows, not only the row's place among its peers. */
-    boolean readsFrame() {
-      return switch (this) {
-        case FIRST_VALUE, LAST_VALUE, NTH_VALUE, COUNT_STAR, COUNT, SUM0, MIN, MAX -> true;
-        default -> false;
-      };
-    }
-
+    /** Whether the function adds up its frame's rows (the others read rows by position). */
     boolean accumulates() {
       return switch (this) {
         case COUNT_STAR, COUNT, SUM0, MIN, MAX -> true;

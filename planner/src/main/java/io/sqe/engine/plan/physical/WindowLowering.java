@@ -39,6 +39,7 @@ final class WindowLowering {
     List<RelDataType> outputTypes = new ArrayList<>();
     window.getRowType().getFieldList().forEach(field -> outputTypes.add(field.getType()));
     RelTraitSet traits = window.getTraitSet().replace(SqeRel.CONVENTION).replace(RelCollations.EMPTY);
+    List<Field> outputs = CalciteTypeMapping.toArrowSchema(window.getRowType()).getFields();
     SqeRel current = input;
     int width = inputCount;
     for (Window.Group group : window.groups) {
@@ -49,7 +50,6 @@ final class WindowLowering {
       if (frame == null) {
         return null;
       }
-      List<Field> outputs = CalciteTypeMapping.toArrowSchema(window.getRowType()).getFields();
       List<WindowFunction> functions = new ArrayList<>();
       for (Window.RexWinAggCall call : group.aggCalls) {
         WindowFunction function = function(window, call, inputCount, input.batchSchema().getFields(), outputs.get(width + functions.size()));
