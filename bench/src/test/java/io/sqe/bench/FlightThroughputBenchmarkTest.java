@@ -92,6 +92,9 @@ class FlightThroughputBenchmarkTest {
     assertThatThrownBy(() -> FlightThroughputBenchmark.parse(new String[] {"--table", "synthetic", "--scale", "1"}, out))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--scale applies to --table lineitem");
+    assertThatThrownBy(() -> FlightThroughputBenchmark.parse(new String[] {"--table", "synthetic", "--select", "n"}, out))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--select applies to --table lineitem");
     assertThatThrownBy(() -> FlightThroughputBenchmark.parse(new String[] {"--table", "orders"}, out))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lineitem or synthetic");

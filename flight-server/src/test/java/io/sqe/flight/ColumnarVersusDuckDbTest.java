@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Queries that run on SQE's columnar operators (scans, filters, computed columns, top-N, sorts,
- * hash aggregates with grouping sets and DISTINCT, joins, set operations), checked
+ * hash aggregates with grouping sets and DISTINCT, joins, set operations, windows), checked
  * to plan as such and compared row by row with DuckDB reading the same Parquet files: TPC-H at
  * scale 0.01 through the Flight SQL JDBC driver.
  */
@@ -116,6 +116,24 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
             + " order by n_regionkey, n_name"));
   }
 
+  /** Window functions: SqeWindow over a sort per window group. */
+  static Stream<Arguments> windows() {
+    return Stream.of(
+        Arguments.of("SqeWindow", "select c_nationkey, c_custkey, revenue, rank() over (partition by c_nationkey order by revenue desc) as rnk,"
+            + " dense_rank() over (partition by c_nationkey order by revenue desc) as dense from (select c_nationkey, c_custkey,"
+            + " sum(o_totalprice) as revenue from customer join orders on c_custkey = o_custkey group by c_nationkey, c_custkey) t"
+            + " order by c_nationkey, rnk, c_custkey"),
+        Arguments.of("SqeWindow", "select o_custkey, o_orderkey, sum(o_totalprice) over (partition by o_custkey order by o_orderdate, o_orderkey) as running,"
+            + " count(*) over (partition by o_custkey) as orders_of_customer from orders order by o_custkey, o_orderdate, o_orderkey"),
+        Arguments.of("SqeWindow", "select l_orderkey, l_linenumber, row_number() over (partition by l_suppkey order by l_shipdate, l_orderkey, l_linenumber) as rn,"
+            + " lag(l_extendedprice) over (partition by l_suppkey order by l_shipdate, l_orderkey, l_linenumber) as prev"
+            + " from lineitem order by l_orderkey, l_linenumber limit 100000"),
+        Arguments.of("SqeWindow", "select o_orderkey, avg(o_totalprice) over (order by o_orderkey rows between 2 preceding and 2 following) as moving,"
+            + " max(o_orderdate) over (partition by o_orderpriority order by o_orderkey rows between unbounded preceding and current row) as latest,"
+            + " ntile(10) over (order by o_orderkey) as decile, first_value(o_clerk) over (partition by o_custkey order by o_orderkey) as first_clerk"
+            + " from orders order by o_orderkey"));
+  }
+
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
     // Aggregates the scan would fold keep the row runtime (AggregateLowering): unfolded, they lower.
@@ -154,8 +172,8 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
   }
 
   @ParameterizedTest
-  @MethodSource("groupingAndSetOperations")
-  void groupingSetsAndSetOperationsPlanColumnarAndMatchDuckDb(String node, String sql) throws Exception {
+  @MethodSource({"groupingAndSetOperations", "windows"})
+  void groupingSetsSetOperationsAndWindowsPlanColumnarAndMatchDuckDb(String node, String sql) throws Exception {
     StringBuilder plan = new StringBuilder();
     try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
       while (rs.next()) {

@@ -11,6 +11,7 @@ import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableLimit;
 import org.apache.calcite.adapter.enumerable.EnumerableLimitSort;
 import org.apache.calcite.adapter.enumerable.EnumerableSort;
+import org.apache.calcite.adapter.enumerable.EnumerableWindow;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -26,7 +27,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * it: today a scan of an Iceberg table's columns, a filter whose condition the columnar evaluator
  * runs ({@link PredicateCompiler}), a projection of columns, constants and expressions it computes
  * ({@link ExpressionCompiler}), INTERSECT, EXCEPT and UNION ({@link SqeSetOperation}), OFFSET and FETCH, and ORDER BY: a top-N under a bounded FETCH ({@link SqeTopN}),
- * else a sort that spills ({@link SqeSort}); which is what {@code
+ * else a sort that spills ({@link SqeSort}); window functions over a sort per window group
+ * ({@link WindowLowering}); which is what {@code
  * SELECT *}-style exports are. Such a result goes from the Parquet decoder to
  * the client as Arrow batches, with no Java object per value. Any other plan runs on Calcite's
  * Enumerable runtime as before, and EXPLAIN shows which: {@code Sqe...} nodes or {@code
@@ -70,6 +72,10 @@ public final class ColumnarLowering {
     }
     if (rel instanceof EnumerableSort sort) {
       return topN(sort, sort.getInput(), sort.getCollation(), sort.offset, sort.fetch);
+    }
+    if (rel instanceof EnumerableWindow window) {
+      SqeRel input = lower(window.getInput());
+      return input == null ? null : WindowLowering.lower(window, input);
     }
     if (rel instanceof EnumerableLimit limit) {
       Long offset = limit.offset == null ? Long.valueOf(0) : literal(limit.offset);
