@@ -11,7 +11,9 @@ import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.iceberg.SnapshotFiles;
 import io.sqe.engine.iceberg.parquet.ParquetFooters;
+import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.security.AccessControl;
@@ -20,6 +22,7 @@ import io.sqe.engine.users.LocalUsers;
 import io.sqe.engine.users.UserStatements;
 import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.audit.StatementListener;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.HttpAuthentication;
@@ -36,6 +39,8 @@ import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
+import io.sqe.flight.runtime.QueryFailures;
+import io.sqe.flight.runtime.RuntimeSchema;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.trino.TrinoEndpoint;
 import io.sqe.infoschema.CatalogMetadata;
@@ -144,7 +149,10 @@ public final class SqeServer implements AutoCloseable {
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
     ServerMetrics metrics = ServerMetrics.create();
-    AuditLog audit = AuditLog.disabled(metrics);
+    // Made first: the audit hears how statements fail, for system.runtime.queries.
+    QueryTracker queries = new QueryTracker(config.limits().queryHistory());
+    StatementListener statements = new QueryFailures(metrics, queries);
+    AuditLog audit = AuditLog.disabled(statements);
     LakehouseHealth health = null;
     OpsHttpServer http = null;
     TrinoEndpoint trino = null;
@@ -153,7 +161,7 @@ public final class SqeServer implements AutoCloseable {
     GuardedTransport transport = null;
     try {
       if (config.auditFile() != null) {
-        audit = AuditLog.open(config.auditFile(), metrics);
+        audit = AuditLog.open(config.auditFile(), statements);
         LOG.info("Audit log: {}", config.auditFile());
       }
       // Authentication (the user store: a new admin's password hash, 210,000 PBKDF2 rounds; the
@@ -185,6 +193,10 @@ public final class SqeServer implements AutoCloseable {
       // The scan's caches are the JVM's, shared by every engine in it.
       ParquetFooters.setMaxColumnChunks(config.caches().footerCacheMaxColumnChunks());
       SnapshotFiles.setMaxFiles(config.caches().planningCacheMaxFiles());
+      // Made before the engine: system.runtime shows the engine's statements and the sessions.
+      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
+      List<SystemSchema> systemSchemas = new ArrayList<>(InformationSchema.schemas(metadata, catalogs));
+      systemSchemas.add(new RuntimeSchema(queries, sessions));
       QueryEngine engine =
           new QueryEngine(
               catalogs,
@@ -201,11 +213,11 @@ public final class SqeServer implements AutoCloseable {
                   .withSpill(config.spill()),
               executors(config, authenticating, locationRules(config, lakehouse), metadata),
               WritePath.transactions(),
-              InformationSchema.schemas(metadata, catalogs),
-              access);
+              systemSchemas,
+              access,
+              queries);
       warmUp(engine, config.catalog().name());
       LocalAuthentication authentication = await(authenticating);
-      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
       TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes(), "tickets");

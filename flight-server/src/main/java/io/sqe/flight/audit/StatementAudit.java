@@ -103,10 +103,13 @@ public final class StatementAudit {
     StatementFacts facts = this.facts != null ? this.facts : log.facts(session, sql);
     log.listener().statementEnded(
         facts.kind(), outcome, session != null && session.openTransaction().isPresent(), elapsed);
+    String message = error == null ? null : Outcomes.message(error);
+    if (message != null && queryId != null) {
+      log.listener().statementFailed(queryId, outcome, Redaction.redact(message, sql, values()));
+    }
     if (!log.enabled()) {
       return;
     }
-    String message = error == null ? null : Outcomes.message(error);
     log.record(() -> {
       Map<String, Object> tables = new LinkedHashMap<>();
       tables.put("read", facts.read());

@@ -16,4 +16,12 @@ public interface StatementListener {
    * @param elapsedNanos from its arrival to its end
    */
   void statementEnded(String kind, String outcome, boolean inTransaction, long elapsedNanos);
+
+  /**
+   * Hears how a statement failed, after {@link #statementEnded}.
+   *
+   * @param code the error code it failed with
+   * @param message what its client was told, with the statement's parameter values replaced
+   */
+  default void statementFailed(String queryId, String code, String message) {}
 }

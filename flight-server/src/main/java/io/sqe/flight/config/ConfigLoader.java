@@ -115,6 +115,7 @@ public final class ConfigLoader {
           "server.max-connections-per-address",
           "server.handshake-timeout",
           "server.connection-idle-timeout",
+          "server.query-history",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -342,13 +343,18 @@ public final class ConfigLoader {
     if (idle.isNegative()) {
       throw new ConfigException("Setting server.connection-idle-timeout must not be negative (0 keeps idle connections open)");
     }
+    int history = integer(values, "server.query-history", defaults.queryHistory());
+    if (history < 0) {
+      throw new ConfigException("Setting server.query-history must be 0 (keep none) or more, not " + history);
+    }
     return new ServerConfig.Limits(
         heapStop,
         size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
         size(values, "query.tickets.max-bytes", defaults.ticketBytes()),
         perAddress,
         handshake,
-        idle);
+        idle,
+        history);
   }
 
   private static ServerConfig.TrinoSettings trino(Map<String, String> values) {

@@ -122,6 +122,7 @@ public record ServerConfig(
    *     TLS, to finish its handshake
    * @param connectionIdleTimeout how long a connection may go without a call before it is closed
    *     (clients reconnect on their next call); zero for never
+   * @param queryHistory how many ended statements {@code system.runtime.queries} keeps listing
    */
   public record Limits(
       double heapStopThreshold,
@@ -129,9 +130,10 @@ public record ServerConfig(
       long ticketBytes,
       int maxConnectionsPerAddress,
       Duration handshakeTimeout,
-      Duration connectionIdleTimeout) {
+      Duration connectionIdleTimeout,
+      int queryHistory) {
     public static final Limits DEFAULT =
-        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30));
+        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000);
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
@@ -145,6 +147,9 @@ public record ServerConfig(
       }
       requireNonNull(handshakeTimeout, "handshakeTimeout is null");
       requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
+      if (queryHistory < 0) {
+        throw new IllegalArgumentException("queryHistory must not be negative: " + queryHistory);
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
@@ -49,7 +50,15 @@ public final class SessionManager {
    */
   public ClientSession session(String credential, String connection, Principal principal) {
     String key = key(credential, connection, principal);
-    return sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
+    ClientSession session =
+        sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
+    session.used();
+    return session;
+  }
+
+  /** The live sessions, for {@code system.runtime.sessions}. */
+  public List<ClientSession> all() {
+    return List.copyOf(sessions.asMap().values());
   }
 
   /** The sessions by key, for the server's metrics (hits, misses, live sessions). */
