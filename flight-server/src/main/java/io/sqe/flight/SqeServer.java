@@ -41,6 +41,7 @@ import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
 import io.sqe.flight.runtime.QueryFailures;
 import io.sqe.flight.runtime.RuntimeSchema;
+import io.sqe.flight.runtime.SessionProcedures;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.trino.TrinoEndpoint;
 import io.sqe.infoschema.CatalogMetadata;
@@ -211,7 +212,7 @@ public final class SqeServer implements AutoCloseable {
                   .withPlannerOptions(config.planner())
                   .withExecutionOptions(config.execution())
                   .withSpill(config.spill()),
-              executors(config, authenticating, locationRules(config, lakehouse), metadata),
+              executors(config, authenticating, locationRules(config, lakehouse), metadata, sessions, queries),
               WritePath.transactions(),
               systemSchemas,
               access,
@@ -339,12 +340,15 @@ public final class SqeServer implements AutoCloseable {
       ServerConfig config,
       CompletableFuture<LocalAuthentication> authenticating,
       LocationRules locations,
-      CatalogMetadata metadata) {
+      CatalogMetadata metadata,
+      SessionManager sessions,
+      QueryTracker queries) {
     List<CommandExecutor> executors = new ArrayList<>(
         WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     executors.add(new ShowStatements(metadata));
+    executors.add(new SessionProcedures(sessions, queries));
     return executors;
   }
 

@@ -51,9 +51,11 @@ public final class TrackedQuery {
   private volatile Instant runStarted;
   private volatile Instant ended;
   private volatile QueryStats firstRunStats;
+  private volatile String sessionId;
   private volatile String source;
   private volatile String tag;
   private volatile Failure failure;
+  private boolean labelled;
 
   /** How a statement failed, as its client was told: the error code's name and the message. */
   public record Failure(String code, String message) {
@@ -127,9 +129,22 @@ public final class TrackedQuery {
     return Optional.ofNullable(tag);
   }
 
-  /** Labels the statement with where it came from; the first labels given stay. */
-  public synchronized void label(String source, String tag) {
-    if (this.source == null && this.tag == null) {
+  /** The id of the client session that sent the statement, if it came from one the server keeps. */
+  public Optional<String> sessionId() {
+    return Optional.ofNullable(sessionId);
+  }
+
+  /**
+   * Labels the statement with where it came from; the first labels given stay.
+   *
+   * @param sessionId the client session's id; null for none
+   * @param source the client application; null when unknown
+   * @param tag the query tag; null for none
+   */
+  public synchronized void label(String sessionId, String source, String tag) {
+    if (!labelled) {
+      labelled = true;
+      this.sessionId = sessionId;
       this.source = source;
       this.tag = tag;
     }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
@@ -72,6 +73,18 @@ public final class SessionManager {
       // At once, rather than when the removal listener gets to it: the client may look next.
       session.close();
     }
+  }
+
+  /** The live session with that id (as {@code system.runtime.sessions} shows it), if there is one. */
+  public Optional<ClientSession> find(String id) {
+    return sessions.asMap().values().stream().filter(session -> session.id().equals(id)).findFirst();
+  }
+
+  /** Ends the session with that id, rolling back its transactions; its client's next call starts a new one. */
+  public boolean close(ClientSession session) {
+    boolean removed = sessions.asMap().values().remove(session);
+    session.close();
+    return removed;
   }
 
   private static String key(String credential, String connection, Principal principal) {

@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * system.runtime.queries and system.runtime.sessions through the Flight SQL JDBC driver, with two
- * users and an admin: each user sees their own statements and sessions, the admin everyone's;
- * ended statements stay listed with their figures and errors.
+ * system.runtime.queries and system.runtime.sessions, system.kill_query and system.kill_session,
+ * through the Flight SQL JDBC driver, with two users and an admin: each user sees and stops their
+ * own statements and sessions, the admin everyone's; ended statements stay listed with their
+ * figures and errors.
  */
 class RuntimeTablesTest {
   static final String ALICE = "alice";
@@ -131,6 +132,65 @@ class RuntimeTablesTest {
     }
   }
 
+  @Test
+  void anAdminKillsAnotherUsersLongQueryAndItsClientGetsTheMessage() throws Exception {
+    try (Connection alice = connect(ALICE); Connection admin = connect(TestServer.ADMIN)) {
+      CompletableFuture<Void> endless = runAsync(alice, ENDLESS);
+      String id = awaitRunning(admin, ENDLESS);
+      execute(admin, "CALL system.kill_query(query_id => '" + id + "', message => 'too big for the morning')");
+      assertThatThrownBy(endless::join).hasStackTraceContaining("CANCELLED: Query killed. Message: too big for the morning");
+      assertThat(records(alice, "select state, error_code, error_message from system.runtime.queries where query_id = '" + id + "'"))
+          .singleElement().satisfies(row -> {
+            assertThat(row.get("state")).isEqualTo("CANCELLED");
+            assertThat(row.get("error_code")).isEqualTo("CANCELLED");
+            assertThat(row.get("error_message")).isEqualTo("Query killed. Message: too big for the morning");
+          });
+    }
+  }
+
+  @Test
+  void onlyTheOwnerOrAnAdminMayKillAQueryAndAnUnknownIdIsNotFound() throws Exception {
+    try (Connection alice = connect(ALICE); Connection bob = connect(BOB); Connection admin = connect(TestServer.ADMIN)) {
+      CompletableFuture<Void> endless = runAsync(alice, ENDLESS);
+      String id = awaitRunning(admin, ENDLESS);
+      assertThatThrownBy(() -> execute(bob, "CALL system.kill_query('" + id + "', 'mine now')"))
+          .isInstanceOf(SQLException.class)
+          .hasStackTraceContaining("UNAUTHORIZED")
+          .hasStackTraceContaining("belongs to another user");
+      assertThatThrownBy(() -> execute(bob, "CALL system.kill_query(query_id => 'no-such-query')"))
+          .hasStackTraceContaining("NOT_FOUND: Unknown query no-such-query");
+      assertThatThrownBy(() -> execute(bob, "CALL system.kill_query(query => 'x')"))
+          .hasStackTraceContaining("INVALID_ARGUMENT")
+          .hasStackTraceContaining("has no argument 'query'");
+      assertThat(endless).isNotDone();
+      // Its owner may, positionally, from another connection.
+      try (Connection again = connect(ALICE)) {
+        execute(again, "CALL system.kill_query('" + id + "', 'my mistake')");
+      }
+      assertThatThrownBy(endless::join).hasStackTraceContaining("Query killed. Message: my mistake");
+    }
+  }
+
+  @Test
+  void killingASessionStopsItsStatementsAndEndsIt() throws Exception {
+    try (Connection alice = connect(ALICE); Connection bob = connect(BOB); Connection admin = connect(TestServer.ADMIN)) {
+      CompletableFuture<Void> endless = runAsync(alice, ENDLESS);
+      String id = awaitRunning(admin, ENDLESS);
+      String session = (String) records(admin, "select session_id from system.runtime.queries where query_id = '" + id + "'")
+          .get(0).get("session_id");
+      assertThat(session).isNotNull();
+      assertThat(records(admin, "select \"user\" from system.runtime.sessions where session_id = '" + session + "'"))
+          .singleElement().satisfies(row -> assertThat(row.get("user")).isEqualTo(ALICE));
+      assertThatThrownBy(() -> execute(bob, "CALL system.kill_session('" + session + "')"))
+          .hasStackTraceContaining("belongs to another user");
+      assertThatThrownBy(() -> execute(bob, "CALL system.kill_session(session_id => 'no-such-session')"))
+          .hasStackTraceContaining("NOT_FOUND: Unknown session no-such-session");
+      execute(admin, "CALL system.kill_session(session_id => '" + session + "', message => 'maintenance')");
+      assertThatThrownBy(endless::join).hasStackTraceContaining("CANCELLED: Session killed. Message: maintenance");
+      assertThat(records(admin, "select session_id from system.runtime.sessions where session_id = '" + session + "'")).isEmpty();
+    }
+  }
+
   // ---- helpers, shared with the other tests of this package
 
   static Connection connect(String user) throws SQLException {
@@ -148,6 +208,12 @@ class RuntimeTablesTest {
       rows.add(new ArrayList<>(record.values()));
     }
     return rows;
+  }
+
+  static void execute(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
   }
 
   static List<Map<String, Object>> records(Connection connection, String sql) throws SQLException {
