@@ -1,6 +1,7 @@
 package io.sqe.flight.audit;
 
 import io.sqe.engine.audit.Redaction;
+import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.session.Session;
 import java.time.Instant;
@@ -103,6 +104,7 @@ public final class StatementAudit {
     StatementFacts facts = this.facts != null ? this.facts : log.facts(session, sql);
     log.listener().statementEnded(
         facts.kind(), outcome, session != null && session.openTransaction().isPresent(), elapsed);
+    String tag = session == null ? null : session.options().get(SessionCommands.QUERY_TAG);
     String message = error == null ? null : Outcomes.message(error);
     if (message != null && queryId != null) {
       log.listener().statementFailed(queryId, outcome, Redaction.redact(message, sql, values()));
@@ -116,6 +118,9 @@ public final class StatementAudit {
       tables.put("written", facts.written());
       Map<String, Object> line =
           AuditLog.line(start, "statement", user, client, queryId, facts.kind(), tables, outcome, rows, elapsed);
+      if (tag != null) {
+        line.put("query_tag", tag);
+      }
       if (message != null) {
         line.put("error", Redaction.redact(message, sql, values()));
       }

@@ -4,6 +4,7 @@ import static io.sqe.flight.runtime.RuntimeTable.micros;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.TrackedQuery;
@@ -30,7 +31,7 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 public final class RuntimeSchema implements SystemSchema {
   public static final String NAME = "runtime";
   /** The session option that tags a session's statements. */
-  public static final String QUERY_TAG = "query_tag";
+  public static final String QUERY_TAG = SessionCommands.QUERY_TAG;
 
   private static final List<Column> QUERY_COLUMNS = List.of(
       Column.text("query_id", false),

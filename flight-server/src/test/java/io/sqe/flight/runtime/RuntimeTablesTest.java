@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.flight.testing.NumberTable;
 import io.sqe.flight.testing.TestServer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -44,7 +45,7 @@ class RuntimeTablesTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = TestServer.start(dir, Map.of());
+    server = TestServer.start(dir, Map.of("audit.file", dir.resolve("audit.log").toString()));
     NumberTable.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", 20_000, 2_500);
     server.server().authentication().users().addUser(ALICE, PASSWORD.toCharArray(), Set.of());
     server.server().authentication().users().addUser(BOB, PASSWORD.toCharArray(), Set.of());
@@ -189,6 +190,45 @@ class RuntimeTablesTest {
       assertThatThrownBy(endless::join).hasStackTraceContaining("CANCELLED: Session killed. Message: maintenance");
       assertThat(records(admin, "select session_id from system.runtime.sessions where session_id = '" + session + "'")).isEmpty();
     }
+  }
+
+  @Test
+  void aSessionsQueryTagLabelsItsStatementsInTheRuntimeTablesAndTheAuditLog() throws Exception {
+    try (Connection alice = connect(ALICE)) {
+      execute(alice, "SET SESSION query_tag = 'dbt:orders_daily'");
+      String sql = "select count(*) from s.numbers where n < 77";
+      assertThat(rows(alice, sql)).containsExactly(List.of(77L));
+      Map<String, Object> query = records(alice,
+          "select query_id, query_tag from system.runtime.queries where query = '" + sql + "'").get(0);
+      assertThat(query.get("query_tag")).isEqualTo("dbt:orders_daily");
+      assertThat(records(alice, "select query_tag from system.runtime.sessions"))
+          .anySatisfy(row -> assertThat(row.get("query_tag")).isEqualTo("dbt:orders_daily"));
+      String line = awaitAuditLine((String) query.get("query_id"));
+      assertThat(line).contains("\"query_tag\":\"dbt:orders_daily\"");
+
+      assertThatThrownBy(() -> execute(alice, "SET SESSION query_tag = '" + "x".repeat(300) + "'"))
+          .hasStackTraceContaining("INVALID_ARGUMENT")
+          .hasStackTraceContaining("at most 256 characters");
+      execute(alice, "RESET query_tag");
+      String untagged = "select count(*) from s.numbers where n < 78";
+      rows(alice, untagged);
+      assertThat(records(alice, "select query_tag from system.runtime.queries where query = '" + untagged + "'"))
+          .singleElement().satisfies(row -> assertThat(row.get("query_tag")).isNull());
+    }
+  }
+
+  /** The audit log's line for a statement, waiting for the log's writer. */
+  private static String awaitAuditLine(String queryId) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (String line : Files.readAllLines(dir.resolve("audit.log"))) {
+        if (line.contains("\"query_id\":\"" + queryId + "\"")) {
+          return line;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("No audit line for " + queryId + " within " + WAIT);
   }
 
   // ---- helpers, shared with the other tests of this package
