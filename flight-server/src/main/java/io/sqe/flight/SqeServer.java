@@ -11,6 +11,7 @@ import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.iceberg.SnapshotFiles;
 import io.sqe.engine.iceberg.parquet.ParquetFooters;
+import io.sqe.engine.exec.Admission;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.plan.SystemSchema;
@@ -151,7 +152,9 @@ public final class SqeServer implements AutoCloseable {
     Catalogs catalogs = null;
     ServerMetrics metrics = ServerMetrics.create();
     // Made first: the audit hears how statements fail, for system.runtime.queries.
-    QueryTracker queries = new QueryTracker(config.limits().queryHistory());
+    ServerConfig.Limits limits = config.limits();
+    Admission admission = new Admission(limits.maxRunningStatements(), limits.maxRunningStatementsPerUser(), limits.queueTimeout());
+    QueryTracker queries = new QueryTracker(limits.queryHistory(), admission);
     StatementListener statements = new QueryFailures(metrics, queries);
     AuditLog audit = AuditLog.disabled(statements);
     LakehouseHealth health = null;
@@ -248,7 +251,16 @@ public final class SqeServer implements AutoCloseable {
           "sqe_prepared_statements_kept_bytes",
           "What prepared statement handles keep (statements, bound parameters), estimated, within query.tickets.max-bytes",
           handleBudget::totalBytes);
-      ServerConfig.Limits limits = config.limits();
+      metrics.registerGauge(
+          "sqe_statements_queued", "Statements waiting for their turn to run (server.max-running-statements)", admission::queued);
+      metrics.registerGauge(
+          "sqe_statements_admitted", "Statements holding a place to run, within server.max-running-statements", admission::running);
+      metrics.registerGauge(
+          "sqe_statements_queue_timeouts",
+          "Statements refused since start after waiting server.queue-timeout for their turn", admission::timedOut);
+      metrics.registerGauge(
+          "sqe_statements_refused_per_user",
+          "Statements refused since start for their user's limit (server.max-running-statements-per-user)", admission::refused);
       transport = new GuardedTransport(limits.maxConnectionsPerAddress(), limits.handshakeTimeout(), limits.connectionIdleTimeout());
       GuardedTransport flightTransport = transport;
       metrics.registerGauge("sqe_connections_open", "Flight connections open", () -> flightTransport.guard().open());

@@ -29,6 +29,7 @@ public final class QueryTracker implements AutoCloseable {
 
   private final ConcurrentMap<String, TrackedQuery> queries = new ConcurrentHashMap<>();
   private final int historySize;
+  private final Admission admission;
   /** Ended statements by id, oldest first; a statement that runs again moves to the end. */
   private final LinkedHashMap<String, TrackedQuery> history = new LinkedHashMap<>();
   private final ScheduledExecutorService timer =
@@ -40,15 +41,24 @@ public final class QueryTracker implements AutoCloseable {
           });
 
   public QueryTracker() {
-    this(DEFAULT_HISTORY);
+    this(DEFAULT_HISTORY, Admission.UNLIMITED);
   }
 
-  /** @param historySize how many ended statements to keep listed; 0 keeps none */
-  public QueryTracker(int historySize) {
+  /**
+   * @param historySize how many ended statements to keep listed; 0 keeps none
+   * @param admission how many statements may run at once; a run waits for its place
+   */
+  public QueryTracker(int historySize, Admission admission) {
     if (historySize < 0) {
       throw new IllegalArgumentException("historySize must not be negative: " + historySize);
     }
     this.historySize = historySize;
+    this.admission = requireNonNull(admission, "admission is null");
+  }
+
+  /** The limits on statements that run at once. */
+  public Admission admission() {
+    return admission;
   }
 
   /** Tracks a statement whose id its client holds, until {@link #forget}. */

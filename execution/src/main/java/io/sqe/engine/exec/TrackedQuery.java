@@ -56,6 +56,8 @@ public final class TrackedQuery {
   private volatile String tag;
   private volatile Failure failure;
   private boolean labelled;
+  /** Whether the query holds a place of the tracker's admission, from its first run to its last run's end. */
+  private boolean admitted;
 
   /** How a statement failed, as its client was told: the error code's name and the message. */
   public record Failure(String code, String message) {
@@ -260,8 +262,12 @@ public final class TrackedQuery {
   }
 
   QueryRun begin(Duration timeout, ScheduledExecutorService timer) {
+    admit();
     QueryRun run;
     synchronized (this) {
+      if (cancellation != null) {
+        releaseIfIdle();
+      }
       checkNotCancelled();
       started++;
       run = new QueryRun(id, started == 1 ? id : id + "-" + started, this, false);
@@ -278,6 +284,33 @@ public final class TrackedQuery {
     Duration left = timeout.minusNanos(planningNanos);
     run.startDeadline(timeout, timeout.isZero() || !(left.isZero() || left.isNegative()) ? left : Duration.ofNanos(1), timer);
     return run;
+  }
+
+  /** Waits for a place to run, unless the query holds one already (its other runs). */
+  private void admit() {
+    Admission admission = tracker.admission();
+    synchronized (this) {
+      if (admitted || !admission.limits(this)) {
+        return;
+      }
+    }
+    admission.acquire(this);
+    boolean held;
+    synchronized (this) {
+      held = admitted;
+      admitted = true;
+    }
+    if (held) {
+      admission.release(this);
+    }
+  }
+
+  /** Gives back the query's place when no run of it is left; called holding this query's lock. */
+  private void releaseIfIdle() {
+    if (admitted && runs.isEmpty()) {
+      admitted = false;
+      tracker.admission().release(this);
+    }
   }
 
   /** Starts planning the statement: a run that has the whole statement timeout. */
@@ -308,6 +341,7 @@ public final class TrackedQuery {
         if (state != State.QUEUED) {
           ended = Instant.now();
         }
+        releaseIfIdle();
         notifyAll();
       }
     }

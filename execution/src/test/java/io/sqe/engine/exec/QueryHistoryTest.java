@@ -13,7 +13,7 @@ class QueryHistoryTest {
 
   @Test
   void keepsTheLatestEndedStatementsUpToItsSize() {
-    try (QueryTracker tracker = new QueryTracker(2)) {
+    try (QueryTracker tracker = new QueryTracker(2, Admission.UNLIMITED)) {
       for (String id : new String[] {"q1", "q2", "q3"}) {
         try (QueryRun run = tracker.begin(id, ALICE, "select 1", Duration.ZERO)) {
           run.succeeded();
@@ -32,7 +32,7 @@ class QueryHistoryTest {
 
   @Test
   void aCancelledStatementKeepsWhyAndARunningOneIsListedOnce() {
-    try (QueryTracker tracker = new QueryTracker(10)) {
+    try (QueryTracker tracker = new QueryTracker(10, Admission.UNLIMITED)) {
       try (QueryRun run = tracker.begin("q1", ALICE, "select 1", Duration.ZERO)) {
         tracker.find("q1").orElseThrow().cancel(ErrorCode.CANCELLED, "Query q1 was killed");
         assertThat(tracker.allWithHistory()).extracting(TrackedQuery::id).containsExactly("q1");
@@ -46,7 +46,7 @@ class QueryHistoryTest {
 
   @Test
   void keepsNoneWhenItsSizeIsZero() {
-    try (QueryTracker tracker = new QueryTracker(0)) {
+    try (QueryTracker tracker = new QueryTracker(0, Admission.UNLIMITED)) {
       try (QueryRun run = tracker.begin("q1", ALICE, "select 1", Duration.ZERO)) {
         run.succeeded();
       }

@@ -116,6 +116,9 @@ public final class ConfigLoader {
           "server.handshake-timeout",
           "server.connection-idle-timeout",
           "server.query-history",
+          "server.max-running-statements",
+          "server.max-running-statements-per-user",
+          "server.queue-timeout",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -347,6 +350,18 @@ public final class ConfigLoader {
     if (history < 0) {
       throw new ConfigException("Setting server.query-history must be 0 (keep none) or more, not " + history);
     }
+    int running = integer(values, "server.max-running-statements", defaults.maxRunningStatements());
+    if (running < 0) {
+      throw new ConfigException("Setting server.max-running-statements must be 0 (no limit) or more, not " + running);
+    }
+    int perUser = integer(values, "server.max-running-statements-per-user", defaults.maxRunningStatementsPerUser());
+    if (perUser < 0) {
+      throw new ConfigException("Setting server.max-running-statements-per-user must be 0 (no limit) or more, not " + perUser);
+    }
+    Duration queueTimeout = duration(values, "server.queue-timeout", defaults.queueTimeout());
+    if (queueTimeout.isNegative()) {
+      throw new ConfigException("Setting server.queue-timeout must not be negative (0 waits as long as it takes)");
+    }
     return new ServerConfig.Limits(
         heapStop,
         size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
@@ -354,7 +369,10 @@ public final class ConfigLoader {
         perAddress,
         handshake,
         idle,
-        history);
+        history,
+        running,
+        perUser,
+        queueTimeout);
   }
 
   private static ServerConfig.TrinoSettings trino(Map<String, String> values) {

@@ -123,6 +123,9 @@ public record ServerConfig(
    * @param connectionIdleTimeout how long a connection may go without a call before it is closed
    *     (clients reconnect on their next call); zero for never
    * @param queryHistory how many ended statements {@code system.runtime.queries} keeps listing
+   * @param maxRunningStatements statements that run at once, the rest waiting in order; 0 for no limit
+   * @param maxRunningStatementsPerUser statements of one user that run or wait at once; 0 for no limit
+   * @param queueTimeout how long a statement waits for its turn before RESOURCE_EXHAUSTED; zero for as long as it takes
    */
   public record Limits(
       double heapStopThreshold,
@@ -131,9 +134,12 @@ public record ServerConfig(
       int maxConnectionsPerAddress,
       Duration handshakeTimeout,
       Duration connectionIdleTimeout,
-      int queryHistory) {
-    public static final Limits DEFAULT =
-        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000);
+      int queryHistory,
+      int maxRunningStatements,
+      int maxRunningStatementsPerUser,
+      Duration queueTimeout) {
+    public static final Limits DEFAULT = new Limits(
+        0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000, 0, 0, Duration.ofMinutes(5));
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
@@ -147,9 +153,11 @@ public record ServerConfig(
       }
       requireNonNull(handshakeTimeout, "handshakeTimeout is null");
       requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
-      if (queryHistory < 0) {
-        throw new IllegalArgumentException("queryHistory must not be negative: " + queryHistory);
+      if (queryHistory < 0 || maxRunningStatements < 0 || maxRunningStatementsPerUser < 0) {
+        throw new IllegalArgumentException(
+            "Limits must not be negative: " + queryHistory + ", " + maxRunningStatements + ", " + maxRunningStatementsPerUser);
       }
+      requireNonNull(queueTimeout, "queueTimeout is null");
     }
   }
 
