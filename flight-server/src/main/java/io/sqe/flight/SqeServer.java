@@ -198,7 +198,7 @@ public final class SqeServer implements AutoCloseable {
       ParquetFooters.setMaxColumnChunks(config.caches().footerCacheMaxColumnChunks());
       SnapshotFiles.setMaxFiles(config.caches().planningCacheMaxFiles());
       // Made before the engine: system.runtime shows the engine's statements and the sessions.
-      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
+      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT, limits.maxSessions());
       List<SystemSchema> systemSchemas = new ArrayList<>(InformationSchema.schemas(metadata, catalogs));
       systemSchemas.add(new RuntimeSchema(queries, sessions));
       QueryEngine engine =
@@ -251,6 +251,8 @@ public final class SqeServer implements AutoCloseable {
           "sqe_prepared_statements_kept_bytes",
           "What prepared statement handles keep (statements, bound parameters), estimated, within query.tickets.max-bytes",
           handleBudget::totalBytes);
+      metrics.registerGauge(
+          "sqe_sessions_refused", "New sessions refused since start for server.max-sessions", sessions::refused);
       metrics.registerGauge(
           "sqe_statements_queued", "Statements waiting for their turn to run (server.max-running-statements)", admission::queued);
       metrics.registerGauge(

@@ -119,6 +119,7 @@ public final class ConfigLoader {
           "server.max-running-statements",
           "server.max-running-statements-per-user",
           "server.queue-timeout",
+          "server.max-sessions",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -362,6 +363,10 @@ public final class ConfigLoader {
     if (queueTimeout.isNegative()) {
       throw new ConfigException("Setting server.queue-timeout must not be negative (0 waits as long as it takes)");
     }
+    int maxSessions = integer(values, "server.max-sessions", defaults.maxSessions());
+    if (maxSessions < 0) {
+      throw new ConfigException("Setting server.max-sessions must be 0 (no limit) or more, not " + maxSessions);
+    }
     return new ServerConfig.Limits(
         heapStop,
         size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
@@ -372,7 +377,8 @@ public final class ConfigLoader {
         history,
         running,
         perUser,
-        queueTimeout);
+        queueTimeout,
+        maxSessions);
   }
 
   private static ServerConfig.TrinoSettings trino(Map<String, String> values) {

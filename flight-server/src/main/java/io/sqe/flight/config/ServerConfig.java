@@ -126,6 +126,7 @@ public record ServerConfig(
    * @param maxRunningStatements statements that run at once, the rest waiting in order; 0 for no limit
    * @param maxRunningStatementsPerUser statements of one user that run or wait at once; 0 for no limit
    * @param queueTimeout how long a statement waits for its turn before RESOURCE_EXHAUSTED; zero for as long as it takes
+   * @param maxSessions the most Flight SQL sessions open at once; 0 for no limit
    */
   public record Limits(
       double heapStopThreshold,
@@ -137,9 +138,10 @@ public record ServerConfig(
       int queryHistory,
       int maxRunningStatements,
       int maxRunningStatementsPerUser,
-      Duration queueTimeout) {
+      Duration queueTimeout,
+      int maxSessions) {
     public static final Limits DEFAULT = new Limits(
-        0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000, 0, 0, Duration.ofMinutes(5));
+        0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000, 0, 0, Duration.ofMinutes(5), 0);
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
@@ -153,7 +155,7 @@ public record ServerConfig(
       }
       requireNonNull(handshakeTimeout, "handshakeTimeout is null");
       requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
-      if (queryHistory < 0 || maxRunningStatements < 0 || maxRunningStatementsPerUser < 0) {
+      if (queryHistory < 0 || maxRunningStatements < 0 || maxRunningStatementsPerUser < 0 || maxSessions < 0) {
         throw new IllegalArgumentException(
             "Limits must not be negative: " + queryHistory + ", " + maxRunningStatements + ", " + maxRunningStatementsPerUser);
       }

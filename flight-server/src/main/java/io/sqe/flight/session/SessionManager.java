@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.time.ZoneOffset;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
@@ -25,8 +28,19 @@ import java.util.Optional;
 public final class SessionManager {
   private final Cache<String, ClientSession> sessions;
   private final String defaultCatalog;
+  private final int maxSessions;
+  private final AtomicLong refused = new AtomicLong();
 
   public SessionManager(String defaultCatalog, Duration idleTimeout) {
+    this(defaultCatalog, idleTimeout, 0);
+  }
+
+  /** @param maxSessions the most sessions open at once; a new one past it is refused; 0 for no limit */
+  public SessionManager(String defaultCatalog, Duration idleTimeout, int maxSessions) {
+    if (maxSessions < 0) {
+      throw new IllegalArgumentException("maxSessions must not be negative: " + maxSessions);
+    }
+    this.maxSessions = maxSessions;
     this.defaultCatalog = requireNonNull(defaultCatalog, "defaultCatalog is null");
     this.sessions =
         Caffeine.newBuilder()
@@ -51,10 +65,23 @@ public final class SessionManager {
    */
   public ClientSession session(String credential, String connection, Principal principal) {
     String key = key(credential, connection, principal);
-    ClientSession session =
-        sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
+    ClientSession session = sessions.get(key, k -> {
+      // Idle sessions that expired are gone by now (the scheduler removes them on time).
+      if (maxSessions > 0 && sessions.estimatedSize() >= maxSessions) {
+        refused.incrementAndGet();
+        throw new SqeException(ErrorCode.RESOURCE_EXHAUSTED,
+            "The server has " + maxSessions + " sessions open, the most it keeps (server.max-sessions); close a connection"
+                + " or wait for idle sessions to expire");
+      }
+      return new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC));
+    });
     session.used();
     return session;
+  }
+
+  /** New sessions refused since start for {@code server.max-sessions}. */
+  public long refused() {
+    return refused.get();
   }
 
   /** The live sessions, for {@code system.runtime.sessions}. */
