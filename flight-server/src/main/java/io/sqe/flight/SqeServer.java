@@ -198,7 +198,7 @@ public final class SqeServer implements AutoCloseable {
       ParquetFooters.setMaxColumnChunks(config.caches().footerCacheMaxColumnChunks());
       SnapshotFiles.setMaxFiles(config.caches().planningCacheMaxFiles());
       // Made before the engine: system.runtime shows the engine's statements and the sessions.
-      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT, limits.maxSessions());
+      SessionManager sessions = new SessionManager(config.catalog().name(), limits.sessionIdleTimeout(), limits.maxSessions());
       List<SystemSchema> systemSchemas = new ArrayList<>(InformationSchema.schemas(metadata, catalogs));
       systemSchemas.add(new RuntimeSchema(queries, sessions));
       QueryEngine engine =
@@ -335,7 +335,7 @@ public final class SqeServer implements AutoCloseable {
       throws IOException {
     ServerConfig.TrinoSettings trino = config.trino();
     return TrinoEndpoint.start(
-        new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), ServerSqlInfo.SESSION_IDLE_TIMEOUT, config.tls()),
+        new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), config.limits().sessionIdleTimeout(), config.tls()),
         engine,
         new HttpAuthentication(authenticator),
         audit,

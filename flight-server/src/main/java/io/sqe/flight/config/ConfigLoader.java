@@ -120,6 +120,7 @@ public final class ConfigLoader {
           "server.max-running-statements-per-user",
           "server.queue-timeout",
           "server.max-sessions",
+          "server.session-idle-timeout",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -367,6 +368,10 @@ public final class ConfigLoader {
     if (maxSessions < 0) {
       throw new ConfigException("Setting server.max-sessions must be 0 (no limit) or more, not " + maxSessions);
     }
+    Duration sessionIdle = duration(values, "server.session-idle-timeout", defaults.sessionIdleTimeout());
+    if (sessionIdle.isZero() || sessionIdle.isNegative()) {
+      throw new ConfigException("Setting server.session-idle-timeout must be positive, such as 8h");
+    }
     return new ServerConfig.Limits(
         heapStop,
         size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
@@ -378,7 +383,8 @@ public final class ConfigLoader {
         running,
         perUser,
         queueTimeout,
-        maxSessions);
+        maxSessions,
+        sessionIdle);
   }
 
   private static ServerConfig.TrinoSettings trino(Map<String, String> values) {

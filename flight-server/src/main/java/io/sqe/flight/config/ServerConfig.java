@@ -127,6 +127,7 @@ public record ServerConfig(
    * @param maxRunningStatementsPerUser statements of one user that run or wait at once; 0 for no limit
    * @param queueTimeout how long a statement waits for its turn before RESOURCE_EXHAUSTED; zero for as long as it takes
    * @param maxSessions the most Flight SQL sessions open at once; 0 for no limit
+   * @param sessionIdleTimeout how long a Flight SQL session lives without a call; its open transactions then roll back
    */
   public record Limits(
       double heapStopThreshold,
@@ -139,9 +140,11 @@ public record ServerConfig(
       int maxRunningStatements,
       int maxRunningStatementsPerUser,
       Duration queueTimeout,
-      int maxSessions) {
+      int maxSessions,
+      Duration sessionIdleTimeout) {
     public static final Limits DEFAULT = new Limits(
-        0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000, 0, 0, Duration.ofMinutes(5), 0);
+        0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000, 0, 0, Duration.ofMinutes(5), 0,
+        Duration.ofHours(8));
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
@@ -160,6 +163,9 @@ public record ServerConfig(
             "Limits must not be negative: " + queryHistory + ", " + maxRunningStatements + ", " + maxRunningStatementsPerUser);
       }
       requireNonNull(queueTimeout, "queueTimeout is null");
+      if (sessionIdleTimeout.isZero() || sessionIdleTimeout.isNegative()) {
+        throw new IllegalArgumentException("sessionIdleTimeout must be positive: " + sessionIdleTimeout);
+      }
     }
   }
 

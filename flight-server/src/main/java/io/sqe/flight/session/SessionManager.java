@@ -29,6 +29,7 @@ public final class SessionManager {
   private final Cache<String, ClientSession> sessions;
   private final String defaultCatalog;
   private final int maxSessions;
+  private final Duration idleTimeout;
   private final AtomicLong refused = new AtomicLong();
 
   public SessionManager(String defaultCatalog, Duration idleTimeout) {
@@ -41,6 +42,7 @@ public final class SessionManager {
       throw new IllegalArgumentException("maxSessions must not be negative: " + maxSessions);
     }
     this.maxSessions = maxSessions;
+    this.idleTimeout = requireNonNull(idleTimeout, "idleTimeout is null");
     this.defaultCatalog = requireNonNull(defaultCatalog, "defaultCatalog is null");
     this.sessions =
         Caffeine.newBuilder()
@@ -77,6 +79,11 @@ public final class SessionManager {
     });
     session.used();
     return session;
+  }
+
+  /** How long a session lives without a call. */
+  public Duration idleTimeout() {
+    return idleTimeout;
   }
 
   /** New sessions refused since start for {@code server.max-sessions}. */
