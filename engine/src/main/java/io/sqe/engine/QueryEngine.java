@@ -103,7 +103,7 @@ public final class QueryEngine {
   private final List<CommandExecutor> executors;
   private final Transactions transactions;
   private final QueryServices services = new Services(null);
-  private final QueryTracker queries = new QueryTracker();
+  private final QueryTracker queries;
   private final StatementPrivileges privileges;
   private final AccessControl access;
   private final QueryCaches caches;
@@ -155,6 +155,23 @@ public final class QueryEngine {
       Transactions transactions,
       List<SystemSchema> systemSchemas,
       AccessControl access) {
+    this(catalogs, allocator, config, executors, transactions, systemSchemas, access, new QueryTracker());
+  }
+
+  /**
+   * As above, tracking its statements in {@code queries}, which the server also shows (the system
+   * table of running and recent statements).
+   */
+  public QueryEngine(
+      Catalogs catalogs,
+      BufferAllocator allocator,
+      EngineConfig config,
+      List<CommandExecutor> executors,
+      Transactions transactions,
+      List<SystemSchema> systemSchemas,
+      AccessControl access,
+      QueryTracker queries) {
+    this.queries = requireNonNull(queries, "queries is null");
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
     this.access = requireNonNull(access, "access is null");
     this.config = requireNonNull(config, "config is null");

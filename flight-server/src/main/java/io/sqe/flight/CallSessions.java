@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.session.Principal;
 import io.sqe.flight.auth.SqeAuthenticator;
+import io.sqe.engine.SqeException;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.session.SessionOptions;
@@ -38,7 +39,12 @@ final class CallSessions {
   ClientSession session(CallContext context) {
     Principal principal = principals.principal(context);
     CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    ClientSession session = sessions.session(credential(call), sessionCookie(call), principal);
+    ClientSession session;
+    try {
+      session = sessions.session(credential(call), sessionCookie(call), principal);
+    } catch (SqeException e) {
+      throw FlightErrors.toFlight(e, null);
+    }
     applyHeaderDefaults(session, call == null ? null : call.headers());
     return session;
   }

@@ -116,7 +116,7 @@ final class Polls {
       } else {
         return new PollInfo(metadata.get(), null, null, null);
       }
-      statements.track(queryId, call.session(), call.sql());
+      statements.track(queryId, call.client(), call.session(), call.sql());
       statement = call.plan().apply(queryId);
       parameterSets = call.parameterSets().get();
     } catch (RuntimeException | Error e) {
@@ -125,7 +125,7 @@ final class Polls {
     }
     Session statementSession = call.session();
     StatementAudit record = call.record();
-    statements.track(queryId, statementSession, statement.sql());
+    statements.track(queryId, call.client(), statementSession, statement.sql());
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
     PollState poll =
         new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(lifetime));

@@ -116,7 +116,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     this.engine = requireNonNull(engine, "engine is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
-    this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION);
+    this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION, sessions.idleTimeout());
     this.transactions = new FlightTransactions(engine, calls, audit);
     IssuingServer server = new IssuingServer();
     this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));

@@ -11,7 +11,10 @@ import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.iceberg.SnapshotFiles;
 import io.sqe.engine.iceberg.parquet.ParquetFooters;
+import io.sqe.engine.exec.Admission;
+import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.TrackedQuery;
+import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.security.AccessControl;
@@ -20,6 +23,7 @@ import io.sqe.engine.users.LocalUsers;
 import io.sqe.engine.users.UserStatements;
 import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.audit.StatementListener;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.HttpAuthentication;
@@ -36,6 +40,9 @@ import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.ops.OpsHttpServer;
 import io.sqe.flight.ops.ServerMetrics;
 import io.sqe.flight.ops.ServingState;
+import io.sqe.flight.runtime.QueryFailures;
+import io.sqe.flight.runtime.RuntimeSchema;
+import io.sqe.flight.runtime.SessionProcedures;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.trino.TrinoEndpoint;
 import io.sqe.infoschema.CatalogMetadata;
@@ -144,7 +151,12 @@ public final class SqeServer implements AutoCloseable {
     BufferAllocator allocator = new RootAllocator();
     Catalogs catalogs = null;
     ServerMetrics metrics = ServerMetrics.create();
-    AuditLog audit = AuditLog.disabled(metrics);
+    // Made first: the audit hears how statements fail, for system.runtime.queries.
+    ServerConfig.Limits limits = config.limits();
+    Admission admission = new Admission(limits.maxRunningStatements(), limits.maxRunningStatementsPerUser(), limits.queueTimeout());
+    QueryTracker queries = new QueryTracker(limits.queryHistory(), admission);
+    StatementListener statements = new QueryFailures(metrics, queries);
+    AuditLog audit = AuditLog.disabled(statements);
     LakehouseHealth health = null;
     OpsHttpServer http = null;
     TrinoEndpoint trino = null;
@@ -153,7 +165,7 @@ public final class SqeServer implements AutoCloseable {
     GuardedTransport transport = null;
     try {
       if (config.auditFile() != null) {
-        audit = AuditLog.open(config.auditFile(), metrics);
+        audit = AuditLog.open(config.auditFile(), statements);
         LOG.info("Audit log: {}", config.auditFile());
       }
       // Authentication (the user store: a new admin's password hash, 210,000 PBKDF2 rounds; the
@@ -185,6 +197,10 @@ public final class SqeServer implements AutoCloseable {
       // The scan's caches are the JVM's, shared by every engine in it.
       ParquetFooters.setMaxColumnChunks(config.caches().footerCacheMaxColumnChunks());
       SnapshotFiles.setMaxFiles(config.caches().planningCacheMaxFiles());
+      // Made before the engine: system.runtime shows the engine's statements and the sessions.
+      SessionManager sessions = new SessionManager(config.catalog().name(), limits.sessionIdleTimeout(), limits.maxSessions());
+      List<SystemSchema> systemSchemas = new ArrayList<>(InformationSchema.schemas(metadata, catalogs));
+      systemSchemas.add(new RuntimeSchema(queries, sessions));
       QueryEngine engine =
           new QueryEngine(
               catalogs,
@@ -199,13 +215,13 @@ public final class SqeServer implements AutoCloseable {
                   .withPlannerOptions(config.planner())
                   .withExecutionOptions(config.execution())
                   .withSpill(config.spill()),
-              executors(config, authenticating, locationRules(config, lakehouse), metadata),
+              executors(config, authenticating, locationRules(config, lakehouse), metadata, sessions, queries),
               WritePath.transactions(),
-              InformationSchema.schemas(metadata, catalogs),
-              access);
+              systemSchemas,
+              access,
+              queries);
       warmUp(engine, config.catalog().name());
       LocalAuthentication authentication = await(authenticating);
-      SessionManager sessions = new SessionManager(config.catalog().name(), ServerSqlInfo.SESSION_IDLE_TIMEOUT);
       var authenticator = authentication.authenticator();
       heap = HeapGuard.start(config.limits().heapStopThreshold(), engine.queries());
       TicketBudget ticketBudget = new TicketBudget(config.limits().ticketBytesPerUser(), config.limits().ticketBytes(), "tickets");
@@ -235,7 +251,18 @@ public final class SqeServer implements AutoCloseable {
           "sqe_prepared_statements_kept_bytes",
           "What prepared statement handles keep (statements, bound parameters), estimated, within query.tickets.max-bytes",
           handleBudget::totalBytes);
-      ServerConfig.Limits limits = config.limits();
+      metrics.registerGauge(
+          "sqe_sessions_refused", "New sessions refused since start for server.max-sessions", sessions::refused);
+      metrics.registerGauge(
+          "sqe_statements_queued", "Statements waiting for their turn to run (server.max-running-statements)", admission::queued);
+      metrics.registerGauge(
+          "sqe_statements_admitted", "Statements holding a place to run, within server.max-running-statements", admission::running);
+      metrics.registerGauge(
+          "sqe_statements_queue_timeouts",
+          "Statements refused since start after waiting server.queue-timeout for their turn", admission::timedOut);
+      metrics.registerGauge(
+          "sqe_statements_refused_per_user",
+          "Statements refused since start for their user's limit (server.max-running-statements-per-user)", admission::refused);
       transport = new GuardedTransport(limits.maxConnectionsPerAddress(), limits.handshakeTimeout(), limits.connectionIdleTimeout());
       GuardedTransport flightTransport = transport;
       metrics.registerGauge("sqe_connections_open", "Flight connections open", () -> flightTransport.guard().open());
@@ -308,7 +335,7 @@ public final class SqeServer implements AutoCloseable {
       throws IOException {
     ServerConfig.TrinoSettings trino = config.trino();
     return TrinoEndpoint.start(
-        new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), ServerSqlInfo.SESSION_IDLE_TIMEOUT, config.tls()),
+        new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), config.limits().sessionIdleTimeout(), config.tls()),
         engine,
         new HttpAuthentication(authenticator),
         audit,
@@ -327,12 +354,15 @@ public final class SqeServer implements AutoCloseable {
       ServerConfig config,
       CompletableFuture<LocalAuthentication> authenticating,
       LocationRules locations,
-      CatalogMetadata metadata) {
+      CatalogMetadata metadata,
+      SessionManager sessions,
+      QueryTracker queries) {
     List<CommandExecutor> executors = new ArrayList<>(
         WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries(), config.materializationReuse()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     executors.add(new ShowStatements(metadata));
+    executors.add(new SessionProcedures(sessions, queries));
     return executors;
   }
 

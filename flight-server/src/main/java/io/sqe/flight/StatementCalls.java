@@ -15,6 +15,7 @@ import io.sqe.engine.session.Session;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.ops.LogSettings;
+import io.sqe.flight.runtime.RuntimeSchema;
 import io.sqe.flight.session.ClientSession;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -135,7 +136,16 @@ final class StatementCalls {
     }
   }
 
-  /** Lists a statement under its query id, by the text SHOW QUERIES shows. */
+  /**
+   * Lists a statement under its query id, by the text SHOW QUERIES shows, labelled with the client
+   * session that sent it and the session's query tag.
+   */
+  void track(String queryId, ClientSession client, Session session, String sql) {
+    engine.queries().track(queryId, session.principal(), shownText(sql))
+        .label(client.id(), null, session.options().get(RuntimeSchema.QUERY_TAG));
+  }
+
+  /** Lists a statement under its query id, by the text SHOW QUERIES shows, if it is not already. */
   void track(String queryId, Session session, String sql) {
     engine.queries().track(queryId, session.principal(), shownText(sql));
   }
@@ -151,7 +161,7 @@ final class StatementCalls {
   FlightInfo describe(Call call, FlightDescriptor descriptor) {
     String queryId = newQueryId();
     // Known from its arrival, so that its planning can be listed, cancelled and timed.
-    track(queryId, call.session(), call.sql());
+    track(queryId, call.client(), call.session(), call.sql());
     try {
       Prepared statement = call.plan().apply(queryId);
       List<List<Object>> parameterSets = call.parameterSets().get();
@@ -196,7 +206,7 @@ final class StatementCalls {
   long update(Call call) {
     String queryId = newQueryId();
     return call.record().recordUpdate(queryId, () -> {
-      track(queryId, call.session(), call.sql());
+      track(queryId, call.client(), call.session(), call.sql());
       try {
         Prepared statement = call.plan().apply(queryId);
         if (!(statement instanceof Prepared.Command)) {

@@ -19,10 +19,13 @@ import org.apache.calcite.sql.SqlNode;
 /**
  * {@code CALL system.cancel_query('<query id>')}: cancels a query of the caller's, or of anyone
  * for an admin, from any connection, and waits a little for it to stop. The query id is the one
- * in the query's FlightInfo, its trailers and {@code SHOW QUERIES}.
+ * in the query's FlightInfo, its trailers, {@code SHOW QUERIES} and {@code system.runtime.queries}.
+ * {@code CALL system.kill_query(query_id => '<id>', message => '...')} does the same as Trino's
+ * procedure of that name does: its client is told {@code Query killed. Message: ...}.
  */
 public final class QueryProcedures implements CommandExecutor {
   public static final String CANCEL_QUERY = StatementPrivileges.CANCEL_QUERY;
+  public static final String KILL_QUERY = StatementPrivileges.KILL_QUERY;
   private static final Duration STOP_WAIT = Duration.ofSeconds(3);
 
   private final QueryTracker queries;
@@ -37,15 +40,25 @@ public final class QueryProcedures implements CommandExecutor {
       return Optional.empty();
     }
     SqlCallProcedure call = (SqlCallProcedure) statement;
-    if (!String.join(".", call.name().names).toLowerCase(Locale.ROOT).equals(CANCEL_QUERY)) {
+    String name = String.join(".", call.name().names).toLowerCase(Locale.ROOT);
+    String queryId;
+    String reason;
+    if (name.equals(CANCEL_QUERY)) {
+      List<SqlNode> arguments = call.arguments().getList();
+      if (arguments.size() != 1 || !(arguments.get(0) instanceof SqlCharStringLiteral)) {
+        throw new SqeException(
+            ErrorCode.INVALID_ARGUMENT, CANCEL_QUERY + " takes one argument, the query id as a string: CALL " + CANCEL_QUERY + "('<query id>')");
+      }
+      queryId = ((SqlCharStringLiteral) arguments.get(0)).getValueAs(String.class);
+      reason = null;
+    } else if (name.equals(KILL_QUERY)) {
+      ProcedureArguments arguments = ProcedureArguments.of(KILL_QUERY, call, List.of("query_id", "message"));
+      queryId = arguments.required("query_id");
+      // Trino's words, which its clients and tools show as they are.
+      reason = arguments.optional("message").filter(m -> !m.isBlank()).map(m -> "Query killed. Message: " + m).orElse("Query killed");
+    } else {
       return Optional.empty();
     }
-    List<SqlNode> arguments = call.arguments().getList();
-    if (arguments.size() != 1 || !(arguments.get(0) instanceof SqlCharStringLiteral)) {
-      throw new SqeException(
-          ErrorCode.INVALID_ARGUMENT, CANCEL_QUERY + " takes one argument, the query id as a string: CALL " + CANCEL_QUERY + "('<query id>')");
-    }
-    String queryId = ((SqlCharStringLiteral) arguments.get(0)).getValueAs(String.class);
     return Optional.of(
         new PreparedCommand() {
           @Override
@@ -55,15 +68,18 @@ public final class QueryProcedures implements CommandExecutor {
 
           @Override
           public CommandResult execute(CommandContext run, List<Object> parameters) {
-            return CommandResult.rows(cancel(queryId, run.session().principal()) ? 1 : 0);
+            return CommandResult.rows(cancel(queryId, reason, run.session().principal()) ? 1 : 0);
           }
         });
   }
 
-  /** @return whether this call cancelled the query (rather than an earlier one) */
-  private boolean cancel(String queryId, Principal caller) {
+  /**
+   * @param reason what the query's client is told; null for the message of a cancel
+   * @return whether this call cancelled the query (rather than an earlier one)
+   */
+  private boolean cancel(String queryId, String reason, Principal caller) {
     TrackedQuery query = queries.controllable(queryId, caller);
-    boolean cancelled = query.cancelBy(caller);
+    boolean cancelled = reason == null ? query.cancelBy(caller) : query.cancel(ErrorCode.CANCELLED, reason);
     try {
       query.awaitIdle(STOP_WAIT);
     } catch (InterruptedException e) {

@@ -32,6 +32,13 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 public final class SessionCommands implements CommandExecutor {
   /** The session property that limits how long each statement may run. */
   public static final String STATEMENT_TIMEOUT = "statement_timeout";
+  /**
+   * The session property that tags the session's statements in the audit log and {@code
+   * system.runtime.queries} (dbt's and Snowflake's {@code query_tag}); kept among the options.
+   */
+  public static final String QUERY_TAG = "query_tag";
+  /** The longest query tag: enough for a dbt model's name and a run id, not for a document. */
+  public static final int MAX_QUERY_TAG_LENGTH = 256;
 
   @Override
   public Optional<PreparedCommand> prepare(CommandContext context, SqlNode statement) {
@@ -65,6 +72,15 @@ public final class SessionCommands implements CommandExecutor {
         case STATEMENT_TIMEOUT: {
           Duration timeout = timeout(text(name, valueNode), valueNode);
           return Optional.of(command(s -> s.withStatementTimeout(timeout)));
+        }
+        case QUERY_TAG: {
+          String tag;
+          try {
+            tag = queryTag(text(name, valueNode));
+          } catch (SqeException e) {
+            throw error(ErrorCode.INVALID_ARGUMENT, e.getMessage(), valueNode);
+          }
+          return Optional.of(command(s -> s.withOption(QUERY_TAG, tag.isEmpty() ? null : tag)));
         }
         default: {
           String option = OptionText.normalize(name);
@@ -123,6 +139,10 @@ public final class SessionCommands implements CommandExecutor {
         }
         return s -> s.withTimeZone(zone);
       }
+      case QUERY_TAG: {
+        String tag = queryTag(value);
+        return s -> s.withOption(QUERY_TAG, tag.isEmpty() ? null : tag);
+      }
       case STATEMENT_TIMEOUT: {
         Duration timeout = DurationText.parseTimeout(value).orElseThrow(() -> new SqeException(
             ErrorCode.INVALID_ARGUMENT,
@@ -152,6 +172,8 @@ public final class SessionCommands implements CommandExecutor {
         return command(s -> s.withTimeZone(java.time.ZoneOffset.UTC));
       case STATEMENT_TIMEOUT:
         return command(s -> s.withStatementTimeout(null));
+      case QUERY_TAG:
+        return command(s -> s.withOption(QUERY_TAG, null));
       default: {
         String option = OptionText.normalize(name);
         if (isOption(option)) {
@@ -164,6 +186,23 @@ public final class SessionCommands implements CommandExecutor {
             set.getName());
       }
     }
+  }
+
+  /**
+   * A query tag as given, trimmed; empty clears it. INVALID_ARGUMENT for one longer than {@value
+   * #MAX_QUERY_TAG_LENGTH} characters or holding control characters, which would garble the
+   * audit log's readers.
+   */
+  public static String queryTag(String value) {
+    String tag = value.trim();
+    if (tag.length() > MAX_QUERY_TAG_LENGTH) {
+      throw new SqeException(
+          ErrorCode.INVALID_ARGUMENT, "A query_tag is at most " + MAX_QUERY_TAG_LENGTH + " characters, not " + tag.length());
+    }
+    if (tag.chars().anyMatch(Character::isISOControl)) {
+      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "A query_tag cannot hold control characters");
+    }
+    return tag;
   }
 
   private static PreparedCommand command(java.util.function.UnaryOperator<Session> change) {

@@ -1,5 +1,6 @@
 package io.sqe.engine.exec;
 
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Figures one run of a statement collects as it runs; safe to read from another thread. */
@@ -21,6 +22,7 @@ public final class QueryStats {
   private volatile boolean planCached;
   private volatile boolean resultCached;
   private volatile boolean columnar;
+  private volatile Instant firstBatch;
 
   /** A scan planned this many data files to read. */
   public void filesPlanned(long files) {
@@ -83,7 +85,9 @@ public final class QueryStats {
   }
 
   void batchReturned(int rows) {
-    batchesReturned.incrementAndGet();
+    if (batchesReturned.incrementAndGet() == 1) {
+      firstBatch = Instant.now();
+    }
     rowsReturned.addAndGet(rows);
   }
 
@@ -163,6 +167,11 @@ public final class QueryStats {
   /** The time from the run's start until its last row, or until now while it runs. */
   public long executionNanos() {
     return executionNanos;
+  }
+
+  /** When the run returned its first batch; null until it has. */
+  public Instant firstBatch() {
+    return firstBatch;
   }
 
   /** The most Arrow memory the run's allocator held at once, known once the run has ended. */

@@ -7,7 +7,10 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.session.Principal;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -17,10 +20,18 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The statements of one engine by query id: what cancelling, statement timeouts and the list of
  * queries act on. A statement whose client holds its id (a ticket) stays until {@link #forget};
- * one run without a handed-out id is tracked while it runs.
+ * one run without a handed-out id is tracked while it runs. The latest statements to end are kept
+ * a while longer, as the recent history ({@code system.runtime.queries}).
  */
 public final class QueryTracker implements AutoCloseable {
+  /** How many ended statements the history keeps unless told otherwise. */
+  public static final int DEFAULT_HISTORY = 1_000;
+
   private final ConcurrentMap<String, TrackedQuery> queries = new ConcurrentHashMap<>();
+  private final int historySize;
+  private final Admission admission;
+  /** Ended statements by id, oldest first; a statement that runs again moves to the end. */
+  private final LinkedHashMap<String, TrackedQuery> history = new LinkedHashMap<>();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
           task -> {
@@ -28,6 +39,27 @@ public final class QueryTracker implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
           });
+
+  public QueryTracker() {
+    this(DEFAULT_HISTORY, Admission.UNLIMITED);
+  }
+
+  /**
+   * @param historySize how many ended statements to keep listed; 0 keeps none
+   * @param admission how many statements may run at once; a run waits for its place
+   */
+  public QueryTracker(int historySize, Admission admission) {
+    if (historySize < 0) {
+      throw new IllegalArgumentException("historySize must not be negative: " + historySize);
+    }
+    this.historySize = historySize;
+    this.admission = requireNonNull(admission, "admission is null");
+  }
+
+  /** The limits on statements that run at once. */
+  public Admission admission() {
+    return admission;
+  }
 
   /** Tracks a statement whose id its client holds, until {@link #forget}. */
   public TrackedQuery track(String queryId, Principal principal, String sql) {
@@ -50,6 +82,32 @@ public final class QueryTracker implements AutoCloseable {
           ErrorCode.PERMISSION_DENIED, "Query " + queryId + " belongs to another user; only that user or an admin may cancel it");
     }
     return query;
+  }
+
+  /**
+   * The tracked statements and those of the history, each once, oldest first: what {@code
+   * system.runtime.queries} lists.
+   */
+  public List<TrackedQuery> allWithHistory() {
+    Map<String, TrackedQuery> all = new LinkedHashMap<>();
+    synchronized (history) {
+      all.putAll(history);
+    }
+    for (TrackedQuery query : queries.values()) {
+      all.put(query.id(), query);
+    }
+    return all.values().stream().sorted(Comparator.comparing(TrackedQuery::created)).toList();
+  }
+
+  /** A statement that is tracked, or one in the recent history. */
+  public Optional<TrackedQuery> findWithHistory(String queryId) {
+    Optional<TrackedQuery> tracked = find(queryId);
+    if (tracked.isPresent()) {
+      return tracked;
+    }
+    synchronized (history) {
+      return Optional.ofNullable(history.get(queryId));
+    }
   }
 
   /** Every tracked query, oldest first. */
@@ -86,6 +144,17 @@ public final class QueryTracker implements AutoCloseable {
   }
 
   void ended(TrackedQuery query) {
+    if (query.isIdle() && query.ended().isPresent() && historySize > 0) {
+      synchronized (history) {
+        history.remove(query.id());
+        history.put(query.id(), query);
+        if (history.size() > historySize) {
+          Iterator<String> oldest = history.keySet().iterator();
+          oldest.next();
+          oldest.remove();
+        }
+      }
+    }
     if (!query.held() && query.isIdle()) {
       queries.remove(query.id(), query);
     }

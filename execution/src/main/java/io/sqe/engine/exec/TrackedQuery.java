@@ -47,6 +47,25 @@ public final class TrackedQuery {
   private volatile SqeException cancellation;
   /** How long planning took, which the statement timeout counts against every run. */
   private volatile long planningNanos;
+  private volatile Instant planned;
+  private volatile Instant runStarted;
+  private volatile Instant ended;
+  private volatile QueryStats firstRunStats;
+  private volatile String sessionId;
+  private volatile String source;
+  private volatile String tag;
+  private volatile Failure failure;
+  private boolean labelled;
+  /** Whether the query holds a place of the tracker's admission, from its first run to its last run's end. */
+  private boolean admitted;
+
+  /** How a statement failed, as its client was told: the error code's name and the message. */
+  public record Failure(String code, String message) {
+    public Failure {
+      requireNonNull(code, "code is null");
+      requireNonNull(message, "message is null");
+    }
+  }
 
   TrackedQuery(String id, Principal principal, String sql, boolean held, QueryTracker tracker) {
     this.id = requireNonNull(id, "id is null");
@@ -74,6 +93,79 @@ public final class TrackedQuery {
 
   public State state() {
     return state;
+  }
+
+  /** When planning ended, if it has. */
+  public Optional<Instant> planned() {
+    return Optional.ofNullable(planned);
+  }
+
+  /** When the first run (not planning) began, if one has. */
+  public Optional<Instant> started() {
+    return Optional.ofNullable(runStarted);
+  }
+
+  /** When the first run returned its first batch, if it has. */
+  public Optional<Instant> firstBatch() {
+    QueryStats first = firstRunStats;
+    return first == null ? Optional.empty() : Optional.ofNullable(first.firstBatch());
+  }
+
+  /** When the last run ended, while none runs; empty while one runs or none has. */
+  public Optional<Instant> ended() {
+    return Optional.ofNullable(ended);
+  }
+
+  /** How long planning took so far. */
+  public Duration planning() {
+    return Duration.ofNanos(planningNanos);
+  }
+
+  /** The client application that sent the statement (Trino's {@code X-Trino-Source}), if it said. */
+  public Optional<String> source() {
+    return Optional.ofNullable(source);
+  }
+
+  /** The statement's query tag (the session option {@code query_tag}, Trino's client tags), if any. */
+  public Optional<String> tag() {
+    return Optional.ofNullable(tag);
+  }
+
+  /** The id of the client session that sent the statement, if it came from one the server keeps. */
+  public Optional<String> sessionId() {
+    return Optional.ofNullable(sessionId);
+  }
+
+  /**
+   * Labels the statement with where it came from; the first labels given stay.
+   *
+   * @param sessionId the client session's id; null for none
+   * @param source the client application; null when unknown
+   * @param tag the query tag; null for none
+   */
+  public synchronized void label(String sessionId, String source, String tag) {
+    if (!labelled) {
+      labelled = true;
+      this.sessionId = sessionId;
+      this.source = source;
+      this.tag = tag;
+    }
+  }
+
+  /** Why the statement failed or was cancelled, if it did. */
+  public Optional<Failure> failure() {
+    Failure known = failure;
+    if (known == null && state == State.CANCELLED && cancellation != null) {
+      known = new Failure(cancellation.code().name(), cancellation.getMessage());
+    }
+    return Optional.ofNullable(known);
+  }
+
+  /** Records how the statement failed, as its client is told; the first failure stays. */
+  public synchronized void failed(String code, String message) {
+    if (failure == null) {
+      failure = new Failure(code, message);
+    }
   }
 
   /** The figures of the latest run, if it has run. */
@@ -170,19 +262,55 @@ public final class TrackedQuery {
   }
 
   QueryRun begin(Duration timeout, ScheduledExecutorService timer) {
+    admit();
     QueryRun run;
     synchronized (this) {
+      if (cancellation != null) {
+        releaseIfIdle();
+      }
       checkNotCancelled();
       started++;
       run = new QueryRun(id, started == 1 ? id : id + "-" + started, this, false);
       runs.add(run);
       lastRun = run;
       state = State.RUNNING;
+      ended = null;
+      if (started == 1) {
+        runStarted = Instant.now();
+        firstRunStats = run.stats();
+      }
     }
     // The statement timeout covers planning and running together.
     Duration left = timeout.minusNanos(planningNanos);
     run.startDeadline(timeout, timeout.isZero() || !(left.isZero() || left.isNegative()) ? left : Duration.ofNanos(1), timer);
     return run;
+  }
+
+  /** Waits for a place to run, unless the query holds one already (its other runs). */
+  private void admit() {
+    Admission admission = tracker.admission();
+    synchronized (this) {
+      if (admitted || !admission.limits(this)) {
+        return;
+      }
+    }
+    admission.acquire(this);
+    boolean held;
+    synchronized (this) {
+      held = admitted;
+      admitted = true;
+    }
+    if (held) {
+      admission.release(this);
+    }
+  }
+
+  /** Gives back the query's place when no run of it is left; called holding this query's lock. */
+  private void releaseIfIdle() {
+    if (admitted && runs.isEmpty()) {
+      admitted = false;
+      tracker.admission().release(this);
+    }
   }
 
   /** Starts planning the statement: a run that has the whole statement timeout. */
@@ -204,11 +332,16 @@ public final class TrackedQuery {
       runs.remove(run);
       if (run.isPlanning() && outcome == State.FINISHED) {
         planningNanos += run.elapsedNanos();
+        planned = Instant.now();
       }
       if (runs.isEmpty()) {
         // A statement that has been planned waits for its first run.
         State end = run.isPlanning() && outcome == State.FINISHED ? State.QUEUED : outcome;
         state = cancellation != null && outcome != State.FINISHED ? State.CANCELLED : end;
+        if (state != State.QUEUED) {
+          ended = Instant.now();
+        }
+        releaseIfIdle();
         notifyAll();
       }
     }

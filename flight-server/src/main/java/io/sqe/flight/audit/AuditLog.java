@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * the log writes every line recorded before and flushes the file.
  *
  * <p>Every line has the same keys: {@code time, event, user, client, query_id, kind, tables,
- * outcome, rows, elapsed_ms}, then {@code method} for logins and {@code error} for failures. No
+ * outcome, rows, elapsed_ms}, then {@code method} for logins, {@code query_tag} for a statement
+ * whose session has one (the session property {@code query_tag}, Trino's client tags) and {@code
+ * error} for failures. No
  * line holds a password, a token, a parameter value or the statement's text.
  */
 public final class AuditLog implements AutoCloseable {

@@ -1,6 +1,7 @@
 package io.sqe.flight.audit;
 
 import io.sqe.engine.audit.Redaction;
+import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.session.Session;
@@ -115,16 +116,23 @@ public final class StatementAudit {
     if (materialization != null) {
       log.listener().materialized(materialization);
     }
+    String tag = session == null ? null : session.options().get(SessionCommands.QUERY_TAG);
+    String message = error == null ? null : Outcomes.message(error);
+    if (message != null && queryId != null) {
+      log.listener().statementFailed(queryId, outcome, Redaction.redact(message, sql, values()));
+    }
     if (!log.enabled()) {
       return;
     }
-    String message = error == null ? null : Outcomes.message(error);
     log.record(() -> {
       Map<String, Object> tables = new LinkedHashMap<>();
       tables.put("read", facts.read());
       tables.put("written", facts.written());
       Map<String, Object> line =
           AuditLog.line(start, "statement", user, client, queryId, facts.kind(), tables, outcome, rows, elapsed);
+      if (tag != null) {
+        line.put("query_tag", tag);
+      }
       if (message != null) {
         line.put("error", Redaction.redact(message, sql, values()));
       }

@@ -21,4 +21,12 @@ public interface StatementListener {
 
   /** A statement that materializes a table succeeded, reusing what an earlier run committed or not as {@code reuse} says. */
   default void materialized(CommandResult.Reuse reuse) {}
+
+  /**
+   * Hears how a statement failed, after {@link #statementEnded}.
+   *
+   * @param code the error code it failed with
+   * @param message what its client was told, with the statement's parameter values replaced
+   */
+  default void statementFailed(String queryId, String code, String message) {}
 }

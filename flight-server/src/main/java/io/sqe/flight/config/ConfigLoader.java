@@ -116,6 +116,12 @@ public final class ConfigLoader {
           "server.max-connections-per-address",
           "server.handshake-timeout",
           "server.connection-idle-timeout",
+          "server.query-history",
+          "server.max-running-statements",
+          "server.max-running-statements-per-user",
+          "server.queue-timeout",
+          "server.max-sessions",
+          "server.session-idle-timeout",
           "log.format",
           "log.level");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
@@ -344,13 +350,43 @@ public final class ConfigLoader {
     if (idle.isNegative()) {
       throw new ConfigException("Setting server.connection-idle-timeout must not be negative (0 keeps idle connections open)");
     }
+    int history = integer(values, "server.query-history", defaults.queryHistory());
+    if (history < 0) {
+      throw new ConfigException("Setting server.query-history must be 0 (keep none) or more, not " + history);
+    }
+    int running = integer(values, "server.max-running-statements", defaults.maxRunningStatements());
+    if (running < 0) {
+      throw new ConfigException("Setting server.max-running-statements must be 0 (no limit) or more, not " + running);
+    }
+    int perUser = integer(values, "server.max-running-statements-per-user", defaults.maxRunningStatementsPerUser());
+    if (perUser < 0) {
+      throw new ConfigException("Setting server.max-running-statements-per-user must be 0 (no limit) or more, not " + perUser);
+    }
+    Duration queueTimeout = duration(values, "server.queue-timeout", defaults.queueTimeout());
+    if (queueTimeout.isNegative()) {
+      throw new ConfigException("Setting server.queue-timeout must not be negative (0 waits as long as it takes)");
+    }
+    int maxSessions = integer(values, "server.max-sessions", defaults.maxSessions());
+    if (maxSessions < 0) {
+      throw new ConfigException("Setting server.max-sessions must be 0 (no limit) or more, not " + maxSessions);
+    }
+    Duration sessionIdle = duration(values, "server.session-idle-timeout", defaults.sessionIdleTimeout());
+    if (sessionIdle.isZero() || sessionIdle.isNegative()) {
+      throw new ConfigException("Setting server.session-idle-timeout must be positive, such as 8h");
+    }
     return new ServerConfig.Limits(
         heapStop,
         size(values, "query.tickets.max-bytes-per-user", defaults.ticketBytesPerUser()),
         size(values, "query.tickets.max-bytes", defaults.ticketBytes()),
         perAddress,
         handshake,
-        idle);
+        idle,
+        history,
+        running,
+        perUser,
+        queueTimeout,
+        maxSessions,
+        sessionIdle);
   }
 
   private static ServerConfig.TrinoSettings trino(Map<String, String> values) {

@@ -125,6 +125,12 @@ public record ServerConfig(
    *     TLS, to finish its handshake
    * @param connectionIdleTimeout how long a connection may go without a call before it is closed
    *     (clients reconnect on their next call); zero for never
+   * @param queryHistory how many ended statements {@code system.runtime.queries} keeps listing
+   * @param maxRunningStatements statements that run at once, the rest waiting in order; 0 for no limit
+   * @param maxRunningStatementsPerUser statements of one user that run or wait at once; 0 for no limit
+   * @param queueTimeout how long a statement waits for its turn before RESOURCE_EXHAUSTED; zero for as long as it takes
+   * @param maxSessions the most Flight SQL sessions open at once; 0 for no limit
+   * @param sessionIdleTimeout how long a Flight SQL session lives without a call; its open transactions then roll back
    */
   public record Limits(
       double heapStopThreshold,
@@ -132,9 +138,16 @@ public record ServerConfig(
       long ticketBytes,
       int maxConnectionsPerAddress,
       Duration handshakeTimeout,
-      Duration connectionIdleTimeout) {
-    public static final Limits DEFAULT =
-        new Limits(0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30));
+      Duration connectionIdleTimeout,
+      int queryHistory,
+      int maxRunningStatements,
+      int maxRunningStatementsPerUser,
+      Duration queueTimeout,
+      int maxSessions,
+      Duration sessionIdleTimeout) {
+    public static final Limits DEFAULT = new Limits(
+        0.9, 64L << 20, 256L << 20, 256, Duration.ofSeconds(10), Duration.ofMinutes(30), 1_000, 0, 0, Duration.ofMinutes(5), 0,
+        Duration.ofHours(8));
 
     public Limits {
       if (heapStopThreshold < 0 || heapStopThreshold > 1) {
@@ -148,6 +161,14 @@ public record ServerConfig(
       }
       requireNonNull(handshakeTimeout, "handshakeTimeout is null");
       requireNonNull(connectionIdleTimeout, "connectionIdleTimeout is null");
+      if (queryHistory < 0 || maxRunningStatements < 0 || maxRunningStatementsPerUser < 0 || maxSessions < 0) {
+        throw new IllegalArgumentException(
+            "Limits must not be negative: " + queryHistory + ", " + maxRunningStatements + ", " + maxRunningStatementsPerUser);
+      }
+      requireNonNull(queueTimeout, "queueTimeout is null");
+      if (sessionIdleTimeout.isZero() || sessionIdleTimeout.isNegative()) {
+        throw new IllegalArgumentException("sessionIdleTimeout must be positive: " + sessionIdleTimeout);
+      }
     }
   }
 

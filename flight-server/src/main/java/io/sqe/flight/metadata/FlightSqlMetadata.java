@@ -13,6 +13,7 @@ import io.sqe.infoschema.PrimaryKeys;
 import io.sqe.infoschema.Relation;
 import io.sqe.infoschema.RelationType;
 import io.sqe.infoschema.SchemaRef;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -54,13 +55,21 @@ public final class FlightSqlMetadata {
   private final String serverName;
   private final String serverVersion;
   private final SqlInfoValues sqlInfo;
+  private final Duration sessionIdleTimeout;
 
   public FlightSqlMetadata(Catalogs catalogs, CatalogMetadata metadata, String serverName, String serverVersion) {
+    this(catalogs, metadata, serverName, serverVersion, ServerSqlInfo.SESSION_IDLE_TIMEOUT);
+  }
+
+  /** @param sessionIdleTimeout how long a session lives without a call, which GetSqlInfo reports as the transaction timeout */
+  public FlightSqlMetadata(
+      Catalogs catalogs, CatalogMetadata metadata, String serverName, String serverVersion, Duration sessionIdleTimeout) {
+    this.sessionIdleTimeout = requireNonNull(sessionIdleTimeout, "sessionIdleTimeout is null");
     this.catalogs = requireNonNull(catalogs, "catalogs is null");
     this.metadata = requireNonNull(metadata, "metadata is null");
     this.serverName = requireNonNull(serverName, "serverName is null");
     this.serverVersion = requireNonNull(serverVersion, "serverVersion is null");
-    this.sqlInfo = ServerSqlInfo.values(serverName, serverVersion);
+    this.sqlInfo = ServerSqlInfo.values(serverName, serverVersion, sessionIdleTimeout);
   }
 
   /** GetCatalogs: every catalog name, sorted. */
@@ -180,7 +189,7 @@ public final class FlightSqlMetadata {
    * sends every value for an empty list; {@link #getSqlInfo} does neither.
    */
   public SqlInfoBuilder sqlInfoBuilder() {
-    return ServerSqlInfo.builder(serverName, serverVersion);
+    return ServerSqlInfo.builder(serverName, serverVersion, sessionIdleTimeout);
   }
 
   /**

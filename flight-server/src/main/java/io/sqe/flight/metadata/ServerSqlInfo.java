@@ -66,7 +66,8 @@ public final class ServerSqlInfo {
   public static final Duration PREPARED_STATEMENT_IDLE_TIMEOUT = Duration.ofHours(2);
 
   /**
-   * How long a session lives without a call; its open transactions roll back when it ends, so
+   * How long a session lives without a call unless {@code server.session-idle-timeout} says
+   * otherwise; its open transactions roll back when it ends, so
    * this is also the FLIGHT_SQL_SERVER_TRANSACTION_TIMEOUT (every call in the transaction, which
    * goes through its session, starts the time again).
    */
@@ -76,7 +77,12 @@ public final class ServerSqlInfo {
 
   /** Every value this server answers GetSqlInfo with. */
   static SqlInfoValues values(String serverName, String serverVersion) {
-    return SqlInfoValues.from(builder(serverName, serverVersion), resultSetConcurrencies());
+    return values(serverName, serverVersion, SESSION_IDLE_TIMEOUT);
+  }
+
+  /** As above, for sessions that end after {@code sessionIdleTimeout} without a call. */
+  static SqlInfoValues values(String serverName, String serverVersion, Duration sessionIdleTimeout) {
+    return SqlInfoValues.from(builder(serverName, serverVersion, sessionIdleTimeout), resultSetConcurrencies());
   }
 
   /**
@@ -84,6 +90,11 @@ public final class ServerSqlInfo {
    * are mutable.
    */
   public static SqlInfoBuilder builder(String serverName, String serverVersion) {
+    return builder(serverName, serverVersion, SESSION_IDLE_TIMEOUT);
+  }
+
+  /** As above, for sessions that end after {@code sessionIdleTimeout} without a call. */
+  public static SqlInfoBuilder builder(String serverName, String serverVersion, Duration sessionIdleTimeout) {
     Objects.requireNonNull(serverName, "serverName is null");
     Objects.requireNonNull(serverVersion, "serverVersion is null");
     return new SqlInfoBuilder()
@@ -100,7 +111,7 @@ public final class ServerSqlInfo {
         .withFlightSqlServerBulkIngestionTransaction(true)
         // Both in milliseconds, idle times of handles (the proto's meaning), not query run times.
         .withFlightSqlServerStatementTimeout(Math.toIntExact(PREPARED_STATEMENT_IDLE_TIMEOUT.toMillis()))
-        .withFlightSqlServerTransactionTimeout(Math.toIntExact(SESSION_IDLE_TIMEOUT.toMillis()))
+        .withFlightSqlServerTransactionTimeout((int) Math.min(Integer.MAX_VALUE, sessionIdleTimeout.toMillis()))
         // Catalogs come from the server configuration; schemas and tables are Iceberg namespaces
         // and tables, which SQL creates.
         .withSqlDdlCatalog(false)

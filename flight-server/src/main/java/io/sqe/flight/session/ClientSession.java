@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.session.Session;
 import io.sqe.engine.txn.Transaction;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,8 @@ public final class ClientSession {
   private volatile Session session;
   private final Map<String, Transaction> transactions = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  private final Instant created = Instant.now();
+  private volatile Instant lastUsed = created;
 
   ClientSession(String id, Session session) {
     this.id = requireNonNull(id, "id is null");
@@ -38,6 +41,20 @@ public final class ClientSession {
 
   public Session session() {
     return session;
+  }
+
+  /** When the session began. */
+  public Instant created() {
+    return created;
+  }
+
+  /** When a call last used the session. */
+  public Instant lastUsed() {
+    return lastUsed;
+  }
+
+  void used() {
+    lastUsed = Instant.now();
   }
 
   public synchronized void update(UnaryOperator<Session> change) {

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +15,9 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Client sessions, keyed by the credential a client sends on every call (its bearer token), since
@@ -23,8 +28,21 @@ import java.util.HexFormat;
 public final class SessionManager {
   private final Cache<String, ClientSession> sessions;
   private final String defaultCatalog;
+  private final int maxSessions;
+  private final Duration idleTimeout;
+  private final AtomicLong refused = new AtomicLong();
 
   public SessionManager(String defaultCatalog, Duration idleTimeout) {
+    this(defaultCatalog, idleTimeout, 0);
+  }
+
+  /** @param maxSessions the most sessions open at once; a new one past it is refused; 0 for no limit */
+  public SessionManager(String defaultCatalog, Duration idleTimeout, int maxSessions) {
+    if (maxSessions < 0) {
+      throw new IllegalArgumentException("maxSessions must not be negative: " + maxSessions);
+    }
+    this.maxSessions = maxSessions;
+    this.idleTimeout = requireNonNull(idleTimeout, "idleTimeout is null");
     this.defaultCatalog = requireNonNull(defaultCatalog, "defaultCatalog is null");
     this.sessions =
         Caffeine.newBuilder()
@@ -49,7 +67,33 @@ public final class SessionManager {
    */
   public ClientSession session(String credential, String connection, Principal principal) {
     String key = key(credential, connection, principal);
-    return sessions.get(key, k -> new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC)));
+    ClientSession session = sessions.get(key, k -> {
+      // Idle sessions that expired are gone by now (the scheduler removes them on time).
+      if (maxSessions > 0 && sessions.estimatedSize() >= maxSessions) {
+        refused.incrementAndGet();
+        throw new SqeException(ErrorCode.RESOURCE_EXHAUSTED,
+            "The server has " + maxSessions + " sessions open, the most it keeps (server.max-sessions); close a connection"
+                + " or wait for idle sessions to expire");
+      }
+      return new ClientSession(k.substring(0, 16), new Session(principal, defaultCatalog, null, ZoneOffset.UTC));
+    });
+    session.used();
+    return session;
+  }
+
+  /** How long a session lives without a call. */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** New sessions refused since start for {@code server.max-sessions}. */
+  public long refused() {
+    return refused.get();
+  }
+
+  /** The live sessions, for {@code system.runtime.sessions}. */
+  public List<ClientSession> all() {
+    return List.copyOf(sessions.asMap().values());
   }
 
   /** The sessions by key, for the server's metrics (hits, misses, live sessions). */
@@ -63,6 +107,18 @@ public final class SessionManager {
       // At once, rather than when the removal listener gets to it: the client may look next.
       session.close();
     }
+  }
+
+  /** The live session with that id (as {@code system.runtime.sessions} shows it), if there is one. */
+  public Optional<ClientSession> find(String id) {
+    return sessions.asMap().values().stream().filter(session -> session.id().equals(id)).findFirst();
+  }
+
+  /** Ends the session with that id, rolling back its transactions; its client's next call starts a new one. */
+  public boolean close(ClientSession session) {
+    boolean removed = sessions.asMap().values().remove(session);
+    session.close();
+    return removed;
   }
 
   private static String key(String credential, String connection, Principal principal) {

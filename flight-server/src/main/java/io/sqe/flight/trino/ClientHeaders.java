@@ -2,6 +2,8 @@ package io.sqe.flight.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.SqeException;
+import io.sqe.engine.command.SessionCommands;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +29,8 @@ import java.util.function.Function;
  * @param properties {@code X-Trino-Session}, name to value
  * @param preparedStatements {@code X-Trino-Prepared-Statement}, name to SQL text
  * @param transactionId {@code X-Trino-Transaction-Id}; null for none ({@code NONE})
+ * @param source {@code X-Trino-Source}, the client application; null when not sent
+ * @param clientTags {@code X-Trino-Client-Tags}, in the order sent
  */
 record ClientHeaders(
     String user,
@@ -35,7 +39,9 @@ record ClientHeaders(
     ZoneId timeZone,
     Map<String, String> properties,
     Map<String, String> preparedStatements,
-    String transactionId) {
+    String transactionId,
+    String source,
+    List<String> clientTags) {
   static final String USER = "X-Trino-User";
   static final String CATALOG = "X-Trino-Catalog";
   static final String SCHEMA = "X-Trino-Schema";
@@ -43,6 +49,8 @@ record ClientHeaders(
   static final String SESSION = "X-Trino-Session";
   static final String PREPARED_STATEMENT = "X-Trino-Prepared-Statement";
   static final String TRANSACTION_ID = "X-Trino-Transaction-Id";
+  static final String SOURCE = "X-Trino-Source";
+  static final String CLIENT_TAGS = "X-Trino-Client-Tags";
 
   static final String SET_CATALOG = "X-Trino-Set-Catalog";
   static final String SET_SCHEMA = "X-Trino-Set-Schema";
@@ -56,6 +64,7 @@ record ClientHeaders(
   ClientHeaders {
     properties = Map.copyOf(properties);
     preparedStatements = Map.copyOf(preparedStatements);
+    clientTags = List.copyOf(clientTags);
   }
 
   /** A header that does not hold what the protocol says it holds. */
@@ -89,7 +98,39 @@ record ClientHeaders(
         timeZone,
         pairs(values, SESSION, false),
         pairs(values, PREPARED_STATEMENT, true),
-        transaction == null || transaction.equalsIgnoreCase("NONE") ? null : transaction);
+        transaction == null || transaction.equalsIgnoreCase("NONE") ? null : transaction,
+        single(values, SOURCE),
+        tags(values));
+  }
+
+  /**
+   * The statement's query tag: the session property {@code query_tag}, else the client tags
+   * joined by commas; null for none.
+   */
+  String queryTag() {
+    String property = properties.entrySet().stream()
+        .filter(entry -> entry.getKey().equalsIgnoreCase(SessionCommands.QUERY_TAG))
+        .map(Map.Entry::getValue)
+        .findFirst()
+        .orElse(null);
+    if (property != null) {
+      return property.isBlank() ? null : property.trim();
+    }
+    return clientTags.isEmpty() ? null : String.join(",", clientTags);
+  }
+
+  private static List<String> tags(Function<String, List<String>> values) throws BadHeaderException {
+    List<String> tags = new ArrayList<>();
+    List<String> all = values.apply(CLIENT_TAGS);
+    for (String value : all == null ? List.<String>of() : all) {
+      tags.addAll(split(value));
+    }
+    try {
+      SessionCommands.queryTag(String.join(",", tags));
+    } catch (SqeException e) {
+      throw new BadHeaderException("Invalid " + CLIENT_TAGS + " header: " + e.getMessage());
+    }
+    return tags;
   }
 
   Optional<ZoneId> zone() {

@@ -112,6 +112,10 @@ final class StatementTask implements Runnable {
       String name = property.getKey().equalsIgnoreCase(QUERY_MAX_RUN_TIME) ? SessionCommands.STATEMENT_TIMEOUT : property.getKey();
       session = SessionCommands.property(name, property.getValue()).apply(session);
     }
+    // Trino's client tags tag the statement as the session property query_tag does.
+    if (headers.queryTag() != null && !session.options().containsKey(SessionCommands.QUERY_TAG)) {
+      session = session.withOption(SessionCommands.QUERY_TAG, headers.queryTag());
+    }
     if (headers.transactionId() != null) {
       session = session.withTransaction(context.transactions().find(headers.transactionId(), caller.principal()));
     }

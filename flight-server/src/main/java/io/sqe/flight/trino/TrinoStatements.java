@@ -117,6 +117,7 @@ final class TrinoStatements implements AutoCloseable {
     }
     TrinoQuery query = new TrinoQuery(newQueryId(), randomLetters(32), caller.principal());
     TrackedQuery tracked = context.engine().queries().track(query.id(), caller.principal(), sql);
+    tracked.label(null, headers.source(), headers.queryTag());
     // However it is cancelled (DELETE, CALL system.cancel_query), a statement waiting for its client hears of it.
     tracked.onCancel(query::wake);
     queries.put(query.id(), query);

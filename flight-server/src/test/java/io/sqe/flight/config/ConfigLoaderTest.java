@@ -148,7 +148,7 @@ class ConfigLoaderTest {
         "server.max-connections-per-address", "0",
         "server.handshake-timeout", "3s",
         "server.connection-idle-timeout", "0s")).limits();
-    assertThat(set).isEqualTo(new ServerConfig.Limits(0, 8L << 20, 1L << 30, 0, Duration.ofSeconds(3), Duration.ZERO));
+    assertThat(set).isEqualTo(new ServerConfig.Limits(0, 8L << 20, 1L << 30, 0, Duration.ofSeconds(3), Duration.ZERO, 1_000, 0, 0, Duration.ofMinutes(5), 0, Duration.ofHours(8)));
     assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.heap-stop-threshold", "1.5")))
         .hasMessageContaining("query.heap-stop-threshold");
     assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("query.tickets.max-bytes", "lots")))

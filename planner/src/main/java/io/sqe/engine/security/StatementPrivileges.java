@@ -38,6 +38,10 @@ import org.apache.calcite.sql.SqlUpdate;
 public final class StatementPrivileges {
   /** The procedure any user may call under a policy, on their own queries (an admin on anyone's). */
   public static final String CANCEL_QUERY = "system.cancel_query";
+  public static final String KILL_QUERY = "system.kill_query";
+  public static final String KILL_SESSION = "system.kill_session";
+  /** The procedures that touch no table and check their caller themselves (own statement or session, or an admin). */
+  private static final Set<String> SELF_CHECKED_PROCEDURES = Set.of(CANCEL_QUERY, KILL_QUERY, KILL_SESSION);
 
   private final AccessControl access;
 
@@ -100,8 +104,8 @@ public final class StatementPrivileges {
     } else if (statement instanceof SqlCallProcedure) {
       String procedure = String.join(".", ((SqlCallProcedure) statement).name().names);
       // Procedures that change tables do so in ways no table privilege describes: a policy refuses
-      // them. cancel_query touches no table and checks its caller itself (own query, or an admin).
-      if (access != AccessControl.ALLOW_ALL && !procedure.toLowerCase(Locale.ROOT).equals(CANCEL_QUERY)) {
+      // them. cancel_query and its kin touch no table and check their caller themselves.
+      if (access != AccessControl.ALLOW_ALL && !SELF_CHECKED_PROCEDURES.contains(procedure.toLowerCase(Locale.ROOT))) {
         throw denied(session, "CALL " + procedure + " under an access policy");
       }
     }
