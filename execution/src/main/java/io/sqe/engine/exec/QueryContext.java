@@ -111,6 +111,11 @@ public final class QueryContext implements DataContext {
     return new QueryContext(this, requireNonNull(part, "part is null"), requireNonNull(partState, "partState is null"));
   }
 
+  /** The whole execution's context: this one, or the query's when this is a part's. */
+  public QueryContext whole() {
+    return whole != null ? whole : this;
+  }
+
   /** The context of the execution that {@code dataContext} belongs to. */
   public static QueryContext of(DataContext dataContext) {
     if (dataContext instanceof QueryContext) {
