@@ -124,17 +124,6 @@ class ColumnarJoinTest {
   }
 
   @Test
-  void joinConditionsTheEvaluatorLacksRunRowwise() {
-    List<String> queries = List.of(
-        "select t.id, d.id from typed t left join dim d on t.i = d.i and upper(t.label) <> d.color where t.id < 500",
-        "select t.id, d.id from typed t join dim d on substring(t.label, 1, 7) < d.color where t.id < 20 and d.id < 50");
-    for (String sql : queries) {
-      assertThat(plan(sql)).as(sql).containsPattern("SqeHashJoin|SqeNestedLoopJoin").doesNotContain("Enumerable");
-      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
-    }
-  }
-
-  @Test
   void aParallelJoinsSharedBuildSideIsBuiltOnce() {
     Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
     List<String> queries = List.of(

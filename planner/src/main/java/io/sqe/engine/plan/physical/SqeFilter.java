@@ -11,7 +11,6 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
-import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
@@ -29,18 +28,11 @@ public final class SqeFilter extends SingleRel implements SqeRel {
 
   /** The filter of {@code input}'s rows by {@code condition}, or null when the evaluator cannot run the condition. */
   static SqeFilter of(RelTraitSet traits, SqeRel input, RexNode condition) {
-    Predicate predicate = predicate(condition, input.getRowType(), input.getCluster().getRexBuilder());
+    Predicate predicate = PredicateCompiler.compile(condition, input.getRowType());
+    if (predicate == null) {
+      predicate = withRowwise(input, condition);
+    }
     return predicate == null ? null : new SqeFilter(traits, input, condition, predicate);
-  }
-
-  /**
-   * {@code condition} over rows of {@code rowType} as the evaluator runs it ({@link
-   * PredicateCompiler}), else its conjuncts the evaluator runs and the others row-wise; null when
-   * neither can (a filter's condition, and a join's over a probe row's columns then a build row's).
-   */
-  static Predicate predicate(RexNode condition, RelDataType rowType, RexBuilder rexBuilder) {
-    Predicate predicate = PredicateCompiler.compile(condition, rowType);
-    return predicate != null ? predicate : withRowwise(condition, rowType, rexBuilder);
   }
 
   /**
@@ -48,18 +40,19 @@ public final class SqeFilter extends SingleRel implements SqeRel {
    * rows the first kept: AND's order is free in SQL, and this one evaluates row-wise code on the
    * fewest rows (so it raises an error only where the row runtime, in the written order, could).
    */
-  private static Predicate withRowwise(RexNode condition, RelDataType rowType, RexBuilder rexBuilder) {
+  private static Predicate withRowwise(SqeRel input, RexNode condition) {
     List<Predicate> compiled = new ArrayList<>();
     List<RexNode> others = new ArrayList<>();
     for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
-      Predicate predicate = PredicateCompiler.compile(conjunct, rowType);
+      Predicate predicate = PredicateCompiler.compile(conjunct, input.getRowType());
       if (predicate == null) {
         others.add(conjunct);
       } else {
         compiled.add(predicate);
       }
     }
-    Predicate rowwise = RowwiseCompiler.predicate(RexUtil.composeConjunction(rexBuilder, others), rowType, rexBuilder);
+    RexBuilder rexBuilder = input.getCluster().getRexBuilder();
+    Predicate rowwise = RowwiseCompiler.predicate(RexUtil.composeConjunction(rexBuilder, others), input.getRowType(), rexBuilder);
     if (rowwise == null) {
       return null;
     }

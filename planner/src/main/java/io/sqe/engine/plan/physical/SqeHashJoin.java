@@ -108,8 +108,8 @@ public final class SqeHashJoin extends Join implements SqeRel {
 
   /**
    * The hash join of {@code left} and {@code right} on {@code condition}, or null when it has no
-   * equality keys, a key pair of different or unsupported types, or other conditions that neither
-   * the evaluator nor row-wise code runs.
+   * equality keys, a key pair of different or unsupported types, or other conditions the evaluator
+   * cannot run.
    */
   static SqeHashJoin of(RelTraitSet traits, SqeRel left, SqeRel right, RexNode condition, JoinRelType joinType) {
     if (JoinLowering.type(joinType) == null) {
@@ -131,7 +131,7 @@ public final class SqeHashJoin extends Join implements SqeRel {
     Predicate residual = null;
     if (!info.nonEquiConditions.isEmpty()) {
       RexNode remaining = RexUtil.composeConjunction(left.getCluster().getRexBuilder(), info.nonEquiConditions);
-      residual = SqeFilter.predicate(remaining, JoinLowering.pairType(left, right), left.getCluster().getRexBuilder());
+      residual = PredicateCompiler.compile(remaining, JoinLowering.pairType(left, right));
       if (residual == null) {
         return null;
       }
