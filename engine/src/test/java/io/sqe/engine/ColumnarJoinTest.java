@@ -1,8 +1,10 @@
 package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.engine.TestQueries.Result;
+import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
@@ -118,6 +120,58 @@ class ColumnarJoinTest {
     Prepared prepared = engine.prepare(session, "select t.id, d.label from typed t, dim d where t.id < 100");
     try (QueryExecution exec = engine.execute(session, prepared, List.of(), "early")) {
       assertThat(exec.next()).isTrue();
+    }
+  }
+
+  @Test
+  void aParallelJoinsSharedBuildSideIsBuiltOnce() {
+    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    List<String> queries = List.of(
+        "select t.color, count(*) as n, sum(t.l) as s from typed t join dim d on t.id = d.id where d.color <> 'blue' group by t.color",
+        "select count(*) as n, sum(t.i) as s from typed t where t.label in (select d.label from dim d where d.id < 1500)",
+        "select t.color, count(*) as n from typed t left join dim d on t.i = d.i and d.id > 100 group by t.color");
+    for (String sql : queries) {
+      String plan = TestQueries.plan(engine, parallel, sql);
+      assertThat(plan).as(sql).contains("SqeGather").contains("sharedBuild").doesNotContain("Enumerable");
+      Result columnar = TestQueries.run(engine, parallel, sql);
+      Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
+      assertThat(TestQueries.sorted(columnar.rows())).as(sql).isEqualTo(TestQueries.sorted(rows.rows()));
+      // Two parts probe one key table: built once, not once per part.
+      assertThat(columnar.stats().joinTablesBuilt()).as(sql).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aSharedBuildSidesKeysFilterEveryPartsScan() {
+    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    String sql = "select t.color, count(*) as n from typed t join dim d on t.id = d.id where d.color = 'red' group by t.color";
+    assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").contains("dynamicFilter").doesNotContain("Enumerable");
+    Result columnar = TestQueries.run(engine, parallel, sql);
+    Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
+    assertThat(TestQueries.sorted(columnar.rows())).isEqualTo(TestQueries.sorted(rows.rows()));
+    assertThat(columnar.stats().dynamicFiltersApplied()).isPositive();
+  }
+
+  @Test
+  void aFailedSharedBuildFailsTheQueryAndReleasesEverything() {
+    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    String sql = "select count(*) as n from typed t join (select id from dim where 10 / (i - i) > 0) d on t.id = d.id";
+    assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").doesNotContain("Enumerable");
+    assertThatThrownBy(() -> TestQueries.run(engine, parallel, sql)).isInstanceOf(SqeException.class).hasMessageContaining("zero");
+  }
+
+  @Test
+  void aParallelJoinClosedEarlyReleasesItsSharedBuildSide() {
+    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    String sql = "select t.id, t.color, d.label from typed t join dim d on t.i = d.i group by t.id, t.color, d.label";
+    assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").doesNotContain("Enumerable");
+    Prepared prepared = engine.prepare(parallel, sql);
+    try (QueryExecution exec = engine.execute(parallel, prepared, List.of(), "early")) {
+      assertThat(exec.next()).isTrue();
+    }
+    try (QueryExecution exec = engine.execute(parallel, prepared, List.of(), "cancelled")) {
+      exec.cancel("test");
+      assertThatThrownBy(exec::next).isInstanceOf(SqeException.class);
     }
   }
 

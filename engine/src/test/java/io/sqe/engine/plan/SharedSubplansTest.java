@@ -117,6 +117,24 @@ class SharedSubplansTest {
   }
 
   @Test
+  void aColumnarPlanComputesASharedSubplanOnceIntoBatches() {
+    // Unfolded, the aggregates lower: the view's batches are computed once and replayed.
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    for (int parallelism : new int[] {1, 3}) {
+      String plan = explain(TOP_GROUPS, parallelism, true);
+      assertThat(occurrences(plan, "SqeSharedSubplan(id=[0])")).as(plan).isEqualTo(2);
+      assertThat(plan).doesNotContain("Enumerable");
+      configure(parallelism, false);
+      Session rowRuntime = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
+      TestQueries.Result rows = TestQueries.run(engine, rowRuntime, comment(parallelism, false) + TOP_GROUPS);
+      TestQueries.Result shared = run(TOP_GROUPS, parallelism, true);
+      assertThat(shared.stats().columnar()).isTrue();
+      assertThat(shared.rows()).as("parallelism %d", parallelism).isEqualTo(rows.rows()).isNotEmpty();
+      assertThat(shared.stats().filesScanned()).as("parallelism %d", parallelism).isEqualTo(FILES);
+    }
+  }
+
+  @Test
   void aPartOfAParallelPipelineComputesTheRowsForTheOthers() {
     // The dimension's aggregate is the build side of the split join (shared by its parts) and also
     // read on its own: whichever comes first computes it, in a part or on the querying thread.
@@ -124,7 +142,7 @@ class SharedSubplansTest {
         "select sum(r.d * x.c), count(*) from s.r join (select key, count(*) as c from s.dim group by key) x on r.g = x.key "
             + "union all select sum(c), count(*) from (select key, count(*) as c from s.dim group by key)";
     String plan = explain(sql, 3, true);
-    assertThat(plan).contains("SharedInput").contains("ParallelGather");
+    assertThat(plan).containsPattern("SharedInput|sharedBuild=\\[true]").containsPattern("ParallelGather|SqeGather");
     assertThat(occurrences(plan, "SharedSubplan(id=[0])")).as(plan).isEqualTo(2);
     TestQueries.Result serial = run(sql, 1, false);
     TestQueries.Result unshared = run(sql, 3, false);
@@ -246,11 +264,13 @@ class SharedSubplansTest {
     }
   }
 
-  /** Whether some thread is computing a shared subplan's rows. */
+  /** Whether some thread is computing a shared subplan's rows (or, on the columnar operators, its batches). */
   private static boolean computingSharedRows() {
     for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
       for (StackTraceElement frame : thread.getValue()) {
-        if (frame.getClassName().startsWith("io.sqe.engine.exec.SharedRows") && frame.getMethodName().equals("compute")) {
+        boolean shared = frame.getClassName().startsWith("io.sqe.engine.exec.SharedRows")
+            || frame.getClassName().startsWith("io.sqe.engine.exec.batch.SharedBatches");
+        if (shared && frame.getMethodName().equals("compute")) {
           return true;
         }
       }

@@ -63,6 +63,7 @@ public final class BatchStream implements AutoCloseable {
       if (operator != null) {
         ExecutionErrors.releaseQuietly(context.queryId(), operator::close);
       }
+      ExecutionErrors.releaseQuietly(context.queryId(), context::releaseHeld);
       context.releaseSpill();
     } finally {
       context.stats().peakMemoryBytes(allocator.getPeakMemoryAllocation());

@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.exec.spill.QuerySpill;
 import io.sqe.engine.exec.spill.SpillSpace;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -37,6 +39,8 @@ public final class QueryContext implements DataContext {
   private final SpillSpace spillSpace;
   /** Made at the first {@link #spill()}, so that a query that spills nothing touches no disk. */
   private QuerySpill spill;
+  /** What this execution keeps until it ends, such as a shared subplan's batches; the whole query's. */
+  private final List<AutoCloseable> held;
 
   /**
    * An execution with the default {@link ExecutionOptions}: expressions the planner evaluates
@@ -87,6 +91,7 @@ public final class QueryContext implements DataContext {
     this.runtimeState = new ConcurrentHashMap<>();
     this.part = null;
     this.whole = null;
+    this.held = new ArrayList<>();
   }
 
   private QueryContext(QueryContext query, DataContext part, ConcurrentMap<Object, Object> runtimeState) {
@@ -100,6 +105,7 @@ public final class QueryContext implements DataContext {
     this.part = part;
     this.whole = query.whole != null ? query.whole : query;
     this.spillSpace = query.spillSpace;
+    this.held = null;
   }
 
   /**
@@ -109,6 +115,11 @@ public final class QueryContext implements DataContext {
    */
   public QueryContext forPart(DataContext part, ConcurrentMap<Object, Object> partState) {
     return new QueryContext(this, requireNonNull(part, "part is null"), requireNonNull(partState, "partState is null"));
+  }
+
+  /** The whole execution's context: this one, or the query's when this is a part's. */
+  public QueryContext whole() {
+    return whole != null ? whole : this;
   }
 
   /** The context of the execution that {@code dataContext} belongs to. */
@@ -149,6 +160,44 @@ public final class QueryContext implements DataContext {
       spill = spillSpace.forQuery(queryId, stats());
     }
     return spill;
+  }
+
+  /** Keeps {@code resource} until the execution ends, when {@link #releaseHeld()} closes it. */
+  public void holdUntilEnd(AutoCloseable resource) {
+    requireNonNull(resource, "resource is null");
+    if (whole != null) {
+      whole.holdUntilEnd(resource);
+      return;
+    }
+    synchronized (held) {
+      held.add(resource);
+    }
+  }
+
+  /** Closes what the execution held until its end: called once its operators are closed, however it ended. */
+  public void releaseHeld() {
+    if (whole != null) {
+      whole.releaseHeld();
+      return;
+    }
+    List<AutoCloseable> resources;
+    synchronized (held) {
+      resources = new ArrayList<>(held);
+      held.clear();
+    }
+    RuntimeException failure = null;
+    for (AutoCloseable resource : resources) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
   }
 
   /** Removes whatever this execution spilled: called once its operators are closed, however it ended. */

@@ -381,6 +381,7 @@ public final class QueryExecution implements AutoCloseable {
         if (batches != null) {
           batches.close();
         }
+        context.releaseHeld();
       });
       context.releaseSpill();
     } finally {

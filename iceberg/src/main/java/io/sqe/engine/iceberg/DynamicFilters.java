@@ -39,7 +39,8 @@ import org.apache.iceberg.types.Types;
  * the parts share: a join's state and the keys it publishes live in the part's own state ({@link
  * ScanPart#runtimeState()}), so parts never see each other's half-read build. A scan looks for its
  * keys in its part's state, then in the enclosing parts' (a parallel pipeline inside a shared
- * build side), then in the query's, where a join above the parallel pipelines publishes them.
+ * build side), then in the query's, where a join above the parallel pipelines publishes them, as
+ * does a columnar join whose build side the parts share (read once, its keys published once).
  */
 public final class DynamicFilters {
   /**
@@ -123,7 +124,10 @@ public final class DynamicFilters {
           return (Keys) keys;
         }
       }
-      return (Keys) QueryContext.of(root).runtimeState().get(this);
+      QueryContext context = QueryContext.of(root);
+      Object keys = context.runtimeState().get(this);
+      // A columnar part's own context holds its part's state; the whole execution's comes last.
+      return (Keys) (keys != null ? keys : context.whole().runtimeState().get(this));
     }
 
     void publish(DataContext root, Keys keys) {

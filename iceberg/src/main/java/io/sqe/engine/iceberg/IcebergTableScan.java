@@ -289,11 +289,12 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * columnar join publishes in {@code slot} for column {@code column} ({@link DynamicFilters#canFilter}).
    */
   public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema, int column, DynamicFilters.Slot slot) {
-    if (aggregation != null || partitioned || !DynamicFilters.canFilter(this, column)) {
+    if (aggregation != null || !DynamicFilters.canFilter(this, column)) {
       return null;
     }
+    // A split scan too: the parts' shared build side publishes its keys for the whole execution.
     IcebergScan scan =
-        new IcebergScan(icebergTable, projection, filter, likes, limit, false, List.of(new DynamicFilters.Target(this, column, slot)), null);
+        new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of(new DynamicFilters.Target(this, column, slot)), null);
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 

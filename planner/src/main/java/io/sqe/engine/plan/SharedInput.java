@@ -18,9 +18,10 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 
 /**
  * The build side of a hash join inside a parallel pipeline: read once per execution and shared by
- * all parts ({@link ParallelParts#shared}), so that only the probe side is split.
+ * all parts ({@link ParallelParts#shared}), so that only the probe side is split. The columnar
+ * lowering makes it a hash join's shared build side ({@code SqeHashJoin}'s {@code sharedBuild}).
  */
-final class SharedInput extends SingleRel implements EnumerableRel {
+public final class SharedInput extends SingleRel implements EnumerableRel {
   SharedInput(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
     super(cluster, traits, input);
   }

@@ -27,7 +27,7 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
  * <p>A hash join above does not see through this node to the scans below it, so no join outside
  * the subplan hands those scans a dynamic filter: the rows are the same for every consumer.
  */
-final class SharedSubplan extends SingleRel implements EnumerableRel {
+public final class SharedSubplan extends SingleRel implements EnumerableRel {
   private final int ordinal;
   private final String key;
   private final long maxRows;
@@ -42,6 +42,21 @@ final class SharedSubplan extends SingleRel implements EnumerableRel {
     this.ordinal = ordinal;
     this.key = requireNonNull(key, "key is null");
     this.maxRows = maxRows;
+  }
+
+  /** The subplan's number in its plan, for EXPLAIN. */
+  public int ordinal() {
+    return ordinal;
+  }
+
+  /** The same for every occurrence of the subplan, and unique among the subplans of all plans. */
+  public String key() {
+    return key;
+  }
+
+  /** The most rows to keep when they run. */
+  public long maxRows() {
+    return maxRows;
   }
 
   @Override

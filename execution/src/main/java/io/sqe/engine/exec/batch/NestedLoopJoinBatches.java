@@ -33,6 +33,7 @@ public final class NestedLoopJoinBatches implements BatchOperator {
   private final QueryContext context;
   private final BufferAllocator allocator;
   private JoinProbe join;
+  private BuildSide build;
   private boolean buildClosed;
   private boolean closed;
 
@@ -61,7 +62,6 @@ public final class NestedLoopJoinBatches implements BatchOperator {
   @Override
   public VectorSchemaRoot next() {
     if (join == null) {
-      BuildSide build;
       try {
         build = BuildSide.read(buildInput, NAME, context, allocator, (batch, first) -> {});
       } finally {
@@ -73,6 +73,7 @@ public final class NestedLoopJoinBatches implements BatchOperator {
         probe = probeInput.get();
       } catch (RuntimeException | Error e) {
         build.close();
+        build = null;
         throw e;
       }
       join = new JoinProbe(probe, build, new EveryRow(build.rowCount()), type, condition, probeSchema, buildSchema, outputSchema, context, allocator);
@@ -86,10 +87,16 @@ public final class NestedLoopJoinBatches implements BatchOperator {
       return;
     }
     closed = true;
-    if (join != null) {
-      join.close();
-    } else if (!buildClosed) {
-      buildInput.close();
+    try {
+      if (join != null) {
+        join.close();
+      } else if (!buildClosed) {
+        buildInput.close();
+      }
+    } finally {
+      if (build != null) {
+        build.close();
+      }
     }
   }
 

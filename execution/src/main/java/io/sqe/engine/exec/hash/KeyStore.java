@@ -7,7 +7,8 @@ import org.apache.arrow.vector.FieldVector;
 interface KeyStore extends AutoCloseable {
   void insert(List<FieldVector> keyColumns, int rowCount, int[] ids);
 
-  void find(List<FieldVector> keyColumns, int rowCount, int[] ids);
+  /** Finds without changing the store, with {@code scratch}'s arrays: threads may find concurrently, each with its own. */
+  void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch);
 
   int size();
 

@@ -22,6 +22,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 public final class KeyTable implements AutoCloseable {
   private final int keyCount;
   private final KeyStore store;
+  /** The scratch of {@link #find}, for the table's owner; other threads take a {@link #finder()}. */
+  private final ProbeScratch scratch = new ProbeScratch();
 
   /**
    * @param keys the Arrow fields of the key columns, in the order the columns are passed
@@ -62,7 +64,28 @@ public final class KeyTable implements AutoCloseable {
   /** ids[i] = id of row i's key, or -1 when absent or when any key column is NULL (join). */
   public void find(List<FieldVector> keyColumns, int rowCount, int[] ids) {
     check(keyColumns, rowCount, ids);
-    store.find(keyColumns, rowCount, ids);
+    store.find(keyColumns, rowCount, ids, scratch);
+  }
+
+  /**
+   * A finder of ids with scratch of its own: threads that probe a table no one inserts into any
+   * more (a join's build side that parallel parts share) each use their own.
+   */
+  public Finder finder() {
+    return new Finder();
+  }
+
+  /** Finds ids in this table as {@link KeyTable#find} does, for one thread. */
+  public final class Finder {
+    private final ProbeScratch own = new ProbeScratch();
+
+    private Finder() {}
+
+    /** ids[i] = id of row i's key, or -1 when absent or when any key column is NULL. */
+    public void find(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+      check(keyColumns, rowCount, ids);
+      store.find(keyColumns, rowCount, ids, own);
+    }
   }
 
   public int size() {

@@ -51,9 +51,10 @@ final class LongKeyStore implements KeyStore {
   }
 
   @Override
-  public void find(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+  public void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch) {
     FieldVector vector = keyColumns.get(0);
-    long[] values = read(vector, rowCount);
+    long[] values = scratch.longs(rowCount);
+    column.readLongs(vector, rowCount, values);
     ArrowBuf validity = vector.getValidityBuffer();
     boolean nulls = vector.getNullCount() > 0;
     int wrap = mask;

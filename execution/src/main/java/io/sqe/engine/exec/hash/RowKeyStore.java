@@ -52,15 +52,22 @@ final class RowKeyStore implements KeyStore {
 
   @Override
   public void insert(List<FieldVector> keyColumns, int rowCount, int[] ids) {
-    long[] h = hash(keyColumns, rowCount);
+    if (batchHashes.length < rowCount) {
+      batchHashes = new long[rowCount];
+    }
+    long[] h = batchHashes;
+    hash(keyColumns, rowCount, h, validity, nullable);
     for (int r = 0; r < rowCount; r++) {
       ids[r] = findOrAdd(keyColumns, r, h[r]);
     }
   }
 
   @Override
-  public void find(List<FieldVector> keyColumns, int rowCount, int[] ids) {
-    long[] h = hash(keyColumns, rowCount);
+  public void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch) {
+    long[] h = scratch.longs(rowCount);
+    ArrowBuf[] validity = scratch.validity(columns.length);
+    boolean[] nullable = scratch.nullable(columns.length);
+    hash(keyColumns, rowCount, h, validity, nullable);
     rows:
     for (int r = 0; r < rowCount; r++) {
       for (int k = 0; k < columns.length; k++) {
@@ -74,7 +81,7 @@ final class RowKeyStore implements KeyStore {
       while (true) {
         long at = (long) slot * SLOT;
         int id = slots.getInt(at) - 1;
-        if (id < 0 || slots.getInt(at + 4) == tag && equal(keyColumns, r, id)) {
+        if (id < 0 || slots.getInt(at + 4) == tag && equal(keyColumns, r, id, validity, nullable)) {
           ids[r] = id;
           break;
         }
@@ -83,11 +90,8 @@ final class RowKeyStore implements KeyStore {
     }
   }
 
-  private long[] hash(List<FieldVector> keyColumns, int rowCount) {
-    if (batchHashes.length < rowCount) {
-      batchHashes = new long[rowCount];
-    }
-    long[] h = batchHashes;
+  /** Hashes the rows' keys into {@code h}, noting each key column's validity and whether it has nulls. */
+  private void hash(List<FieldVector> keyColumns, int rowCount, long[] h, ArrowBuf[] validity, boolean[] nullable) {
     Arrays.fill(h, 0, rowCount, 0L);
     for (int k = 0; k < columns.length; k++) {
       FieldVector vector = keyColumns.get(k);
@@ -98,7 +102,6 @@ final class RowKeyStore implements KeyStore {
     for (int r = 0; r < rowCount; r++) {
       h[r] = KeyColumn.fmix(h[r]);
     }
-    return h;
   }
 
   private int findOrAdd(List<FieldVector> keyColumns, int row, long hash) {
@@ -116,14 +119,14 @@ final class RowKeyStore implements KeyStore {
         slots.setInt(at + 4, tag);
         return id;
       }
-      if (slots.getInt(at + 4) == tag && equal(keyColumns, row, id)) {
+      if (slots.getInt(at + 4) == tag && equal(keyColumns, row, id, validity, nullable)) {
         return id;
       }
       slot = (slot + 1) & mask;
     }
   }
 
-  private boolean equal(List<FieldVector> keyColumns, int row, int id) {
+  private boolean equal(List<FieldVector> keyColumns, int row, int id, ArrowBuf[] validity, boolean[] nullable) {
     long at = (long) id * width;
     for (int k = 0; k < columns.length; k++) {
       boolean rowNull = nullable[k] && KeyColumn.isNull(validity[k], row);

@@ -18,7 +18,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * rows {@link Matches} names, kept where the residual condition holds, returned by the join type's
  * rules in batches of at most {@value #OUTPUT_ROWS} rows, in probe-row order. Rows are copied once,
  * into the output batch; with a residual condition, the candidate pairs are copied into a batch of
- * their own first, which the condition reads.
+ * their own first, which the condition reads. The build side stays its owner's: this closes only
+ * the probe input.
  */
 public final class JoinProbe implements AutoCloseable {
   static final int OUTPUT_ROWS = 4096;
@@ -301,7 +302,7 @@ public final class JoinProbe implements AutoCloseable {
 
   @Override
   public void close() {
-    try (probeInput; build) {
+    try (probeInput) {
       if (probe != null) {
         probe.close();
         probe = null;

@@ -26,7 +26,7 @@ public enum JoinType {
   }
 
   /** Whether build rows without a match are returned after the probe side ends. */
-  boolean returnsUnmatchedBuildRows() {
+  public boolean returnsUnmatchedBuildRows() {
     return this == RIGHT || this == FULL;
   }
 }

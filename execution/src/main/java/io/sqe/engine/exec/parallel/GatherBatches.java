@@ -38,7 +38,7 @@ public final class GatherBatches implements BatchOperator {
   private final int parts;
   private final QueryContext context;
   private final BufferAllocator allocator;
-  private final PartContext.Shared shared = new PartContext.Shared();
+  private final PartContext.Shared shared;
   private final BlockingQueue<Object> queue;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final ArrayDeque<Integer> inline = new ArrayDeque<>();
@@ -51,6 +51,7 @@ public final class GatherBatches implements BatchOperator {
   public GatherBatches(BatchPlan part, int parts, QueryContext context, BufferAllocator allocator) {
     this.part = requireNonNull(part, "part is null");
     this.parts = parts;
+    this.shared = new PartContext.Shared(parts);
     this.context = requireNonNull(context, "context is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.queue = new ArrayBlockingQueue<>(QUEUED_BATCHES_PER_PART * parts + parts);
@@ -163,6 +164,8 @@ public final class GatherBatches implements BatchOperator {
         }
       }
       releaseQueued();
+      // No part runs any more: what they shared (a join's build side) goes now if it has not.
+      shared.close();
       if (interrupted) {
         Thread.currentThread().interrupt();
       }

@@ -102,7 +102,7 @@ public final class ParallelParts {
     private final QueryContext context;
     private final Function1<DataContext, Enumerable<Object>> part;
     private final int parts;
-    private final PartContext.Shared shared = new PartContext.Shared();
+    private final PartContext.Shared shared;
     private final BlockingQueue<Object> queue;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** The parts this thread runs itself, in order. */
@@ -122,6 +122,7 @@ public final class ParallelParts {
       this.context = QueryContext.of(root);
       this.part = part;
       this.parts = parts;
+      this.shared = new PartContext.Shared(parts);
       this.queue = new ArrayBlockingQueue<>(QUEUED_BATCHES_PER_PART * parts + parts);
     }
 

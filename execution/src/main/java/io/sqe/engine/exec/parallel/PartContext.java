@@ -34,6 +34,11 @@ final class PartContext implements DataContext, ScanPart {
   }
 
   @Override
+  public int parts() {
+    return shared.parts;
+  }
+
+  @Override
   public <T> T shared(Object key, Supplier<T> create) {
     return shared.get(key, create);
   }
@@ -68,14 +73,37 @@ final class PartContext implements DataContext, ScanPart {
     return PART_KEY.equals(name) ? this : query.get(name);
   }
 
-  /** The state of one execution of a parallel pipeline, each value made once. */
-  static final class Shared {
+  /**
+   * The state of one execution of a parallel pipeline, each value made once; closing it closes
+   * the values that hold resources, once no part runs any more.
+   */
+  static final class Shared implements AutoCloseable {
+    private final int parts;
     private final ConcurrentHashMap<Object, Once> values = new ConcurrentHashMap<>();
+
+    Shared(int parts) {
+      this.parts = parts;
+    }
 
     <T> T get(Object key, Supplier<T> create) {
       @SuppressWarnings("unchecked")
       T value = (T) values.computeIfAbsent(key, k -> new Once()).get(create);
       return value;
+    }
+
+    @Override
+    public void close() {
+      RuntimeException failure = null;
+      for (Once once : values.values()) {
+        try {
+          once.close();
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
     }
   }
 
@@ -97,6 +125,18 @@ final class PartContext implements DataContext, ScanPart {
         throw failure;
       }
       return value;
+    }
+
+    synchronized void close() {
+      if (value instanceof AutoCloseable resource) {
+        try {
+          resource.close();
+        } catch (RuntimeException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
     }
   }
 }

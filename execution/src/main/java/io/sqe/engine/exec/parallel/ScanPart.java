@@ -19,6 +19,9 @@ public interface ScanPart {
   /** Which part this is, from 0. */
   int index();
 
+  /** How many parts the pipeline runs. */
+  int parts();
+
   /**
    * The state under {@code key} that all parts of this pipeline share in this execution, made by
    * {@code create} for the first part that asks; the others wait for it. A failure of {@code

@@ -2,6 +2,7 @@ package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.iceberg.IcebergTableScan;
 import io.sqe.engine.plan.ParallelGather;
+import io.sqe.engine.plan.SharedSubplan;
 import io.sqe.engine.exec.batch.SelectColumns;
 import java.util.List;
 import java.util.Optional;
@@ -56,6 +57,12 @@ public final class ColumnarLowering {
     }
     if (rel instanceof EnumerableAggregate aggregate) {
       return AggregateLowering.lower(aggregate);
+    }
+    if (rel instanceof SharedSubplan shared) {
+      SqeRel input = lower(shared.getInput());
+      return input == null
+          ? null
+          : new SqeSharedSubplan(shared.getTraitSet().replace(SqeRel.CONVENTION), input, shared.ordinal(), shared.key(), shared.maxRows());
     }
     if (rel instanceof ParallelGather gather) {
       SqeRel input = lower(gather.getInput());

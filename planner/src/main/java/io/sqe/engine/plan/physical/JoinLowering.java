@@ -2,6 +2,7 @@ package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.exec.join.JoinType;
 import io.sqe.engine.iceberg.DynamicFilters;
+import io.sqe.engine.plan.SharedInput;
 import java.util.List;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
@@ -13,7 +14,8 @@ import org.apache.calcite.rel.type.RelDataType;
 /**
  * The columnar form of a finished plan's joins, over inputs that lower: a hash join (SQE's build-right
  * join or Calcite's) on keys of the same type whose other conditions the evaluator runs ({@link
- * SqeHashJoin}), a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}).
+ * SqeHashJoin}; over a parallel pipeline's {@link SharedInput}, one build side all parts probe),
+ * a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}).
  */
 final class JoinLowering {
   /** A dynamic filter is wired only when the build side is estimated at most this share of the probe side. */
@@ -24,17 +26,27 @@ final class JoinLowering {
   /** The columnar form of {@code rel} when it is a join that has one, else null. */
   static SqeRel lower(RelNode rel) {
     if (rel instanceof EnumerableHashJoin join) {
-      if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
+      JoinType type = type(join.getJoinType());
+      if (!join.getVariablesSet().isEmpty() || type == null) {
+        return null;
+      }
+      // A parallel pipeline's build side, read once and probed by every part: each part decides its own
+      // probe rows, so a join that returns unmatched build rows cannot share one.
+      boolean shared = join.getRight() instanceof SharedInput;
+      if (shared && type.returnsUnmatchedBuildRows()) {
         return null;
       }
       SqeRel left = ColumnarLowering.lower(join.getLeft());
-      SqeRel right = left == null ? null : ColumnarLowering.lower(join.getRight());
+      SqeRel right = left == null ? null : ColumnarLowering.lower(shared ? ((SharedInput) join.getRight()).getInput() : join.getRight());
       if (right == null) {
         return null;
       }
       SqeHashJoin hash = SqeHashJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
       if (hash == null) {
         return null;
+      }
+      if (shared) {
+        hash = hash.sharingBuild();
       }
       RelMetadataQuery mq = join.getCluster().getMetadataQuery();
       Double probeRows = mq.getRowCount(join.getLeft());

@@ -5,6 +5,8 @@ import io.sqe.engine.exec.batch.HashJoinBatches;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.join.JoinType;
 import io.sqe.engine.exec.join.KeyPublication;
+import io.sqe.engine.exec.join.SharedBuild;
+import io.sqe.engine.exec.parallel.ScanPart;
 import io.sqe.engine.iceberg.DynamicFilters;
 import java.util.EnumSet;
 import java.util.List;
@@ -23,6 +25,8 @@ import org.apache.calcite.rex.RexUtil;
 /**
  * A join on equality keys over batches ({@link HashJoinBatches}): the right input is the build
  * side, the left streams past it; conditions beyond the keys are checked on the matching pairs.
+ * Inside a parallel pipeline its build side may be shared: read once per execution by the first
+ * part to need it and probed by all ({@code sharedBuild} in EXPLAIN).
  */
 public final class SqeHashJoin extends Join implements SqeRel {
   /** The key types a hash join compares by their Arrow values as SQL's {@code =} does. */
@@ -45,6 +49,8 @@ public final class SqeHashJoin extends Join implements SqeRel {
   /** The key whose build values go to a scan on the left as a dynamic filter, and where; null for none. */
   private final Integer filterKey;
   private final DynamicFilters.Slot slot;
+  /** Whether the parts of the parallel pipeline this join runs in share its build side, read once. */
+  private final boolean sharedBuild;
 
   private SqeHashJoin(
       RelTraitSet traits,
@@ -56,13 +62,24 @@ public final class SqeHashJoin extends Join implements SqeRel {
       int[] rightKeys,
       Predicate residual,
       Integer filterKey,
-      DynamicFilters.Slot slot) {
+      DynamicFilters.Slot slot,
+      boolean sharedBuild) {
     super(left.getCluster(), traits, List.of(), left, right, condition, Set.of(), joinType);
     this.leftKeys = leftKeys;
     this.rightKeys = rightKeys;
     this.residual = residual;
     this.filterKey = filterKey;
     this.slot = slot;
+    this.sharedBuild = sharedBuild;
+  }
+
+  /**
+   * This join with its build side read once per execution and probed by every part of the
+   * parallel pipeline it runs in (the row runtime's {@code SharedInput}); its type decides each
+   * probe row alone.
+   */
+  SqeHashJoin sharingBuild() {
+    return new SqeHashJoin(getTraitSet(), left, right, condition, joinType, leftKeys, rightKeys, residual, filterKey, slot, true);
   }
 
   /**
@@ -78,7 +95,7 @@ public final class SqeHashJoin extends Join implements SqeRel {
       DynamicFilters.Slot keys = new DynamicFilters.Slot("join" + getId() + "." + getRowType().getFieldNames().get(leftKeys[k]));
       RelNode filtered = JoinLowering.readingKeys(left, leftKeys[k], keys);
       if (filtered != null) {
-        return new SqeHashJoin(getTraitSet(), filtered, right, condition, joinType, leftKeys, rightKeys, residual, k, keys);
+        return new SqeHashJoin(getTraitSet(), filtered, right, condition, joinType, leftKeys, rightKeys, residual, k, keys, sharedBuild);
       }
     }
     return this;
@@ -86,7 +103,7 @@ public final class SqeHashJoin extends Join implements SqeRel {
 
   @Override
   public org.apache.calcite.rel.RelWriter explainTerms(org.apache.calcite.rel.RelWriter pw) {
-    return super.explainTerms(pw).itemIf("dynamicFilter", slot, slot != null);
+    return super.explainTerms(pw).itemIf("dynamicFilter", slot, slot != null).itemIf("sharedBuild", true, sharedBuild);
   }
 
   /**
@@ -119,12 +136,12 @@ public final class SqeHashJoin extends Join implements SqeRel {
         return null;
       }
     }
-    return new SqeHashJoin(traits, left, right, condition, joinType, info.leftKeys.toIntArray(), info.rightKeys.toIntArray(), residual, null, null);
+    return new SqeHashJoin(traits, left, right, condition, joinType, info.leftKeys.toIntArray(), info.rightKeys.toIntArray(), residual, null, null, false);
   }
 
   @Override
   public SqeHashJoin copy(RelTraitSet traitSet, RexNode condition, RelNode left, RelNode right, JoinRelType joinType, boolean semiJoinDone) {
-    return new SqeHashJoin(traitSet, left, right, condition, joinType, leftKeys, rightKeys, residual, filterKey, slot);
+    return new SqeHashJoin(traitSet, left, right, condition, joinType, leftKeys, rightKeys, residual, filterKey, slot, sharedBuild);
   }
 
   @Override
@@ -142,6 +159,28 @@ public final class SqeHashJoin extends Join implements SqeRel {
     KeyPublication publication = slot == null
         ? null
         : new KeyPublication(filterKey, (context, values, count, min, max) -> DynamicFilters.publish(context, keys, values, count, min, max));
+    if (sharedBuild) {
+      // One per plan: the key under which an execution's parts find the build side they share.
+      Object key = new Object();
+      return (context, allocator) -> {
+        ScanPart part = ScanPart.of(context);
+        SharedBuild shared = part == null ? new SharedBuild(1) : part.shared(key, () -> new SharedBuild(part.parts()));
+        return new HashJoinBatches(
+            () -> probe.open(context, allocator),
+            () -> build.open(context, allocator),
+            shared,
+            probeKeys,
+            buildKeys,
+            type,
+            condition,
+            publication,
+            probeSchema,
+            buildSchema,
+            output,
+            context,
+            allocator);
+      };
+    }
     return (context, allocator) -> new HashJoinBatches(
         () -> probe.open(context, allocator),
         build.open(context, allocator),
