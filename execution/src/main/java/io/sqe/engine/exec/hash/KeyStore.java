@@ -9,6 +9,9 @@ interface KeyStore extends AutoCloseable {
 
   void find(List<FieldVector> keyColumns, int rowCount, int[] ids);
 
+  /** As {@link #find}, a NULL key a value as {@link #insert} keeps it. */
+  void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids);
+
   int size();
 
   void copyKeys(int from, int count, List<FieldVector> out);

@@ -52,6 +52,16 @@ final class LongKeyStore implements KeyStore {
 
   @Override
   public void find(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+    find(keyColumns, rowCount, ids, -1);
+  }
+
+  @Override
+  public void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+    find(keyColumns, rowCount, ids, nullId);
+  }
+
+  /** ids of the rows' keys, {@code idOfNull} for a NULL key. */
+  private void find(List<FieldVector> keyColumns, int rowCount, int[] ids, int idOfNull) {
     FieldVector vector = keyColumns.get(0);
     long[] values = read(vector, rowCount);
     ArrowBuf validity = vector.getValidityBuffer();
@@ -59,7 +69,7 @@ final class LongKeyStore implements KeyStore {
     int wrap = mask;
     for (int r = 0; r < rowCount; r++) {
       if (nulls && KeyColumn.isNull(validity, r)) {
-        ids[r] = -1;
+        ids[r] = idOfNull;
         continue;
       }
       long key = values[r];

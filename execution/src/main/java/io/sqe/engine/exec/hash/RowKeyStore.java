@@ -60,10 +60,20 @@ final class RowKeyStore implements KeyStore {
 
   @Override
   public void find(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+    find(keyColumns, rowCount, ids, false);
+  }
+
+  @Override
+  public void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+    find(keyColumns, rowCount, ids, true);
+  }
+
+  /** ids of the rows' keys; a row with a NULL key finds none unless {@code nullsAreValues}. */
+  private void find(List<FieldVector> keyColumns, int rowCount, int[] ids, boolean nullsAreValues) {
     long[] h = hash(keyColumns, rowCount);
     rows:
     for (int r = 0; r < rowCount; r++) {
-      for (int k = 0; k < columns.length; k++) {
+      for (int k = 0; k < columns.length && !nullsAreValues; k++) {
         if (nullable[k] && KeyColumn.isNull(validity[k], r)) {
           ids[r] = -1;
           continue rows;
