@@ -42,12 +42,9 @@ final class AggregationPass implements AutoCloseable {
       int partitions,
       int maxLevel) {}
 
-  /** The query's memory kept free for the other operators: an aggregate holding more spills. */
-  private static final int SHARE_OF_LIMIT = 8;
-
   private final Shape shape;
   private final int level;
-  private final KeyTable table;
+  private KeyTable table;
   private final List<Accumulator> accumulators = new ArrayList<>();
   private final List<FieldVector> keys = new ArrayList<>();
   private HashPartitions spilled;
@@ -134,20 +131,27 @@ final class AggregationPass implements AutoCloseable {
   }
 
   /**
-   * Whether the pass holds more than its budget, or more than its share while the query as a whole
-   * is short of memory (scans, other operators, parallel parts). The budget is three eighths of the
-   * query's limit, not half as the sort's: the table and states grow by doubling, so one more batch
-   * may take half as much again.
+   * Whether the pass holds more than its budget, three eighths of the query's limit (not half, as
+   * the sort's: the table and states grow by doubling, so one more batch may take half as much
+   * again), or holds a sixteenth while the query as a whole holds half (scans' prefetched batches,
+   * other operators, parallel parts), which leaves them room.
    */
   private boolean overBudget() {
     long limit = shape.query().getLimit();
     long held = shape.memory().getAllocatedMemory();
-    return held > limit / 8 * 3 || shape.query().getHeadroom() < limit / SHARE_OF_LIMIT && held > limit / (2 * SHARE_OF_LIMIT);
+    return held > limit / 8 * 3 || shape.query().getAllocatedMemory() > limit / 2 && held > limit / 16;
   }
 
   private void startSpilling(VectorSchemaRoot batch, OutOfMemoryException cause) {
-    if (groups == 0 || level > shape.maxLevel()) {
-      throw new CannotSpill(groups, level, cause);
+    if (level > shape.maxLevel()) {
+      throw new CannotSpill(level, cause);
+    }
+    if (groups == 0 && table.size() > 0) {
+      // A refused first batch left keys without states: all of them go to the partitions, whose
+      // smaller batches a deeper pass aggregates with the memory the input's operators held.
+      table.close();
+      table = null;
+      table = new KeyTable(shape.keyFields(), shape.memory());
     }
     spilled = new HashPartitions(
         shape.context().spill(), batch.getSchema(), shape.keyColumns(), shape.partitions(), level, batchRows(batch), shape.memory());
@@ -271,19 +275,13 @@ final class AggregationPass implements AutoCloseable {
     }
   }
 
-  /** A pass that must spill but cannot: it holds no group, or it is at the deepest level. */
+  /** A pass that must spill but cannot: it is past the deepest level. */
   static final class CannotSpill extends RuntimeException {
-    private final int groups;
     private final int level;
 
-    CannotSpill(int groups, int level, OutOfMemoryException cause) {
+    CannotSpill(int level, OutOfMemoryException cause) {
       super(cause == null ? "over its budget" : cause.getMessage(), cause);
-      this.groups = groups;
       this.level = level;
-    }
-
-    int groups() {
-      return groups;
     }
 
     int level() {

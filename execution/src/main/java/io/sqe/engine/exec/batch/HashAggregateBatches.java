@@ -26,7 +26,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * call.
  *
  * <p>Keys and states are in buffers of the query's allocator (a child of it, to see the operator's
- * own share). Past its budget (half the query's limit, less when the query as a whole runs short)
+ * own share). Past its budget (three eighths of the query's limit, less when the query as a whole runs short)
  * or when the allocator refuses, a pass keeps the groups it holds, and keeps adding their rows, but
  * takes no new group: the input rows of the others are written, as they are, to {@link
  * #PARTITIONS} spill partitions by a hash of their keys (Grace hash aggregation, as DuckDB and
@@ -36,9 +36,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * exact for every call (floating-point sums in their row order, SINGLE_VALUE's second row, FILTER)
  * with no second, merging form of each accumulator; the held groups absorb the rows of the most
  * frequent keys, which then never touch the disk. Without memory pressure nothing is spilled. A
- * global aggregate holds one group and never spills. A pass that must spill and cannot (it holds no
- * group at all, or is at the deepest level) fails the query with RESOURCE_EXHAUSTED naming this
- * operator.
+ * global aggregate holds one group and never spills. A pass past the deepest level that must spill
+ * fails the query with RESOURCE_EXHAUSTED naming this operator.
  */
 public final class HashAggregateBatches implements BatchOperator {
   static final int OUTPUT_ROWS = 4096;
@@ -185,9 +184,8 @@ public final class HashAggregateBatches implements BatchOperator {
   }
 
   private SqeException cannotSpill(AggregationPass.CannotSpill e) {
-    String why = e.groups() == 0
-        ? "it could not hold the groups of one batch"
-        : "the rows of " + (e.level() == 0 ? "its input" : "a partition split " + e.level() + (e.level() == 1 ? " time" : " times")) + " did not fit";
+    String why = "the rows of " + (e.level() == 0 ? "its input" : "a partition split " + e.level() + (e.level() == 1 ? " time" : " times"))
+        + " did not fit";
     return new SqeException(
         ErrorCode.RESOURCE_EXHAUSTED,
         "Query " + context.queryId() + " exceeded its memory limit of " + allocator.getLimit() + " bytes (query.max-memory) in operator "
