@@ -2,6 +2,7 @@ package io.sqe.engine.exec.batch;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.aggregate.Accumulator;
 import io.sqe.engine.exec.aggregate.AggregateCall;
@@ -126,7 +127,11 @@ final class AggregationPass implements AutoCloseable {
     reserve(batch, rows);
     accumulate(batch, rows);
     if (spilledRows > 0) {
-      spilled.add(batch, selected, spilledRows);
+      try {
+        spilled.add(batch, selected, spilledRows);
+      } catch (SqeException e) {
+        throw couldNotSpill(e);
+      }
     }
   }
 
@@ -153,8 +158,17 @@ final class AggregationPass implements AutoCloseable {
       table = null;
       table = new KeyTable(shape.keyFields(), shape.memory());
     }
-    spilled = new HashPartitions(
-        shape.context().spill(), batch.getSchema(), shape.keyColumns(), shape.partitions(), level, batchRows(batch), shape.memory());
+    try {
+      spilled = new HashPartitions(
+          shape.context().spill(), batch.getSchema(), shape.keyColumns(), shape.partitions(), level, batchRows(batch), shape.memory());
+    } catch (SqeException e) {
+      throw couldNotSpill(e);
+    }
+  }
+
+  /** A failure to write the spill (disk full, {@code query.max-spill}), naming the operator that spilled. */
+  private SqeException couldNotSpill(SqeException e) {
+    return new SqeException(e.code(), "HashAggregate could not spill what did not fit in query.max-memory: " + e.getMessage(), e);
   }
 
   /** Rows per partition's gathering batch: all of them together take a sixteenth of the query's limit. */
@@ -217,7 +231,11 @@ final class AggregationPass implements AutoCloseable {
   /** Ends the input: what is spilled is written out, and the partitions are ready to read. */
   void finishInput() {
     if (spilled != null) {
-      spilled.finish();
+      try {
+        spilled.finish();
+      } catch (SqeException e) {
+        throw couldNotSpill(e);
+      }
     }
   }
 
