@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A GROUP BY of about 170,000 groups under a {@code query.max-memory} of 16 MiB spills rows to
+ * A GROUP BY of about 170,000 groups under a {@code query.max-memory} of 24 MiB spills rows to
  * partitions and returns the groups an engine with room returns, in one part and in parallel
  * parts, with text and numeric keys with NULLs and every kind of call; its spill files are gone
  * after success, failure, cancel and an early close. The lake's allocator, closed after each
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ColumnarAggregateSpillTest {
   private static final int ROWS = 200_000;
-  private static final long SPILLING_MEMORY = 16L << 20;
+  private static final long SPILLING_MEMORY = 24L << 20;
   private static final List<String> QUERIES = List.of(
       "select label, count(*), count(i), sum(l), sum(amount), sum(big), sum(d), min(color), max(bytes), min(stamp), max(code)"
           + " from many group by label",
