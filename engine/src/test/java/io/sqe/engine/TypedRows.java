@@ -64,7 +64,7 @@ public final class TypedRows {
     r.setField("stamp_tz", nulls ? null : OffsetDateTime.of(1969, 12, 31, 23, 59, 0, 0, ZoneOffset.UTC).plusNanos(n * 123_000L));
     r.setField("bytes", nulls ? null : ByteBuffer.wrap(("b" + n).getBytes(StandardCharsets.UTF_8)));
     r.setField("code", nulls ? null : new byte[] {(byte) n, (byte) (n >> 8), 0, -1});
-    r.setField("clock", nulls ? null : LocalTime.ofSecondOfDay(n));
+    r.setField("clock", nulls ? null : LocalTime.ofSecondOfDay(n % 86_400));
     return r;
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.flight.testing.TestServer;
 import io.sqe.flight.testing.TestTables;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -190,6 +191,59 @@ class MemoryLimitTest {
       }
     }
     RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+    assertThatCode(server::close).doesNotThrowAnyException();
+  }
+
+  @Test
+  void anAggregateThatCanNeitherFitNorSpillFailsWhileAnotherSessionKeepsAnswering() throws Exception {
+    // 20,000 groups of 100-character labels take more than the aggregate's share of 4 MiB; their
+    // rows take more than the 64 KiB the query may spill.
+    TestServer server = TestServer.start(
+        dir, Map.of("query.max-memory", "4m", "query.max-spill", "64k", "planner.scan-aggregation", "false"));
+    create(server, "numbers", ROWS, MemoryLimitTest::label);
+    String url = server.jdbcUrl() + "&user=admin&password=" + server.adminPassword();
+    try (Connection other = DriverManager.getConnection(url);
+        Statement reading = other.createStatement();
+        Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement()) {
+      try (ResultSet numbers = reading.executeQuery("select n from s.numbers")) {
+        long rows = 0;
+        long sum = 0;
+        assertThat(numbers.next()).isTrue();
+        rows++;
+        sum += numbers.getLong(1);
+        assertThatThrownBy(() -> {
+              try (ResultSet rs = statement.executeQuery("select label, count(*), max(n) from s.numbers group by label")) {
+                while (rs.next()) {
+                  rs.getString(1);
+                }
+              }
+            })
+            .isInstanceOfSatisfying(SQLException.class, e -> {
+              assertThat(e.getMessage()).contains("HashAggregate could not spill", "query.max-spill");
+              assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
+            });
+        while (numbers.next()) {
+          rows++;
+          sum += numbers.getLong(1);
+        }
+        assertThat(rows).isEqualTo(ROWS);
+        assertThat(sum).isEqualTo((long) ROWS * (ROWS - 1) / 2);
+      }
+      // The failed session goes on, and a smaller aggregate spills within the limits.
+      try (ResultSet rs = statement.executeQuery("select n % 10, count(*) from s.numbers group by n % 10")) {
+        int groups = 0;
+        while (rs.next()) {
+          assertThat(rs.getLong(2)).isEqualTo(ROWS / 10);
+          groups++;
+        }
+        assertThat(groups).isEqualTo(10);
+      }
+    }
+    RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+    try (java.util.stream.Stream<Path> spills = Files.list(dir.resolve("spill"))) {
+      assertThat(spills).as("the failed query spilled, and left nothing").isEmpty();
+    }
     assertThatCode(server::close).doesNotThrowAnyException();
   }
 

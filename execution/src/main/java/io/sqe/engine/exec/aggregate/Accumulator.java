@@ -11,6 +11,12 @@ public interface Accumulator extends AutoCloseable {
   void grow(int groupCount);
 
   /**
+   * Makes room for {@link #add} of the same rows and groups to allocate nothing, so that a refusal
+   * of the allocator comes here, with the states as they were, and not half-way through a batch.
+   */
+  default void reserve(FieldVector input, int rowCount, int[] groups) {}
+
+  /**
    * Adds rows 0..rowCount-1 of the call's input column (null for COUNT(*)) to their groups:
    * {@code groups[r]}, or none when it is negative (a row the call's FILTER drops).
    */

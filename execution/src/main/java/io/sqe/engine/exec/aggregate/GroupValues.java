@@ -2,6 +2,7 @@ package io.sqe.engine.exec.aggregate;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.util.ByteFunctionHelpers;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVectorHelper;
@@ -64,6 +65,9 @@ abstract class GroupValues implements AutoCloseable {
   void grow(int groupCount) {
     valid.ensureBits(groupCount);
   }
+
+  /** Makes room for {@link #set} of the rows r of 0..rowCount-1 of {@code input} whose groups[r] is not negative to allocate nothing. */
+  void reserve(FieldVector input, int rowCount, int[] groups) {}
 
   boolean has(int group) {
     return BitVectorHelper.get(valid.buffer(), group) != 0;
@@ -224,9 +228,6 @@ abstract class GroupValues implements AutoCloseable {
         live -= refs.buffer().getLong(group * 16L + 8);
         BitVectorHelper.unsetBit(valid.buffer(), group);
       }
-      if (used - live > Math.max(MIN_COMPACT_BYTES, live)) {
-        compact();
-      }
       reserve(length);
       data.setBytes(used, vector.getDataBuffer(), start, length);
       refs.buffer().setLong(group * 16L, used);
@@ -236,12 +237,39 @@ abstract class GroupValues implements AutoCloseable {
       BitVectorHelper.setBit(valid.buffer(), group);
     }
 
+    /**
+     * Compacts when more than half the buffer is garbage, then makes room for the rows' bytes:
+     * what a batch's {@link #set} calls append at most.
+     */
+    @Override
+    void reserve(FieldVector input, int rowCount, int[] groups) {
+      if (used - live > Math.max(MIN_COMPACT_BYTES, live)) {
+        compact();
+      }
+      BaseVariableWidthVector vector = (BaseVariableWidthVector) input;
+      long bytes = 0;
+      for (int r = 0; r < rowCount; r++) {
+        if (groups[r] >= 0) {
+          bytes += vector.getEndOffset(r) - vector.getStartOffset(r);
+        }
+      }
+      reserve(bytes);
+    }
+
     private void reserve(long length) {
       long capacity = data == null ? 0 : data.capacity();
       if (used + length <= capacity) {
         return;
       }
-      ArrowBuf grown = allocator.buffer(Math.max(used + length, Math.max(4096, capacity * 2)));
+      long needed = used + length;
+      long doubled = Math.max(needed, Math.max(4096, capacity * 2));
+      ArrowBuf grown;
+      try {
+        grown = allocator.buffer(doubled);
+      } catch (OutOfMemoryException e) {
+        // Near the limit, room for these bytes alone may still be there.
+        grown = allocator.buffer(needed);
+      }
       if (data != null) {
         grown.setBytes(0, data, 0, used);
         data.close();

@@ -32,6 +32,11 @@ final class ValueAccumulator implements Accumulator {
   }
 
   @Override
+  public void reserve(FieldVector input, int rowCount, int[] groups) {
+    values.reserve(input, rowCount, groups);
+  }
+
+  @Override
   public void add(FieldVector input, int rowCount, int[] groups) {
     ArrowBuf validity = input.getValidityBuffer();
     boolean nulls = input.getNullCount() > 0;

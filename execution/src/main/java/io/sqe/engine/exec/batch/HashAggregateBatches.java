@@ -5,46 +5,58 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
-import io.sqe.engine.exec.aggregate.Accumulator;
 import io.sqe.engine.exec.aggregate.AggregateCall;
-import io.sqe.engine.exec.aggregate.Accumulators;
-import io.sqe.engine.exec.hash.KeyTable;
-import java.util.ArrayList;
-import java.util.Arrays;
+import io.sqe.engine.exec.spill.HashPartitions;
+import io.sqe.engine.exec.spill.RunReader;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.vector.BitVectorHelper;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * GROUP BY over batches: each batch's keys are looked up in a {@link KeyTable}, which gives every
- * row its group's dense id, and each aggregate call's {@link Accumulator} adds the batch's values
- * by id, a column at a time. Without keys there is one group, which is returned even over no input
- * (COUNT 0, SUM NULL). After the input's last batch, the groups are returned in batches of at most
- * {@link #OUTPUT_ROWS}: their keys, then one column per call. Keys and states are in buffers of
- * the query's allocator; when it refuses one, the query fails with RESOURCE_EXHAUSTED naming this
- * operator.
+ * GROUP BY over batches, of any number of groups: each batch's keys are looked up in a hash table
+ * that gives every row its group's dense id, and each aggregate call's accumulator adds the batch's
+ * values by id, a column at a time (an {@link AggregationPass}). Without keys there is one group,
+ * which is returned even over no input (COUNT 0, SUM NULL). After the input's last batch, the
+ * groups are returned in batches of at most {@link #OUTPUT_ROWS}: their keys, then one column per
+ * call.
+ *
+ * <p>Keys and states are in buffers of the query's allocator (a child of it, to see the operator's
+ * own share). Past its budget (three eighths of the query's limit, less when the query as a whole runs short)
+ * or when the allocator refuses, a pass keeps the groups it holds, and keeps adding their rows, but
+ * takes no new group: the input rows of the others are written, as they are, to {@link
+ * #PARTITIONS} spill partitions by a hash of their keys (Grace hash aggregation, as DuckDB and
+ * DataFusion do). Once the pass's groups are returned and freed, each partition is aggregated
+ * alone by a pass of the next level, which may split it again by other bits of the hash, down to
+ * {@link #MAX_LEVEL}. Input rows are spilled, not partial states, because re-aggregating rows is
+ * exact for every call (floating-point sums in their row order, SINGLE_VALUE's second row, FILTER)
+ * with no second, merging form of each accumulator; the held groups absorb the rows of the most
+ * frequent keys, which then never touch the disk. Without memory pressure nothing is spilled. A
+ * global aggregate holds one group and never spills. A pass past the deepest level that must spill
+ * fails the query with RESOURCE_EXHAUSTED naming this operator.
  */
 public final class HashAggregateBatches implements BatchOperator {
   static final int OUTPUT_ROWS = 4096;
+  /** Partitions a pass spills to: 16 per level, as DuckDB's radix partitioning starts with. */
+  static final int PARTITIONS = 16;
+  /** The deepest level that may spill: past it, 16^5 partitions of the input did not fit. */
+  static final int MAX_LEVEL = 4;
   private static final String NAME = "HashAggregate";
 
   private final BatchOperator input;
-  private final int[] keyColumns;
-  private final List<AggregateCall> calls;
-  private final Schema schema;
   private final QueryContext context;
   private final BufferAllocator allocator;
-  private final KeyTable table;
-  private final List<Accumulator> accumulators = new ArrayList<>();
+  private final BufferAllocator memory;
+  private final AggregationPass.Shape shape;
+  /** Partitions spilled and not yet aggregated, the deepest level's first. */
+  private final Deque<Spilled> pending = new ArrayDeque<>();
+  private AggregationPass pass;
   private boolean drained;
-  private int groups;
-  private int emitted;
+  private boolean inputClosed;
 
   /**
    * @param keyColumns the input columns grouped by, in the order of the output's first columns
@@ -59,15 +71,34 @@ public final class HashAggregateBatches implements BatchOperator {
       Schema schema,
       QueryContext context,
       BufferAllocator allocator) {
+    this(input, keyColumns, keyFields, calls, schema, context, allocator, MAX_LEVEL);
+  }
+
+  /** @param maxLevel the deepest level whose passes may spill; -1 for none */
+  HashAggregateBatches(
+      BatchOperator input,
+      int[] keyColumns,
+      List<Field> keyFields,
+      List<AggregateCall> calls,
+      Schema schema,
+      QueryContext context,
+      BufferAllocator allocator,
+      int maxLevel) {
     this.input = requireNonNull(input, "input is null");
-    this.keyColumns = keyColumns.clone();
-    this.calls = List.copyOf(calls);
-    this.schema = requireNonNull(schema, "schema is null");
     this.context = requireNonNull(context, "context is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.table = keyColumns.length == 0 ? null : new KeyTable(keyFields, allocator);
-    for (AggregateCall call : calls) {
-      accumulators.add(Accumulators.create(call, allocator));
+    this.memory = allocator.newChildAllocator(NAME, 0, Long.MAX_VALUE);
+    this.shape = new AggregationPass.Shape(
+        keyColumns.clone(), List.copyOf(keyFields), List.copyOf(calls), requireNonNull(schema, "schema is null"), context, allocator,
+        memory, PARTITIONS, maxLevel);
+    try {
+      this.pass = new AggregationPass(shape, 0);
+    } catch (OutOfMemoryException e) {
+      memory.close();
+      throw exhausted(0, e);
+    } catch (RuntimeException | Error e) {
+      memory.close();
+      throw e;
     }
   }
 
@@ -77,115 +108,137 @@ public final class HashAggregateBatches implements BatchOperator {
       if (!drained) {
         drain();
       }
-      if (emitted >= groups) {
-        return null;
+      while (true) {
+        if (pass != null) {
+          VectorSchemaRoot out = pass.next(OUTPUT_ROWS);
+          if (out != null) {
+            return out;
+          }
+          HashPartitions partitions = pass.takeSpilled();
+          int level = pass.level();
+          pass.close();
+          pass = null;
+          if (partitions != null) {
+            pending.push(new Spilled(partitions, level + 1));
+          }
+        }
+        Spilled next = pending.peek();
+        if (next == null) {
+          return null;
+        }
+        context.checkCancelled();
+        int partition = next.nextPartition();
+        if (partition < 0) {
+          pending.pop().partitions.close();
+        } else {
+          pass = aggregate(next, partition);
+        }
       }
-      int count = Math.min(OUTPUT_ROWS, groups - emitted);
-      VectorSchemaRoot out = output(emitted, count);
-      emitted += count;
-      return out;
     } catch (OutOfMemoryException e) {
-      throw new SqeException(
-          ErrorCode.RESOURCE_EXHAUSTED,
-          "Query " + context.queryId() + " exceeded its memory limit in " + NAME + " with " + groups + " groups: " + e.getMessage(),
-          e);
+      throw exhausted(pass == null ? 0 : pass.groups(), e);
+    } catch (AggregationPass.CannotSpill e) {
+      throw cannotSpill(e);
     }
   }
 
   private void drain() {
-    int[] ids = new int[0];
-    int[] filtered = new int[0];
-    List<FieldVector> keys = new ArrayList<>(keyColumns.length);
-    if (table == null) {
-      grow(1);
-    }
+    drained = true;
     while (true) {
       try (VectorSchemaRoot batch = input.next()) {
         if (batch == null) {
           break;
         }
-        int rows = batch.getRowCount();
-        if (ids.length < rows) {
-          ids = new int[rows];
-          filtered = new int[rows];
-        }
-        if (table == null) {
-          Arrays.fill(ids, 0, rows, 0);
-        } else {
-          keys.clear();
-          for (int column : keyColumns) {
-            keys.add(batch.getVector(column));
-          }
-          table.insert(keys, rows, ids);
-          grow(table.size());
-        }
-        for (int c = 0; c < calls.size(); c++) {
-          AggregateCall call = calls.get(c);
-          int[] groupsOfRows = ids;
-          if (call.filter() >= 0) {
-            groupsOfRows = filter(batch.getVector(call.filter()), rows, ids, filtered);
-          }
-          FieldVector argument = call.argument() < 0 ? null : batch.getVector(call.argument());
-          accumulators.get(c).add(argument, rows, groupsOfRows);
-        }
+        pass.add(batch);
       }
       context.checkCancelled();
     }
-    drained = true;
+    // The input's readers and buffers go now, before the partitions need the memory.
+    closeInput();
+    pass.finishInput();
   }
 
-  /** The groups of the rows whose FILTER value is TRUE, -1 for the others. */
-  private static int[] filter(FieldVector condition, int rows, int[] ids, int[] out) {
-    ArrowBuf validity = condition.getValidityBuffer();
-    ArrowBuf values = condition.getDataBuffer();
-    for (int r = 0; r < rows; r++) {
-      out[r] = BitVectorHelper.get(validity, r) != 0 && BitVectorHelper.get(values, r) != 0 ? ids[r] : -1;
-    }
-    return out;
-  }
-
-  private void grow(int groupCount) {
-    if (groupCount > groups) {
-      for (Accumulator accumulator : accumulators) {
-        accumulator.grow(groupCount);
+  /** A pass of {@code spilled}'s level over its partition {@code partition}, which is then deleted. */
+  private AggregationPass aggregate(Spilled spilled, int partition) {
+    AggregationPass partitionPass = new AggregationPass(shape, spilled.level);
+    try (RunReader reader = spilled.partitions.open(partition, allocator)) {
+      while (reader.loadNext()) {
+        partitionPass.add(reader.batch());
+        context.checkCancelled();
       }
-      groups = groupCount;
-    }
-  }
-
-  private VectorSchemaRoot output(int from, int count) {
-    VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator);
-    try {
-      List<FieldVector> vectors = out.getFieldVectors();
-      for (FieldVector vector : vectors) {
-        vector.setInitialCapacity(count);
-        vector.allocateNew();
-      }
-      if (table != null) {
-        table.copyKeys(from, count, vectors.subList(0, keyColumns.length));
-      }
-      for (int c = 0; c < calls.size(); c++) {
-        accumulators.get(c).write(from, count, vectors.get(keyColumns.length + c));
-      }
-      out.setRowCount(count);
-      return out;
+      partitionPass.finishInput();
     } catch (RuntimeException | Error e) {
-      out.close();
+      partitionPass.close();
       throw e;
+    } finally {
+      spilled.partitions.delete(partition);
+    }
+    return partitionPass;
+  }
+
+  private SqeException exhausted(int groups, OutOfMemoryException e) {
+    return new SqeException(
+        ErrorCode.RESOURCE_EXHAUSTED,
+        "Query " + context.queryId() + " exceeded its memory limit of " + allocator.getLimit() + " bytes (query.max-memory) in operator "
+            + NAME + " with " + groups + " groups: " + e.getMessage(),
+        e);
+  }
+
+  private SqeException cannotSpill(AggregationPass.CannotSpill e) {
+    String why = "the rows of " + (e.level() == 0 ? "its input" : "a partition split " + e.level() + (e.level() == 1 ? " time" : " times"))
+        + " did not fit";
+    return new SqeException(
+        ErrorCode.RESOURCE_EXHAUSTED,
+        "Query " + context.queryId() + " exceeded its memory limit of " + allocator.getLimit() + " bytes (query.max-memory) in operator "
+            + NAME + ", even spilling to disk: " + why,
+        e.getCause() != null ? e.getCause() : e);
+  }
+
+  private void closeInput() {
+    if (!inputClosed) {
+      inputClosed = true;
+      input.close();
     }
   }
 
   @Override
   public void close() {
     try {
-      input.close();
+      closeInput();
     } finally {
-      for (Accumulator accumulator : accumulators) {
-        accumulator.close();
+      try {
+        if (pass != null) {
+          pass.close();
+          pass = null;
+        }
+        while (!pending.isEmpty()) {
+          pending.pop().partitions.close();
+        }
+      } finally {
+        memory.close();
       }
-      if (table != null) {
-        table.close();
+    }
+  }
+
+  /** The partitions a pass spilled, read one after another by passes of {@code level}. */
+  private static final class Spilled {
+    private final HashPartitions partitions;
+    private final int level;
+    private int next;
+
+    Spilled(HashPartitions partitions, int level) {
+      this.partitions = partitions;
+      this.level = level;
+    }
+
+    /** The next partition holding rows, or -1 after the last. */
+    int nextPartition() {
+      while (next < partitions.count()) {
+        int partition = next++;
+        if (partitions.rows(partition) > 0) {
+          return partition;
+        }
       }
+      return -1;
     }
   }
 }

@@ -10,6 +10,9 @@ interface KeyStore extends AutoCloseable {
   /** Finds without changing the store, with {@code scratch}'s arrays: threads may find concurrently, each with its own. */
   void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch);
 
+  /** As {@link #find}, a NULL key a value as {@link #insert} keeps it. */
+  void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch);
+
   int size();
 
   void copyKeys(int from, int count, List<FieldVector> out);

@@ -88,6 +88,12 @@ public final class KeyTable implements AutoCloseable {
     }
   }
 
+  /** ids[i] = id of row i's key, or -1 when absent; a NULL in a key column is a value (GROUP BY), nothing is added. */
+  public void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids) {
+    check(keyColumns, rowCount, ids);
+    store.lookup(keyColumns, rowCount, ids, scratch);
+  }
+
   public int size() {
     return store.size();
   }

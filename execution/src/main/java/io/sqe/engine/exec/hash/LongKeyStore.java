@@ -52,6 +52,16 @@ final class LongKeyStore implements KeyStore {
 
   @Override
   public void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch) {
+    find(keyColumns, rowCount, ids, scratch, -1);
+  }
+
+  @Override
+  public void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch) {
+    find(keyColumns, rowCount, ids, scratch, nullId);
+  }
+
+  /** ids of the rows' keys, {@code idOfNull} for a NULL key. */
+  private void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch, int idOfNull) {
     FieldVector vector = keyColumns.get(0);
     long[] values = scratch.longs(rowCount);
     column.readLongs(vector, rowCount, values);
@@ -60,7 +70,7 @@ final class LongKeyStore implements KeyStore {
     int wrap = mask;
     for (int r = 0; r < rowCount; r++) {
       if (nulls && KeyColumn.isNull(validity, r)) {
-        ids[r] = -1;
+        ids[r] = idOfNull;
         continue;
       }
       long key = values[r];

@@ -64,13 +64,23 @@ final class RowKeyStore implements KeyStore {
 
   @Override
   public void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch) {
+    find(keyColumns, rowCount, ids, scratch, false);
+  }
+
+  @Override
+  public void lookup(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch) {
+    find(keyColumns, rowCount, ids, scratch, true);
+  }
+
+  /** ids of the rows' keys; a row with a NULL key finds none unless {@code nullsAreValues}. */
+  private void find(List<FieldVector> keyColumns, int rowCount, int[] ids, ProbeScratch scratch, boolean nullsAreValues) {
     long[] h = scratch.longs(rowCount);
     ArrowBuf[] validity = scratch.validity(columns.length);
     boolean[] nullable = scratch.nullable(columns.length);
     hash(keyColumns, rowCount, h, validity, nullable);
     rows:
     for (int r = 0; r < rowCount; r++) {
-      for (int k = 0; k < columns.length; k++) {
+      for (int k = 0; k < columns.length && !nullsAreValues; k++) {
         if (nullable[k] && KeyColumn.isNull(validity[k], r)) {
           ids[r] = -1;
           continue rows;

@@ -129,6 +129,31 @@ class KeyTableTest {
   }
 
   @Test
+  void lookupFindsNullKeysAsGroupsAndAddsNothing() {
+    for (List<Field> keys : List.of(List.of(field("a", "int")), List.of(field("a", "int"), field("b", "varchar")))) {
+      try (KeyTable table = new KeyTable(keys, root);
+          IntVector a = new IntVector("a", root);
+          VarCharVector b = new VarCharVector("b", root)) {
+        a.setNull(0);
+        b.setNull(0);
+        a.setSafe(1, 1);
+        b.setSafe(1, new Text("x"));
+        a.setSafe(2, 2);
+        b.setSafe(2, new Text("y"));
+        a.setValueCount(3);
+        b.setValueCount(3);
+        List<FieldVector> columns = keys.size() == 1 ? List.of(a) : List.of(a, b);
+        int[] ids = new int[3];
+        table.insert(columns, 2, ids);
+        assertThat(ids).startsWith(0, 1);
+        table.lookup(columns, 3, ids);
+        assertThat(ids).as("%s keys", keys.size()).containsExactly(0, 1, -1);
+        assertThat(table.size()).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void refusesNestedKeys() {
     Field list = new Field("l", FieldType.nullable(ArrowType.List.INSTANCE), List.of(field("e", "int")));
     assertThatThrownBy(() -> new KeyTable(List.of(list), root)).isInstanceOf(IllegalArgumentException.class);
