@@ -2,6 +2,7 @@ package io.sqe.flight.runtime;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.flight.audit.StatementListener;
 
@@ -22,6 +23,11 @@ public final class QueryFailures implements StatementListener {
   @Override
   public void statementEnded(String kind, String outcome, boolean inTransaction, long elapsedNanos) {
     next.statementEnded(kind, outcome, inTransaction, elapsedNanos);
+  }
+
+  @Override
+  public void materialized(CommandResult.Reuse reuse) {
+    next.materialized(reuse);
   }
 
   @Override
