@@ -43,6 +43,7 @@ class SqeCredentials(Credentials):
     connect_timeout: float = 10.0
     query_timeout: Optional[float] = None
     connect_retries: int = 1
+    query_tag: Optional[str] = None
 
     _ALIASES = {"catalog": "database", "username": "user", "pass": "password"}
 
@@ -327,6 +328,9 @@ def _connect(credentials: SqeCredentials) -> SqeHandle:
     adbc = flightsql.connect(credentials.uri, db_kwargs=credentials.database_options(), autocommit=True)
     handle = SqeHandle(adbc)
     _use_profile_schema(handle, credentials)
+    if credentials.query_tag:
+        # Every statement of the session carries it: SQE's audit log and system.runtime.queries.
+        handle.run("SET SESSION query_tag = " + sql_string(credentials.query_tag))
     return handle
 
 
@@ -344,6 +348,11 @@ def _use_profile_schema(handle: SqeHandle, credentials: SqeCredentials) -> None:
         if "NOT_FOUND" not in str(e):
             raise
         logger.debug(f"Schema {credentials.database}.{credentials.schema} does not exist yet: {e}")
+
+
+def sql_string(value: str) -> str:
+    """A SQL string literal of `value`."""
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _clean_message(error: Exception) -> str:

@@ -97,3 +97,26 @@
 {% macro sqe__get_columns_in_relation(relation) -%}
   {{ return(adapter.get_columns_in_relation(relation)) }}
 {%- endmacro %}
+
+
+{# A model's `query_tag` config tags the statements that build it in SQE's audit log and
+   system.runtime.queries, as dbt-snowflake's does; the profile's `query_tag` (if any) comes back
+   after the model. Returns the tag set, for unset_query_tag. #}
+{% macro set_query_tag() -%}
+  {%- set new_query_tag = config.get('query_tag') -%}
+  {%- if new_query_tag -%}
+    {%- do run_query("set session query_tag = '" ~ (new_query_tag | replace("'", "''")) ~ "'") -%}
+  {%- endif -%}
+  {{ return(new_query_tag) }}
+{%- endmacro %}
+
+{% macro unset_query_tag(query_tag) -%}
+  {%- if query_tag -%}
+    {%- set profile_tag = target.get('query_tag') -%}
+    {%- if profile_tag -%}
+      {%- do run_query("set session query_tag = '" ~ (profile_tag | replace("'", "''")) ~ "'") -%}
+    {%- else -%}
+      {%- do run_query("reset query_tag") -%}
+    {%- endif -%}
+  {%- endif -%}
+{%- endmacro %}

@@ -3,6 +3,7 @@
    lands as one Iceberg commit and no intermediate table is made. Strategies that are not dbt-sqe's
    own get a scratch table, as dbt's default materialization gives them. #}
 {% materialization incremental, adapter='sqe' -%}
+  {%- set query_tag = set_query_tag() -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set unique_key = config.get('unique_key') -%}
@@ -56,6 +57,7 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
+  {% do unset_query_tag(query_tag) %}
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
 

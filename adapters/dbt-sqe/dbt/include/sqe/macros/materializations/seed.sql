@@ -1,6 +1,7 @@
 {# A seed is one commit: CREATE OR REPLACE TABLE (the CSV's columns, typed by inference or
    column_types) and a bulk ingest of its rows, in one SQL transaction. #}
 {% materialization seed, adapter='sqe' %}
+  {%- set query_tag = set_query_tag() -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set full_refresh_mode = should_full_refresh() -%}
@@ -36,6 +37,7 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
+  {% do unset_query_tag(query_tag) %}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
 

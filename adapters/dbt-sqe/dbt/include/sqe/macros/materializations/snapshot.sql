@@ -2,6 +2,7 @@
    hard deletes) read straight from the source and the snapshot table: no staging table, and the
    run lands as one commit. The first run is one CREATE TABLE ... AS. #}
 {% materialization snapshot, adapter='sqe' %}
+  {%- set query_tag = set_query_tag() -%}
   {%- set target_table = model.get('alias', model.get('name')) -%}
   {%- set strategy_name = config.get('strategy') -%}
   {%- set unique_key = config.get('unique_key') -%}
@@ -64,6 +65,7 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
+  {% do unset_query_tag(query_tag) %}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
 

@@ -2,6 +2,7 @@
    land in one commit, with the model's comments and NOT NULL columns, and the table keeps its
    history. No intermediate or backup relations. #}
 {% materialization table, adapter='sqe' %}
+  {%- set query_tag = set_query_tag() -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set grant_config = config.get('grants') -%}
@@ -22,5 +23,6 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
+  {% do unset_query_tag(query_tag) %}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

@@ -1,6 +1,7 @@
 {# A view model is one CREATE OR REPLACE VIEW. A table of the same name is dropped first, since a
    view cannot replace a table. #}
 {% materialization view, adapter='sqe' %}
+  {%- set query_tag = set_query_tag() -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='view') -%}
   {%- set grant_config = config.get('grants') -%}
@@ -22,5 +23,6 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
+  {% do unset_query_tag(query_tag) %}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
