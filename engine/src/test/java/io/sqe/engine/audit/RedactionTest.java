@@ -32,4 +32,12 @@ class RedactionTest {
         .contains("Caused by: java.lang.IllegalArgumentException: bad value '***'")
         .contains("at " + RedactionTest.class.getName() + ".anErrorForTheLogKeepsItsClassesAndStackTracesButNoLiteral");
   }
+
+  @Test
+  void aLiteralOfAMillionCharactersIsRedactedWithoutExhaustingTheStack() {
+    String literal = "ab''c".repeat(200_000);
+    String sql = "SELECT array_join(array_agg(s), '" + literal + "') FROM t";
+    String message = "array_to_string would return 9 MB with separator " + literal.replace("''", "'");
+    assertThat(Redaction.redact(message, sql, List.of())).isEqualTo("array_to_string would return 9 MB with separator ***");
+  }
 }

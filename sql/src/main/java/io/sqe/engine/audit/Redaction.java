@@ -17,7 +17,11 @@ public final class Redaction {
   public static final String MASK = "***";
   /** Causes followed when an error is copied for a log; real chains are a handful deep. */
   private static final int MAX_CAUSES = 16;
-  private static final Pattern STRING_LITERAL = Pattern.compile("'((?:[^']|'')*)'");
+  /**
+   * A quoted literal. Possessive runs: a plain alternation repeated once per character recurses
+   * once per character in java.util.regex, and a long literal overflowed the stack.
+   */
+  private static final Pattern STRING_LITERAL = Pattern.compile("'((?:[^']++|'')*+)'");
   private static final Pattern NUMBER_LITERAL = Pattern.compile("(?<![\\w.])\\d[\\d.]*(?:[eE][-+]?\\d+)?(?![\\w.])");
   private static final int MIN_NUMBER_LENGTH = 3;
 
