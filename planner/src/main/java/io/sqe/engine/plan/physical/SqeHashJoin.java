@@ -92,7 +92,8 @@ public final class SqeHashJoin extends Join implements SqeRel {
       return this;
     }
     for (int k = 0; k < leftKeys.length; k++) {
-      DynamicFilters.Slot keys = new DynamicFilters.Slot("join" + getId() + "." + getRowType().getFieldNames().get(leftKeys[k]));
+      // Named by the column, not the node's id: a plan's text must not change from one planning to the next.
+      DynamicFilters.Slot keys = new DynamicFilters.Slot("join keys " + getRowType().getFieldNames().get(leftKeys[k]));
       RelNode filtered = JoinLowering.readingKeys(left, leftKeys[k], keys);
       if (filtered != null) {
         return new SqeHashJoin(getTraitSet(), filtered, right, condition, joinType, leftKeys, rightKeys, residual, k, keys, sharedBuild);
