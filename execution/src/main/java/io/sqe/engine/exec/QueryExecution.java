@@ -254,9 +254,7 @@ public final class QueryExecution implements AutoCloseable {
           rowOf[at] = r;
         }
       }
-      VectorSchemaRoot merged =
-          io.sqe.engine.exec.batch.Gather.rows(first.getSchema(), allocator, rows, i -> parts.get(partOf[i]), i -> rowOf[i]);
-      return merged;
+      return io.sqe.engine.exec.batch.Gather.rows(first.getSchema(), allocator, parts, partOf, rowOf, rows);
     } finally {
       parts.forEach(VectorSchemaRoot::close);
     }

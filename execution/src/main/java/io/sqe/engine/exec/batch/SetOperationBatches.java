@@ -98,8 +98,7 @@ public final class SetOperationBatches implements BatchOperator {
       if (count == 0) {
         return null;
       }
-      VectorSchemaRoot from = chunk;
-      return Gather.rows(schema, allocator, count, i -> from, i -> rows[i]);
+      return Gather.rows(schema, allocator, chunk, rows, count);
     } catch (OutOfMemoryException e) {
       throw new SqeException(
           ErrorCode.RESOURCE_EXHAUSTED,
