@@ -254,7 +254,9 @@ public final class QueryExecution implements AutoCloseable {
           rowOf[at] = r;
         }
       }
-      return io.sqe.engine.exec.batch.Gather.rows(first.getSchema(), allocator, parts, partOf, rowOf, rows);
+      VectorSchemaRoot merged =
+          io.sqe.engine.exec.batch.Gather.rows(first.getSchema(), allocator, rows, i -> parts.get(partOf[i]), i -> rowOf[i]);
+      return merged;
     } finally {
       parts.forEach(VectorSchemaRoot::close);
     }

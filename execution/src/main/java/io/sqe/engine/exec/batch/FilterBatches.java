@@ -60,7 +60,8 @@ public final class FilterBatches implements BatchOperator {
   }
 
   private VectorSchemaRoot gather(VectorSchemaRoot batch, int kept) {
-    return Gather.rows(batch.getSchema(), allocator, batch, selection, kept);
+    int[] rows = selection;
+    return Gather.rows(batch.getSchema(), allocator, kept, i -> batch, i -> rows[i]);
   }
 
   @Override

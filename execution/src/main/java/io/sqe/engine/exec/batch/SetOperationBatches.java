@@ -98,7 +98,8 @@ public final class SetOperationBatches implements BatchOperator {
       if (count == 0) {
         return null;
       }
-      return Gather.rows(schema, allocator, chunk, rows, count);
+      VectorSchemaRoot from = chunk;
+      return Gather.rows(schema, allocator, count, i -> from, i -> rows[i]);
     } catch (OutOfMemoryException e) {
       throw new SqeException(
           ErrorCode.RESOURCE_EXHAUSTED,

@@ -203,13 +203,8 @@ public final class SortBatches implements BatchOperator {
   }
 
   private VectorSchemaRoot gather(long[] addresses, int start, int count) {
-    int[] batchOf = new int[count];
-    int[] rows = new int[count];
-    for (int i = 0; i < count; i++) {
-      batchOf[i] = (int) (addresses[start + i] >>> 32);
-      rows[i] = (int) addresses[start + i];
-    }
-    return Gather.rows(schema, allocator, buffered, batchOf, rows, count);
+    return Gather.rows(
+        schema, allocator, count, i -> buffered.get((int) (addresses[start + i] >>> 32)), i -> (int) addresses[start + i]);
   }
 
   private void releaseBuffered() {
