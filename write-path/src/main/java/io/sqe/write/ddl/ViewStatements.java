@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.calcite.rel.type.RelDataType;
@@ -88,6 +89,9 @@ final class ViewStatements {
           }
           previous = views.loadView(name.id());
           checkDialectsKept(previous, name, create.name());
+          if (sameDefinition(previous, schema, sql, defaultCatalog, defaultNamespace, create.comment())) {
+            return CommandResult.rows(0);
+          }
         }
         ViewBuilder builder =
             views.buildView(name.id())
@@ -119,6 +123,25 @@ final class ViewStatements {
       return CommandResult.rows(0);
     }
     throw error(ErrorCode.ALREADY_EXISTS, "View '" + name.qualified() + "' already exists", create.name());
+  }
+
+  /**
+   * Whether {@code view} already is what a replacement would make it: the same SQE SQL and no
+   * other dialect's, the same columns, defaults and comment. dbt replaces every view on every run;
+   * committing nothing then saves a metadata file per view and keeps the view's metadata, and so
+   * whatever was built over it, unchanged.
+   */
+  private static boolean sameDefinition(
+      View view, Schema schema, String sql, String defaultCatalog, Namespace defaultNamespace, String comment) {
+    ViewVersion current = view.currentVersion();
+    return current.representations().size() == 1
+        && current.representations().get(0) instanceof SQLViewRepresentation representation
+        && representation.dialect().equals(DIALECT)
+        && representation.sql().equals(sql)
+        && view.schema().sameSchema(schema)
+        && Objects.equals(current.defaultCatalog(), defaultCatalog)
+        && defaultNamespace.equals(current.defaultNamespace())
+        && Objects.equals(view.properties().get(ViewProperties.COMMENT), comment);
   }
 
   /** Iceberg refuses a replacement that drops another engine's SQL; say why in SQL terms. */

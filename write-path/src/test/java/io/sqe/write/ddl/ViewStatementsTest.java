@@ -133,6 +133,25 @@ class ViewStatementsTest {
   }
 
   @Test
+  void replacingAViewWithTheSameDefinitionKeepsItsVersion() {
+    String definition = "create or replace view v comment 'per customer' as select customer, count(*) as n from orders group by customer";
+    sql.run(definition);
+    String metadata = ((org.apache.iceberg.view.BaseView) view("v")).operations().current().metadataFileLocation();
+    // dbt replaces every view on every run: the same definition commits nothing, so what was
+    // built over the view keeps seeing the same version.
+    sql.run(definition);
+    assertThat(view("v").currentVersion().versionId()).isEqualTo(1);
+    assertThat(((org.apache.iceberg.view.BaseView) view("v")).operations().current().metadataFileLocation()).isEqualTo(metadata);
+
+    // Anything else makes a new version: another comment, another query.
+    sql.run("create or replace view v as select customer, count(*) as n from orders group by customer");
+    assertThat(view("v").properties()).doesNotContainKey("comment");
+    assertThat(((org.apache.iceberg.view.BaseView) view("v")).operations().current().metadataFileLocation()).isNotEqualTo(metadata);
+    sql.run("create or replace view v as select customer, count(*) as n from orders where id > 1 group by customer");
+    assertThat(view("v").currentVersion().versionId()).isEqualTo(2);
+  }
+
+  @Test
   void createViewErrors() {
     sql.fails("create view orders as select 1 as x", ErrorCode.ALREADY_EXISTS, "A table named 'lake.s.orders' already exists", 1, 13);
     sql.fails("create view v as select id from missing", ErrorCode.NOT_FOUND, "Object 'missing' not found", 1, 33);
