@@ -1,12 +1,10 @@
 package io.sqe.flight.console;
 
-import static io.sqe.flight.console.WebConsoleTest.connect;
-import static io.sqe.flight.console.WebConsoleTest.execute;
+import static io.sqe.flight.console.ConsoleUsers.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
-import io.sqe.flight.testing.NumberTable;
 import io.sqe.flight.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
@@ -49,7 +46,7 @@ class ConsoleBrowserTest {
   private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   /** Streams hundreds of millions of rows: the client reads them until the query is killed. */
   private static final String LONG = "select a.n, b.n as m, a.label from s.numbers a cross join s.numbers b";
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = ConsoleUsers.WAIT;
 
   @TempDir static Path dir;
   private static TestServer server;
@@ -66,10 +63,7 @@ class ConsoleBrowserTest {
       Assumptions.abort(missing + ": the browser test of the web console is skipped");
     }
     server = TestServer.start(dir, Map.of("http.port", "0"));
-    WebConsoleTest.useServer(server);
-    NumberTable.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", 20_000, 2_500);
-    server.server().authentication().users().addUser(WebConsoleTest.ALICE, WebConsoleTest.PASSWORD.toCharArray(), Set.of());
-    server.server().authentication().users().addUser(WebConsoleTest.BOB, WebConsoleTest.PASSWORD.toCharArray(), Set.of());
+    ConsoleUsers.prepare(server);
     screenshots = Path.of(System.getProperty("console.screenshots", "target/console-screenshots"));
     Files.createDirectories(screenshots);
   }
@@ -97,17 +91,17 @@ class ConsoleBrowserTest {
 
   @Test
   void anAdminWatchesAnotherUsersLongQueryReadsItsPlanAndKillsIt() throws Exception {
-    try (Connection alice = connect(WebConsoleTest.ALICE); Connection admin = connect(TestServer.ADMIN)) {
+    try (Connection alice = connect(ConsoleUsers.ALICE); Connection admin = connect(TestServer.ADMIN)) {
       execute(alice, "SET SESSION query_tag = 'nightly-report'");
       AtomicLong read = new AtomicLong();
       CompletableFuture<Void> query = stream(alice, LONG, read);
-      String id = WebConsoleTest.awaitRunning(admin, LONG);
+      String id = ConsoleUsers.awaitRunning(admin, LONG);
 
       logIn(TestServer.ADMIN, server.adminPassword());
       WebDriverWait wait = live(browser);
       By row = By.cssSelector("tr[data-id='" + id + "']");
       String listed = wait.until(driver -> driver.findElement(row).getText());
-      assertThat(listed).contains("RUNNING").contains(WebConsoleTest.ALICE).contains("nightly-report");
+      assertThat(listed).contains("RUNNING").contains(ConsoleUsers.ALICE).contains("nightly-report");
       // The page reloads its table every second: the rows the query has returned go up.
       String before = wait.until(driver -> rowsOf(row));
       wait.until(driver -> !rowsOf(row).equals(before) && !rowsOf(row).isEmpty());
@@ -145,18 +139,18 @@ class ConsoleBrowserTest {
 
   @Test
   void aUserWithoutTheAdminRoleSeesOnlyTheirOwnQueries() throws Exception {
-    try (Connection alice = connect(WebConsoleTest.ALICE); Connection admin = connect(TestServer.ADMIN)) {
+    try (Connection alice = connect(ConsoleUsers.ALICE); Connection admin = connect(TestServer.ADMIN)) {
       AtomicLong read = new AtomicLong();
       CompletableFuture<Void> query = stream(alice, LONG, read);
-      String id = WebConsoleTest.awaitRunning(admin, LONG);
+      String id = ConsoleUsers.awaitRunning(admin, LONG);
       try {
-        logIn(WebConsoleTest.BOB, WebConsoleTest.PASSWORD);
+        logIn(ConsoleUsers.BOB, ConsoleUsers.PASSWORD);
         WebDriverWait wait = live(browser);
         // Two refreshes of the live table, neither with Alice's query.
         wait.until(ExpectedConditions.textToBe(By.id("live"), "live"));
         Thread.sleep(2_100);
         assertThat(browser.findElements(By.cssSelector("tr[data-id='" + id + "']"))).isEmpty();
-        assertThat(browser.findElement(By.id("query-rows")).getText()).doesNotContain(WebConsoleTest.ALICE);
+        assertThat(browser.findElement(By.id("query-rows")).getText()).doesNotContain(ConsoleUsers.ALICE);
         browser.get(url("/ui/queries/" + id));
         assertThat(browser.findElement(By.id("error")).getText()).contains("belongs to another user");
         assertThat(browser.getPageSource()).doesNotContain("cross join");
@@ -165,6 +159,10 @@ class ConsoleBrowserTest {
         assertThatThrownBy(query::join).hasStackTraceContaining("Query killed");
       }
     }
+  }
+
+  private static Connection connect(String user) throws SQLException {
+    return ConsoleUsers.connect(server, user);
   }
 
   private void logIn(String user, String password) {

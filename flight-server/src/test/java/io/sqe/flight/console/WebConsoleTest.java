@@ -3,20 +3,12 @@ package io.sqe.flight.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sqe.flight.testing.NumberTable;
 import io.sqe.flight.testing.TestServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,12 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
  * user input, bearer tokens for scripts, and the plan on a query's page.
  */
 class WebConsoleTest {
-  static final String ALICE = "alice";
-  static final String BOB = "bob";
-  static final String PASSWORD = "a-long-enough-password";
+  private static final String ALICE = ConsoleUsers.ALICE;
+  private static final String BOB = ConsoleUsers.BOB;
+  private static final String PASSWORD = ConsoleUsers.PASSWORD;
   /** Hundreds of millions of row pairs: runs far longer than any test waits, unless stopped. */
-  static final String ENDLESS = "select count(*), max(a.label || b.label) from s.numbers a cross join s.numbers b";
-  static final Duration WAIT = Duration.ofSeconds(30);
+  private static final String ENDLESS = "select count(*), max(a.label || b.label) from s.numbers a cross join s.numbers b";
 
   @TempDir static Path dir;
   private static TestServer server;
@@ -43,9 +34,7 @@ class WebConsoleTest {
   @BeforeAll
   static void start() throws Exception {
     server = TestServer.start(dir, Map.of("http.port", "0"));
-    NumberTable.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", "numbers", 20_000, 2_500);
-    server.server().authentication().users().addUser(ALICE, PASSWORD.toCharArray(), Set.of());
-    server.server().authentication().users().addUser(BOB, PASSWORD.toCharArray(), Set.of());
+    ConsoleUsers.prepare(server);
   }
 
   @AfterAll
@@ -84,8 +73,8 @@ class WebConsoleTest {
   @Test
   void anAdminKillsAnotherUsersQueryFromItsPageWithTheFormsToken() throws Exception {
     try (Connection alice = connect(ALICE); Connection admin = connect(TestServer.ADMIN)) {
-      CompletableFuture<Void> endless = runAsync(alice, ENDLESS);
-      String id = awaitRunning(admin, ENDLESS);
+      CompletableFuture<Void> endless = ConsoleUsers.runAsync(alice, ENDLESS);
+      String id = ConsoleUsers.awaitRunning(admin, ENDLESS);
       ConsoleClient browser = new ConsoleClient(httpPort());
       browser.logIn(TestServer.ADMIN, server.adminPassword());
 
@@ -111,8 +100,8 @@ class WebConsoleTest {
   @Test
   void aUserSeesAndKillsOnlyTheirOwnQueries() throws Exception {
     try (Connection alice = connect(ALICE); Connection admin = connect(TestServer.ADMIN)) {
-      CompletableFuture<Void> endless = runAsync(alice, ENDLESS);
-      String id = awaitRunning(admin, ENDLESS);
+      CompletableFuture<Void> endless = ConsoleUsers.runAsync(alice, ENDLESS);
+      String id = ConsoleUsers.awaitRunning(admin, ENDLESS);
       ConsoleClient bob = new ConsoleClient(httpPort());
       bob.logIn(BOB, PASSWORD);
       assertThat(bob.get("/ui/api/queries").body()).doesNotContain(id).doesNotContain("cross join");
@@ -136,9 +125,9 @@ class WebConsoleTest {
   @Test
   void queryTextsAndTagsAreShownAsTextNeverAsMarkup() throws Exception {
     try (Connection alice = connect(ALICE)) {
-      execute(alice, "SET SESSION query_tag = '<img src=x onerror=alert(1)>'");
+      ConsoleUsers.execute(alice, "SET SESSION query_tag = '<img src=x onerror=alert(1)>'");
       String sql = "select '<script>alert(1)</script>' as x";
-      rows(alice, sql);
+      ConsoleUsers.rows(alice, sql);
       ConsoleClient browser = new ConsoleClient(httpPort());
       browser.logIn(ALICE, PASSWORD);
       String list = browser.get("/ui/queries?tag=" + java.net.URLEncoder.encode("<img", java.nio.charset.StandardCharsets.UTF_8)).body();
@@ -153,7 +142,7 @@ class WebConsoleTest {
   @Test
   void aScriptReadsTheJsonWithABearerTokenAndNoCookie() throws Exception {
     try (Connection alice = connect(ALICE)) {
-      rows(alice, "select count(*) from s.numbers where n < 42");
+      ConsoleUsers.rows(alice, "select count(*) from s.numbers where n < 42");
     }
     var users = server.server().authentication().users();
     String token = server.server().authentication().tokens()
@@ -168,8 +157,8 @@ class WebConsoleTest {
   @Test
   void sessionsAreListedToTheirUserAndKilledFromThePage() throws Exception {
     try (Connection alice = connect(ALICE); Connection admin = connect(TestServer.ADMIN)) {
-      rows(alice, "select 1");
-      String session = (String) rows(admin,
+      ConsoleUsers.rows(alice, "select 1");
+      String session = (String) ConsoleUsers.rows(admin,
           "select session_id from system.runtime.sessions where \"user\" = 'alice' order by last_used desc").get(0).get(0);
       ConsoleClient bob = new ConsoleClient(httpPort());
       bob.logIn(BOB, PASSWORD);
@@ -180,7 +169,7 @@ class WebConsoleTest {
       browser.logIn(TestServer.ADMIN, server.adminPassword());
       assertThat(browser.get("/ui/sessions").body()).contains(session).contains(">alice<");
       assertThat(browser.submit("/ui/sessions", "/ui/sessions/" + session + "/kill", Map.of()).statusCode()).isEqualTo(303);
-      assertThat(rows(admin, "select session_id from system.runtime.sessions where session_id = '" + session + "'")).isEmpty();
+      assertThat(ConsoleUsers.rows(admin, "select session_id from system.runtime.sessions where session_id = '" + session + "'")).isEmpty();
     }
   }
 
@@ -196,62 +185,11 @@ class WebConsoleTest {
 
   // ---- helpers
 
-  /** Points the helpers at another test's server. */
-  static void useServer(TestServer other) {
-    server = other;
-  }
-
   private static int httpPort() {
     return server.server().httpPort().orElseThrow();
   }
 
-  static Connection connect(String user) throws SQLException {
-    String password = user.equals(TestServer.ADMIN) ? server.adminPassword() : PASSWORD;
-    return DriverManager.getConnection(server.jdbcUrl() + "&user=" + user + "&password=" + password);
-  }
-
-  static void execute(Connection connection, String sql) throws SQLException {
-    try (Statement statement = connection.createStatement()) {
-      statement.execute(sql);
-    }
-  }
-
-  static List<List<Object>> rows(Connection connection, String sql) throws SQLException {
-    List<List<Object>> rows = new ArrayList<>();
-    try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
-      int columns = result.getMetaData().getColumnCount();
-      while (result.next()) {
-        List<Object> row = new ArrayList<>();
-        for (int i = 1; i <= columns; i++) {
-          row.add(result.getObject(i));
-        }
-        rows.add(row);
-      }
-    }
-    return rows;
-  }
-
-  static CompletableFuture<Void> runAsync(Connection connection, String sql) {
-    return CompletableFuture.runAsync(() -> {
-      try {
-        rows(connection, sql);
-      } catch (SQLException e) {
-        throw new RuntimeException(e);
-      }
-    });
-  }
-
-  /** The id of the running statement with that text, waiting for it to run. */
-  static String awaitRunning(Connection admin, String sql) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    String query = "select query_id from system.runtime.queries where state = 'RUNNING' and query = '" + sql.replace("'", "''") + "'";
-    while (System.nanoTime() < deadline) {
-      List<List<Object>> running = rows(admin, query);
-      if (!running.isEmpty()) {
-        return (String) running.get(0).get(0);
-      }
-      Thread.sleep(50);
-    }
-    throw new AssertionError("No statement running within " + WAIT + ": " + sql);
+  private static Connection connect(String user) throws SQLException {
+    return ConsoleUsers.connect(server, user);
   }
 }
