@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.sqe.engine.session.Principal;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -15,13 +16,15 @@ import java.util.Optional;
 
 /**
  * The web console's logins: each a random id the browser keeps in an HttpOnly, SameSite=Strict
- * cookie, and the server keeps with the user and a CSRF token until it is unused for {@link #IDLE}
- * or its user logs out. Nothing in the cookie is the user's credential.
+ * cookie, and the server keeps with the user and a CSRF token until it is unused for {@link #IDLE},
+ * {@link #LIFETIME} has passed, or its user logs out. Nothing in the cookie is the user's credential.
  */
 final class ConsoleLogins {
   static final String COOKIE = "sqe_console";
   /** How long an unused login lasts. */
   static final Duration IDLE = Duration.ofMinutes(30);
+  /** How long a login lasts at most: an open page polls every second, which alone would keep it forever. */
+  static final Duration LIFETIME = Duration.ofHours(8);
   /** At most this many logins are kept; the least recently used go first. */
   private static final int MAX_LOGINS = 10_000;
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -40,7 +43,21 @@ final class ConsoleLogins {
     }
   }
 
-  private final Cache<String, Login> logins = Caffeine.newBuilder().expireAfterAccess(IDLE).maximumSize(MAX_LOGINS).build();
+  private final Cache<String, Login> logins;
+
+  ConsoleLogins() {
+    this(Ticker.systemTicker());
+  }
+
+  /** @param ticker the clock the logins expire by */
+  ConsoleLogins(Ticker ticker) {
+    logins = Caffeine.newBuilder()
+        .ticker(requireNonNull(ticker, "ticker is null"))
+        .expireAfterAccess(IDLE)
+        .expireAfterWrite(LIFETIME)
+        .maximumSize(MAX_LOGINS)
+        .build();
+  }
 
   Login start(Principal principal) {
     Login login = new Login(randomToken(), principal, randomToken());
