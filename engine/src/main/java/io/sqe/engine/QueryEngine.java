@@ -378,6 +378,8 @@ public final class QueryEngine {
       ResultSink sink = null;
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
+        // Kept with the statement for the web console: a prepared statement is planned under its handle, not this id.
+        queries.find(queryId).ifPresent(query -> query.planned(plan.explain()));
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
         Optional<ResultCache.Key> key = session.openTransaction().isPresent()

@@ -33,6 +33,7 @@ import io.sqe.flight.auth.LoginThrottle;
 import io.sqe.flight.auth.OidcProvider;
 import io.sqe.flight.auth.StoreUsers;
 import io.sqe.flight.config.ServerConfig;
+import io.sqe.flight.console.WebConsole;
 import io.sqe.flight.connections.GuardedTransport;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.ops.LakehouseHealth;
@@ -58,7 +59,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -201,6 +204,7 @@ public final class SqeServer implements AutoCloseable {
       SessionManager sessions = new SessionManager(config.catalog().name(), limits.sessionIdleTimeout(), limits.maxSessions());
       List<SystemSchema> systemSchemas = new ArrayList<>(InformationSchema.schemas(metadata, catalogs));
       systemSchemas.add(new RuntimeSchema(queries, sessions));
+      SessionProcedures sessionKills = new SessionProcedures(sessions, queries);
       QueryEngine engine =
           new QueryEngine(
               catalogs,
@@ -215,7 +219,7 @@ public final class SqeServer implements AutoCloseable {
                   .withPlannerOptions(config.planner())
                   .withExecutionOptions(config.execution())
                   .withSpill(config.spill()),
-              executors(config, authenticating, locationRules(config, lakehouse), metadata, sessions, queries),
+              executors(config, authenticating, locationRules(config, lakehouse), metadata, sessionKills),
               WritePath.transactions(),
               systemSchemas,
               access,
@@ -298,12 +302,15 @@ public final class SqeServer implements AutoCloseable {
       serving.serving(true);
       if (config.operations().httpEnabled()) {
         try {
-          http = OpsHttpServer.start(config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login);
+          WebConsole console = new WebConsole(
+              authenticator::login, queries, sessions, sessionKills, metrics, serving, health, consoleSettings(config));
+          http = OpsHttpServer.start(
+              config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login, Optional.of(console));
         } catch (IOException e) {
           server.shutdown();
           throw e;
         }
-        LOG.info("Health and metrics on http://{}:{}/health and /metrics", config.host(), http.port());
+        LOG.info("Health and metrics on http://{}:{}/health and /metrics, the web console on /ui", config.host(), http.port());
       }
       if (config.trino().enabled()) {
         try {
@@ -342,6 +349,25 @@ public final class SqeServer implements AutoCloseable {
         config.catalog().name());
   }
 
+  /** The limits the console's server page lists, by their setting names. */
+  private static Map<String, String> consoleSettings(ServerConfig config) {
+    ServerConfig.Limits limits = config.limits();
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("query.max-memory", (config.maxQueryMemoryBytes() >> 20) + " MiB");
+    settings.put("query.max-run-time", config.maxRunTime().isZero() ? "none" : config.maxRunTime().toString());
+    settings.put("server.max-running-statements", limits.maxRunningStatements() == 0 ? "unlimited" : Integer.toString(limits.maxRunningStatements()));
+    settings.put(
+        "server.max-running-statements-per-user",
+        limits.maxRunningStatementsPerUser() == 0 ? "unlimited" : Integer.toString(limits.maxRunningStatementsPerUser()));
+    settings.put("server.queue-timeout", limits.queueTimeout().toString());
+    settings.put("server.max-sessions", limits.maxSessions() == 0 ? "unlimited" : Integer.toString(limits.maxSessions()));
+    settings.put("server.session-idle-timeout", limits.sessionIdleTimeout().toString());
+    settings.put("server.query-history", Integer.toString(limits.queryHistory()));
+    settings.put("tls", config.tls() == null ? "off" : "on (Flight SQL)");
+    settings.put("auth.oidc", config.auth().oidc() == null ? "off" : "on");
+    return settings;
+  }
+
   private static String trinoHost(ServerConfig config) {
     return config.trino().host() == null ? config.host() : config.trino().host();
   }
@@ -355,14 +381,13 @@ public final class SqeServer implements AutoCloseable {
       CompletableFuture<LocalAuthentication> authenticating,
       LocationRules locations,
       CatalogMetadata metadata,
-      SessionManager sessions,
-      QueryTracker queries) {
+      SessionProcedures sessionKills) {
     List<CommandExecutor> executors = new ArrayList<>(
         WritePath.executors(new MaintenanceSettings(config.maintenanceMinRetention()), locations, config.writeMaxCommitRetries(), config.materializationReuse()));
     CompletableFuture<LocalUsers> users = authenticating.thenApply(authentication -> new StoreUsers(authentication.users()));
     executors.add(new UserStatements(users::join));
     executors.add(new ShowStatements(metadata));
-    executors.add(new SessionProcedures(sessions, queries));
+    executors.add(sessionKills);
     return executors;
   }
 

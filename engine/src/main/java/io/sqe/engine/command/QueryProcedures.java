@@ -54,8 +54,7 @@ public final class QueryProcedures implements CommandExecutor {
     } else if (name.equals(KILL_QUERY)) {
       ProcedureArguments arguments = ProcedureArguments.of(KILL_QUERY, call, List.of("query_id", "message"));
       queryId = arguments.required("query_id");
-      // Trino's words, which its clients and tools show as they are.
-      reason = arguments.optional("message").filter(m -> !m.isBlank()).map(m -> "Query killed. Message: " + m).orElse("Query killed");
+      reason = killReason(arguments.optional("message").orElse(null));
     } else {
       return Optional.empty();
     }
@@ -71,6 +70,16 @@ public final class QueryProcedures implements CommandExecutor {
             return CommandResult.rows(cancel(queryId, reason, run.session().principal()) ? 1 : 0);
           }
         });
+  }
+
+  /**
+   * What the client of a killed query is told: Trino's words, which its clients and tools show as
+   * they are.
+   *
+   * @param message the killer's message; null or blank for none
+   */
+  public static String killReason(String message) {
+    return message == null || message.isBlank() ? "Query killed" : "Query killed. Message: " + message;
   }
 
   /**

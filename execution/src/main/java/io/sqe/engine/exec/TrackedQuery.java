@@ -55,6 +55,7 @@ public final class TrackedQuery {
   private volatile String source;
   private volatile String tag;
   private volatile Failure failure;
+  private volatile String plan;
   private boolean labelled;
   /** Whether the query holds a place of the tracker's admission, from its first run to its last run's end. */
   private boolean admitted;
@@ -150,6 +151,16 @@ public final class TrackedQuery {
       this.source = source;
       this.tag = tag;
     }
+  }
+
+  /** The query's plan as EXPLAIN prints it, once planned; empty for commands. */
+  public Optional<String> plan() {
+    return Optional.ofNullable(plan);
+  }
+
+  /** Keeps the query's plan as EXPLAIN prints it, for the web console's query page. */
+  public void planned(String explain) {
+    this.plan = requireNonNull(explain, "explain is null");
   }
 
   /** Why the statement failed or was cancelled, if it did. */

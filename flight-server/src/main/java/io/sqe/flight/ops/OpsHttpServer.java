@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
@@ -29,11 +30,14 @@ import org.slf4j.LoggerFactory;
  * failed), {@code GET /metrics} (Prometheus text format), and {@code GET|POST /log-level}, which
  * reads or sets a logger's level. Since setting one changes the server, a POST answers only an
  * admin (role {@code admin}) who logs in as on Flight SQL (Basic credentials or a bearer token),
- * from the server's own machine (a loopback address).
+ * from the server's own machine (a loopback address). With a console, {@code /ui} and the paths
+ * under it are the web console's, which has logins of its own.
  */
 public final class OpsHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OpsHttpServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Where the web console is served. */
+  public static final String CONSOLE_PATH = "/ui";
 
   private final HttpServer server;
   private final ExecutorService threads;
@@ -41,38 +45,55 @@ public final class OpsHttpServer implements AutoCloseable {
   private final LakehouseHealth health;
   private final ServerMetrics metrics;
   private final OperatorLogin login;
+  private final Optional<HttpHandler> console;
 
   private OpsHttpServer(
-      HttpServer server, ExecutorService threads, ServingState serving, LakehouseHealth health, ServerMetrics metrics, OperatorLogin login) {
+      HttpServer server,
+      ExecutorService threads,
+      ServingState serving,
+      LakehouseHealth health,
+      ServerMetrics metrics,
+      OperatorLogin login,
+      Optional<HttpHandler> console) {
     this.server = server;
     this.threads = threads;
     this.serving = serving;
     this.health = health;
     this.metrics = metrics;
     this.login = login;
+    this.console = console;
   }
 
   /**
    * Listens on {@code host:port} (0: a free port).
    *
    * @param login logs in the callers that would change the server
+   * @param console the web console, which answers {@code /ui} and the paths under it, if any
    */
   public static OpsHttpServer start(
-      String host, int port, ServingState serving, LakehouseHealth health, ServerMetrics metrics, OperatorLogin login)
+      String host,
+      int port,
+      ServingState serving,
+      LakehouseHealth health,
+      ServerMetrics metrics,
+      OperatorLogin login,
+      Optional<HttpHandler> console)
       throws IOException {
     requireNonNull(serving, "serving is null");
     requireNonNull(health, "health is null");
     requireNonNull(metrics, "metrics is null");
     requireNonNull(login, "login is null");
+    requireNonNull(console, "console is null");
     HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
     AtomicInteger ids = new AtomicInteger();
-    ExecutorService threads = Executors.newFixedThreadPool(2, task -> {
+    // Probes and scrapes take one thread each; a console's page polls and kills take the others.
+    ExecutorService threads = Executors.newFixedThreadPool(console.isPresent() ? 4 : 2, task -> {
       Thread thread = new Thread(task, "sqe-http-" + ids.incrementAndGet());
       thread.setDaemon(true);
       return thread;
     });
     http.setExecutor(threads);
-    OpsHttpServer ops = new OpsHttpServer(http, threads, serving, health, metrics, login);
+    OpsHttpServer ops = new OpsHttpServer(http, threads, serving, health, metrics, login, console);
     http.createContext("/", ops::handle);
     http.start();
     return ops;
@@ -107,6 +128,15 @@ public final class OpsHttpServer implements AutoCloseable {
           }
           break;
         default:
+          if (console.isPresent() && (path.equals("/") || path.equals(CONSOLE_PATH) || path.startsWith(CONSOLE_PATH + "/"))) {
+            if (path.equals("/")) {
+              exchange.getResponseHeaders().set("Location", CONSOLE_PATH + "/");
+              exchange.sendResponseHeaders(303, -1);
+            } else {
+              console.get().handle(exchange);
+            }
+            break;
+          }
           json(exchange, 404, Map.of("error", "Unknown path " + path + "; try /health, /metrics or /log-level"));
       }
     } catch (IOException | RuntimeException e) {

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
@@ -150,6 +151,11 @@ public final class ServerMetrics implements StatementListener {
   public void registerCache(String name, Cache<?, ?> cache) {
     requireNonNull(name, "name is null");
     caches.put(name, requireNonNull(cache, "cache is null"));
+  }
+
+  /** The registered caches by name, for the web console's cache page. */
+  public Map<String, Cache<?, ?>> caches() {
+    return new TreeMap<>(caches);
   }
 
   /** A gauge read when scraped: live state such as sessions or memory in use. */

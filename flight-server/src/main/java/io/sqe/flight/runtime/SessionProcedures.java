@@ -47,7 +47,7 @@ public final class SessionProcedures implements CommandExecutor {
     }
     ProcedureArguments arguments = ProcedureArguments.of(KILL_SESSION, call, List.of("session_id", "message"));
     String sessionId = arguments.required("session_id");
-    String reason = arguments.optional("message").filter(m -> !m.isBlank()).map(m -> "Session killed. Message: " + m).orElse("Session killed");
+    String message = arguments.optional("message").orElse(null);
     return Optional.of(
         new PreparedCommand() {
           @Override
@@ -57,12 +57,20 @@ public final class SessionProcedures implements CommandExecutor {
 
           @Override
           public CommandResult execute(CommandContext run, List<Object> parameters) {
-            return CommandResult.rows(kill(sessionId, reason, run.session().principal()) ? 1 : 0);
+            return CommandResult.rows(kill(sessionId, message, run.session().principal()) ? 1 : 0);
           }
         });
   }
 
-  private boolean kill(String sessionId, String reason, Principal caller) {
+  /**
+   * Kills a session for {@code caller}, its user or an admin: NOT_FOUND when there is none,
+   * PERMISSION_DENIED when it is another user's.
+   *
+   * @param message what the session's clients are told after {@code Session killed}; null or blank for nothing
+   * @return whether this call ended the session
+   */
+  public boolean kill(String sessionId, String message, Principal caller) {
+    String reason = message == null || message.isBlank() ? "Session killed" : "Session killed. Message: " + message;
     ClientSession session = sessions.find(sessionId).orElseThrow(() -> new SqeException(
         ErrorCode.NOT_FOUND, "Unknown session " + sessionId + ": it never existed, or it ended"));
     if (!caller.isAdmin() && !caller.user().equals(session.session().principal().user())) {
