@@ -1,5 +1,8 @@
 """Times `dbt build` of a generated project against a fresh SQE server: a full build, then an
-incremental one after new orders arrive, and SQE's share of each.
+incremental one after new orders arrive, and SQE's share of each. With --reuse, times `dbt run`
+three times instead: a first run, the same run with nothing changed (every table model should be
+reused: no data file written), and one after the products seed changed (only the table models
+that read its values should be rebuilt), counting from the server's audit log which table models were reused.
 
 Node time is the sum of dbt's per-node execution times (threads run nodes in parallel, so it
 exceeds the wall time). SQE's share of it is the time dbt spent waiting for SQE's answers: the
@@ -14,6 +17,7 @@ does not know the setting.
 """
 
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -115,6 +119,109 @@ def audit_seconds(audit: Path, since_line: int) -> tuple[float, int, int]:
     return total / 1000, len(statements), len(lines)
 
 
+def audit_materializations(audit: Path, since_line: int) -> dict:
+    """Per table written after line `since_line` of the audit log, whether its materialization was reused."""
+    out: dict[str, bool] = {}
+    for line in audit.read_text().splitlines()[since_line:]:
+        event = json.loads(line) if line.strip() else {}
+        m = event.get("materialization")
+        if event.get("event") == "statement" and m is not None:
+            for table in event.get("tables", {}).get("written", []):
+                out[str(table).split(".")[-1].strip('"')] = bool(m.get("reused"))
+    return out
+
+
+def parquet_files(data: Path) -> set[str]:
+    return {str(p) for p in data.rglob("*.parquet")}
+
+
+def dbt(dbt_bin: str, command: list[str], project: Path, logs: Path, server, threads: int) -> dict:
+    """Runs one dbt command (`run`, `seed ...`) against `server`; its numbers from dbt's JSON log."""
+    env = dict(os.environ, SQE_HOST=server.host, SQE_PORT=str(server.port), SQE_USER=server.user,
+               SQE_PASSWORD=server.password, SQE_BENCH_THREADS=str(threads), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    shutil.rmtree(logs, ignore_errors=True)
+    start = time.perf_counter()
+    result = subprocess.run(
+        [dbt_bin, *command, "--project-dir", str(project), "--profiles-dir", str(project), "--log-path", str(logs),
+         "--log-format-file", "json", "--log-level-file", "debug", "--target-path", str(project / "target")],
+        env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-4000:])
+        raise SystemExit(f"dbt {' '.join(command)} failed ({result.returncode}); log in {logs}")
+    return read_logs(logs, wall)
+
+
+def changed_tables(project: Path, seed: str) -> set[str]:
+    """The table models whose input changes when `seed` is reloaded with other values (not new
+    rows), from dbt's manifest: what reads a changed node changes, except an incremental model,
+    which takes only rows newer than its own (and a changed seed brings none)."""
+    nodes = json.loads((project / "target" / "manifest.json").read_text())["nodes"]
+    nodes = {k: v for k, v in nodes.items() if v["resource_type"] in ("model", "seed")}
+    kind = {v["name"]: v["config"].get("materialized") for v in nodes.values()}
+    parents = {v["name"]: [nodes[p]["name"] for p in v.get("depends_on", {}).get("nodes", []) if p in nodes]
+               for v in nodes.values()}
+    changed = {seed}
+    grown = True
+    while grown:
+        more = {n for n, ps in parents.items() if n not in changed and kind[n] != "incremental" and any(p in changed for p in ps)}
+        changed |= more
+        grown = bool(more)
+    return {n for n in changed if kind[n] == "table"}
+
+
+def change_products(project: Path) -> None:
+    """Moves every fifth product to another category in the products seed."""
+    path = project / "seeds" / "products.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    for row in rows[1::5]:
+        row[2] = str(int(row[2]) % 10 + 1)
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def reuse_runs(args, work: Path, project: Path, data: Path, audit: Path) -> None:
+    """The --reuse mode: `dbt run` first, again unchanged, and again after one seed changed."""
+    table_models = {p.stem for p in (project / "models").glob("*.sql")
+                    if "materialized='table'" in p.read_text()}
+    rows = []
+    with sqe(data, audit) as (server, audited):
+        if not audited:
+            raise SystemExit("--reuse needs the server's audit log (audit.file)")
+        dbt(args.dbt, ["seed"], project, work / "logs-seed", server, args.threads)
+        _, _, seen = audit_seconds(audit, 0)
+        for run in ("first", "unchanged", "products changed"):
+            if run == "products changed":
+                change_products(project)
+                dbt(args.dbt, ["seed", "--select", "products"], project, work / "logs-seed-products", server, args.threads)
+                _, _, seen = audit_seconds(audit, seen)
+            files = parquet_files(data)
+            r = dbt(args.dbt, ["run"], project, work / f"logs-{run.replace(' ', '-')}", server, args.threads)
+            written = audit_materializations(audit, seen)
+            r["audit_s"], r["audit_statements"], seen = audit_seconds(audit, seen)
+            r["run"] = run
+            r["new_parquet_files"] = len(parquet_files(data) - files)
+            tables = {t: reused for t, reused in written.items() if t in table_models}
+            r["tables_reused"] = sorted(t for t, reused in tables.items() if reused)
+            r["tables_rebuilt"] = sorted(t for t, reused in tables.items() if not reused)
+            rows.append(r)
+            print(json.dumps({k: (len(v) if isinstance(v, list) else v) for k, v in r.items()}))
+    expected = changed_tables(project, "products")
+    print()
+    print(f"{len(table_models)} table models; {len(expected)} read the products seed's values: {sorted(expected)}")
+    print("| run | models | wall (s) | SQE audit (s) | statements | new Parquet files | table models reused | rebuilt |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['run']} | {r['nodes']} | {r['wall_s']:.1f} | {r['audit_s']:.2f} | {r['audit_statements']} | "
+              f"{r['new_parquet_files']} | {len(r['tables_reused'])} | {len(r['tables_rebuilt'])} |")
+    first, unchanged, changed = rows
+    print(f"unchanged run: SQE time {unchanged['audit_s'] / first['audit_s']:.0%} of the first run's")
+    wrong = set(changed["tables_rebuilt"]) ^ expected
+    print(f"rebuilt after the change: {changed['tables_rebuilt']}: "
+          + ("exactly those" if not wrong else f"differs from those by {sorted(wrong)}"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=200)
@@ -123,6 +230,7 @@ def main() -> None:
     parser.add_argument("--new-orders", type=int, default=500)
     parser.add_argument("--dbt", default=str(REPO / ".venv-dbt-test" / "bin" / "dbt"))
     parser.add_argument("--work-dir", type=Path, default=None, help="kept after the run (default: a temporary directory)")
+    parser.add_argument("--reuse", action="store_true", help="time dbt run first, unchanged and after one seed changed")
     args = parser.parse_args()
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="sqe-bench-dbt-"))
@@ -131,6 +239,11 @@ def main() -> None:
     data.mkdir(parents=True)
     generate(project, args.models, args.seed)
     print(f"project: {args.models} models ({(project / 'shape.txt').read_text().strip()}), 3 seeds, in {project}")
+    if args.reuse:
+        reuse_runs(args, work, project, data, audit)
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     rows = []
     with sqe(data, audit) as (server, audited):
         seen = 0
