@@ -167,10 +167,43 @@ final class NamespaceSchema extends AbstractSchema {
     try {
       View view = catalog.views().get().loadView(id);
       reads.view(catalog.name(), id, view);
+      Table storage = MaterializedViews.isMaterialized(view) ? storage(view) : null;
+      if (storage != null) {
+        return storage;
+      }
       return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view, principal.user(), () -> hidesColumnsRead(view));
     } catch (NoSuchViewException e) {
       return null;
     }
+  }
+
+  /**
+   * The storage table of a materialized view, when it may answer for the view's query: no source
+   * moved since the refresh (or within the view's max_staleness), and the principal may SELECT
+   * every source without restriction, as reading the query would need. Null otherwise: the view's
+   * query is then expanded, under the principal's policy (views run with the reader's rights).
+   * A plan reading the storage table is not cached: its validity depends on the sources' snapshots.
+   */
+  private Table storage(View view) {
+    Optional<TableIdentifier> storageId = MaterializedViews.storageTable(view, name);
+    Optional<org.apache.iceberg.Table> storage = storageId.flatMap(catalog::loadTable);
+    if (storage.isEmpty()) {
+      return null;
+    }
+    MaterializedViews.Freshness freshness =
+        MaterializedViews.freshness(catalog, storage.get(), MaterializedViews.maxStaleness(view), System.currentTimeMillis());
+    if (!freshness.usable()) {
+      return null;
+    }
+    for (List<String> source : freshness.sources()) {
+      TableAccess sourceAccess = access.tableAccess(principal, source.get(0), source.get(1), source.get(2));
+      if (!sourceAccess.has(Privilege.SELECT) || sourceAccess.restricts()) {
+        return null;
+      }
+    }
+    reads.table(catalog.name(), storageId.get(), storage.get());
+    reads.unversioned("a materialized view's storage table");
+    return new IcebergTable(catalog, storageId.get(), storage.get());
   }
 
   /** Whether the principal's policy hides columns of a table or view that the view's SQL names. */
