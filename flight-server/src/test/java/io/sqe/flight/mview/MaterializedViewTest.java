@@ -116,6 +116,25 @@ class MaterializedViewTest {
   }
 
   @Test
+  void aRefreshAfterAColumnTypeChangeGivesTheViewTheNewColumns() throws SQLException {
+    statement.executeUpdate("CREATE OR REPLACE TABLE c.small (id INT, amount INT)");
+    statement.executeUpdate("INSERT INTO c.small VALUES (1, 10), (2, 20)");
+    statement.executeUpdate("CREATE MATERIALIZED VIEW c.totals AS SELECT id AS region, amount AS total FROM c.small");
+    assertThat(rows("SELECT total FROM c.totals ORDER BY total")).containsExactly(List.of(10), List.of(20));
+    statement.executeUpdate("ALTER TABLE c.small ALTER COLUMN amount SET DATA TYPE BIGINT");
+    assertThat(explain("SELECT * FROM c.totals")).doesNotContain(STORAGE_SCAN);
+    statement.executeUpdate("REFRESH MATERIALIZED VIEW c.totals");
+    // The storage table and the view now have a BIGINT column, and the storage table answers.
+    assertThat(views().loadView(TableIdentifier.of("c", "totals")).schema().findField("total").type())
+        .isEqualTo(org.apache.iceberg.types.Types.LongType.get());
+    assertThat(explain("SELECT * FROM c.totals")).contains(STORAGE_SCAN);
+    statement.executeUpdate("INSERT INTO c.small VALUES (3, 3000000000)");
+    statement.executeUpdate("REFRESH MATERIALIZED VIEW c.totals");
+    assertThat(rows("SELECT total FROM c.totals ORDER BY total")).containsExactly(List.of(10L), List.of(20L), List.of(3000000000L));
+    statement.executeUpdate("DROP TABLE c.small");
+  }
+
+  @Test
   void maxStalenessLetsReadsUseTheStorageTableAfterASourceMoved() throws SQLException {
     statement.executeUpdate("CREATE MATERIALIZED VIEW c.totals WITH (max_staleness = '1h') AS " + QUERY);
     List<List<Object>> before = rows("SELECT * FROM c.totals ORDER BY region");

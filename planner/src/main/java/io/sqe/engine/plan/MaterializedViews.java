@@ -9,10 +9,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.view.View;
 
 /**
@@ -92,6 +95,18 @@ public final class MaterializedViews {
    * @param now the current time in epoch milliseconds
    */
   public static Freshness freshness(LakehouseCatalog catalog, Table storage, Duration maxStaleness, long now) {
+    return freshness(catalog, storage, null, maxStaleness, now);
+  }
+
+  /**
+   * As {@link #freshness(LakehouseCatalog, Table, Duration, long)}, and the storage table must
+   * have the columns of {@code view} (a refresh after a source's columns changed may have written
+   * others, which the view does not declare).
+   */
+  public static Freshness freshness(LakehouseCatalog catalog, Table storage, View view, Duration maxStaleness, long now) {
+    if (view != null && !sameColumns(storage.schema(), view.schema())) {
+      return Freshness.stale("the storage table's columns are not the view's");
+    }
     Snapshot current = storage.currentSnapshot();
     String inputs = current == null ? null : current.summary().get(LINEAGE_INPUTS);
     if (inputs == null) {
@@ -118,14 +133,14 @@ public final class MaterializedViews {
       TableIdentifier id = TableIdentifier.parse(name.substring(dot + 1));
       sources.add(List.of(catalog.name(), id.namespace().level(0), id.name()));
       if (kind.equals("view")) {
-        Optional<View> view = catalog.views().flatMap(v -> {
+        Optional<View> read = catalog.views().flatMap(v -> {
           try {
             return Optional.of(v.loadView(id));
           } catch (NoSuchViewException e) {
             return Optional.empty();
           }
         });
-        if (view.isEmpty() || !view.get().uuid().toString().equals(uuid) || view.get().currentVersion().versionId() != value) {
+        if (read.isEmpty() || !read.get().uuid().toString().equals(uuid) || read.get().currentVersion().versionId() != value) {
           return Freshness.stale("view " + name + " was replaced");
         }
         continue;
@@ -154,6 +169,23 @@ public final class MaterializedViews {
       return new Freshness(true, moved + " moved, within the view's max_staleness of " + maxStaleness, sources);
     }
     return Freshness.stale(moved + " moved since the refresh");
+  }
+
+  /** Whether the two schemas have the same column names and types, field ids aside. */
+  public static boolean sameColumns(Schema a, Schema b) {
+    List<Types.NestedField> left = a.columns();
+    List<Types.NestedField> right = b.columns();
+    if (left.size() != right.size()) {
+      return false;
+    }
+    for (int i = 0; i < left.size(); i++) {
+      Type l = left.get(i).type();
+      Type r = right.get(i).type();
+      if (!left.get(i).name().equals(right.get(i).name()) || l.typeId() != r.typeId() || (l.isPrimitiveType() && !l.equals(r))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

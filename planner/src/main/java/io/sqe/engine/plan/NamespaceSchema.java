@@ -199,7 +199,7 @@ final class NamespaceSchema extends AbstractSchema {
       return null;
     }
     MaterializedViews.Freshness freshness =
-        MaterializedViews.freshness(catalog, storage.get(), MaterializedViews.maxStaleness(view), System.currentTimeMillis());
+        MaterializedViews.freshness(catalog, storage.get(), view, MaterializedViews.maxStaleness(view), System.currentTimeMillis());
     if (!freshness.usable()) {
       reads.note(qualified + "its query (" + freshness.reason() + ")");
       return null;

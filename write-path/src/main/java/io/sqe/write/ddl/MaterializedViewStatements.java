@@ -190,7 +190,25 @@ final class MaterializedViewStatements {
       CommandContext defaults = in(ctx, defaultCatalog, defaultNamespace);
       checkQuery(defaults, sql.sql(), refresh.name());
       TableIdentifier storage = MaterializedViews.storageTable(view, name.schema()).orElseThrow();
-      return writeStorage(defaults, name, storage, sql.sql(), true);
+      CommandResult written = writeStorage(defaults, name, storage, sql.sql(), true);
+      Table stored = name.catalog().iceberg().loadTable(storage);
+      if (!MaterializedViews.sameColumns(stored.schema(), view.schema())) {
+        // A source's columns changed: the view now has the columns its query returns, as a
+        // CREATE OR REPLACE would give it, with its SQL and defaults kept.
+        try {
+          view.replaceVersion()
+              .withSchema(stored.schema())
+              .withQuery(sql.dialect(), sql.sql())
+              .withDefaultCatalog(version.defaultCatalog())
+              .withDefaultNamespace(version.defaultNamespace())
+              .commit();
+        } catch (RuntimeException e) {
+          throw DdlErrors.translate(e, refresh.name());
+        } finally {
+          name.catalog().invalidate(name.id());
+        }
+      }
+      return written;
     };
   }
 
