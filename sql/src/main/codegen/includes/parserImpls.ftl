@@ -453,6 +453,49 @@ SqlCreate SqeCreateView(Span s, boolean replace) :
     }
 }
 
+// Trino's CREATE MATERIALIZED VIEW; its GRACE PERIOD is the max_staleness property here.
+SqlCreate SqeCreateMaterializedView(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    SqlCharStringLiteral comment = null;
+    SqlNodeList properties = SqlNodeList.EMPTY;
+    final SqlNode query;
+}
+{
+    <MATERIALIZED> <VIEW> ifNotExists = SqeIfNotExists() name = CompoundTableIdentifier()
+    [ <COMMENT> comment = SqeCharString() ]
+    [ <WITH> properties = SqeParenthesizedProperties() ]
+    <AS> query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY) {
+        if (replace && ifNotExists) {
+            throw SqlSyntaxErrors.error(s.pos(), "CREATE OR REPLACE MATERIALIZED VIEW cannot have IF NOT EXISTS");
+        }
+        return new SqlCreateMaterializedView(s.end(this), replace, ifNotExists, name, comment, properties, query);
+    }
+}
+
+SqlDrop SqeDropMaterializedView(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+}
+{
+    <MATERIALIZED> <VIEW> ifExists = SqeIfExists() name = CompoundTableIdentifier() {
+        return new SqlDropMaterializedView(s.end(this), ifExists, name);
+    }
+}
+
+SqlNode SqeRefreshMaterializedView() :
+{
+    final Span s;
+    final SqlIdentifier name;
+}
+{
+    <REFRESH> { s = span(); } <MATERIALIZED> <VIEW> name = CompoundTableIdentifier() {
+        return new SqlRefreshMaterializedView(s.end(this), name);
+    }
+}
+
 SqlDrop SqeDropSchema(Span s, boolean replace) :
 {
     final boolean ifExists;
@@ -1035,6 +1078,8 @@ SqlNode SqeShow() :
             <TABLE> { objectKind = SqlShowCreate.ObjectKind.TABLE; }
         |
             <VIEW> { objectKind = SqlShowCreate.ObjectKind.VIEW; }
+        |
+            <MATERIALIZED> <VIEW> { objectKind = SqlShowCreate.ObjectKind.MATERIALIZED_VIEW; }
         |
             <SCHEMA> { objectKind = SqlShowCreate.ObjectKind.SCHEMA; }
         )

@@ -264,6 +264,9 @@ public final class QueryEngine {
       for (String line : plan.explain().split("\n")) {
         rows.add(new Object[] {line});
       }
+      for (String note : plan.reads().notes()) {
+        rows.add(new Object[] {"-- " + note});
+      }
       Schema schema = new Schema(List.of(new Field("plan", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
       return new Prepared.Rows(sql, schema, rows);
     }

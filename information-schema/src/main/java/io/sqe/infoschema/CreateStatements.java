@@ -1,6 +1,7 @@
 package io.sqe.infoschema;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.plan.MaterializedViews;
 import io.sqe.engine.sql.SqlDialect;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.apache.iceberg.SortDirection;
 import org.apache.iceberg.SortField;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.view.View;
 
 /**
  * The DDL that creates a table, view or schema as it is now, in SQE's SQL, for SHOW CREATE: a
@@ -84,6 +86,20 @@ final class CreateStatements {
     ddl.append(" (").append(String.join(", ", names)).append(')');
     if (details.comment() != null) {
       ddl.append(" COMMENT ").append(literal(details.comment()));
+    }
+    return ddl.append(" AS\n").append(details.viewDefinition()).toString();
+  }
+
+  /** Trino's form: the view's comment and max_staleness, then its SQL; the storage table is not the user's to name. */
+  static String materializedView(Relation relation, View view) {
+    RelationDetails details = relation.details().orElseThrow();
+    StringBuilder ddl = new StringBuilder("CREATE MATERIALIZED VIEW ").append(name(relation));
+    if (details.comment() != null) {
+      ddl.append("\nCOMMENT ").append(literal(details.comment()));
+    }
+    String maxStaleness = view.properties().get(MaterializedViews.MAX_STALENESS);
+    if (maxStaleness != null) {
+      ddl.append("\nWITH (\n   ").append(MaterializedViews.MAX_STALENESS).append(" = ").append(literal(maxStaleness)).append("\n)");
     }
     return ddl.append(" AS\n").append(details.viewDefinition()).toString();
   }

@@ -16,6 +16,7 @@ import io.sqe.engine.session.DurationText;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.ddl.SqlShow;
+import io.sqe.engine.plan.MaterializedViews;
 import io.sqe.engine.sql.ddl.SqlShowCreate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.view.View;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlDescribeTable;
 import org.apache.calcite.sql.SqlFunction;
@@ -153,6 +155,7 @@ public final class ShowStatements implements CommandExecutor {
     String column = switch (show.objectKind()) {
       case TABLE -> "Create Table";
       case VIEW -> "Create View";
+      case MATERIALIZED_VIEW -> "Create Materialized View";
       case SCHEMA -> "Create Schema";
     };
     return report(schema(column), context -> List.<Object[]>of(new Object[] {createStatement(context, show)}));
@@ -169,7 +172,15 @@ public final class ShowStatements implements CommandExecutor {
       return CreateStatements.schema(catalog, schema);
     }
     Relation relation = relation(context, show.name());
-    RelationType expected = show.objectKind() == SqlShowCreate.ObjectKind.VIEW ? RelationType.VIEW : RelationType.TABLE;
+    RelationType expected = show.objectKind() == SqlShowCreate.ObjectKind.TABLE ? RelationType.TABLE : RelationType.VIEW;
+    Optional<View> materialized = relation.type() == RelationType.VIEW
+        ? MaterializedViews.load(relation.schema().catalog(), relation.id())
+        : Optional.empty();
+    if (relation.type() == expected && materialized.isPresent() != (show.objectKind() == SqlShowCreate.ObjectKind.MATERIALIZED_VIEW)) {
+      throw error(ErrorCode.INVALID_ARGUMENT, "Relation '" + relation.qualifiedName() + "' is a "
+          + (materialized.isPresent() ? "materialized view: use SHOW CREATE MATERIALIZED VIEW" : "view, not a materialized view: use SHOW CREATE VIEW"),
+          show.name().getParserPosition());
+    }
     if (relation.type() != expected) {
       throw error(ErrorCode.INVALID_ARGUMENT, "Relation '" + relation.qualifiedName() + "' is a "
           + (relation.type() == RelationType.VIEW ? "view, not a table: use SHOW CREATE VIEW" : "table, not a view: use SHOW CREATE TABLE"),
@@ -177,6 +188,9 @@ public final class ShowStatements implements CommandExecutor {
     }
     List<ColumnInfo> columns = metadata.columns(context.session().principal(), relation)
         .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Cannot load " + relation.qualifiedName()));
+    if (materialized.isPresent()) {
+      return CreateStatements.materializedView(relation, materialized.get());
+    }
     return expected == RelationType.VIEW
         ? CreateStatements.view(relation, columns)
         : CreateStatements.table(relation, columns, relation.schema().catalog().loadTable(relation.id()).orElseThrow(

@@ -23,15 +23,19 @@ import io.sqe.engine.sql.ddl.SqlAlterTableUnsetProperties;
 import io.sqe.engine.sql.ddl.SqlAlterUser;
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
+import io.sqe.engine.sql.ddl.SqlCreateMaterializedView;
 import io.sqe.engine.sql.ddl.SqlCreateSchema;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlCreateUser;
 import io.sqe.engine.sql.ddl.SqlCreateView;
+import io.sqe.engine.sql.ddl.SqlDropMaterializedView;
 import io.sqe.engine.sql.ddl.SqlDropSchema;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlDropUser;
 import io.sqe.engine.sql.ddl.SqlDropView;
 import io.sqe.engine.sql.ddl.SqlProperty;
+import io.sqe.engine.sql.ddl.SqlRefreshMaterializedView;
+import io.sqe.engine.sql.ddl.SqlShowCreate;
 import io.sqe.engine.sql.ddl.SqlSortField;
 import io.sqe.engine.sql.ddl.SqlTransform;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
@@ -41,6 +45,7 @@ import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCollectionTypeNameSpec;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlMapTypeNameSpec;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlRowTypeNameSpec;
@@ -424,6 +429,31 @@ class DdlParserTest {
     assertThat(parse("drop view v", SqlDropView.class).ifExists).isFalse();
 
     assertSyntaxError("create or replace view if not exists v as select 1", "cannot have IF NOT EXISTS", 1, 1);
+  }
+
+  @Test
+  void materializedViews() {
+    SqlCreateMaterializedView view = parse(
+        "CREATE OR REPLACE MATERIALIZED VIEW s.mv COMMENT 'totals' WITH (max_staleness = '1h') AS SELECT id, sum(x) AS s FROM t GROUP BY id",
+        SqlCreateMaterializedView.class);
+    assertThat(view.getKind()).isEqualTo(SqlKind.CREATE_MATERIALIZED_VIEW);
+    assertThat(view.getReplace()).isTrue();
+    assertThat(name(view.name())).isEqualTo("s.mv");
+    assertThat(view.comment()).isEqualTo("totals");
+    assertThat(view.properties()).extracting(p -> ((SqlProperty) p).key()).containsExactly("max_staleness");
+    assertThat(view.query().getKind()).isEqualTo(SqlKind.SELECT);
+    SqlCreateMaterializedView plain = parse("create materialized view if not exists mv as select 1 as x", SqlCreateMaterializedView.class);
+    assertThat(plain.ifNotExists).isTrue();
+    assertThat(plain.properties()).isEmpty();
+
+    assertThat(parse("DROP MATERIALIZED VIEW IF EXISTS s.mv", SqlDropMaterializedView.class).ifExists).isTrue();
+    assertThat(name(parse("refresh materialized view s.mv", SqlRefreshMaterializedView.class).name())).isEqualTo("s.mv");
+    assertThat(parse("SHOW CREATE MATERIALIZED VIEW s.mv", SqlShowCreate.class).objectKind())
+        .isEqualTo(SqlShowCreate.ObjectKind.MATERIALIZED_VIEW);
+    // The new words stay usable as names.
+    assertThat(parse("select materialized, refresh from t", SqlSelect.class).getSelectList()).hasSize(2);
+
+    assertSyntaxError("create or replace materialized view if not exists mv as select 1", "cannot have IF NOT EXISTS", 1, 1);
   }
 
   @Test

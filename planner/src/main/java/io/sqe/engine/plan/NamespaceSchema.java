@@ -167,10 +167,54 @@ final class NamespaceSchema extends AbstractSchema {
     try {
       View view = catalog.views().get().loadView(id);
       reads.view(catalog.name(), id, view);
+      if (MaterializedViews.isMaterialized(view)) {
+        Table storage = storage(id, view);
+        if (storage != null) {
+          return storage;
+        }
+        // A plan through the query stays right, but once a refresh makes the storage table fresh
+        // it should answer: plan again each time.
+        reads.planUncacheable("it reads a materialized view, whose storage table may answer after a refresh");
+      }
       return new IcebergViewTable(List.of(catalog.name(), name, id.name()), view, principal.user(), () -> hidesColumnsRead(view));
     } catch (NoSuchViewException e) {
       return null;
     }
+  }
+
+  /**
+   * The storage table of a materialized view, when it may answer for the view's query: no source
+   * moved since the refresh (or within the view's max_staleness), and the principal may SELECT
+   * every source without restriction, as reading the query would need. Null otherwise: the view's
+   * query is then expanded, under the principal's policy (views run with the reader's rights).
+   * A plan or result reading the storage table is not cached: its validity depends on the sources'
+   * snapshots.
+   */
+  private Table storage(TableIdentifier id, View view) {
+    String qualified = "materialized view " + catalog.name() + "." + id + ": ";
+    Optional<TableIdentifier> storageId = MaterializedViews.storageTable(view, name);
+    Optional<org.apache.iceberg.Table> storage = storageId.flatMap(catalog::loadTable);
+    if (storage.isEmpty()) {
+      reads.note(qualified + "its query (the storage table is missing)");
+      return null;
+    }
+    MaterializedViews.Freshness freshness =
+        MaterializedViews.freshness(catalog, storage.get(), view, MaterializedViews.maxStaleness(view), System.currentTimeMillis());
+    if (!freshness.usable()) {
+      reads.note(qualified + "its query (" + freshness.reason() + ")");
+      return null;
+    }
+    for (List<String> source : freshness.sources()) {
+      TableAccess sourceAccess = access.tableAccess(principal, source.get(0), source.get(1), source.get(2));
+      if (!sourceAccess.has(Privilege.SELECT) || sourceAccess.restricts()) {
+        reads.note(qualified + "its query (the user's access to " + String.join(".", source) + " is restricted)");
+        return null;
+      }
+    }
+    reads.note(qualified + "storage table " + storageId.get() + " (" + freshness.reason() + ")");
+    reads.table(catalog.name(), storageId.get(), storage.get());
+    reads.unversioned("a materialized view's storage table");
+    return new IcebergTable(catalog, storageId.get(), storage.get());
   }
 
   /** Whether the principal's policy hides columns of a table or view that the view's SQL names. */

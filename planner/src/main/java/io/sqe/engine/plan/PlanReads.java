@@ -60,6 +60,7 @@ public final class PlanReads {
   private final Set<List<String>> schemas = new LinkedHashSet<>();
   private final Map<IcebergTable, Long> pinned = new IdentityHashMap<>();
   private final List<ScanRead> scans = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
 
   synchronized void context(Session session) {
     context = PlanContext.of(session);
@@ -105,6 +106,18 @@ public final class PlanReads {
     if (resultUncacheable == null) {
       resultUncacheable = reason;
     }
+  }
+
+  /** What planning chose that the plan's text does not show (which part of a materialized view answers, and why), for EXPLAIN. */
+  synchronized void note(String note) {
+    if (!notes.contains(note)) {
+      notes.add(note);
+    }
+  }
+
+  /** See {@link #note}. */
+  public synchronized List<String> notes() {
+    return List.copyOf(notes);
   }
 
   /** A scan of the finished plan reads {@code table}. */

@@ -10,14 +10,17 @@ import io.sqe.engine.sql.ddl.SqlAlterViewRename;
 import io.sqe.engine.sql.ddl.SqlAnalyzeTable;
 import io.sqe.engine.sql.ddl.SqlCallProcedure;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
+import io.sqe.engine.sql.ddl.SqlCreateMaterializedView;
 import io.sqe.engine.sql.ddl.SqlCreateSchema;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlCreateView;
+import io.sqe.engine.sql.ddl.SqlDropMaterializedView;
 import io.sqe.engine.sql.ddl.SqlDropSchema;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlDropView;
 import io.sqe.engine.sql.ddl.SqlMergeClause;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
+import io.sqe.engine.sql.ddl.SqlRefreshMaterializedView;
 import io.sqe.engine.sql.ddl.SqlShowCreate;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
 import java.util.EnumSet;
@@ -79,6 +82,13 @@ public final class StatementPrivileges {
       created(session, ((SqlCreateTable) statement).name(), "table");
     } else if (statement instanceof SqlCreateView) {
       created(session, ((SqlCreateView) statement).name(), "view");
+    } else if (statement instanceof SqlCreateMaterializedView) {
+      created(session, ((SqlCreateMaterializedView) statement).name(), "materialized view");
+    } else if (statement instanceof SqlDropMaterializedView) {
+      existing(session, ((SqlDropMaterializedView) statement).name(), EnumSet.of(Privilege.DROP));
+    } else if (statement instanceof SqlRefreshMaterializedView) {
+      // Trino's rule: refreshing changes the view's rows as an UPDATE would.
+      existing(session, ((SqlRefreshMaterializedView) statement).name(), EnumSet.of(Privilege.UPDATE));
     } else if (statement instanceof SqlDropTable) {
       existing(session, ((SqlDropTable) statement).name(), EnumSet.of(Privilege.DROP));
     } else if (statement instanceof SqlDropView) {

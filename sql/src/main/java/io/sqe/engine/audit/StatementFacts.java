@@ -7,12 +7,15 @@ import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.ddl.SqlAlterTable;
 import io.sqe.engine.sql.ddl.SqlAnalyzeTable;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
+import io.sqe.engine.sql.ddl.SqlCreateMaterializedView;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlCreateView;
+import io.sqe.engine.sql.ddl.SqlDropMaterializedView;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlDropView;
 import io.sqe.engine.sql.ddl.SqlExecute;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
+import io.sqe.engine.sql.ddl.SqlRefreshMaterializedView;
 import io.sqe.engine.sql.ddl.SqlShowCreate;
 import io.sqe.engine.sql.ddl.SqlTableVersion;
 import io.sqe.engine.sql.ddl.SqlTransactionStatement;
@@ -154,6 +157,13 @@ public record StatementFacts(String kind, List<String> read, List<String> writte
       if (node instanceof SqlCreateView) {
         table(((SqlCreateView) node).name(), written);
         query(((SqlCreateView) node).query(), Set.of());
+      } else if (node instanceof SqlCreateMaterializedView) {
+        table(((SqlCreateMaterializedView) node).name(), written);
+        query(((SqlCreateMaterializedView) node).query(), Set.of());
+      } else if (node instanceof SqlDropMaterializedView) {
+        table(((SqlDropMaterializedView) node).name(), written);
+      } else if (node instanceof SqlRefreshMaterializedView) {
+        table(((SqlRefreshMaterializedView) node).name(), written);
       } else if (node instanceof SqlDropTable) {
         table(((SqlDropTable) node).name(), written);
       } else if (node instanceof SqlDropView) {

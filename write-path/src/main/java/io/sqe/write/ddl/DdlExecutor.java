@@ -11,12 +11,15 @@ import io.sqe.engine.sql.ddl.SqlAlterTableDropRef;
 import io.sqe.engine.sql.ddl.SqlAlterTableExecute;
 import io.sqe.engine.sql.ddl.SqlAlterViewRename;
 import io.sqe.engine.sql.ddl.SqlCommentOn;
+import io.sqe.engine.sql.ddl.SqlCreateMaterializedView;
 import io.sqe.engine.sql.ddl.SqlCreateSchema;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.engine.sql.ddl.SqlCreateView;
+import io.sqe.engine.sql.ddl.SqlDropMaterializedView;
 import io.sqe.engine.sql.ddl.SqlDropSchema;
 import io.sqe.engine.sql.ddl.SqlDropTable;
 import io.sqe.engine.sql.ddl.SqlDropView;
+import io.sqe.engine.sql.ddl.SqlRefreshMaterializedView;
 import io.sqe.engine.sql.ddl.SqlTruncateTable;
 import io.sqe.write.maintenance.MaintenanceSettings;
 import io.sqe.write.storage.LocationRules;
@@ -26,7 +29,7 @@ import org.apache.calcite.sql.SqlNode;
 /**
  * Runs DDL against the Iceberg catalogs: schemas, tables (without a query; CREATE TABLE AS is
  * DML's), ALTER TABLE (with branches, tags and the maintenance procedures of ALTER TABLE EXECUTE),
- * views and comments. Preparing resolves names and checks types, layouts and properties; running
+ * views, materialized views and comments. Preparing resolves names and checks types, layouts and properties; running
  * checks again against the catalog as it is then, applies IF [NOT] EXISTS, and commits once.
  */
 public final class DdlExecutor implements CommandExecutor {
@@ -78,6 +81,15 @@ public final class DdlExecutor implements CommandExecutor {
     }
     if (statement instanceof SqlDropView) {
       return Optional.of(ViewStatements.drop(context, (SqlDropView) statement));
+    }
+    if (statement instanceof SqlCreateMaterializedView) {
+      return Optional.of(MaterializedViewStatements.create(context, (SqlCreateMaterializedView) statement));
+    }
+    if (statement instanceof SqlDropMaterializedView) {
+      return Optional.of(MaterializedViewStatements.drop(context, (SqlDropMaterializedView) statement));
+    }
+    if (statement instanceof SqlRefreshMaterializedView) {
+      return Optional.of(MaterializedViewStatements.refresh(context, (SqlRefreshMaterializedView) statement));
     }
     if (statement instanceof SqlAlterViewRename) {
       return Optional.of(ViewStatements.rename(context, (SqlAlterViewRename) statement));

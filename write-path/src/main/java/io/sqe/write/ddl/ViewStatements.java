@@ -9,6 +9,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.plan.MaterializedViews;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
@@ -88,6 +89,7 @@ final class ViewStatements {
             return existing(create, name);
           }
           previous = views.loadView(name.id());
+          checkNotMaterialized(previous, name, create.name());
           checkDialectsKept(previous, name, create.name());
           if (sameDefinition(previous, schema, sql, defaultCatalog, defaultNamespace, create.comment())) {
             return CommandResult.rows(0);
@@ -142,6 +144,16 @@ final class ViewStatements {
         && Objects.equals(current.defaultCatalog(), defaultCatalog)
         && defaultNamespace.equals(current.defaultNamespace())
         && Objects.equals(view.properties().get(ViewProperties.COMMENT), comment);
+  }
+
+  /** A materialized view is replaced or dropped with its storage table, by its own statements. */
+  private static void checkNotMaterialized(View view, ObjectName name, SqlNode at) {
+    if (MaterializedViews.isMaterialized(view)) {
+      throw error(
+          ErrorCode.INVALID_ARGUMENT,
+          "'" + name.qualified() + "' is a materialized view; use CREATE OR REPLACE MATERIALIZED VIEW or DROP MATERIALIZED VIEW",
+          at);
+    }
   }
 
   /** Iceberg refuses a replacement that drops another engine's SQL; say why in SQL terms. */
@@ -231,6 +243,9 @@ final class ViewStatements {
     }
     return (ctx, parameters) -> {
       try {
+        if (views.viewExists(name.id())) {
+          checkNotMaterialized(views.loadView(name.id()), name, drop.name());
+        }
         if (!views.dropView(name.id()) && !drop.ifExists) {
           throw notFound(name);
         }
@@ -390,7 +405,7 @@ final class ViewStatements {
     }
   }
 
-  private static ViewCatalog views(ObjectName name) {
+  static ViewCatalog views(ObjectName name) {
     return name.catalog().views().orElseThrow(() -> error(
         ErrorCode.NOT_SUPPORTED, "Catalog '" + name.catalog().name() + "' does not support views", name.node()));
   }

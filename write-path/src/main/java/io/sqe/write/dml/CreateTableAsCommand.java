@@ -59,7 +59,7 @@ import org.apache.iceberg.types.Types;
  * <p>Columns are nullable unless the column list says NOT NULL, whatever the query's types say:
  * a table outlives the query that filled it.
  */
-final class CreateTableAsCommand implements PreparedCommand {
+public final class CreateTableAsCommand implements PreparedCommand {
   private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
 
   private final TableRef target;
@@ -91,7 +91,11 @@ final class CreateTableAsCommand implements PreparedCommand {
     this.reuse = reuse;
   }
 
-  static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create, LocationRules locations, boolean reuse) {
+  /**
+   * @param reuse whether a CREATE OR REPLACE whose lineage is unchanged commits nothing, unless the
+   *     session says otherwise
+   */
+  public static CreateTableAsCommand prepare(CommandContext context, SqlCreateTable create, LocationRules locations, boolean reuse) {
     TableRef target = TableNames.resolve(context, create.name());
     SqlPosition at = SqlPositions.position(create.name());
     PathSafeNames.check("schema", target.id().namespace().level(0), at);

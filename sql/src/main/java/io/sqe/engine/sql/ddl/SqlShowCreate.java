@@ -13,7 +13,10 @@ import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.util.ImmutableNullableList;
 
-/** {@code SHOW CREATE TABLE name}, {@code SHOW CREATE VIEW name} or {@code SHOW CREATE SCHEMA name}. */
+/**
+ * {@code SHOW CREATE TABLE name}, {@code SHOW CREATE VIEW name}, {@code SHOW CREATE MATERIALIZED
+ * VIEW name} or {@code SHOW CREATE SCHEMA name}.
+ */
 public final class SqlShowCreate extends SqlCall {
   private static final SqlOperator OPERATOR = new SqlSpecialOperator("SHOW CREATE", SqlKind.OTHER);
 
@@ -21,7 +24,8 @@ public final class SqlShowCreate extends SqlCall {
   public enum ObjectKind {
     SCHEMA,
     TABLE,
-    VIEW
+    VIEW,
+    MATERIALIZED_VIEW
   }
 
   private final ObjectKind objectKind;
@@ -54,7 +58,7 @@ public final class SqlShowCreate extends SqlCall {
   @Override
   public void unparse(SqlWriter writer, int leftPrec, int rightPrec) {
     writer.keyword("SHOW CREATE");
-    writer.keyword(objectKind.name());
+    writer.keyword(objectKind.name().replace('_', ' '));
     name.unparse(writer, 0, 0);
   }
 }
