@@ -2,6 +2,7 @@ package io.sqe.flight.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.opentelemetry.context.Scope;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.catalog.types.TrinoType;
 import io.sqe.engine.Prepared;
@@ -124,8 +125,15 @@ final class StatementTask implements Runnable {
 
   private void runStatement(Session session) {
     StatementAudit record = context.audit().recordsStatements()
-        ? context.audit().statement(caller.principal().user(), clientAddress, session, sql)
+        ? context.audit().statement(caller.principal().user(), clientAddress, session, sql, io.opentelemetry.context.Context.current())
         : StatementAudit.NONE;
+    record.span().source(headers.source());
+    try (Scope trace = record.trace().makeCurrent()) {
+      runStatement(session, record);
+    }
+  }
+
+  private void runStatement(Session session, StatementAudit record) {
     Prepared statement;
     try {
       statement = context.engine().prepare(session, sql);
