@@ -15,6 +15,7 @@ import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.trace.Spans;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
@@ -230,7 +231,8 @@ final class StatementTask implements Runnable {
   private long stream(Session session, Prepared statement) {
     TrackedQuery tracked = context.engine().queries().find(query.id()).orElse(null);
     long rows = 0;
-    try (QueryExecution execution = context.engine().execute(session, statement, List.of(), query.id())) {
+    try (Spans.Scoped run = Spans.open("sqe.execute");
+        QueryExecution execution = context.engine().execute(session, statement, List.of(), query.id())) {
       query.columns(columns(statement.resultSchema()));
       PageEncoder encoder = new PageEncoder(statement.resultSchema(), TrinoQuery.TARGET_PAGE_BYTES);
       PageEncoder.PageSink sink = (page, count) -> query.page(page, count, () -> tracked != null && tracked.isCancelled());
