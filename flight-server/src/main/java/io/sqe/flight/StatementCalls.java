@@ -233,7 +233,7 @@ final class StatementCalls {
     String queryId = newQueryId();
     return call.record().recordUpdate(queryId, () -> {
       track(queryId, call.client(), call.session(), call.sql());
-      try (Scope trace = call.record().trace().makeCurrent()) {
+      try {
         Prepared statement = call.plan().apply(queryId);
         if (!(statement instanceof Prepared.Command)) {
           throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");

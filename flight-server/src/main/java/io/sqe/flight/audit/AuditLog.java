@@ -199,10 +199,15 @@ public final class AuditLog implements AutoCloseable {
 
   /** Starts the record of a statement that has no text, whose facts the caller knows (a bulk ingest). */
   public StatementAudit statement(String user, String client, StatementFacts facts) {
+    return statement(user, client, facts, Context.root());
+  }
+
+  /** As {@link #statement(String, String, StatementFacts)}, its trace continuing {@code trace}, the client's. */
+  public StatementAudit statement(String user, String client, StatementFacts facts, Context trace) {
     if (!recordsStatements()) {
       return StatementAudit.NONE;
     }
-    return new StatementAudit(this, user, client, null, null, requireNonNull(facts, "facts is null"), List.of(), Context.root());
+    return new StatementAudit(this, user, client, null, null, requireNonNull(facts, "facts is null"), List.of(), trace);
   }
 
   static Map<String, Object> line(

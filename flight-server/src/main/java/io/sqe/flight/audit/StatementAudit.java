@@ -1,6 +1,7 @@
 package io.sqe.flight.audit;
 
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.audit.StatementFacts;
@@ -120,12 +121,12 @@ public final class StatementAudit {
   }
 
   /**
-   * Runs a statement that writes rows and records how it ended: succeeded with the count it
-   * returns, or failed with what it threw (which is thrown on).
+   * Runs a statement that writes rows, in its trace, and records how it ended: succeeded with the
+   * count it returns, or failed with what it threw (which is thrown on).
    */
   public long recordUpdate(String queryId, LongSupplier statement) {
     long rows;
-    try {
+    try (Scope scope = trace().makeCurrent()) {
       rows = statement.getAsLong();
     } catch (RuntimeException | Error e) {
       failed(queryId, e, null);

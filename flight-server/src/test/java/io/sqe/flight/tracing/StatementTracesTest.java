@@ -21,6 +21,20 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.apache.arrow.flight.CallHeaders;
+import org.apache.arrow.flight.FlightCallHeaders;
+import org.apache.arrow.flight.HeaderCallOption;
+import org.apache.arrow.flight.sql.FlightSqlClient.ExecuteIngestOptions;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -119,6 +133,42 @@ class StatementTracesTest {
     });
 
     assertNoLiterals(spans);
+  }
+
+  @Test
+  void aBulkIngestIsATraceWithItsCommit() throws Exception {
+    String ingestTrace = "5bf92f3577b34da6a3ce929d0e0e4736";
+    Schema schema = new Schema(List.of(Field.nullable("k", new ArrowType.Int(32, true))));
+    try (BufferAllocator allocator = new RootAllocator();
+        TestServer.Client client = server.client(allocator);
+        VectorSchemaRoot data = VectorSchemaRoot.create(schema, allocator)) {
+      IntVector k = (IntVector) data.getVector("k");
+      k.allocateNew(3);
+      for (int i = 0; i < 3; i++) {
+        k.set(i, i);
+      }
+      data.setRowCount(3);
+      client.sql().executeUpdate("CREATE SCHEMA ingest_traced", client.auth());
+      CallHeaders headers = new FlightCallHeaders();
+      headers.insert("traceparent", "00-" + ingestTrace + "-" + CLIENT_SPAN + "-01");
+      ExecuteIngestOptions options = new ExecuteIngestOptions(
+          "ingested",
+          TableDefinitionOptions.newBuilder()
+              .setIfNotExist(TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE)
+              .setIfExists(TableExistsOption.TABLE_EXISTS_OPTION_FAIL)
+              .build(),
+          "iceberg",
+          "ingest_traced",
+          Map.of());
+      assertThat(client.sql().executeIngest(data, options, client.auth(), new HeaderCallOption(headers))).isEqualTo(3);
+    }
+    List<CollectedSpan> spans = collector.await(
+        received -> received.stream().anyMatch(s -> s.name().equals("sqe.statement") && s.traceId().equals(ingestTrace)), WAIT);
+    CollectedSpan ingest = spans.stream()
+        .filter(s -> s.name().equals("sqe.statement") && s.traceId().equals(ingestTrace)).findFirst().orElseThrow();
+    assertThat(ingest.attribute("sqe.statement.kind")).isEqualTo("INGEST");
+    assertThat(ingest.attribute("sqe.rows")).isEqualTo(3L);
+    assertThat(names(below(spans, ingest))).contains("sqe.commit");
   }
 
   @Test
