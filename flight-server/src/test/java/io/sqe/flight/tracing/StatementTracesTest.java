@@ -172,6 +172,25 @@ class StatementTracesTest {
   }
 
   @Test
+  void aTransactionsCommitIsASpanOfTheCommitStatement() throws Exception {
+    try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+      statement.execute("CREATE SCHEMA txn_traced");
+      statement.execute("CREATE TABLE txn_traced.t (k INT)");
+      statement.execute("SET SESSION query_tag = 'txn-tag'");
+      statement.execute("BEGIN");
+      statement.execute("INSERT INTO txn_traced.t VALUES (1)");
+      statement.execute("COMMIT");
+    }
+    Predicate<CollectedSpan> commitStatement = s -> s.name().equals("sqe.statement")
+        && "COMMIT".equals(s.attribute("sqe.statement.kind")) && "txn-tag".equals(s.attribute("sqe.query_tag"));
+    List<CollectedSpan> spans = collector.await(received -> received.stream().anyMatch(commitStatement), WAIT);
+    CollectedSpan commit = spans.stream().filter(commitStatement).findFirst().orElseThrow();
+    assertThat(below(spans, commit)).filteredOn(s -> s.name().equals("sqe.commit"))
+        .singleElement()
+        .satisfies(s -> assertThat((String) s.attribute("sqe.table")).contains("txn_traced.t"));
+  }
+
+  @Test
   void aFailedStatementsSpanHasTheErrorStatus() throws Exception {
     try (Connection connection = connect(); Statement statement = connection.createStatement()) {
       assertThatThrownBy(() -> statement.executeQuery("SELECT * FROM traced.missing WHERE name = 'Qwerty-5511'"))
