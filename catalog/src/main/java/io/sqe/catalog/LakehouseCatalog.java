@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import io.sqe.engine.trace.Spans;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
@@ -112,7 +113,8 @@ public final class LakehouseCatalog implements Closeable {
     if (cached != null) {
       return Optional.of(cached);
     }
-    try {
+    try (Spans.Scoped span = Spans.open("sqe.catalog.load_table")) {
+      span.span().setAttribute("sqe.table", name + "." + id);
       Table table = catalog.loadTable(id);
       tables.put(key, table);
       return Optional.of(table);

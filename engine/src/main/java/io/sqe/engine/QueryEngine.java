@@ -46,6 +46,7 @@ import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqeTypeSystem;
 import io.sqe.engine.sql.ddl.SqlRedactedStatement;
 import io.sqe.engine.sql.ddl.SqlShow;
+import io.sqe.engine.trace.Spans;
 import io.sqe.engine.txn.TableTransaction;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.engine.txn.TransactionCommands;
@@ -256,7 +257,7 @@ public final class QueryEngine {
         return new Prepared.Query(cached.get());
       }
     }
-    SqlNode node = SqeParser.parse(sql);
+    SqlNode node = Spans.traced("sqe.parse", () -> SqeParser.parse(sql));
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
       PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql, readTables(session, List.of()));
@@ -347,8 +348,8 @@ public final class QueryEngine {
     checkTransaction(session, command.command(), "This statement");
     List<Object> values = internalParameters(command.parameterTypes(), parameters);
     try (QueryRun run = queries.begin(queryId, session.principal(), command.sql(), statementTimeout(session))) {
-      CommandResult result =
-          command.command().execute(new CommandContext(session, catalogs, new Services(run), run.operationId()), values);
+      CommandResult result = Spans.traced("sqe.execute", () ->
+          command.command().execute(new CommandContext(session, catalogs, new Services(run), run.operationId()), values));
       run.succeeded();
       return result;
     } catch (RuntimeException | ExceptionInInitializerError e) {

@@ -50,6 +50,12 @@ final class CallSessions {
   }
 
   /** The address of the client making the call, as the authenticator recorded it; null if unknown. */
+  /** The value of the current call's header {@code name}; null when it has none. */
+  static String header(CallContext context, String name) {
+    CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    return call == null ? null : call.headers().get(name);
+  }
+
   static String clientAddress(CallContext context) {
     CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
     return call == null ? null : call.headers().get(SqeAuthenticator.CLIENT_ADDRESS_HEADER);

@@ -158,6 +158,8 @@ final class FlightTransactions {
       return StatementAudit.NONE;
     }
     String client = CallSessions.clientAddress(context);
-    return audit.statement(session.principal().user(), client, new StatementFacts(kind, List.of(), List.of()));
+    return audit.statement(
+        session.principal().user(), client, new StatementFacts(kind, List.of(), List.of()),
+        audit.tracing().clientContext(name -> CallSessions.header(context, name)));
   }
 }

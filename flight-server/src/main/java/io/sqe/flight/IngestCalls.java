@@ -60,7 +60,9 @@ final class IngestCalls {
     String schema = command.hasSchema() ? command.getSchema() : session.schema();
     String table = (schema == null ? catalog : catalog + "." + schema) + "." + command.getTable();
     String client = CallSessions.clientAddress(context);
-    return audit.statement(session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)));
+    return audit.statement(
+        session.principal().user(), client, new StatementFacts("INGEST", List.of(), List.of(table)),
+        audit.tracing().clientContext(name -> CallSessions.header(context, name)));
   }
 
   /** The write path's form of an ingest command; the protocol asks servers to refuse unspecified table options. */

@@ -84,7 +84,7 @@ final class PreparedStatements {
       String handle = statements.newQueryId();
       Prepared statement;
       try {
-        statement = statements.prepare(statementSession, request.getQuery(), handle);
+        statement = statements.prepareHandle(context, statementSession, request.getQuery(), handle);
       } catch (RuntimeException | Error e) {
         // A statement that cannot be prepared never runs: this is its only record.
         throw StatementCalls.failed(statements.audit(context, statementSession, request.getQuery()), handle, e);

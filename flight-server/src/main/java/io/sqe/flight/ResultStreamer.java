@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryRun;
+import io.sqe.engine.trace.Spans;
 import io.sqe.flight.audit.StatementAudit;
 import io.sqe.flight.ops.LogSettings;
 import java.time.Duration;
@@ -96,8 +97,9 @@ final class ResultStreamer implements AutoCloseable {
     QueryBackpressure backpressure = new QueryBackpressure(stopped -> afterGrace(() -> end.afterStop(stopped, queryId, audit)));
     backpressure.register(listener);
     try {
-      threads.execute(CatalogCredentials.carry(
-          () -> stream(schema, executions, end, new QueryFigures.Builder(queryId), trailers, backpressure, audit)));
+      // The statement's trace context goes with it: the run's spans are its children.
+      threads.execute(CatalogCredentials.carry(audit.trace().wrap(
+          () -> stream(schema, executions, end, new QueryFigures.Builder(queryId), trailers, backpressure, audit))));
     } catch (RejectedExecutionException e) {
       RuntimeException error = CallStatus.UNAVAILABLE.withDescription("The server is shutting down").toRuntimeException();
       audit.failed(queryId, error, null);
@@ -142,7 +144,8 @@ final class ResultStreamer implements AutoCloseable {
       }
       while (executions.hasNext()) {
         QueryExecution current = null;
-        try (QueryExecution execution = executions.next().get()) {
+        try (Spans.Scoped run = Spans.open("sqe.execute");
+            QueryExecution execution = executions.next().get()) {
           current = execution;
           backpressure.running(execution);
           if (listener.isCancelled()) {
@@ -176,6 +179,7 @@ final class ResultStreamer implements AutoCloseable {
       }
       QueryFigures done = figures.build();
       trailers.set(done);
+      audit.span().bytes(done.bytes());
       if (!end.end(listener::completed)) {
         return;
       }

@@ -24,6 +24,7 @@ import io.sqe.engine.users.UserStatements;
 import io.sqe.flight.config.ConfigException;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementListener;
+import io.sqe.flight.tracing.StatementTracing;
 import io.sqe.flight.auth.AuthConfig;
 import io.sqe.flight.auth.ClientAddressHeader;
 import io.sqe.flight.auth.HttpAuthentication;
@@ -54,6 +55,7 @@ import io.sqe.write.WritePath;
 import io.sqe.write.maintenance.MaintenanceSettings;
 import io.sqe.write.storage.LocationRules;
 import java.io.IOException;
+import java.net.URI;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -159,7 +161,14 @@ public final class SqeServer implements AutoCloseable {
     Admission admission = new Admission(limits.maxRunningStatements(), limits.maxRunningStatementsPerUser(), limits.queueTimeout());
     QueryTracker queries = new QueryTracker(limits.queryHistory(), admission);
     StatementListener statements = new QueryFailures(metrics, queries);
-    AuditLog audit = AuditLog.disabled(statements);
+    // The audit log begins and ends each statement's trace, and closes the tracer.
+    StatementTracing tracing = StatementTracing.start(config.operations().tracing());
+    if (tracing.enabled()) {
+      URI collector = config.operations().tracing().otlpEndpoint();
+      // Without the URL's user info, which may hold a password.
+      LOG.info("Traces of statements to {}://{}:{}{}", collector.getScheme(), collector.getHost(), collector.getPort(), collector.getPath());
+    }
+    AuditLog audit = AuditLog.disabled(statements, tracing);
     LakehouseHealth health = null;
     OpsHttpServer http = null;
     TrinoEndpoint trino = null;
@@ -168,7 +177,7 @@ public final class SqeServer implements AutoCloseable {
     GuardedTransport transport = null;
     try {
       if (config.auditFile() != null) {
-        audit = AuditLog.open(config.auditFile(), statements);
+        audit = AuditLog.open(config.auditFile(), statements, tracing);
         LOG.info("Audit log: {}", config.auditFile());
       }
       // Authentication (the user store: a new admin's password hash, 210,000 PBKDF2 rounds; the

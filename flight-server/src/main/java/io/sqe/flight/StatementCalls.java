@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Context;
+import io.opentelemetry.context.Scope;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.QueryEngine;
@@ -13,10 +14,13 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.audit.Outcomes;
 import io.sqe.flight.audit.StatementAudit;
+import io.sqe.flight.audit.StatementListener;
 import io.sqe.flight.ops.LogSettings;
 import io.sqe.flight.runtime.RuntimeSchema;
 import io.sqe.flight.session.ClientSession;
+import io.sqe.flight.tracing.StatementSpan;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -121,7 +125,29 @@ final class StatementCalls {
     if (!audit.recordsStatements()) {
       return StatementAudit.NONE;
     }
-    return audit.statement(session.principal().user(), CallSessions.clientAddress(context), session, sql);
+    return audit.statement(
+        session.principal().user(), CallSessions.clientAddress(context), session, sql,
+        audit.tracing().clientContext(name -> CallSessions.header(context, name)));
+  }
+
+  /**
+   * Plans a statement to prepare under {@code handle} (CreatePreparedStatement), in a trace of
+   * its own that continues the client's.
+   */
+  Prepared prepareHandle(CallContext context, Session session, String sql, String handle) {
+    StatementSpan span = audit.tracing().beginPreparation(
+        audit.tracing().clientContext(name -> CallSessions.header(context, name)),
+        session.principal().user(),
+        CallSessions.clientAddress(context));
+    String tag = session.options().get(RuntimeSchema.QUERY_TAG);
+    try (Scope trace = span.context().makeCurrent()) {
+      Prepared prepared = prepare(session, sql, handle);
+      span.end(handle, null, sql, tag, List.of(), List.of(), StatementListener.OK, null, false);
+      return prepared;
+    } catch (RuntimeException | Error e) {
+      span.end(handle, null, sql, tag, List.of(), List.of(), Outcomes.code(e), null, false);
+      throw e;
+    }
   }
 
   /**
@@ -162,7 +188,7 @@ final class StatementCalls {
     String queryId = newQueryId();
     // Known from its arrival, so that its planning can be listed, cancelled and timed.
     track(queryId, call.client(), call.session(), call.sql());
-    try {
+    try (Scope trace = call.record().trace().makeCurrent()) {
       Prepared statement = call.plan().apply(queryId);
       List<List<Object>> parameterSets = call.parameterSets().get();
       if (statement instanceof Prepared.Command) {

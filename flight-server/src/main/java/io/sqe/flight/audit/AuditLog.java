@@ -7,8 +7,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.opentelemetry.context.Context;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.session.Session;
+import io.sqe.flight.tracing.StatementTracing;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.FileAlreadyExistsException;
@@ -45,7 +47,7 @@ public final class AuditLog implements AutoCloseable {
   private static final int QUEUE_CAPACITY = 65_536;
   private static final long CLOSE_WAIT_SECONDS = 30;
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final AuditLog DISABLED = new AuditLog(null, null, StatementListener.NONE);
+  private static final AuditLog DISABLED = new AuditLog(null, null, StatementListener.NONE, StatementTracing.OFF);
 
   private final Path file;
   private final Writer out;
@@ -53,6 +55,7 @@ public final class AuditLog implements AutoCloseable {
   private final Thread writer;
   private final Supplier<Map<String, Object>> stop = LinkedHashMap::new;
   private final StatementListener listener;
+  private final StatementTracing tracing;
   // Every statement's kind feeds the metrics, so its facts are needed on the request thread; the
   // statements that come again (those the plan cache serves without parsing) are not parsed again.
   private final Cache<FactsKey, StatementFacts> facts = Caffeine.newBuilder().maximumSize(10_000).build();
@@ -60,10 +63,11 @@ public final class AuditLog implements AutoCloseable {
   private record FactsKey(String catalog, String schema, String sql) {}
   private volatile boolean closed;
 
-  private AuditLog(Path file, Writer out, StatementListener listener) {
+  private AuditLog(Path file, Writer out, StatementListener listener, StatementTracing tracing) {
     this.file = file;
     this.out = out;
     this.listener = requireNonNull(listener, "listener is null");
+    this.tracing = requireNonNull(tracing, "tracing is null");
     if (out == null) {
       this.queue = null;
       this.writer = null;
@@ -81,7 +85,12 @@ public final class AuditLog implements AutoCloseable {
 
   /** A log that writes no lines but tells {@code listener} of every statement. */
   public static AuditLog disabled(StatementListener listener) {
-    return new AuditLog(null, null, listener);
+    return disabled(listener, StatementTracing.OFF);
+  }
+
+  /** A log that writes no lines but tells {@code listener} of every statement and traces it; closing it closes {@code tracing}. */
+  public static AuditLog disabled(StatementListener listener, StatementTracing tracing) {
+    return new AuditLog(null, null, listener, tracing);
   }
 
   /** Appends to {@code file}, created readable by its owner only if it does not exist. */
@@ -91,6 +100,11 @@ public final class AuditLog implements AutoCloseable {
 
   /** As {@link #open(Path)}, telling {@code listener} of every statement too. */
   public static AuditLog open(Path file, StatementListener listener) throws IOException {
+    return open(file, listener, StatementTracing.OFF);
+  }
+
+  /** As {@link #open(Path, StatementListener)}, tracing every statement too; closing the log closes {@code tracing}. */
+  public static AuditLog open(Path file, StatementListener listener, StatementTracing tracing) throws IOException {
     requireNonNull(file, "file is null");
     Path absolute = file.toAbsolutePath();
     if (absolute.getParent() != null) {
@@ -106,7 +120,7 @@ public final class AuditLog implements AutoCloseable {
       // Appending to the log of an earlier run.
     }
     Writer out = Files.newBufferedWriter(absolute, UTF_8, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    AuditLog log = new AuditLog(absolute, out, listener);
+    AuditLog log = new AuditLog(absolute, out, listener, tracing);
     log.writer.start();
     return log;
   }
@@ -117,11 +131,16 @@ public final class AuditLog implements AutoCloseable {
 
   /** Whether statements need a record: for the log's lines or for its listener. */
   public boolean recordsStatements() {
-    return enabled() || listener != StatementListener.NONE;
+    return enabled() || listener != StatementListener.NONE || tracing.enabled();
   }
 
   StatementListener listener() {
     return listener;
+  }
+
+  /** The tracer of statements, which finds the trace a client's call continues. */
+  public StatementTracing tracing() {
+    return tracing;
   }
 
   /** The facts of {@code sql} as {@code session} runs it, parsed once per catalog, schema and text. */
@@ -164,18 +183,31 @@ public final class AuditLog implements AutoCloseable {
    * @param sql its text, which the log never holds: it gives the statement's kind and tables
    */
   public StatementAudit statement(String user, String client, Session session, String sql) {
+    return statement(user, client, session, sql, Context.root());
+  }
+
+  /**
+   * As {@link #statement(String, String, Session, String)}, its trace continuing {@code
+   * trace}, the client's ({@link StatementTracing#clientContext}).
+   */
+  public StatementAudit statement(String user, String client, Session session, String sql, Context trace) {
     if (!recordsStatements()) {
       return StatementAudit.NONE;
     }
-    return new StatementAudit(this, user, client, session, sql, null, List.of());
+    return new StatementAudit(this, user, client, session, sql, null, List.of(), trace);
   }
 
   /** Starts the record of a statement that has no text, whose facts the caller knows (a bulk ingest). */
   public StatementAudit statement(String user, String client, StatementFacts facts) {
+    return statement(user, client, facts, Context.root());
+  }
+
+  /** As {@link #statement(String, String, StatementFacts)}, its trace continuing {@code trace}, the client's. */
+  public StatementAudit statement(String user, String client, StatementFacts facts, Context trace) {
     if (!recordsStatements()) {
       return StatementAudit.NONE;
     }
-    return new StatementAudit(this, user, client, null, null, requireNonNull(facts, "facts is null"), List.of());
+    return new StatementAudit(this, user, client, null, null, requireNonNull(facts, "facts is null"), List.of(), trace);
   }
 
   static Map<String, Object> line(
@@ -259,6 +291,8 @@ public final class AuditLog implements AutoCloseable {
   /** Writes every line recorded so far, then closes the file. */
   @Override
   public void close() {
+    // Statements have ended by now: their spans leave before the server stops.
+    tracing.close();
     if (!enabled() || closed) {
       return;
     }

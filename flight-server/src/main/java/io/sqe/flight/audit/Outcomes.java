@@ -5,12 +5,12 @@ import io.sqe.engine.SqeException;
 import org.apache.arrow.flight.FlightRuntimeException;
 
 /** The outcome an audit line gives a failure: the engine's error code, and the client's message. */
-final class Outcomes {
+public final class Outcomes {
   private static final int MAX_MESSAGE_LENGTH = 1_000;
 
   private Outcomes() {}
 
-  static String code(Throwable error) {
+  public static String code(Throwable error) {
     SqeException engine = engineError(error);
     if (engine != null) {
       return engine.code().name();

@@ -1,10 +1,13 @@
 package io.sqe.flight.audit;
 
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.sqe.engine.audit.Redaction;
 import io.sqe.engine.command.SessionCommands;
 import io.sqe.engine.audit.StatementFacts;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.session.Session;
+import io.sqe.flight.tracing.StatementSpan;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class StatementAudit {
   /** Records nothing: the audit log is off. */
-  public static final StatementAudit NONE = new StatementAudit(null, null, null, null, null, null, List.of());
+  public static final StatementAudit NONE = new StatementAudit(null, null, null, null, null, null, List.of(), Context.root());
 
   private final AuditLog log;
   private final String user;
@@ -28,6 +31,9 @@ public final class StatementAudit {
   private final String sql;
   private final StatementFacts facts;
   private final List<List<Object>> parameterSets;
+  /** The client's trace this statement's continues; the root context for a new trace. */
+  private final Context parent;
+  private final StatementSpan span;
   private final Instant start = Instant.now();
   private final long startNanos = System.nanoTime();
   private final AtomicBoolean finished = new AtomicBoolean();
@@ -37,9 +43,33 @@ public final class StatementAudit {
   /**
    * @param sql the statement's text, parsed for its facts when the line is written; null when
    *     {@code facts} are known instead (a statement without text, such as a bulk ingest)
+   * @param parent the client's trace the statement's trace continues, or the root context
    */
   StatementAudit(
-      AuditLog log, String user, String client, Session session, String sql, StatementFacts facts, List<List<Object>> parameterSets) {
+      AuditLog log,
+      String user,
+      String client,
+      Session session,
+      String sql,
+      StatementFacts facts,
+      List<List<Object>> parameterSets,
+      Context parent) {
+    this(log, user, client, session, sql, facts, parameterSets, parent,
+        log == null ? StatementSpan.NONE : log.tracing().begin(parent, user, client));
+  }
+
+  private StatementAudit(
+      AuditLog log,
+      String user,
+      String client,
+      Session session,
+      String sql,
+      StatementFacts facts,
+      List<List<Object>> parameterSets,
+      Context parent,
+      StatementSpan span) {
+    this.parent = parent;
+    this.span = span;
     this.log = log;
     this.facts = facts;
     this.user = user;
@@ -51,7 +81,7 @@ public final class StatementAudit {
 
   /** The same statement run again from now, with the same parameters. */
   public StatementAudit again() {
-    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, parameterSets);
+    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, parameterSets, parent);
   }
 
   /**
@@ -59,12 +89,25 @@ public final class StatementAudit {
    * quote: the log replaces them there. The values themselves are never logged.
    */
   public StatementAudit withParameters(List<List<Object>> sets) {
-    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, sets);
+    return log == null ? NONE : new StatementAudit(log, user, client, session, sql, facts, sets, parent, span);
   }
 
   /** The statement materialized a table, reusing what an earlier run committed or not as {@code reuse} says; null: none. */
   public void materialized(CommandResult.Reuse reuse) {
     this.reuse = reuse;
+  }
+
+  /**
+   * The statement's trace context, its root span current: the statement's work runs in it, so
+   * that the engine's spans (parse, plan, scans, commits) are its children.
+   */
+  public Context trace() {
+    return span.context();
+  }
+
+  /** The statement's root span, which its end ends. */
+  public StatementSpan span() {
+    return span;
   }
 
   /** The statement ended well, having returned or written {@code rows} rows. */
@@ -78,12 +121,12 @@ public final class StatementAudit {
   }
 
   /**
-   * Runs a statement that writes rows and records how it ended: succeeded with the count it
-   * returns, or failed with what it threw (which is thrown on).
+   * Runs a statement that writes rows, in its trace, and records how it ended: succeeded with the
+   * count it returns, or failed with what it threw (which is thrown on).
    */
   public long recordUpdate(String queryId, LongSupplier statement) {
     long rows;
-    try {
+    try (Scope scope = trace().makeCurrent()) {
       rows = statement.getAsLong();
     } catch (RuntimeException | Error e) {
       failed(queryId, e, null);
@@ -117,6 +160,7 @@ public final class StatementAudit {
       log.listener().materialized(materialization);
     }
     String tag = session == null ? null : session.options().get(SessionCommands.QUERY_TAG);
+    span.end(queryId, facts.kind(), sql, tag, facts.read(), facts.written(), outcome, rows, cached);
     String message = error == null ? null : Outcomes.message(error);
     if (message != null && queryId != null) {
       log.listener().statementFailed(queryId, outcome, Redaction.redact(message, sql, values()));

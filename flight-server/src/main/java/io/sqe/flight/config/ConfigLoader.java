@@ -123,7 +123,12 @@ public final class ConfigLoader {
           "server.max-sessions",
           "server.session-idle-timeout",
           "log.format",
-          "log.level");
+          "log.level",
+          "tracing.otlp-endpoint",
+          "tracing.protocol",
+          "tracing.sample-ratio",
+          "tracing.service-name",
+          "tracing.resource-attributes");
   private static final Set<String> LOG_LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
   private static final Pattern SIZE = Pattern.compile("(?i)^\\s*(\\d+)\\s*([kmgt]?)b?\\s*$");
 
@@ -431,7 +436,53 @@ public final class ConfigLoader {
       throw new ConfigException(
           "Setting log.level must be one of trace, debug, info, warn, error, off, not '" + values.get("log.level") + "'");
     }
-    return new ServerConfig.OperationsSettings(httpPort, grace, logFormat, level);
+    return new ServerConfig.OperationsSettings(httpPort, grace, logFormat, level, tracing(values));
+  }
+
+  private static ServerConfig.TracingSettings tracing(Map<String, String> values) {
+    String protocol = values.getOrDefault("tracing.protocol", "http/protobuf").trim().toLowerCase(Locale.ROOT);
+    if (!protocol.equals("http/protobuf")) {
+      // gRPC would need OkHttp and the Kotlin runtime on the class path; every collector takes both.
+      throw new ConfigException(
+          "Setting tracing.protocol must be 'http/protobuf' (OTLP over HTTP, a collector's port 4318), not '"
+              + values.get("tracing.protocol") + "'");
+    }
+    double ratio = decimal(values, "tracing.sample-ratio", 1.0);
+    if (!(ratio >= 0 && ratio <= 1)) {
+      throw new ConfigException("Setting tracing.sample-ratio must be from 0 to 1, not " + values.get("tracing.sample-ratio"));
+    }
+    String service = blankToNull(values.get("tracing.service-name"));
+    Map<String, String> attributes = new LinkedHashMap<>();
+    String listed = blankToNull(values.get("tracing.resource-attributes"));
+    if (listed != null) {
+      for (String pair : listed.split(",")) {
+        int equals = pair.indexOf('=');
+        if (equals <= 0 || pair.substring(0, equals).isBlank()) {
+          throw new ConfigException(
+              "Setting tracing.resource-attributes must be key=value pairs separated by commas, not '" + pair.trim() + "'");
+        }
+        attributes.put(pair.substring(0, equals).trim(), pair.substring(equals + 1).trim());
+      }
+    }
+    String endpoint = blankToNull(values.get("tracing.otlp-endpoint"));
+    return new ServerConfig.TracingSettings(
+        endpoint == null ? null : otlpTracesUri(endpoint), ratio, service == null ? "sqe" : service.trim(), attributes);
+  }
+
+  /** A collector's traces URL: {@code /v1/traces} on the address given without a path, as OTEL_EXPORTER_OTLP_ENDPOINT does. */
+  private static URI otlpTracesUri(String endpoint) {
+    URI uri;
+    try {
+      uri = new URI(endpoint.trim());
+    } catch (URISyntaxException e) {
+      throw new ConfigException("Setting tracing.otlp-endpoint is not a URL: " + e.getMessage());
+    }
+    if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+      throw new ConfigException(
+          "Setting tracing.otlp-endpoint must be an http:// or https:// URL such as http://collector:4318, not '" + endpoint.trim() + "'");
+    }
+    String path = uri.getPath();
+    return path == null || path.isEmpty() || path.equals("/") ? uri.resolve("/v1/traces") : uri;
   }
 
   private static ServerConfig.SecuritySettings security(Map<String, String> values) {

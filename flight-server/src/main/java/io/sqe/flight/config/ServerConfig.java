@@ -209,14 +209,18 @@ public record ServerConfig(
    *     before they are cancelled
    * @param logFormat text or JSON log lines
    * @param logLevel the level of SQE's own loggers ({@code io.sqe}) at start
+   * @param tracing where the traces of statements go, if anywhere
    */
-  public record OperationsSettings(int httpPort, Duration shutdownGracePeriod, LogFormat logFormat, String logLevel) {
-    public static final OperationsSettings DEFAULT = new OperationsSettings(-1, Duration.ofSeconds(30), LogFormat.TEXT, "INFO");
+  public record OperationsSettings(
+      int httpPort, Duration shutdownGracePeriod, LogFormat logFormat, String logLevel, TracingSettings tracing) {
+    public static final OperationsSettings DEFAULT =
+        new OperationsSettings(-1, Duration.ofSeconds(30), LogFormat.TEXT, "INFO", TracingSettings.OFF);
 
     public OperationsSettings {
       requireNonNull(shutdownGracePeriod, "shutdownGracePeriod is null");
       requireNonNull(logFormat, "logFormat is null");
       requireNonNull(logLevel, "logLevel is null");
+      requireNonNull(tracing, "tracing is null");
     }
 
     public boolean httpEnabled() {
@@ -224,7 +228,32 @@ public record ServerConfig(
     }
 
     public OperationsSettings withShutdownGracePeriod(Duration period) {
-      return new OperationsSettings(httpPort, period, logFormat, logLevel);
+      return new OperationsSettings(httpPort, period, logFormat, logLevel, tracing);
+    }
+  }
+
+  /**
+   * OpenTelemetry traces of statements, sent over OTLP (HTTP/protobuf) to a collector.
+   *
+   * @param otlpEndpoint the collector's OTLP/HTTP traces URL ({@code tracing.otlp-endpoint}, its
+   *     path {@code /v1/traces} unless it names one); null: no traces
+   * @param sampleRatio the share of statements traced (0 to 1), unless a client's trace decided
+   * @param serviceName the {@code service.name} of the traces' resource
+   * @param resourceAttributes more attributes of the resource ({@code tracing.resource-attributes})
+   */
+  public record TracingSettings(URI otlpEndpoint, double sampleRatio, String serviceName, Map<String, String> resourceAttributes) {
+    public static final TracingSettings OFF = new TracingSettings(null, 1.0, "sqe", Map.of());
+
+    public TracingSettings {
+      requireNonNull(serviceName, "serviceName is null");
+      resourceAttributes = Map.copyOf(resourceAttributes);
+      if (!(sampleRatio >= 0 && sampleRatio <= 1)) {
+        throw new IllegalArgumentException("sampleRatio must be from 0 to 1, not " + sampleRatio);
+      }
+    }
+
+    public boolean enabled() {
+      return otlpEndpoint != null;
     }
   }
 

@@ -2,6 +2,7 @@ package io.sqe.flight.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.opentelemetry.context.Scope;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.catalog.types.TrinoType;
 import io.sqe.engine.Prepared;
@@ -14,6 +15,7 @@ import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.trace.Spans;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.flight.audit.AuditLog;
 import io.sqe.flight.audit.StatementAudit;
@@ -124,8 +126,15 @@ final class StatementTask implements Runnable {
 
   private void runStatement(Session session) {
     StatementAudit record = context.audit().recordsStatements()
-        ? context.audit().statement(caller.principal().user(), clientAddress, session, sql)
+        ? context.audit().statement(caller.principal().user(), clientAddress, session, sql, io.opentelemetry.context.Context.current())
         : StatementAudit.NONE;
+    record.span().source(headers.source());
+    try (Scope trace = record.trace().makeCurrent()) {
+      runStatement(session, record);
+    }
+  }
+
+  private void runStatement(Session session, StatementAudit record) {
     Prepared statement;
     try {
       statement = context.engine().prepare(session, sql);
@@ -222,7 +231,8 @@ final class StatementTask implements Runnable {
   private long stream(Session session, Prepared statement) {
     TrackedQuery tracked = context.engine().queries().find(query.id()).orElse(null);
     long rows = 0;
-    try (QueryExecution execution = context.engine().execute(session, statement, List.of(), query.id())) {
+    try (Spans.Scoped run = Spans.open("sqe.execute");
+        QueryExecution execution = context.engine().execute(session, statement, List.of(), query.id())) {
       query.columns(columns(statement.resultSchema()));
       PageEncoder encoder = new PageEncoder(statement.resultSchema(), TrinoQuery.TARGET_PAGE_BYTES);
       PageEncoder.PageSink sink = (page, count) -> query.page(page, count, () -> tracked != null && tracked.isCancelled());

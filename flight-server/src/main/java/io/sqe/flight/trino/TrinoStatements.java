@@ -122,7 +122,12 @@ final class TrinoStatements implements AutoCloseable {
     tracked.onCancel(query::wake);
     queries.put(query.id(), query);
     try {
-      tasks.execute(new StatementTask(query, sql, headers, caller, request.clientAddress(), context));
+      // The task runs in the client's trace (its traceparent header), which the statement's continues.
+      io.opentelemetry.context.Context clientTrace = context.audit().tracing().clientContext(name -> {
+        List<String> values = request.headers().apply(name);
+        return values == null || values.isEmpty() ? null : values.get(0);
+      });
+      tasks.execute(clientTrace.wrap(new StatementTask(query, sql, headers, caller, request.clientAddress(), context)));
     } catch (RejectedExecutionException e) {
       forget(query);
       return Answer.text(503, "The server is shutting down");

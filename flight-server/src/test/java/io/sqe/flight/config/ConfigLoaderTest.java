@@ -56,6 +56,35 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void tracingIsOffUntilACollectorIsNamed() {
+    ServerConfig.TracingSettings defaults = ConfigLoader.load(null, Map.of()).operations().tracing();
+    assertThat(defaults.enabled()).isFalse();
+    assertThat(defaults.sampleRatio()).isEqualTo(1.0);
+    assertThat(defaults.serviceName()).isEqualTo("sqe");
+    ServerConfig.TracingSettings set = ConfigLoader.load(null, Map.of(
+        "SQE_TRACING_OTLP__ENDPOINT", "http://collector:4318",
+        "SQE_TRACING_SAMPLE__RATIO", "0.25",
+        "SQE_TRACING_RESOURCE__ATTRIBUTES", "deployment.environment=prod, team=data")).operations().tracing();
+    assertThat(set.otlpEndpoint()).hasToString("http://collector:4318/v1/traces");
+    assertThat(set.sampleRatio()).isEqualTo(0.25);
+    assertThat(set.resourceAttributes()).containsExactlyInAnyOrderEntriesOf(Map.of("deployment.environment", "prod", "team", "data"));
+    assertThat(ConfigLoader.fromSettings(Map.of("tracing.otlp-endpoint", "https://tempo.example/otlp/v1/traces")).operations().tracing()
+        .otlpEndpoint()).hasToString("https://tempo.example/otlp/v1/traces");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("tracing.otlp-endpoint", "collector:4317")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("tracing.otlp-endpoint must be an http:// or https:// URL");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("tracing.protocol", "grpc")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("tracing.protocol must be 'http/protobuf'");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("tracing.sample-ratio", "2")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("tracing.sample-ratio must be from 0 to 1");
+    assertThatThrownBy(() -> ConfigLoader.fromSettings(Map.of("tracing.resource-attributes", "team")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("key=value pairs");
+  }
+
+  @Test
   void operationsSettings() {
     ServerConfig.OperationsSettings defaults = ConfigLoader.load(null, Map.of()).operations();
     assertThat(defaults.httpEnabled()).isFalse();

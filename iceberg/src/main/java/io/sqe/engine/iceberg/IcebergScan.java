@@ -10,6 +10,7 @@ import io.sqe.engine.exec.RowBatchBuilder;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.LimitBatches;
 import io.sqe.engine.exec.parallel.ScanPart;
+import io.sqe.engine.trace.Spans;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -244,6 +245,16 @@ public final class IcebergScan {
    * handed back in {@code tableSchema}'s, which the readers bind.
    */
   private List<FileScanTask> planFiles(Table table, Schema tableSchema, Schema projected, Expression scanFilter, QueryContext context) {
+    try (Spans.Scoped span = Spans.open("sqe.scan.plan")) {
+      span.span().setAttribute("sqe.table", id.toString());
+      List<FileScanTask> planned = planFilesTraced(table, tableSchema, projected, scanFilter, context);
+      span.span().setAttribute("sqe.scan.files", planned.size());
+      return planned;
+    }
+  }
+
+  private List<FileScanTask> planFilesTraced(
+      Table table, Schema tableSchema, Schema projected, Expression scanFilter, QueryContext context) {
     Long snapshotId;
     if (pinnedTable != null) {
       snapshotId = pinnedSnapshotId;

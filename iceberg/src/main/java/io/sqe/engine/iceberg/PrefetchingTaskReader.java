@@ -1,8 +1,10 @@
 package io.sqe.engine.iceberg;
 
+import io.opentelemetry.api.trace.Span;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.trace.Spans;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
@@ -92,7 +94,7 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
       while (reading.size() < parallelism && tasks.hasNext() && !closed) {
         TaskItems task = new TaskItems(tasks.next());
         reading.addLast(task);
-        READERS.execute(task);
+        READERS.execute(Spans.carried("sqe.scan.read_task", task));
       }
       TaskItems head = reading.peekFirst();
       if (head == null) {
@@ -158,6 +160,7 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
       // The end (or failure) is queued only once the task's reader is closed: the consumer may
       // release the query's memory as soon as it takes it.
       Object last = END;
+      Span.current().setAttribute("sqe.file.bytes", task.file().fileSizeInBytes());
       try (CloseableIterator<T> items = open.apply(task)) {
         while (items.hasNext()) {
           T item = items.next();

@@ -2,6 +2,7 @@ package io.sqe.engine.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import io.opentelemetry.context.Context;
 import io.sqe.catalog.CatalogCredentials;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
@@ -77,7 +78,8 @@ public final class PlanningThreads {
     // The planning thread acts for the caller: the catalog calls it makes carry the caller's
     // credentials (a pass-through catalog's user token), and its log lines the caller's query id.
     Map<String, String> logContext = MDC.getCopyOfContextMap();
-    POOL.execute(CatalogCredentials.carry(() -> {
+    // And its trace: the planning's spans are the statement's.
+    POOL.execute(Context.current().wrap(CatalogCredentials.carry(() -> {
       RUN.set(run);
       if (logContext != null) {
         MDC.setContextMap(logContext);
@@ -90,7 +92,7 @@ public final class PlanningThreads {
         RUN.remove();
         MDC.clear();
       }
-    }));
+    })));
     return await(run, result);
   }
 

@@ -22,6 +22,7 @@ import io.sqe.engine.sql.SqlErrors;
 import io.sqe.engine.sql.TypeAliases;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
 import io.sqe.engine.sql.functions.SessionFunctions;
+import io.sqe.engine.trace.Spans;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -171,6 +172,10 @@ public final class QueryPlanner {
    * write target}.
    */
   public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
+    return Spans.traced("sqe.plan", () -> planTraced(session, query, sql, tables));
+  }
+
+  private PlannedQuery planTraced(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     long start = System.nanoTime();
     PlannerOptions planOptions = options(session);
     if (catalogs.find(session.catalog()).isEmpty()) {
@@ -205,7 +210,7 @@ public final class QueryPlanner {
           expression -> evaluate(session, expression),
           session.timeZone());
       samples.addAll(LargeInLists.sample(resolved, typeFactory));
-      validated = validator.validate(DateTimeFunctions.standardize(resolved));
+      validated = Spans.traced("sqe.validate", () -> validator.validate(DateTimeFunctions.standardize(resolved)));
     } catch (RuntimeException e) {
       throw SqlErrors.translate(e);
     }
@@ -251,7 +256,9 @@ public final class QueryPlanner {
       relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
-      RelNode best = program(planner.getRules(), maxReorderedJoins).run(planner, relRoot.rel, desired, List.of(), List.of());
+      RelNode rel = relRoot.rel;
+      RelNode best = Spans.traced("sqe.optimize",
+          () -> program(planner.getRules(), maxReorderedJoins).run(planner, rel, desired, List.of(), List.of()));
       enumerable = project((EnumerableRel) best, relRoot);
       PlanInspection.inspect(enumerable, reads);
     } catch (SqeException e) {
@@ -266,7 +273,8 @@ public final class QueryPlanner {
     PlanningThreads.checkCancelled();
     EnumerableRel compiled =
         (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
-    Bindable<Object> bindable = new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql));
+    Bindable<Object> bindable =
+        Spans.traced("sqe.compile", () -> new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql)));
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(

@@ -60,6 +60,15 @@ public final class Redaction {
   }
 
   /**
+   * {@code sql} with every string literal replaced by {@code '?'} and every numeric literal by
+   * {@code ?}: the statement's shape, which traces fingerprint, without its values.
+   */
+  public static String withoutLiterals(String sql) {
+    String noStrings = STRING_LITERAL.matcher(sql).replaceAll("'?'");
+    return NUMBER_LITERAL.matcher(noStrings).replaceAll("?");
+  }
+
+  /**
    * A copy of {@code error} and its causes for the server log: each message redacted against
    * {@code sql} and named by its original class, the stack traces kept, so that a log line helps
    * with the failure without quoting the statement's literals.

@@ -8,6 +8,7 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.trace.Spans;
 import io.sqe.engine.txn.TableTransaction;
 import io.sqe.engine.txn.Transaction;
 import io.sqe.write.files.DataFileWriter;
@@ -219,14 +220,25 @@ public final class IcebergTransaction implements TableTransaction {
           changed.add(table);
         }
       }
-      try {
-        if (changed.size() == 1) {
-          Commits.commit(changed.get(0)::commit, this::discardAll, description(changed), marker());
-        } else if (changed.size() > 1) {
-          RESTCatalog catalog = (RESTCatalog) changed.get(0).catalog().iceberg();
-          List<TableCommit> commits = new ArrayList<>();
-          changed.forEach(t -> commits.add(t.tableCommit()));
-          Commits.commit(() -> catalog.commitTransaction(commits), this::discardAll, description(changed), marker());
+      // A span of the COMMIT statement's trace, naming the tables it commits.
+      try (Spans.Scoped span = changed.isEmpty() ? null : Spans.open("sqe.commit")) {
+        if (span != null) {
+          span.span().setAttribute("sqe.table", String.join(", ", changed.stream().map(StagedTable::displayName).toList()));
+        }
+        try {
+          if (changed.size() == 1) {
+            Commits.commit(changed.get(0)::commit, this::discardAll, description(changed), marker());
+          } else if (changed.size() > 1) {
+            RESTCatalog catalog = (RESTCatalog) changed.get(0).catalog().iceberg();
+            List<TableCommit> commits = new ArrayList<>();
+            changed.forEach(t -> commits.add(t.tableCommit()));
+            Commits.commit(() -> catalog.commitTransaction(commits), this::discardAll, description(changed), marker());
+          }
+        } catch (RuntimeException | Error e) {
+          if (span != null) {
+            span.failed(e);
+          }
+          throw e;
         }
         state = State.COMMITTED;
       } catch (RuntimeException | Error e) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.session.Session;
+import io.sqe.engine.trace.Spans;
 import io.sqe.write.files.DataFileWriter;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.function.Supplier;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
@@ -134,15 +136,7 @@ public final class TableWrite {
    */
   public void commitAppend(List<DataFile> files, Set<String> written, String what) {
     if (transaction == null && creation == null && !files.isEmpty()) {
-      try {
-        Commits.commit(
-            () -> appendWithRetries(files),
-            () -> DataFileWriter.deleteFiles(table, written),
-            what,
-            Commits.QUERY_ID_PROPERTY + "=" + queryId);
-      } finally {
-        catalog.invalidate(id);
-      }
+      traced(() -> appendWithRetries(files), written, what);
       return;
     }
     AppendFiles append = null;
@@ -192,21 +186,49 @@ public final class TableWrite {
       transaction.apply(staged, update, written, what, queryId);
       return;
     }
+    traced(
+        () -> {
+          if (update != null) {
+            update.commit();
+          }
+          if (creation != null) {
+            creation.commitTransaction();
+          }
+        },
+        written,
+        what);
+  }
+
+  /**
+   * Commits through {@link Commits#commit} in a span of the statement's trace, {@code
+   * sqe.commit}, which names the table and the snapshot committed; the catalog's part of the
+   * commit is in it.
+   */
+  private void traced(Runnable commit, Set<String> written, String what) {
+    try (Spans.Scoped span = Spans.open("sqe.commit")) {
+      span.span().setAttribute("sqe.table", catalog.name() + "." + id);
+      try {
+        Commits.commit(commit, () -> DataFileWriter.deleteFiles(table, written), what, Commits.QUERY_ID_PROPERTY + "=" + queryId);
+      } catch (RuntimeException | Error e) {
+        span.failed(e);
+        throw e;
+      } finally {
+        catalog.invalidate(id);
+      }
+      if (span.span().isRecording()) {
+        span.span().setAttribute("sqe.snapshot_id", committedSnapshot());
+      }
+    }
+  }
+
+  /** The id of the snapshot the table is at after a commit, -1 when it has none or cannot be read; only a trace needs it. */
+  private long committedSnapshot() {
     try {
-      Commits.commit(
-          () -> {
-            if (update != null) {
-              update.commit();
-            }
-            if (creation != null) {
-              creation.commitTransaction();
-            }
-          },
-          () -> DataFileWriter.deleteFiles(table, written),
-          what,
-          Commits.QUERY_ID_PROPERTY + "=" + queryId);
-    } finally {
-      catalog.invalidate(id);
+      Snapshot snapshot = table.currentSnapshot();
+      return snapshot == null ? -1 : snapshot.snapshotId();
+    } catch (RuntimeException e) {
+      // The commit has landed: a failure to refresh the table's metadata must not fail it.
+      return -1;
     }
   }
 }

@@ -8,6 +8,7 @@ import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
+import io.sqe.engine.trace.Spans;
 import java.util.ArrayDeque;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -64,7 +65,7 @@ public final class GatherBatches implements BatchOperator {
     workersDone = new CountDownLatch(parts - 1);
     for (int i = 1; i < parts; i++) {
       try {
-        ParallelParts.WORKERS.execute(new Worker(i));
+        ParallelParts.WORKERS.execute(Spans.carried("sqe.pipeline.part", new Worker(i)));
         running++;
       } catch (RejectedExecutionException e) {
         inline.add(i);

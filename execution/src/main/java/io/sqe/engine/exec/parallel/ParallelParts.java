@@ -4,6 +4,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.trace.Spans;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
@@ -136,7 +137,7 @@ public final class ParallelParts {
       inline.add(0);
       for (int i = 1; i < parts; i++) {
         try {
-          WORKERS.execute(new Worker(i));
+          WORKERS.execute(Spans.carried("sqe.pipeline.part", new Worker(i)));
           running++;
         } catch (RejectedExecutionException e) {
           inline.add(i);
