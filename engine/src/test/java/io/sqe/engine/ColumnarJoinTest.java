@@ -116,6 +116,31 @@ class ColumnarJoinTest {
   }
 
   @Test
+  void joinConditionsOnWideDecimalsMatchTheRowRuntime() {
+    // Global aggregates the scan would fold keep the row runtime on purpose (AggregateLowering).
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    // Decorrelated sub-queries (TPC-H Q11, Q17, Q20, Q22) compare DECIMAL(38, n) values: sums,
+    // averages and their products, with columns cast to them; mixed scales, NULLs on every seventh row.
+    List<String> hashJoins = List.of(
+        "select t.id, t.amount from typed t where t.amount < (select 0.2 * avg(d.amount) from dim d where d.color = t.color)",
+        "select t.id, t.i from typed t where mod(t.i, 7) > (select 0.5 * sum(d.rate) * 100 from dim d where d.color = t.color and d.l = t.l)",
+        "select t.id, d.id from typed t join dim d on t.color = d.color and t.big < d.amount * d.rate - 12345678901234567000 where t.id < 40");
+    for (String sql : hashJoins) {
+      assertThat(plan(sql)).as(sql).contains("SqeHashJoin").doesNotContain("Enumerable");
+      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
+    }
+    List<String> nestedLoops = List.of(
+        "select t.id, t.amount from typed t where t.amount > (select avg(d.amount) from dim d where d.amount > 0)",
+        "select t.color, sum(t.amount * t.i) as v from typed t group by t.color"
+            + " having sum(t.amount * t.i) > (select sum(d.amount * d.i) * 0.0001000000 from dim d)",
+        "select t.id, d.id from typed t join dim d on t.big < d.big - d.amount where t.id < 50 and d.id < 60");
+    for (String sql : nestedLoops) {
+      assertThat(plan(sql)).as(sql).contains("SqeNestedLoopJoin").doesNotContain("Enumerable");
+      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
+    }
+  }
+
+  @Test
   void anExecutionClosedEarlyReleasesTheBuildSide() {
     Prepared prepared = engine.prepare(session, "select t.id, d.label from typed t, dim d where t.id < 100");
     try (QueryExecution exec = engine.execute(session, prepared, List.of(), "early")) {
