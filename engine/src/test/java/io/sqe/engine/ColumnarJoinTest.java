@@ -141,6 +141,26 @@ class ColumnarJoinTest {
   }
 
   @Test
+  void subQueriesWithLiteralAggregatesMatchTheRowRuntime() {
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    // Calcite rewrites these sub-queries with LITERAL_AGG (TPC-H Q16's NOT IN): an aggregate whose
+    // call is a constant in each group's row; NULLs on both sides decide NOT IN's unknowns.
+    List<String> queries = List.of(
+        "select t.id, t.i from typed t where t.i not in (select d.i from dim d where d.id < 2000 and d.i is not null) and t.id < 3000",
+        "select t.id, t.color from typed t where t.color not in (select d.color from dim d where d.id in (4, 6, 8)) and t.id < 100",
+        "select t.id, t.i in (select d.i from dim d where d.id < 1000) as found from typed t where t.id < 1500",
+        "select t.color, count(*) as n from typed t where t.l not in (select d.l from dim d where d.id < 0) group by t.color");
+    Session rows = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
+    for (String sql : queries) {
+      assertThat(TestQueries.plan(engine, rows, sql)).as(sql).contains("LITERAL_AGG");
+      assertThat(plan(sql)).as(sql).contains("SqeAggregate").doesNotContain("Enumerable");
+      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
+    }
+    // A NULL among the sub-query's values makes NOT IN unknown for every row.
+    assertThat(matchesRowRuntime("select t.id from typed t where t.i not in (select d.i from dim d where d.id < 2000)").rows()).isEmpty();
+  }
+
+  @Test
   void anExecutionClosedEarlyReleasesTheBuildSide() {
     Prepared prepared = engine.prepare(session, "select t.id, d.label from typed t, dim d where t.id < 100");
     try (QueryExecution exec = engine.execute(session, prepared, List.of(), "early")) {
