@@ -116,6 +116,51 @@ class ColumnarJoinTest {
   }
 
   @Test
+  void joinConditionsOnWideDecimalsMatchTheRowRuntime() {
+    // Global aggregates the scan would fold keep the row runtime on purpose (AggregateLowering).
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    // Decorrelated sub-queries (TPC-H Q11, Q17, Q20, Q22) compare DECIMAL(38, n) values: sums,
+    // averages and their products, with columns cast to them; mixed scales, NULLs on every seventh row.
+    List<String> hashJoins = List.of(
+        "select t.id, t.amount from typed t where t.amount < (select 0.2 * avg(d.amount) from dim d where d.color = t.color)",
+        "select t.id, t.i from typed t where mod(t.i, 7) > (select 0.5 * sum(d.rate) * 100 from dim d where d.color = t.color and d.l = t.l)",
+        "select t.id, d.id from typed t join dim d on t.color = d.color and t.big < d.amount * d.rate - 12345678901234567000 where t.id < 40");
+    for (String sql : hashJoins) {
+      assertThat(plan(sql)).as(sql).contains("SqeHashJoin").doesNotContain("Enumerable");
+      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
+    }
+    List<String> nestedLoops = List.of(
+        "select t.id, t.amount from typed t where t.amount > (select avg(d.amount) from dim d where d.amount > 0)",
+        "select t.color, sum(t.amount * t.i) as v from typed t group by t.color"
+            + " having sum(t.amount * t.i) > (select sum(d.amount * d.i) * 0.0001000000 from dim d)",
+        "select t.id, d.id from typed t join dim d on t.big < d.big - d.amount where t.id < 50 and d.id < 60");
+    for (String sql : nestedLoops) {
+      assertThat(plan(sql)).as(sql).contains("SqeNestedLoopJoin").doesNotContain("Enumerable");
+      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
+    }
+  }
+
+  @Test
+  void subQueriesWithLiteralAggregatesMatchTheRowRuntime() {
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    // Calcite rewrites these sub-queries with LITERAL_AGG (TPC-H Q16's NOT IN): an aggregate whose
+    // call is a constant in each group's row; NULLs on both sides decide NOT IN's unknowns.
+    List<String> queries = List.of(
+        "select t.id, t.i from typed t where t.i not in (select d.i from dim d where d.id < 2000 and d.i is not null) and t.id < 3000",
+        "select t.id, t.color from typed t where t.color not in (select d.color from dim d where d.id in (4, 6, 8)) and t.id < 100",
+        "select t.id, t.i in (select d.i from dim d where d.id < 1000) as found from typed t where t.id < 1500",
+        "select t.color, count(*) as n from typed t where t.l not in (select d.l from dim d where d.id < 0) group by t.color");
+    Session rows = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
+    for (String sql : queries) {
+      assertThat(TestQueries.plan(engine, rows, sql)).as(sql).contains("LITERAL_AGG");
+      assertThat(plan(sql)).as(sql).contains("SqeAggregate").doesNotContain("Enumerable");
+      assertThat(matchesRowRuntime(sql).rows()).as(sql).isNotEmpty();
+    }
+    // A NULL among the sub-query's values makes NOT IN unknown for every row.
+    assertThat(matchesRowRuntime("select t.id from typed t where t.i not in (select d.i from dim d where d.id < 2000)").rows()).isEmpty();
+  }
+
+  @Test
   void anExecutionClosedEarlyReleasesTheBuildSide() {
     Prepared prepared = engine.prepare(session, "select t.id, d.label from typed t, dim d where t.id < 100");
     try (QueryExecution exec = engine.execute(session, prepared, List.of(), "early")) {

@@ -137,7 +137,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return icebergTable.isMetadataColumn(projection.get(index));
   }
 
-  IcebergTableScan withProjection(ImmutableIntList newProjection) {
+  /** This scan reading the table's columns {@code newProjection} (positions in the table), with its filter, LIKEs and limit. */
+  public IcebergTableScan withProjection(ImmutableIntList newProjection) {
     return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
   }
 

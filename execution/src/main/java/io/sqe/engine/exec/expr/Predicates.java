@@ -161,6 +161,14 @@ public final class Predicates {
     };
   }
 
+  /**
+   * Two integer or decimal columns of up to 38 digits compared by value, their unscaled values
+   * having scales {@code leftScale} and {@code rightScale}: {@code 1.5 = 1.500}.
+   */
+  public static Predicate compareExactColumns(int left, int leftScale, Comparison op, int right, int rightScale) {
+    return DecimalComparison.compare(left, leftScale, op, right, rightScale);
+  }
+
   /** A column of doubles compared with {@code value}; NaN compares as Java's operators do (never equal, never ordered). */
   public static Predicate compareDouble(int column, Comparison op, double value) {
     return (batch, sel, count) -> {

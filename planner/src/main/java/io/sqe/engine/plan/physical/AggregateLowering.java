@@ -1,10 +1,18 @@
 package io.sqe.engine.plan.physical;
 
+import io.sqe.engine.exec.batch.SelectColumns;
 import io.sqe.engine.iceberg.IcebergTableScan;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlKind;
 
 /**
  * The columnar form of an aggregate: {@link SqeAggregate} over its lowered input, or {@link
@@ -18,6 +26,10 @@ import org.apache.calcite.rel.core.Aggregate;
  * count by l_linenumber 65 ms against 91 ms, a Q1-like aggregate by l_returnflag and
  * l_linestatus 0.95 s against 1.7 s). With {@code planner.scan-aggregation} off, nothing is folded
  * and such aggregates lower.
+ *
+ * <p>Calcite's {@code LITERAL_AGG} (its marker for "this group exists", from IN and NOT IN
+ * sub-queries) is its literal in every row the aggregate returns, whatever the rows of the group:
+ * the aggregate is lowered without it and a projection adds the literal.
  */
 final class AggregateLowering {
   private AggregateLowering() {}
@@ -32,8 +44,59 @@ final class AggregateLowering {
       return null;
     }
     RelTraitSet traits = aggregate.getTraitSet().replace(SqeRel.CONVENTION);
+    List<AggregateCall> calls = aggregate.getAggCallList();
+    if (calls.stream().noneMatch(AggregateLowering::isLiteral)) {
+      return computed(traits, lowered, aggregate);
+    }
+    List<AggregateCall> computedCalls = calls.stream().filter(call -> !isLiteral(call)).toList();
+    SqeRel computed = computed(
+        traits, lowered, aggregate.copy(aggregate.getTraitSet(), input, aggregate.getGroupSet(), aggregate.getGroupSets(), computedCalls));
+    return computed == null ? null : withLiterals(traits, computed, aggregate);
+  }
+
+  private static SqeRel computed(RelTraitSet traits, SqeRel input, Aggregate aggregate) {
     return aggregate.getGroupType() == Aggregate.Group.SIMPLE
-        ? SqeAggregate.of(traits, lowered, aggregate)
-        : SqeGroupingSets.of(traits, lowered, aggregate);
+        ? SqeAggregate.of(traits, input, aggregate)
+        : SqeGroupingSets.of(traits, input, aggregate);
+  }
+
+  private static boolean isLiteral(AggregateCall call) {
+    return call.getAggregation().getKind() == SqlKind.LITERAL_AGG;
+  }
+
+  /**
+   * {@code aggregate}'s rows from {@code computed}'s, the same aggregate without its {@code
+   * LITERAL_AGG} calls: its group columns and computed calls moved, the literals added; null when
+   * a literal has no plain run-time value.
+   */
+  private static SqeRel withLiterals(RelTraitSet traits, SqeRel computed, Aggregate aggregate) {
+    int groups = aggregate.getGroupCount();
+    List<AggregateCall> calls = aggregate.getAggCallList();
+    List<RexNode> projects = new ArrayList<>();
+    int[] columns = new int[groups + calls.size()];
+    Object[] constants = new Object[columns.length];
+    for (int i = 0; i < groups; i++) {
+      projects.add(RexInputRef.of(i, computed.getRowType()));
+      columns[i] = i;
+    }
+    int next = groups;
+    for (int c = 0; c < calls.size(); c++) {
+      int column = groups + c;
+      AggregateCall call = calls.get(c);
+      if (!isLiteral(call)) {
+        projects.add(RexInputRef.of(next, computed.getRowType()));
+        columns[column] = next++;
+        continue;
+      }
+      RexNode literal = call.rexList.get(0);
+      Optional<Object> value = ColumnarLowering.constant(literal);
+      if (value.isEmpty()) {
+        return null;
+      }
+      projects.add(literal);
+      columns[column] = SelectColumns.CONSTANT;
+      constants[column] = value.get() == ColumnarLowering.NULL ? null : value.get();
+    }
+    return SqeProject.ofColumns(traits, computed, projects, columns, constants, aggregate.getRowType());
   }
 }

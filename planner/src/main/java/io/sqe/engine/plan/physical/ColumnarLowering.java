@@ -50,7 +50,7 @@ public final class ColumnarLowering {
           return null;
         }
       }
-      return scan.getRowType().getFieldCount() == 0 ? null : SqeTableScan.of(scan);
+      return scan.getRowType().getFieldCount() == 0 ? rowsOnly(scan) : SqeTableScan.of(scan);
     }
     if (rel instanceof EnumerableCalc calc) {
       return project(calc);
@@ -94,6 +94,18 @@ public final class ColumnarLowering {
       return SqeSetOperation.of(setOp);
     }
     return SourceLowering.lower(rel);
+  }
+
+  /**
+   * A scan of no column (what COUNT(*) reads): batches carry their row count in their vectors, so
+   * the scan reads the table's first column and a projection of no column drops it, keeping the
+   * count.
+   */
+  private static SqeRel rowsOnly(IcebergTableScan scan) {
+    SqeTableScan oneColumn = SqeTableScan.of(scan.withProjection(org.apache.calcite.util.ImmutableIntList.of(0)));
+    return oneColumn == null
+        ? null
+        : SqeProject.ofColumns(oneColumn.getTraitSet(), oneColumn, List.of(), new int[0], new Object[0], scan.getRowType());
   }
 
   /** ORDER BY with literal OFFSET and FETCH (if any) over a plan that lowers ({@link SortLowering}). */

@@ -10,6 +10,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.sql.validate.SqlValidatorUtil;
 
 /**
  * The columnar form of a finished plan's joins, over inputs that lower: a hash join (SQE's build-right
@@ -101,8 +102,12 @@ final class JoinLowering {
     };
   }
 
-  /** The row type of a left row's columns followed by a right row's, which a join's condition reads. */
+  /**
+   * The row type of a left row's columns followed by a right row's, which a join's condition reads:
+   * a record with unique field names (not the type factory's cross type, whose fields Calcite's
+   * code generator, and so row-wise code, cannot read).
+   */
   static RelDataType pairType(RelNode left, RelNode right) {
-    return left.getCluster().getTypeFactory().createJoinType(left.getRowType(), right.getRowType());
+    return SqlValidatorUtil.createJoinType(left.getCluster().getTypeFactory(), left.getRowType(), right.getRowType(), null, List.of());
   }
 }

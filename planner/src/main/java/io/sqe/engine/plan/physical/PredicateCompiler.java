@@ -31,7 +31,8 @@ import org.apache.calcite.util.Sarg;
  * says it cannot (null), in which case the plan keeps Calcite's row runtime. It takes what it can
  * evaluate exactly as the row runtime does: comparisons, ranges and sets (SEARCH) of integer,
  * date, decimal (up to 18 digits), floating-point and text columns against constants of the same
- * scale or against columns of the same kind, null tests, boolean columns, AND and OR.
+ * scale or against columns of the same kind, comparisons by value of integer and decimal columns
+ * of any scales up to 38 digits, null tests, boolean columns, AND and OR.
  */
 final class PredicateCompiler {
   /** How the evaluator reads a column's values: see {@code ColumnValues}. */
@@ -126,6 +127,13 @@ final class PredicateCompiler {
     RexNode right = call.getOperands().get(1);
     Column a = column(left);
     Column b = column(right);
+    if (a == null || b == null || a.kind() != b.kind() || a.scale() != b.scale()) {
+      ExactColumn x = exactColumn(left);
+      ExactColumn y = exactColumn(right);
+      if (x != null && y != null) {
+        return Predicates.compareExactColumns(x.index(), x.scale(), op, y.index(), y.scale());
+      }
+    }
     if (a != null && b != null) {
       if (a.kind() != b.kind() || a.scale() != b.scale()) {
         return null;
@@ -387,6 +395,30 @@ final class PredicateCompiler {
         return Predicates.bytesRanges(column.index(), converted, nullsKept);
       }
     }
+  }
+
+  /** An integer or decimal column as the evaluator compares it by value: its position, and the scale of its unscaled values. */
+  private record ExactColumn(int index, int scale) {}
+
+  /**
+   * An integer or decimal column of up to 38 digits, or a cast of one to a decimal that holds each
+   * of its values unchanged (as decorrelated sub-queries compare a column with an aggregate's
+   * DECIMAL(38, n)), else null. A cast that rounds is not one: the row runtime's rounding decides.
+   */
+  private ExactColumn exactColumn(RexNode node) {
+    if (node instanceof RexInputRef ref) {
+      RelDataType type = rowType.getFieldList().get(ref.getIndex()).getType();
+      if (!isExactNumber(type) || type.getPrecision() > 38) {
+        return null;
+      }
+      return new ExactColumn(ref.getIndex(), type.getSqlTypeName() == SqlTypeName.DECIMAL ? type.getScale() : 0);
+    }
+    if (node instanceof RexCall call && call.getKind() == SqlKind.CAST && call.getType().getSqlTypeName() == SqlTypeName.DECIMAL) {
+      RexNode operand = call.getOperands().get(0);
+      ExactColumn inner = exactColumn(operand);
+      return inner != null && call.getType().getScale() >= inner.scale() && widens(operand.getType(), call.getType()) ? inner : null;
+    }
+    return null;
   }
 
   /** A bare column reference (or a cast that keeps its values exactly) the evaluator reads, else null. */

@@ -11,6 +11,7 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
@@ -28,11 +29,18 @@ public final class SqeFilter extends SingleRel implements SqeRel {
 
   /** The filter of {@code input}'s rows by {@code condition}, or null when the evaluator cannot run the condition. */
   static SqeFilter of(RelTraitSet traits, SqeRel input, RexNode condition) {
-    Predicate predicate = PredicateCompiler.compile(condition, input.getRowType());
-    if (predicate == null) {
-      predicate = withRowwise(input, condition);
-    }
+    Predicate predicate = predicate(condition, input.getRowType(), input.getCluster().getRexBuilder());
     return predicate == null ? null : new SqeFilter(traits, input, condition, predicate);
+  }
+
+  /**
+   * {@code condition} over rows of {@code rowType} as the evaluator runs it ({@link
+   * PredicateCompiler}), else its conjuncts the evaluator runs and the others row-wise; null when
+   * neither can. A filter's condition, and a join's over a left row's columns then a right row's.
+   */
+  static Predicate predicate(RexNode condition, RelDataType rowType, RexBuilder rexBuilder) {
+    Predicate predicate = PredicateCompiler.compile(condition, rowType);
+    return predicate != null ? predicate : withRowwise(condition, rowType, rexBuilder);
   }
 
   /**
@@ -40,19 +48,18 @@ public final class SqeFilter extends SingleRel implements SqeRel {
    * rows the first kept: AND's order is free in SQL, and this one evaluates row-wise code on the
    * fewest rows (so it raises an error only where the row runtime, in the written order, could).
    */
-  private static Predicate withRowwise(SqeRel input, RexNode condition) {
+  private static Predicate withRowwise(RexNode condition, RelDataType rowType, RexBuilder rexBuilder) {
     List<Predicate> compiled = new ArrayList<>();
     List<RexNode> others = new ArrayList<>();
     for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
-      Predicate predicate = PredicateCompiler.compile(conjunct, input.getRowType());
+      Predicate predicate = PredicateCompiler.compile(conjunct, rowType);
       if (predicate == null) {
         others.add(conjunct);
       } else {
         compiled.add(predicate);
       }
     }
-    RexBuilder rexBuilder = input.getCluster().getRexBuilder();
-    Predicate rowwise = RowwiseCompiler.predicate(RexUtil.composeConjunction(rexBuilder, others), input.getRowType(), rexBuilder);
+    Predicate rowwise = RowwiseCompiler.predicate(RexUtil.composeConjunction(rexBuilder, others), rowType, rexBuilder);
     if (rowwise == null) {
       return null;
     }

@@ -32,7 +32,7 @@ public final class SqeNestedLoopJoin extends Join implements SqeRel {
     }
     Predicate predicate = null;
     if (!condition.isAlwaysTrue()) {
-      predicate = PredicateCompiler.compile(condition, JoinLowering.pairType(left, right));
+      predicate = SqeFilter.predicate(condition, JoinLowering.pairType(left, right), left.getCluster().getRexBuilder());
       if (predicate == null) {
         return null;
       }
