@@ -297,9 +297,11 @@ public final class QueryEngine {
   }
 
   /**
-   * The snapshot of each table a prepared query reads: the one it pins by time travel, else the
-   * one current in the catalog now (as the server's table cache has it). Empty for anything else
-   * than a query, and without the tables that have no snapshot yet.
+   * The snapshot each table a prepared query reads without time travel is at: the one current in
+   * the catalog now (as the server's table cache has it, which is what the query reads when it
+   * runs). Reads by time travel are left out: the statement names their snapshots itself, and
+   * pinning the table would move its other reads too. Empty for anything else than a query, and
+   * without the tables that have no snapshot yet.
    */
   public List<TableSnapshot> snapshotsRead(Prepared statement) {
     if (!(statement instanceof Prepared.Query query)) {
@@ -307,14 +309,14 @@ public final class QueryEngine {
     }
     List<TableSnapshot> snapshots = new ArrayList<>();
     for (PlanReads.ScanRead scan : query.plan().reads().scans()) {
-      Long snapshotId = scan.snapshotId();
-      if (snapshotId == null) {
-        snapshotId = catalogs.find(scan.catalog())
-            .flatMap(catalog -> catalog.loadTable(scan.id()))
-            .map(org.apache.iceberg.Table::currentSnapshot)
-            .map(org.apache.iceberg.Snapshot::snapshotId)
-            .orElse(null);
+      if (scan.snapshotId() != null) {
+        continue;
       }
+      Long snapshotId = catalogs.find(scan.catalog())
+          .flatMap(catalog -> catalog.loadTable(scan.id()))
+          .map(org.apache.iceberg.Table::currentSnapshot)
+          .map(org.apache.iceberg.Snapshot::snapshotId)
+          .orElse(null);
       if (snapshotId != null) {
         TableSnapshot read = new TableSnapshot(scan.catalog(), scan.id(), snapshotId);
         if (!snapshots.contains(read)) {

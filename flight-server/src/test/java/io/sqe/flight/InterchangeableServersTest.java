@@ -49,8 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Three SQE servers over one REST catalog, sharing their users and signing keys, are
  * interchangeable for a statement's calls: a ticket one issued is read on another at the
  * snapshots it was planned against, a prepared statement made on one is bound on a second and run
- * on a third, while an altered handle, another user's, or one of a transaction is refused with a
- * clear error.
+ * on a third, a poll started on one is answered by another, while an altered handle, another
+ * user's, or one of a transaction is refused with a clear error.
  */
 class InterchangeableServersTest {
   private static final int SERVERS = 3;
@@ -128,6 +128,20 @@ class InterchangeableServersTest {
   }
 
   @Test
+  void aTicketThatTravelsInTimeReadsEachSnapshotItNamedOnAnotherServer() throws Exception {
+    long first = servers.get(0).server().catalogs().all().iterator().next()
+        .loadTable(org.apache.iceberg.catalog.TableIdentifier.of("lake_test", "numbers")).orElseThrow().currentSnapshot().snapshotId();
+    sql(0).executeUpdate("INSERT INTO lake_test.numbers VALUES (10, 'ten')", admin);
+    Ticket ticket = sql(0).execute(
+        "SELECT (SELECT count(*) FROM lake_test.numbers), (SELECT count(*) FROM lake_test.numbers FOR VERSION AS OF " + first + ")",
+        admin).getEndpoints().get(0).getTicket();
+    sql(0).executeUpdate("INSERT INTO lake_test.numbers VALUES (11, 'eleven')", admin);
+    // The plain read stays at the snapshot it was planned against, the time travel at the one it names.
+    assertThat(rows(1, ticket)).containsExactly(List.of(4L, 3L));
+    assertThat(rows(0, ticket)).containsExactly(List.of(4L, 3L));
+  }
+
+  @Test
   void aPreparedStatementMadeOnOneServerIsBoundOnASecondAndRunOnAThird() throws Exception {
     ByteString handle = prepare(0, "SELECT name FROM lake_test.numbers WHERE id = ?");
     ByteString bound = bind(1, handle, 2L);
@@ -142,6 +156,24 @@ class InterchangeableServersTest {
     ByteString count = prepare(2, "SELECT count(*) FROM lake_test.numbers");
     assertThat(rows(0, clients.get(0).getInfo(preparedQuery(count), admin).getEndpoints().get(0).getTicket()))
         .containsExactly(List.of(3L));
+  }
+
+  @Test
+  void aPollStartedOnOneServerIsAnsweredByAnother() throws Exception {
+    FlightDescriptor query = FlightDescriptor.command(Any.pack(
+        org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery.newBuilder()
+            .setQuery("SELECT sum(id) FROM lake_test.numbers").build()).toByteArray());
+    org.apache.arrow.flight.PollInfo poll = clients.get(0).pollInfo(query, admin);
+    while (poll.getFlightDescriptor().isPresent()) {
+      poll = clients.get(0).pollInfo(poll.getFlightDescriptor().get(), admin);
+    }
+    Ticket ticket = poll.getFlightInfo().getEndpoints().get(0).getTicket();
+    // A poll's retry descriptor is its ticket: another server, which started nothing, answers
+    // with the final FlightInfo naming that ticket, which a third server reads.
+    org.apache.arrow.flight.PollInfo elsewhere = clients.get(1).pollInfo(FlightDescriptor.command(ticket.getBytes()), admin);
+    assertThat(elsewhere.getFlightDescriptor()).isEmpty();
+    assertThat(elsewhere.getProgress()).hasValue(1.0);
+    assertThat(rows(2, elsewhere.getFlightInfo().getEndpoints().get(0).getTicket())).containsExactly(List.of(6L));
   }
 
   @Test
