@@ -398,7 +398,9 @@ final class StatementCalls {
       if (!handle.get().selfContained()) {
         throw handles.notHere(handle.get(), "ticket");
       }
-      redeem(handle.get(), context, listener);
+      // Kept, but its tables moved on: the audit record begun with the statement ends with this run.
+      StatementAudit begun = kept.filter(query -> owned(query, context) != null).map(PendingQuery::takeAudit).orElse(null);
+      redeem(handle.get(), context, listener, begun);
     } catch (RuntimeException | Error e) {
       listener.error(FlightErrors.toFlight(e, queryId == null ? "ticket" : queryId));
     }
@@ -421,8 +423,10 @@ final class StatementCalls {
    * Serves a ticket this server does not keep (another server issued it, or the tables moved on
    * since): a command's count as the ticket carries it, a query planned again in the ticket's
    * session settings over the snapshots it was planned against.
+   *
+   * @param begun the audit record begun when the statement was planned here, if its first run is this one
    */
-  private void redeem(StatementHandle handle, CallContext context, ServerStreamListener listener) {
+  private void redeem(StatementHandle handle, CallContext context, ServerStreamListener listener, StatementAudit begun) {
     ClientSession client = calls.session(context);
     Session session = StatementHandles.session(handle, client);
     String queryId = newQueryId();
@@ -432,7 +436,7 @@ final class StatementCalls {
       stream(session, count, List.of(List.of()), queryId, null, listener, StatementAudit.NONE);
       return;
     }
-    StatementAudit record = audit(context, session, handle.sql()).withParameters(handle.parameterSets());
+    StatementAudit record = begun != null ? begun : audit(context, session, handle.sql()).withParameters(handle.parameterSets());
     track(queryId, client, session, handle.sql());
     Prepared statement;
     try {
