@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import io.sqe.catalog.Catalogs;
+import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.cache.QueryCaches;
 import io.sqe.engine.cache.ResultCache;
 import io.sqe.engine.command.CommandContext;
@@ -29,6 +30,7 @@ import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.plan.PlanningThreads;
@@ -79,6 +81,7 @@ import org.apache.calcite.sql.SqlExplain;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * The engine's entry point: prepares SQL statements for a session and runs them. Queries stream
@@ -241,16 +244,111 @@ public final class QueryEngine {
    * query stops the planning; its statement timeout counts from now.
    */
   public Prepared prepare(Session session, String sql, String queryId) {
+    return prepare(session, sql, queryId, List.of());
+  }
+
+  /**
+   * A table read at one snapshot: what a statement planned on one server read, so that another
+   * server running it again reads the same data.
+   */
+  public record TableSnapshot(String catalog, TableIdentifier table, long snapshotId) {
+    public TableSnapshot {
+      requireNonNull(catalog, "catalog is null");
+      requireNonNull(table, "table is null");
+    }
+  }
+
+  /**
+   * As {@link #prepare(Session, String, String)}, with each of {@code snapshots}' tables read at
+   * its snapshot wherever the statement reads it without time travel of its own.
+   *
+   * @throws SqeException NOT_FOUND when a table or snapshot is gone (dropped, or expired by
+   *     maintenance)
+   */
+  public Prepared prepare(Session session, String sql, String queryId, List<TableSnapshot> snapshots) {
     try (QueryRun run = queries.plan(queryId, session.principal(), sql, statementTimeout(session))) {
-      Prepared prepared = PlanningThreads.plan(run, () -> prepareStatement(session, sql));
+      Prepared prepared = PlanningThreads.plan(run, () -> prepareStatement(session, sql, pinned(snapshots)));
       run.succeeded();
       return prepared;
     }
   }
 
-  private Prepared prepareStatement(Session session, String sql) {
-    // A transaction's statements read what it staged, which no cached plan knows of.
-    boolean cacheable = session.openTransaction().isEmpty();
+  private List<IcebergTable> pinned(List<TableSnapshot> snapshots) {
+    List<IcebergTable> tables = new ArrayList<>();
+    for (TableSnapshot read : snapshots) {
+      String name = read.catalog() + "." + read.table();
+      LakehouseCatalog catalog = catalogs.find(read.catalog())
+          .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + read.catalog() + "' does not exist"));
+      org.apache.iceberg.Table table = catalog.loadTable(read.table())
+          .orElseThrow(() -> new SqeException(ErrorCode.NOT_FOUND, "Table " + name + " the statement read no longer exists"));
+      if (table.snapshot(read.snapshotId()) == null) {
+        // The server's table cache may predate the snapshot: look once more in the catalog.
+        catalog.invalidate(read.table());
+        table = catalog.loadTable(read.table()).orElse(table);
+      }
+      if (table.snapshot(read.snapshotId()) == null) {
+        throw new SqeException(
+            ErrorCode.NOT_FOUND,
+            "Table " + name + " no longer has snapshot " + read.snapshotId() + ", which the statement was planned against; run it again");
+      }
+      tables.add(IcebergTable.atSnapshot(
+          catalog, read.table(), table, read.snapshotId(), SnapshotUtil.schemaFor(table, read.snapshotId())));
+    }
+    return tables;
+  }
+
+  /**
+   * The snapshot each table a prepared query reads without time travel is at: the one current in
+   * the catalog now (as the server's table cache has it, which is what the query reads when it
+   * runs). Reads by time travel are left out: the statement names their snapshots itself, and
+   * pinning the table would move its other reads too. Empty for anything else than a query, and
+   * without the tables that have no snapshot yet.
+   */
+  public List<TableSnapshot> snapshotsRead(Prepared statement) {
+    if (!(statement instanceof Prepared.Query query)) {
+      return List.of();
+    }
+    List<TableSnapshot> snapshots = new ArrayList<>();
+    for (PlanReads.ScanRead scan : query.plan().reads().scans()) {
+      if (scan.snapshotId() != null) {
+        continue;
+      }
+      Long snapshotId = catalogs.find(scan.catalog())
+          .flatMap(catalog -> catalog.loadTable(scan.id()))
+          .map(org.apache.iceberg.Table::currentSnapshot)
+          .map(org.apache.iceberg.Snapshot::snapshotId)
+          .orElse(null);
+      if (snapshotId != null) {
+        TableSnapshot read = new TableSnapshot(scan.catalog(), scan.id(), snapshotId);
+        if (!snapshots.contains(read)) {
+          snapshots.add(read);
+        }
+      }
+    }
+    return snapshots;
+  }
+
+  /**
+   * {@code tables} each with the snapshot current now, as the server's table cache has it (what a
+   * query that runs now reads); -1 for a table gone or without a snapshot.
+   */
+  public List<TableSnapshot> currentSnapshots(List<TableSnapshot> tables) {
+    List<TableSnapshot> current = new ArrayList<>();
+    for (TableSnapshot read : tables) {
+      long snapshotId = catalogs.find(read.catalog())
+          .flatMap(catalog -> catalog.loadTable(read.table()))
+          .map(org.apache.iceberg.Table::currentSnapshot)
+          .map(org.apache.iceberg.Snapshot::snapshotId)
+          .orElse(-1L);
+      current.add(new TableSnapshot(read.catalog(), read.table(), snapshotId));
+    }
+    return current;
+  }
+
+  private Prepared prepareStatement(Session session, String sql, List<IcebergTable> pinned) {
+    // A transaction's statements read what it staged, which no cached plan knows of; a statement
+    // pinned to snapshots is planned for them alone.
+    boolean cacheable = session.openTransaction().isEmpty() && pinned.isEmpty();
     if (cacheable && caches.plans().isPresent()) {
       Optional<PlannedQuery> cached = caches.plans().get().find(session, planner.options(session), sql);
       if (cached.isPresent()) {
@@ -260,7 +358,7 @@ public final class QueryEngine {
     SqlNode node = Spans.traced("sqe.parse", () -> SqeParser.parse(sql));
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
-      PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql, readTables(session, List.of()));
+      PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql, readTables(session, pinned));
       List<Object[]> rows = new ArrayList<>();
       for (String line : plan.explain().split("\n")) {
         rows.add(new Object[] {line});
@@ -279,7 +377,7 @@ public final class QueryEngine {
       return named.get();
     }
     if (node.isA(SqlKind.QUERY)) {
-      PlannedQuery plan = planner.plan(session, node, sql, readTables(session, List.of()));
+      PlannedQuery plan = planner.plan(session, node, sql, readTables(session, pinned));
       if (cacheable) {
         caches.plans().ifPresent(plans -> plans.offer(session, planner.options(session), sql, plan));
       }

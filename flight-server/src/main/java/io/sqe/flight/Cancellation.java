@@ -68,7 +68,7 @@ final class Cancellation {
   private static String queryId(FlightInfo info) {
     Optional<String> id = QueryIdMetadata.queryId(info.getAppMetadata());
     if (id.isEmpty() && !info.getEndpoints().isEmpty()) {
-      id = QueryTickets.queryId(info.getEndpoints().get(0).getTicket());
+      id = QueryTickets.handle(info.getEndpoints().get(0).getTicket()).map(StatementHandles::localIdOf);
     }
     return id.orElseThrow(() -> FlightErrors.invalid(
         "The FlightInfo names no SQE query: it has no query_id in its app_metadata and no ticket of a statement"));

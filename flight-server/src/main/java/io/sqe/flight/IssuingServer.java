@@ -6,10 +6,11 @@ import java.util.UUID;
 import org.apache.arrow.flight.CallStatus;
 
 /**
- * This server's identity in the handles it issues. Tickets, prepared-statement handles and poll
- * descriptors name state kept in this server's memory only, so each carries the id of the server
- * that issued it ({@code <server id>.<uuid>}): a handle presented to another server behind the
- * same address is then answered with what happened and what to do, not taken for an expired one.
+ * This server's identity in the handles it issues. Each ticket, prepared-statement handle and poll
+ * descriptor names the state this server keeps for it by an id carrying this server's id ({@code
+ * <server id>.<uuid>}): another server redeems a self-contained handle from what it carries
+ * ({@link StatementHandles}), and answers one that is not (a transaction's, one too large) with
+ * what happened and what to do, not as if it had expired.
  */
 final class IssuingServer {
   private static final char SEPARATOR = '.';
@@ -31,9 +32,9 @@ final class IssuingServer {
   }
 
   /**
-   * The error for a handle this server does not hold: UNAVAILABLE when another server (or this
-   * one before a restart) issued it, so the client retries where it belongs or starts over;
-   * otherwise NOT_FOUND with {@code notFound}.
+   * The error for a handle this server does not hold and cannot redeem: UNAVAILABLE when another
+   * server (or this one before a restart) issued it, so the client retries where it belongs or
+   * starts over; otherwise NOT_FOUND with {@code notFound}.
    */
   RuntimeException unknown(String handle, String what, String notFound) {
     int separator = handle.indexOf(SEPARATOR);

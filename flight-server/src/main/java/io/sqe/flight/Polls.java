@@ -18,6 +18,7 @@ import io.sqe.flight.session.ClientSession;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightProducer.CallContext;
 import org.apache.arrow.flight.PollInfo;
@@ -52,7 +54,7 @@ final class Polls {
   private final PreparedStatements prepared;
   private final QueryTickets tickets;
   private final ResultStreamer results;
-  private final IssuingServer server;
+  private final StatementHandles handles;
 
   /**
    * @param states made by {@link #newStates}: the producer hands its {@code invalidate} to the
@@ -68,7 +70,7 @@ final class Polls {
       PreparedStatements prepared,
       QueryTickets tickets,
       ResultStreamer results,
-      IssuingServer server) {
+      StatementHandles handles) {
     this.states = requireNonNull(states, "states is null");
     this.lifetime = requireNonNull(lifetime, "lifetime is null");
     this.engine = requireNonNull(engine, "engine is null");
@@ -77,7 +79,7 @@ final class Polls {
     this.prepared = requireNonNull(prepared, "prepared is null");
     this.tickets = requireNonNull(tickets, "tickets is null");
     this.results = requireNonNull(results, "results is null");
-    this.server = requireNonNull(server, "server is null");
+    this.handles = requireNonNull(handles, "handles is null");
   }
 
   /** The poll states of a {@link Polls}, which expire with their retry descriptors. */
@@ -92,15 +94,24 @@ final class Polls {
    */
   PollInfo poll(Any command, CallContext context, FlightDescriptor descriptor, Supplier<FlightInfo> metadata) {
     if (command.is(TicketStatementQuery.class)) {
-      String queryId = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toStringUtf8();
+      byte[] bytes = FlightSqlUtils.unpackOrThrow(command, TicketStatementQuery.class).getStatementHandle().toByteArray();
+      Optional<StatementHandle> handle = handles.read(bytes, StatementHandle.Kind.TICKET, "poll's descriptor", calls.principal(context));
+      String queryId = StatementHandles.localId(handle, bytes);
       PollState poll = states.getIfPresent(queryId);
-      if (poll == null) {
-        throw server.unknown(queryId, "poll of query " + queryId, "Unknown or expired poll of query " + queryId + "; run the statement again");
+      if (poll != null) {
+        if (!calls.principal(context).user().equals(poll.principal().user())) {
+          throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();
+        }
+        return pollInfo(queryId, poll, LONG_POLL_WAIT);
       }
-      if (!calls.principal(context).user().equals(poll.principal().user())) {
-        throw CallStatus.UNAUTHORIZED.withDescription("Query " + queryId + " belongs to another user").toRuntimeException();
+      if (handle.isPresent() && handle.get().selfContained()) {
+        return elsewhere(handle.get(), bytes, context, descriptor);
       }
-      return pollInfo(queryId, poll, LONG_POLL_WAIT);
+      if (handle.isPresent()) {
+        throw handles.notHere(handle.get(), "poll of query " + queryId);
+      }
+      throw handles.server().unknown(
+          queryId, "poll of query " + queryId, "Unknown or expired poll of query " + queryId + "; run the statement again");
     }
     ClientSession session = calls.session(context);
     String queryId = statements.newQueryId();
@@ -127,8 +138,13 @@ final class Polls {
     StatementAudit record = call.record();
     statements.track(queryId, call.client(), statementSession, statement.sql());
     CompletableFuture<FlightInfo> result = new CompletableFuture<>();
+    // A query's retry descriptor is its ticket, which any server can redeem; a command's outcome
+    // only this server learns.
+    byte[] ticket = statement instanceof Prepared.Command
+        ? handles.serverOnlyTicket(queryId, statementSession)
+        : handles.queryTicket(queryId, statementSession, statement, parameterSets);
     PollState poll =
-        new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(lifetime));
+        new PollState(result, statement.resultSchema(), descriptor, statementSession.principal(), Instant.now().plus(lifetime), ticket);
     states.put(queryId, poll);
     try {
       if (statement instanceof Prepared.Command) {
@@ -145,7 +161,7 @@ final class Polls {
           return statements.commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
         }));
       } else {
-        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, record);
+        startInBackground(queryId, statementSession, statement, parameterSets, descriptor, result, record, ticket);
       }
     } catch (RuntimeException | Error e) {
       states.invalidate(queryId);
@@ -163,8 +179,9 @@ final class Polls {
       List<List<Object>> parameterSets,
       FlightDescriptor descriptor,
       CompletableFuture<FlightInfo> result,
-      StatementAudit record) {
-    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, keptBytes(descriptor));
+      StatementAudit record,
+      byte[] ticket) {
+    PendingQuery pending = tickets.register(queryId, session, statement, parameterSets, false, keptBytes(descriptor) + ticket.length);
     pending.audit(record);
     CompletableFuture<QueryExecution> first = new CompletableFuture<>();
     pending.prefetched(first);
@@ -177,7 +194,7 @@ final class Polls {
         execution.prefetch();
         long records = execution.exhausted() && parameterSets.size() == 1 ? execution.root().getRowCount() : -1;
         first.complete(execution);
-        return StatementCalls.flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
+        return StatementCalls.flightInfo(queryId, statement.resultSchema(), descriptor, pending, ticket, records);
       } catch (RuntimeException | Error e) {
         if (execution != null) {
           execution.close();
@@ -210,8 +227,8 @@ final class Polls {
       // Unknown until a scan has planned its files; then the share of them opened.
       Double progress = scanned.isPresent() ? scanned.getAsDouble() : null;
       // The retry descriptor is the ticket's message: it names the query, and only polls read it.
-      FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(queryId).getBytes());
-      return new PollInfo(StatementCalls.flightInfo(queryId, poll.schema(), poll.descriptor(), null, -1), retry, progress, poll.expiresAt());
+      FlightDescriptor retry = FlightDescriptor.command(QueryTickets.ticket(poll.ticket()).getBytes());
+      return new PollInfo(StatementCalls.flightInfo(queryId, poll.schema(), poll.descriptor(), null, poll.ticket(), -1), retry, progress, poll.expiresAt());
     } catch (ExecutionException e) {
       states.invalidate(queryId);
       throw FlightErrors.toFlight(e.getCause(), queryId);
@@ -219,6 +236,26 @@ final class Polls {
       Thread.currentThread().interrupt();
       throw CallStatus.CANCELLED.withDescription("Interrupted while waiting for query " + queryId).toRuntimeException();
     }
+  }
+
+  /**
+   * A poll of a query another server started (or this one, and forgot): its ticket, which any
+   * server can redeem, is its result; the query runs when the ticket is read.
+   */
+  private PollInfo elsewhere(StatementHandle handle, byte[] ticket, CallContext context, FlightDescriptor descriptor) {
+    Schema schema;
+    if (handle.commandCount() != null) {
+      schema = Prepared.Command.RESULT_SCHEMA;
+    } else {
+      Session session = StatementHandles.session(handle, calls.session(context));
+      schema = statements.prepare(session, handle.sql(), statements.newQueryId(), StatementHandles.snapshots(handle)).resultSchema();
+    }
+    Instant expiresAt = handle.issuedAt().plus(lifetime);
+    FlightInfo info = FlightInfo.builder(
+            schema, descriptor, List.of(FlightEndpoint.builder(QueryTickets.ticket(ticket)).setExpirationTime(expiresAt).build()))
+        .setRecords(-1)
+        .build();
+    return new PollInfo(info, null, 1.0, expiresAt);
   }
 
   /** What a poll keeps besides its ticket: its descriptor, which holds the statement again. */
@@ -231,5 +268,5 @@ final class Polls {
    * what the FlightInfos before that show.
    */
   record PollState(
-      CompletableFuture<FlightInfo> result, Schema schema, FlightDescriptor descriptor, Principal principal, Instant expiresAt) {}
+      CompletableFuture<FlightInfo> result, Schema schema, FlightDescriptor descriptor, Principal principal, Instant expiresAt, byte[] ticket) {}
 }

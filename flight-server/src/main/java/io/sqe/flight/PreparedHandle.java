@@ -1,5 +1,7 @@
 package io.sqe.flight;
 
+import static java.util.Objects.requireNonNull;
+
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.Prepared;
 import io.sqe.engine.SqeException;
@@ -21,16 +23,49 @@ final class PreparedHandle {
   private final Prepared statement;
   private final boolean explicitTransaction;
   private final long transactionVersion;
+  private final StatementHandle signed;
+  /** Planned from a handle this server did not keep: it runs in the session the handle carries. */
+  private final boolean redeemed;
   private volatile List<List<Object>> parameterSets = List.of();
 
-  PreparedHandle(Session session, Prepared statement, boolean explicitTransaction) {
-    this.session = session;
-    this.statement = statement;
+  /** @param signed what the client's handle says */
+  PreparedHandle(Session session, Prepared statement, boolean explicitTransaction, StatementHandle signed) {
+    this(session, statement, explicitTransaction, signed, false, session.openTransaction().map(Transaction::version).orElse(-1L));
+  }
+
+  private PreparedHandle(
+      Session session, Prepared statement, boolean explicitTransaction, StatementHandle signed, boolean redeemed, long transactionVersion) {
+    this.session = requireNonNull(session, "session is null");
+    this.statement = requireNonNull(statement, "statement is null");
     this.explicitTransaction = explicitTransaction;
-    this.transactionVersion = session.openTransaction().map(Transaction::version).orElse(-1L);
+    this.signed = requireNonNull(signed, "signed is null");
+    this.redeemed = redeemed;
+    this.transactionVersion = transactionVersion;
+  }
+
+  /** A statement planned here from a self-contained handle another server (or this one, before) issued. */
+  static PreparedHandle redeemed(Session session, Prepared statement, StatementHandle signed) {
+    PreparedHandle handle = new PreparedHandle(session, statement, false, signed, true, -1L);
+    handle.bind(signed.parameterSets());
+    return handle;
+  }
+
+  /** This handle for one call, with the parameter rows and signed form the client's handle carries. */
+  PreparedHandle presented(StatementHandle presented) {
+    PreparedHandle copy = new PreparedHandle(session, statement, explicitTransaction, presented, redeemed, transactionVersion);
+    copy.bind(presented.parameterSets().isEmpty() ? parameterSets : presented.parameterSets());
+    return copy;
+  }
+
+  /** What the client's handle says; its parameter rows may be older than those bound since. */
+  StatementHandle signed() {
+    return signed;
   }
 
   Session executionSession(ClientSession client) {
+    if (redeemed) {
+      return session;
+    }
     if (!explicitTransaction) {
       return client.session();
     }

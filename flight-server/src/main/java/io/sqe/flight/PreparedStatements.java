@@ -16,6 +16,7 @@ import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.session.ClientSession;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightInfo;
@@ -31,6 +32,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementR
 import org.apache.arrow.flight.sql.impl.FlightSql.ActionCreatePreparedStatementResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
+import org.apache.arrow.flight.sql.impl.FlightSql.DoPutPreparedStatementResult;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.rel.type.RelDataType;
@@ -43,17 +45,17 @@ final class PreparedStatements {
   private final CallSessions calls;
   private final FlightTransactions transactions;
   private final StatementCalls statements;
-  private final IssuingServer server;
+  private final StatementHandles signed;
   /** What prepared statement handles keep, by handle. */
   private final TicketBudget budget;
   private final Cache<String, PreparedHandle> handles;
 
   PreparedStatements(
-      CallSessions calls, FlightTransactions transactions, StatementCalls statements, IssuingServer server, TicketBudget budget) {
+      CallSessions calls, FlightTransactions transactions, StatementCalls statements, StatementHandles signed, TicketBudget budget) {
     this.calls = requireNonNull(calls, "calls is null");
     this.transactions = requireNonNull(transactions, "transactions is null");
     this.statements = requireNonNull(statements, "statements is null");
-    this.server = requireNonNull(server, "server is null");
+    this.signed = requireNonNull(signed, "signed is null");
     this.budget = requireNonNull(budget, "budget is null");
     this.handles =
         Caffeine.newBuilder()
@@ -89,12 +91,14 @@ final class PreparedStatements {
         // A statement that cannot be prepared never runs: this is its only record.
         throw StatementCalls.failed(statements.audit(context, statementSession, request.getQuery()), handle, e);
       }
+      StatementHandle issued = signed.prepared(handle, statementSession, request.getQuery(), statement, !request.getTransactionId().isEmpty());
+      ByteString bytes = signed.encode(issued);
       List<String> room = budget.admit(handle, statementSession.principal().user(), PendingQuery.estimate(statement, List.of()));
-      handles.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty()));
+      handles.put(handle, new PreparedHandle(statementSession, statement, !request.getTransactionId().isEmpty(), issued));
       handles.invalidateAll(room);
       ActionCreatePreparedStatementResult result =
           ActionCreatePreparedStatementResult.newBuilder()
-              .setPreparedStatementHandle(ByteString.copyFromUtf8(handle))
+              .setPreparedStatementHandle(bytes)
               // An empty dataset schema tells the JDBC driver to run a command through DoPut; one
               // that reports what it did runs as a query, whose rows are the report.
               .setDatasetSchema(
@@ -119,39 +123,68 @@ final class PreparedStatements {
     return new Schema(fields);
   }
 
-  /** Closes a handle of the caller's; closing an unknown one is no error, as it may have expired. */
+  /**
+   * Closes a handle of the caller's that this server keeps; closing an unknown one is no error, as
+   * it may have expired or be kept by another server, where it expires when idle.
+   */
   void close(ActionClosePreparedStatementRequest request, CallContext context, StreamListener<Result> listener) {
-    String handle = request.getPreparedStatementHandle().toStringUtf8();
-    PreparedHandle statement = handles.getIfPresent(handle);
-    if (statement != null && owns(context, statement)) {
-      handles.invalidate(handle);
+    byte[] bytes = request.getPreparedStatementHandle().toByteArray();
+    try {
+      String handle = StatementHandles.localId(
+          signed.read(bytes, StatementHandle.Kind.PREPARED, "prepared statement", calls.principal(context)), bytes);
+      PreparedHandle statement = handles.getIfPresent(handle);
+      if (statement != null && owns(context, statement)) {
+        handles.invalidate(handle);
+      }
+    } catch (RuntimeException e) {
+      // Expired, another user's or altered: there is nothing of the caller's to close.
     }
     listener.onCompleted();
   }
 
-  /** The caller's handle: NOT_FOUND when unknown, closed or evicted, PERMISSION_DENIED when another user's. */
+  /**
+   * The caller's prepared statement: the one this server keeps, with the parameter rows the
+   * client's handle carries if any, else planned here from the client's self-contained handle.
+   * NOT_FOUND when unknown, closed or evicted, PERMISSION_DENIED when another user's.
+   */
   PreparedHandle handle(ByteString handle, CallContext context) {
-    PreparedHandle statement = handles.getIfPresent(handle.toStringUtf8());
-    if (statement == null) {
-      throw server.unknown(
-          handle.toStringUtf8(),
-          "prepared statement",
-          "Unknown, closed or evicted prepared statement; prepare it again (a user's newest prepared statements evict their "
-              + "oldest past query.tickets.max-bytes-per-user, anyone's past query.tickets.max-bytes, and idle ones close after "
-              + ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT.toHours() + " hours)");
+    byte[] bytes = handle.toByteArray();
+    Optional<StatementHandle> presented =
+        signed.read(bytes, StatementHandle.Kind.PREPARED, "prepared statement", calls.principal(context));
+    String id = StatementHandles.localId(presented, bytes);
+    PreparedHandle statement = handles.getIfPresent(id);
+    if (statement != null) {
+      if (!owns(context, statement)) {
+        throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
+      }
+      return presented.map(statement::presented).orElse(statement);
     }
-    if (!owns(context, statement)) {
-      throw CallStatus.UNAUTHORIZED.withDescription("This prepared statement belongs to another user").toRuntimeException();
+    if (presented.isPresent() && presented.get().selfContained()) {
+      StatementHandle carried = presented.get();
+      Session session = StatementHandles.session(carried, calls.session(context));
+      return PreparedHandle.redeemed(session, statements.prepare(session, carried.sql(), statements.newQueryId()), carried);
     }
-    return statement;
+    if (presented.isPresent() && presented.get().scope() == StatementHandle.Scope.TRANSACTION) {
+      throw signed.notHere(presented.get(), "prepared statement");
+    }
+    throw signed.server().unknown(
+        presented.map(h -> h.issuer() + "." + h.localId()).orElse(id),
+        "prepared statement",
+        "Unknown, closed or evicted prepared statement; prepare it again (a user's newest prepared statements evict their "
+            + "oldest past query.tickets.max-bytes-per-user, anyone's past query.tickets.max-bytes, and idle ones close after "
+            + ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT.toHours() + " hours)");
   }
 
   /** Binds parameter rows to a handle, counting what it keeps with them (it may evict the user's older handles). */
-  private void bind(ByteString handle, PreparedHandle statement, List<List<Object>> rows) {
-    String id = handle.toStringUtf8();
-    List<String> room = budget.recount(id, statement.session().principal().user(), PendingQuery.estimate(statement.statement(), rows));
+  private void bind(PreparedHandle statement, List<List<Object>> rows) {
+    String id = statement.signed().localId();
+    PreparedHandle kept = handles.getIfPresent(id);
+    if (kept != null) {
+      List<String> room = budget.recount(id, kept.session().principal().user(), PendingQuery.estimate(kept.statement(), rows));
+      kept.bind(rows);
+      handles.invalidateAll(room);
+    }
     statement.bind(rows);
-    handles.invalidateAll(room);
   }
 
   private boolean owns(CallContext context, PreparedHandle statement) {
@@ -238,8 +271,10 @@ final class PreparedStatements {
             throw FlightErrors.invalid("The statement has " + expected + " parameters but " + row.size() + " values were bound");
           }
         }
-        bind(command.getPreparedStatementHandle(), statement, rows);
-        ackStream.onCompleted();
+        bind(statement, rows);
+        // The handle with the rows bound, which the client sends from now on: any server can run it.
+        ByteString updated = signed.withParameters(statement.signed(), rows);
+        statements.sendPutMetadata(ackStream, DoPutPreparedStatementResult.newBuilder().setPreparedStatementHandle(updated).build());
       } catch (RuntimeException | Error e) {
         ackStream.onError(FlightErrors.toFlight(e, "bind"));
       }
@@ -257,7 +292,7 @@ final class PreparedStatements {
         }
         List<List<Object>> rows = ArrowParameters.read(flightStream);
         if (!rows.isEmpty()) {
-          bind(command.getPreparedStatementHandle(), statement, rows);
+          bind(statement, rows);
         }
         long updated = statements.update(call(statement, calls.session(context), context));
         statements.sendUpdateCount(ackStream, updated);

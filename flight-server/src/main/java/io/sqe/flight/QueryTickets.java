@@ -94,21 +94,20 @@ final class QueryTickets implements AutoCloseable {
     tickets.put(queryId, pending);
   }
 
-  /** The ticket of a query id. */
-  static Ticket ticket(String queryId) {
-    TicketStatementQuery ticket =
-        TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFromUtf8(queryId)).build();
+  /** The ticket that carries a statement handle ({@link StatementHandles}). */
+  static Ticket ticket(byte[] handle) {
+    TicketStatementQuery ticket = TicketStatementQuery.newBuilder().setStatementHandle(ByteString.copyFrom(handle)).build();
     return new Ticket(Any.pack(ticket).toByteArray());
   }
 
-  /** The query id a ticket of ours names, or empty for any other ticket. */
-  static Optional<String> queryId(Ticket ticket) {
+  /** The statement handle a ticket of ours carries, or empty for any other ticket. */
+  static Optional<byte[]> handle(Ticket ticket) {
     try {
       Any any = Any.parseFrom(ticket.getBytes());
       if (!any.is(TicketStatementQuery.class)) {
         return Optional.empty();
       }
-      return Optional.of(any.unpack(TicketStatementQuery.class).getStatementHandle().toStringUtf8());
+      return Optional.of(any.unpack(TicketStatementQuery.class).getStatementHandle().toByteArray());
     } catch (InvalidProtocolBufferException e) {
       return Optional.empty();
     }

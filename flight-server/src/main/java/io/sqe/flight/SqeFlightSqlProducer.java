@@ -12,12 +12,15 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.flight.audit.AuditLog;
+import io.sqe.flight.auth.HandleKeys;
+import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.metadata.FlightSqlMetadata;
 import io.sqe.flight.session.SessionManager;
 import io.sqe.flight.session.SessionOptions;
 import io.sqe.infoschema.CatalogMetadata;
 import io.sqe.write.dml.BulkIngest;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +104,8 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * @param heap watches the statements that run, to stop the biggest when the heap runs short
    * @param ticketBudget bounds what the tickets of each user, and of all, keep
    * @param handleBudget bounds what the prepared statement handles of each user, and of all, keep
+   * @param handleKeys sign the tickets and prepared statement handles this server issues, and
+   *     check those it is given: servers sharing them redeem each other's
    */
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -112,23 +117,26 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       AuditLog audit,
       HeapGuard heap,
       TicketBudget ticketBudget,
-      TicketBudget handleBudget) {
+      TicketBudget handleBudget,
+      HandleKeys handleKeys) {
     this.engine = requireNonNull(engine, "engine is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION, sessions.idleTimeout());
     this.transactions = new FlightTransactions(engine, calls, audit);
-    IssuingServer server = new IssuingServer();
+    StatementHandles handles = new StatementHandles(
+        new SignedHandles(requireNonNull(handleKeys, "handleKeys is null")), new IssuingServer(), engine, TICKET_LIFETIME,
+        ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT, Clock.systemUTC());
     this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));
     // A poll's state goes with its evicted ticket: it holds the statement too.
     Cache<String, Polls.PollState> pollStates = Polls.newStates(TICKET_LIFETIME);
     this.tickets =
         new QueryTickets(engine.queries(), TICKET_LIFETIME, requireNonNull(ticketBudget, "ticketBudget is null"), pollStates::invalidate);
-    this.statements = new StatementCalls(engine, calls, transactions, tickets, server, results, heap, audit, allocator);
+    this.statements = new StatementCalls(engine, calls, transactions, tickets, handles, results, heap, audit, allocator);
     this.ingest = new IngestCalls(new BulkIngest(catalogs, engine.accessControl()), calls, transactions, statements, audit);
-    this.prepared = new PreparedStatements(calls, transactions, statements, server, handleBudget);
+    this.prepared = new PreparedStatements(calls, transactions, statements, handles, handleBudget);
     this.cancellation = new Cancellation(engine.queries(), tickets, calls);
-    this.polls = new Polls(pollStates, TICKET_LIFETIME, engine, calls, statements, prepared, tickets, results, server);
+    this.polls = new Polls(pollStates, TICKET_LIFETIME, engine, calls, statements, prepared, tickets, results, handles);
   }
 
   /**

@@ -253,7 +253,8 @@ public final class SqeServer implements AutoCloseable {
               audit,
               heap,
               ticketBudget,
-              handleBudget);
+              handleBudget,
+              authentication.tokens().handleKeys());
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);

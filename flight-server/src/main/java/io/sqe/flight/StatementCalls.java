@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -61,6 +62,7 @@ final class StatementCalls {
   private final FlightTransactions transactions;
   private final QueryTickets tickets;
   private final IssuingServer server;
+  private final StatementHandles handles;
   private final ResultStreamer results;
   private final HeapGuard heap;
   private final AuditLog audit;
@@ -71,7 +73,7 @@ final class StatementCalls {
       CallSessions calls,
       FlightTransactions transactions,
       QueryTickets tickets,
-      IssuingServer server,
+      StatementHandles handles,
       ResultStreamer results,
       HeapGuard heap,
       AuditLog audit,
@@ -80,7 +82,8 @@ final class StatementCalls {
     this.calls = requireNonNull(calls, "calls is null");
     this.transactions = requireNonNull(transactions, "transactions is null");
     this.tickets = requireNonNull(tickets, "tickets is null");
-    this.server = requireNonNull(server, "server is null");
+    this.handles = requireNonNull(handles, "handles is null");
+    this.server = handles.server();
     this.results = requireNonNull(results, "results is null");
     this.heap = requireNonNull(heap, "heap is null");
     this.audit = requireNonNull(audit, "audit is null");
@@ -162,6 +165,15 @@ final class StatementCalls {
     }
   }
 
+  /** Plans a statement under {@code queryId} with its tables read at {@code snapshots}, as {@link #prepare(Session, String, String)}. */
+  Prepared prepare(Session session, String sql, String queryId, List<QueryEngine.TableSnapshot> snapshots) {
+    try {
+      return whileTheCallLasts(queryId, () -> engine.prepare(session, sql, queryId, snapshots));
+    } catch (RuntimeException | Error e) {
+      throw FlightErrors.toFlight(e, queryId);
+    }
+  }
+
   /**
    * Lists a statement under its query id, by the text SHOW QUERIES shows, labelled with the client
    * session that sent it and the session's query tag.
@@ -225,7 +237,8 @@ final class StatementCalls {
     track(queryId, session, statement.sql());
     pending.audit(record);
     long records = statement instanceof Prepared.Rows ? ((Prepared.Rows) statement).rows().size() : -1;
-    return flightInfo(queryId, statement.resultSchema(), descriptor, pending, records);
+    byte[] ticket = handles.queryTicket(queryId, session, statement, parameterSets);
+    return flightInfo(queryId, statement.resultSchema(), descriptor, pending, ticket, records);
   }
 
   /** Plans and runs a command whose client gets only its count (DoPut), so its query id is forgotten at once. */
@@ -354,7 +367,8 @@ final class StatementCalls {
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
     pending.trailers(trailersOf(outcome.reuse()));
     long records = command.reports() ? outcome.report().size() : outcome.rows();
-    return flightInfo(queryId, result.resultSchema(), descriptor, pending, records);
+    byte[] ticket = handles.commandTicket(queryId, session.session(), text, command.reports(), outcome.rows());
+    return flightInfo(queryId, result.resultSchema(), descriptor, pending, ticket, records);
   }
 
   /**
@@ -367,8 +381,12 @@ final class StatementCalls {
 
   /** Tells a DoPut client how many rows its update changed. */
   void sendUpdateCount(StreamListener<PutResult> ackStream, long rows) {
-    DoPutUpdateResult result = DoPutUpdateResult.newBuilder().setRecordCount(rows).build();
-    byte[] bytes = result.toByteArray();
+    sendPutMetadata(ackStream, DoPutUpdateResult.newBuilder().setRecordCount(rows).build());
+  }
+
+  /** Answers a DoPut with one message in the metadata of its only result. */
+  void sendPutMetadata(StreamListener<PutResult> ackStream, com.google.protobuf.Message message) {
+    byte[] bytes = message.toByteArray();
     try (ArrowBuf buffer = allocator.buffer(bytes.length)) {
       buffer.writeBytes(bytes);
       ackStream.onNext(PutResult.metadata(buffer));
@@ -382,16 +400,39 @@ final class StatementCalls {
     return new SchemaResult(prepare(statementSession, command.getQuery(), newQueryId()).resultSchema());
   }
 
-  /** Runs the statement a ticket names again, or returns the count of the command it names. */
+  /**
+   * Runs the statement a ticket names again, or returns the count of the command it names: from
+   * what this server keeps when it issued the ticket and the tables are still at the snapshots it
+   * was planned against, else planned again from the ticket, reading those snapshots.
+   */
   void getStream(TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    String queryId = ticket.getStatementHandle().toStringUtf8();
-    PendingQuery query;
+    byte[] bytes = ticket.getStatementHandle().toByteArray();
+    String queryId = null;
     try {
-      query = ownTicket(queryId, context);
+      Optional<StatementHandle> handle = handles.read(bytes, StatementHandle.Kind.TICKET, "ticket", calls.principal(context));
+      queryId = StatementHandles.localId(handle, bytes);
+      Optional<PendingQuery> kept = tickets.find(queryId);
+      if (kept.isPresent() && (handle.isEmpty() || !handle.get().selfContained() || handle.get().commandCount() != null
+          || handles.snapshotsCurrent(handle.get()))) {
+        PendingQuery query = owned(kept.get(), context);
+        streamKept(queryId, query, context, listener);
+        return;
+      }
+      if (handle.isEmpty()) {
+        throw server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again");
+      }
+      if (!handle.get().selfContained()) {
+        throw handles.notHere(handle.get(), "ticket");
+      }
+      // Kept, but its tables moved on: the audit record begun with the statement ends with this run.
+      StatementAudit begun = kept.filter(query -> owned(query, context) != null).map(PendingQuery::takeAudit).orElse(null);
+      redeem(handle.get(), context, listener, begun);
     } catch (RuntimeException | Error e) {
-      listener.error(FlightErrors.toFlight(e, queryId));
-      return;
+      listener.error(FlightErrors.toFlight(e, queryId == null ? "ticket" : queryId));
     }
+  }
+
+  private void streamKept(String queryId, PendingQuery query, CallContext context, ServerStreamListener listener) {
     tickets.read(queryId);
     QueryTrailers.Holder trailers = QueryTrailers.current();
     query.trailers().forEach(trailers::put);
@@ -404,10 +445,37 @@ final class StatementCalls {
     stream(query.session(), query.statement(), query.parameterSets(), queryId, query.takePrefetched(), listener, record);
   }
 
-  /** The statement a ticket names: NOT_FOUND when it is unknown or expired, PERMISSION_DENIED when another user's. */
-  private PendingQuery ownTicket(String queryId, CallContext context) {
-    PendingQuery query = tickets.find(queryId).orElseThrow(() ->
-        server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again"));
+  /**
+   * Serves a ticket this server does not keep (another server issued it, or the tables moved on
+   * since): a command's count as the ticket carries it, a query planned again in the ticket's
+   * session settings over the snapshots it was planned against.
+   *
+   * @param begun the audit record begun when the statement was planned here, if its first run is this one
+   */
+  private void redeem(StatementHandle handle, CallContext context, ServerStreamListener listener, StatementAudit begun) {
+    ClientSession client = calls.session(context);
+    Session session = StatementHandles.session(handle, client);
+    String queryId = newQueryId();
+    if (handle.commandCount() != null) {
+      Prepared.Rows count = new Prepared.Rows(
+          shownText(handle.sql()), Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {handle.commandCount()}));
+      stream(session, count, List.of(List.of()), queryId, null, listener, StatementAudit.NONE);
+      return;
+    }
+    StatementAudit record = begun != null ? begun : audit(context, session, handle.sql()).withParameters(handle.parameterSets());
+    track(queryId, client, session, handle.sql());
+    Prepared statement;
+    try {
+      statement = whileTheCallLasts(queryId, () -> engine.prepare(session, handle.sql(), queryId, StatementHandles.snapshots(handle)));
+    } catch (RuntimeException | Error e) {
+      engine.queries().forget(queryId);
+      throw failed(record, queryId, e);
+    }
+    List<List<Object>> parameterSets = handle.parameterSets().isEmpty() ? List.of(List.of()) : handle.parameterSets();
+    stream(session, statement, parameterSets, queryId, null, listener, record);
+  }
+
+  private PendingQuery owned(PendingQuery query, CallContext context) {
     Principal principal = calls.principal(context);
     if (!principal.user().equals(query.session().principal().user())) {
       throw CallStatus.UNAUTHORIZED.withDescription("This ticket belongs to another user").toRuntimeException();
@@ -415,14 +483,33 @@ final class StatementCalls {
     return query;
   }
 
-  /** Restarts the lifetime of a ticket of the caller's, which can be read until it expires. */
+  /**
+   * Restarts the lifetime of a ticket of the caller's, which can be read until it expires: one
+   * this server keeps, or a self-contained one another server issued, signed again.
+   */
   FlightEndpoint renew(FlightEndpoint endpoint, CallContext context) {
-    String queryId = QueryTickets.queryId(endpoint.getTicket())
+    byte[] bytes = QueryTickets.handle(endpoint.getTicket())
         .orElseThrow(() -> FlightErrors.invalid("The endpoint's ticket is not a ticket of an SQE statement"));
-    PendingQuery pending = ownTicket(queryId, context);
-    tickets.renew(queryId, pending);
-    return FlightEndpoint.builder(endpoint.getTicket(), endpoint.getLocations().toArray(new Location[0]))
-        .setExpirationTime(pending.expiresAt())
+    Optional<StatementHandle> handle = handles.read(bytes, StatementHandle.Kind.TICKET, "ticket", calls.principal(context));
+    String queryId = StatementHandles.localId(handle, bytes);
+    Optional<PendingQuery> kept = tickets.find(queryId);
+    org.apache.arrow.flight.Ticket renewed;
+    java.time.Instant expiresAt;
+    if (kept.isPresent()) {
+      PendingQuery pending = owned(kept.get(), context);
+      tickets.renew(queryId, pending);
+      renewed = handle.isPresent() ? QueryTickets.ticket(handles.renewed(handle.get())) : endpoint.getTicket();
+      expiresAt = pending.expiresAt();
+    } else if (handle.isPresent() && handle.get().selfContained()) {
+      renewed = QueryTickets.ticket(handles.renewed(handle.get()));
+      expiresAt = handles.expiry(StatementHandle.Kind.TICKET);
+    } else if (handle.isPresent()) {
+      throw handles.notHere(handle.get(), "ticket");
+    } else {
+      throw server.unknown(queryId, "ticket", "Unknown or expired ticket; run the statement again");
+    }
+    return FlightEndpoint.builder(renewed, endpoint.getLocations().toArray(new Location[0]))
+        .setExpirationTime(expiresAt)
         .setAppMetadata(endpoint.getAppMetadata())
         .build();
   }
@@ -475,13 +562,15 @@ final class StatementCalls {
    * A FlightInfo of a statement: its query id in app_metadata, and the ticket's endpoint with the
    * ticket's expiration time (none while a PollFlightInfo has no result yet).
    *
+   * @param ticket the signed handle the ticket carries; unused without {@code pending}
    * @param records the rows the ticket returns, or -1 if unknown
    */
-  static FlightInfo flightInfo(String queryId, Schema schema, FlightDescriptor descriptor, PendingQuery pending, long records) {
+  static FlightInfo flightInfo(
+      String queryId, Schema schema, FlightDescriptor descriptor, PendingQuery pending, byte[] ticket, long records) {
     List<FlightEndpoint> endpoints =
         pending == null
             ? List.of()
-            : List.of(FlightEndpoint.builder(QueryTickets.ticket(queryId)).setExpirationTime(pending.expiresAt()).build());
+            : List.of(FlightEndpoint.builder(QueryTickets.ticket(ticket)).setExpirationTime(pending.expiresAt()).build());
     return FlightInfo.builder(schema, descriptor, endpoints)
         .setRecords(records)
         .setAppMetadata(QueryIdMetadata.of(queryId))

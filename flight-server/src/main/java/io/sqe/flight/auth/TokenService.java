@@ -89,6 +89,7 @@ public final class TokenService {
   private final JWSSigner signer;
   private final JWSHeader header;
   private final ConfigurableJWTProcessor<SecurityContext> processor;
+  private final HandleKeys handleKeys;
   /**
    * Tokens verified already, by their SHA-256 digest, until they expire: a client sends its token
    * with every call, and an ES256 verification costs about 4 ms of CPU on a small machine (two
@@ -142,6 +143,13 @@ public final class TokenService {
             JWSAlgorithm.ES256, new ImmutableJWKSet<>(keys.toPublicJWKSet())));
     processor.setJWTClaimsSetVerifier(claimsVerifier);
     this.processor = processor;
+    this.handleKeys = HandleKeys.derive(
+        keys.getKeys().stream().map(key -> (ECKey) key).toList(), signingKey);
+  }
+
+  /** The keys that sign statement handles, derived from this service's signing keys. */
+  public HandleKeys handleKeys() {
+    return handleKeys;
   }
 
   /** Opens the service on a key file with the system clock. */
