@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Hash joins whose build side is all of TPC-H 0.05's lineitem (300,000 rows), or most of it, under
  * a {@code query.max-memory} of 16 MiB, which they pass and so spill (the metric {@code
- * sqe_spill_bytes_total} grows, the trailers count the bytes): INNER, LEFT and FULL joins on
+ * sqe_spill_bytes_total} grows, the trailers count the bytes): INNER, LEFT, RIGHT and FULL joins on
  * numeric and text keys, several keys, NULL keys and residual conditions give DuckDB's rows over
  * the same Parquet files, and the spill directory is empty after each query. SEMI and ANTI joins
  * under the same limit give DuckDB's rows too (JoinBatchesTest spills every type).
@@ -57,7 +57,10 @@ class SpilledJoinVersusDuckDbTest extends TpchHarness {
             + " on a.k = b.k and a.n = b.n + 1 and b.q > 10",
         // FULL on a numeric key with NULLs.
         "select count(*), count(a.k), count(b.k), sum(a.q), sum(b.q) from " + HOLED + " a full join " + HOLED + " b"
-            + " on a.k = b.k and a.n = b.n - 1");
+            + " on a.k = b.k and a.n = b.n - 1",
+        // RIGHT on a numeric key and a text key, both with NULLs.
+        "select count(*), count(a.k), count(b.c), sum(a.q), sum(b.p) from " + HOLED + " a right join " + HOLED + " b"
+            + " on a.k = b.k and a.c = b.c");
   }
 
   /**
