@@ -42,6 +42,7 @@ class MemoryLimitTest {
           Types.NestedField.required(1, "n", Types.LongType.get()),
           Types.NestedField.required(2, "label", Types.StringType.get()));
   private static final int ROWS = 20_000;
+  private static final int BIG = 6 * ROWS;
 
   @TempDir Path dir;
 
@@ -169,18 +170,6 @@ class MemoryLimitTest {
         assertThat(rows).isEqualTo(ROWS);
         assertThat(sum).isEqualTo((long) ROWS * (ROWS - 1) / 2);
       }
-      // A hash join's build side is counted the same way.
-      assertThatThrownBy(() -> {
-            try (ResultSet rs = statement.executeQuery("select a.label, b.label from s.numbers a join s.numbers b on a.n = b.n")) {
-              while (rs.next()) {
-                rs.getString(1);
-              }
-            }
-          })
-          .isInstanceOfSatisfying(SQLException.class, e -> {
-            assertThat(e.getMessage()).contains("HashJoin build side exceeded query.max-memory (1 MiB)");
-            assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
-          });
       // The failed session goes on too.
       try (ResultSet rs = statement.executeQuery("select a.n, b.n from s.numbers a cross join s.numbers b where a.n < 3 and b.n < 4")) {
         int rows = 0;
@@ -188,6 +177,72 @@ class MemoryLimitTest {
           rows++;
         }
         assertThat(rows).isEqualTo(12);
+      }
+    }
+    RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+    assertThatCode(server::close).doesNotThrowAnyException();
+  }
+
+  /** A table of {@code count} rows whose n is 7 in every row. */
+  private static void createOneKey(TestServer server, String table, int count) {
+    List<Record> rows = new ArrayList<>();
+    for (long n = 0; n < count; n++) {
+      Record r = GenericRecord.create(NUMBERS);
+      r.setField("n", 7L);
+      r.setField("label", label(n));
+      rows.add(r);
+    }
+    TestTables.create(server.server().catalogs().find("iceberg").orElseThrow(), "s", table, NUMBERS, rows, count);
+  }
+
+  @Test
+  void aHashJoinSpillsAndOneThatCanNeverFitFailsWhileAnotherSessionKeepsAnswering() throws Exception {
+    // 120,000 rows of 100-character labels, about 14 MB a side: far past 8 MiB.
+    TestServer server = start("8m");
+    create(server, "big", BIG, MemoryLimitTest::label);
+    createOneKey(server, "same", BIG);
+    String url = server.jdbcUrl() + "&user=admin&password=" + server.adminPassword();
+    try (Connection other = DriverManager.getConnection(url);
+        Statement reading = other.createStatement();
+        Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement()) {
+      // Spilled by key to 16 partitions, each of which fits: every row once.
+      try (ResultSet rs = statement.executeQuery("select a.n, a.label, b.label from s.big a join s.big b on a.n = b.n")) {
+        long rows = 0;
+        long sum = 0;
+        while (rs.next()) {
+          assertThat(rs.getString(3)).isEqualTo(rs.getString(2));
+          rows++;
+          sum += rs.getLong(1);
+        }
+        assertThat(rows).isEqualTo(BIG);
+        assertThat(sum).isEqualTo((long) BIG * (BIG - 1) / 2);
+      }
+      // Every row of one key: splitting by key never makes it smaller, so it fails, and another
+      // session's query, started before it, is read to its end after.
+      try (ResultSet numbers = reading.executeQuery("select n from s.numbers")) {
+        long rows = 0;
+        assertThat(numbers.next()).isTrue();
+        rows++;
+        assertThatThrownBy(() -> {
+              try (ResultSet rs = statement.executeQuery("select a.label, b.label from s.same a join s.same b on a.n = b.n")) {
+                while (rs.next()) {
+                  rs.getString(1);
+                }
+              }
+            })
+            .isInstanceOfSatisfying(SQLException.class, e -> {
+              assertThat(e.getMessage()).contains("HashJoin build side exceeded query.max-memory (8 MiB)").contains("split 4 times by key");
+              assertThat(String.valueOf(e.getCause())).contains("RESOURCE_EXHAUSTED");
+            });
+        while (numbers.next()) {
+          rows++;
+        }
+        assertThat(rows).isEqualTo(ROWS);
+      }
+      try (ResultSet rs = statement.executeQuery("select count(*) from s.big")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(BIG);
       }
     }
     RunningQueries.awaitNone(server, Duration.ofSeconds(10));

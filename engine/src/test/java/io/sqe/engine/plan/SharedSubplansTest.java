@@ -218,6 +218,26 @@ class SharedSubplansTest {
   }
 
   @Test
+  void aSubplanLargerThanItsShareOfTheQueryMemoryIsNotKept() {
+    // About 1.8 MB of projected text in all, a few hundred KB per batch: keeping every batch would
+    // pass a 1 MiB query.max-memory, streaming them does not.
+    String sql =
+        "select max(x), count(x) from (select repeat(k, 50) as x from s.r where g <> 3) "
+            + "union all select min(x), count(x) from (select repeat(k, 50) as x from s.r where g <> 3)";
+    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    session = TestOptions.parallel(session, 1, 0);
+    session = TestOptions.sharing(session, false, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
+    TestQueries.Result unshared = TestQueries.run(engine, session, comment(1, false) + sql);
+    session = TestOptions.sharing(session, true, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
+    assertThat(plan(sql)).contains("SqeSharedSubplan");
+    QueryEngine small = lake.engine(TestOptions.WIDE.withMaxQueryMemoryBytes(1 << 20));
+    TestQueries.Result bounded = TestQueries.run(small, session, comment(1, true) + sql);
+    assertThat(bounded.rows()).isEqualTo(unshared.rows()).isNotEmpty();
+    // Not kept: each consumer read the table itself.
+    assertThat(bounded.stats().filesScanned()).isEqualTo(2L * FILES);
+  }
+
+  @Test
   void anErrorInTheSharedSubplanFailsTheQueryWithIt() {
     String sql =
         "with rev as (select g, sum(100 / (id - 7777)) as total from s.r group by g) "

@@ -20,7 +20,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * A server with TPC-H at scale 0.01, a JDBC connection to it through the Flight SQL JDBC driver,
+ * A server with TPC-H (at scale 0.01 unless the settings say otherwise), a JDBC connection to it through the Flight SQL JDBC driver,
  * and DuckDB over the very same Parquet files, for comparing answers.
  */
 public abstract class TpchHarness {
@@ -38,7 +38,7 @@ public abstract class TpchHarness {
   protected void open(Path dir, Map<String, String> settings, java.util.function.UnaryOperator<String> localFile)
       throws Exception {
     Map<String, String> all = new HashMap<>(settings);
-    all.put("sample-data.tpch-scale", "0.01");
+    all.putIfAbsent("sample-data.tpch-scale", "0.01");
     server = TestServer.start(dir, all);
     Properties props = new Properties();
     props.put("user", TestServer.ADMIN);

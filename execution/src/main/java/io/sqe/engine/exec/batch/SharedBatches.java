@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -25,9 +26,11 @@ import org.apache.arrow.vector.util.TransferPair;
  * to its end into batches of the query's allocator, so they count against {@code
  * query.max-memory}; the others wait for them, checking for cancellation, and fail with the
  * computation's error if it fails. Each consumer gets views of the stored batches (their buffers
- * shared, not copied), which it owns as any batch. Past {@code maxRows} rows nothing is kept: the
- * first consumer streams the rest and each other consumer computes its own. The stored batches go
- * when the execution ends ({@link QueryContext#holdUntilEnd}).
+ * shared, not copied), which it owns as any batch. Past {@code maxRows} rows, or past a quarter of
+ * the query's memory limit (or once the query holds more than half of it), nothing is kept: the
+ * first consumer streams the rest and each other consumer computes its own. Stored batches are held
+ * until the execution ends ({@link QueryContext#holdUntilEnd}), beside every operator that runs
+ * meanwhile, so they may take no more than a hash join's build side before it spills.
  */
 public final class SharedBatches implements BatchOperator {
   private static final long WAIT_MILLIS = 50;
@@ -102,6 +105,7 @@ public final class SharedBatches implements BatchOperator {
       try {
         input = consumer.plan.open(consumer.context, consumer.allocator);
         long rows = 0;
+        long bytes = 0;
         while (true) {
           VectorSchemaRoot batch = input.next();
           if (batch == null) {
@@ -109,7 +113,8 @@ public final class SharedBatches implements BatchOperator {
           }
           batches.add(batch);
           rows += batch.getRowCount();
-          if (rows > consumer.maxRows) {
+          bytes += bytes(batch);
+          if (rows > consumer.maxRows || tooLargeToKeep(bytes, consumer.allocator)) {
             result.complete(null);
             BatchOperator rest = input;
             input = null;
@@ -132,6 +137,23 @@ public final class SharedBatches implements BatchOperator {
           input.close();
         }
       }
+    }
+
+    /** Whether batches of {@code bytes} would take more than their share of the query's memory. */
+    private static boolean tooLargeToKeep(long bytes, BufferAllocator allocator) {
+      long limit = allocator.getLimit();
+      return bytes > limit / 4 || allocator.getHeadroom() < limit / 2;
+    }
+
+    /** The memory {@code batch} holds: its buffers' capacities, which is what the allocator counts. */
+    private static long bytes(VectorSchemaRoot batch) {
+      long bytes = 0;
+      for (FieldVector vector : batch.getFieldVectors()) {
+        for (ArrowBuf buffer : vector.getFieldBuffers()) {
+          bytes += buffer.capacity();
+        }
+      }
+      return bytes;
     }
 
     /**

@@ -41,6 +41,16 @@ public final class BuildSide implements AutoCloseable {
     return first;
   }
 
+  /**
+   * Counts {@code rows} rows indexed and released, not kept (a semi or anti join that needs the
+   * build side's keys alone), and returns the number of the first.
+   */
+  public int countReleased(int rows) {
+    int first = rowCount;
+    rowCount += rows;
+    return first;
+  }
+
   public int rowCount() {
     return rowCount;
   }
@@ -92,16 +102,6 @@ public final class BuildSide implements AutoCloseable {
    */
   public static BuildSide read(
       BatchOperator input, String operator, QueryContext context, BufferAllocator allocator, BatchIndexer onBatch) {
-    return read(input, operator, context, allocator, true, onBatch);
-  }
-
-  /**
-   * As {@link #read(BatchOperator, String, QueryContext, BufferAllocator, BatchIndexer)}; without
-   * {@code keepRows}, each batch is released once indexed and only the rows' count is kept (a semi
-   * or anti join that needs the build side's keys alone).
-   */
-  public static BuildSide read(
-      BatchOperator input, String operator, QueryContext context, BufferAllocator allocator, boolean keepRows, BatchIndexer onBatch) {
     BuildSide build = new BuildSide();
     try {
       while (true) {
@@ -113,14 +113,7 @@ public final class BuildSide implements AutoCloseable {
           batch.close();
           continue;
         }
-        if (keepRows) {
-          onBatch.index(batch, build.add(batch));
-        } else {
-          try (batch) {
-            onBatch.index(batch, build.rowCount);
-            build.rowCount += batch.getRowCount();
-          }
-        }
+        onBatch.index(batch, build.add(batch));
         context.checkCancelled();
       }
     } catch (OutOfMemoryException e) {

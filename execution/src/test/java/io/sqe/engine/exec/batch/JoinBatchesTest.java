@@ -5,19 +5,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionOptions;
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.exec.expr.Comparison;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.Predicates;
 import io.sqe.engine.exec.join.JoinType;
+import io.sqe.engine.exec.join.SharedBuild;
+import io.sqe.engine.exec.spill.SpillConfig;
+import io.sqe.engine.exec.spill.SpillSpace;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -33,6 +40,7 @@ import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The hash and nested-loop join operators against a join written out row by row: random inputs in
@@ -46,6 +54,7 @@ class JoinBatchesTest {
   private static final Schema PAIR = new Schema(concat(SIDE.getFields(), SIDE.getFields()));
 
   private RootAllocator allocator;
+  @TempDir Path spillDir;
 
   @BeforeEach
   void setUp() {
@@ -108,19 +117,79 @@ class JoinBatchesTest {
   void aBuildSideOverTheLimitFailsWithResourceExhaustedAndLeavesNothing() {
     List<Long[]> big = new ArrayList<>();
     for (long i = 0; i < 50_000; i++) {
-      big.add(new Long[] {i, i % 100, i});
+      // One key for every row: splitting by key never makes the hash join's build side smaller.
+      big.add(new Long[] {7L, 1L, i});
     }
     for (boolean hash : new boolean[] {true, false}) {
+      QueryContext context = spillingContext();
       try (BufferAllocator query = allocator.newChildAllocator("query", 0, 256 * 1024)) {
-        BatchOperator join = operator(big.subList(0, 10), big, JoinType.INNER, null, hash, new Random(2), query, context());
+        BatchOperator join = operator(big.subList(0, 10), big, JoinType.INNER, null, hash, new Random(2), query, context);
         assertThatThrownBy(join::next)
             .isInstanceOfSatisfying(SqeException.class, e -> {
               assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
               assertThat(e.getMessage()).contains((hash ? "HashJoin" : "NestedLoopJoin") + " build side exceeded query.max-memory (256 KiB)");
+              if (hash) {
+                assertThat(e.getMessage()).contains("split 4 times by key");
+              }
             });
         join.close();
       }
+      assertThat(entries(context.spill().directory())).isEmpty();
+      context.releaseSpill();
+      assertThat(entries(spillDir)).isEmpty();
     }
+  }
+
+  @Test
+  void spilledJoinsReturnTheRowsOfUnspilledOnes() {
+    // Replay a failure with -Djoin.seed=<the seed it printed>.
+    long seed = Long.getLong("join.seed", System.nanoTime());
+    System.out.println("JoinBatchesTest spilled seed " + seed);
+    Random random = new Random(seed);
+    List<Long[]> probe = rows(random, 12_000, 8_000);
+    List<Long[]> build = rows(random, 24_000, 8_000);
+    for (JoinType type : JoinType.values()) {
+      for (boolean residual : new boolean[] {false, true}) {
+        String what = "seed " + seed + " " + type + (residual ? " with residual" : "");
+        QueryContext context = spillingContext();
+        List<List<Object>> spilled;
+        try (BufferAllocator query = allocator.newChildAllocator("query", 0, 1 << 20)) {
+          spilled = run(probe, build, type, residual, true, new Random(seed), query, context);
+        }
+        assertThat(context.stats().spilledBytes()).as(what).isPositive();
+        assertThat(entries(context.spill().directory())).as(what).isEmpty();
+        context.releaseSpill();
+        QueryContext unlimited = spillingContext();
+        List<List<Object>> inMemory = run(probe, build, type, residual, true, new Random(seed), allocator, unlimited);
+        assertThat(unlimited.stats().spilledBytes()).as(what).isZero();
+        assertThat(unlimited.spill().directory()).as(what).isNull();
+        assertThat(sorted(spilled)).as(what).isEqualTo(sorted(inMemory));
+        assertThat(inMemory).as(what).hasSize(referenceSize(probe, build, type, residual));
+      }
+    }
+    assertThat(entries(spillDir)).isEmpty();
+  }
+
+  @Test
+  void aSharedBuildSideNeverSpillsAndFailsWithResourceExhausted() {
+    List<Long[]> build = rows(new Random(4), 50_000, 50_000);
+    QueryContext context = spillingContext();
+    try (BufferAllocator query = allocator.newChildAllocator("query", 0, 256 * 1024);
+        SharedBuild shared = new SharedBuild(1)) {
+      BatchOperator probeInput = new Rows(build.subList(0, 10), 7, query);
+      BatchOperator join = new HashJoinBatches(
+          () -> probeInput, () -> new Rows(build, 50, query), shared, new int[] {0, 1}, new int[] {0, 1}, JoinType.INNER, null, null, SIDE, SIDE, PAIR, context, query);
+      assertThatThrownBy(join::next)
+          .isInstanceOfSatisfying(SqeException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+            assertThat(e.getMessage()).contains("HashJoin build side exceeded query.max-memory (256 KiB)").doesNotContain("split");
+          });
+      join.close();
+      probeInput.close();
+    }
+    assertThat(context.stats().spilledBytes()).isZero();
+    assertThat(context.spill().directory()).isNull();
+    context.releaseSpill();
   }
 
   @Test
@@ -152,9 +221,14 @@ class JoinBatchesTest {
   }
 
   private List<List<Object>> run(List<Long[]> probe, List<Long[]> build, JoinType type, boolean residual, boolean hash, Random random) {
+    return run(probe, build, type, residual, hash, random, allocator, context());
+  }
+
+  private static List<List<Object>> run(
+      List<Long[]> probe, List<Long[]> build, JoinType type, boolean residual, boolean hash, Random random, BufferAllocator allocator, QueryContext context) {
     Predicate condition = residual ? Predicates.compareLongColumns(2, Comparison.LESS, 5) : null;
     List<List<Object>> out = new ArrayList<>();
-    try (BatchOperator join = operator(probe, build, type, condition, hash, random)) {
+    try (BatchOperator join = operator(probe, build, type, condition, hash, random, allocator, context)) {
       for (VectorSchemaRoot next = join.next(); next != null; next = join.next()) {
         try (VectorSchemaRoot batch = next) {
           assertThat(batch.getRowCount()).isPositive();
@@ -227,6 +301,42 @@ class JoinBatchesTest {
     return out;
   }
 
+  /** How many rows the join returns by SQL's rules, counted through a map of the build rows by key. */
+  private static int referenceSize(List<Long[]> probe, List<Long[]> build, JoinType type, boolean residual) {
+    Map<List<Long>, List<Integer>> byKey = new java.util.HashMap<>();
+    for (int j = 0; j < build.size(); j++) {
+      Long[] b = build.get(j);
+      if (b[0] != null && b[1] != null) {
+        byKey.computeIfAbsent(List.of(b[0], b[1]), k -> new ArrayList<>()).add(j);
+      }
+    }
+    boolean[] buildMatched = new boolean[build.size()];
+    int rows = 0;
+    for (Long[] p : probe) {
+      int matches = 0;
+      if (p[0] != null && p[1] != null) {
+        for (int j : byKey.getOrDefault(List.of(p[0], p[1]), List.of())) {
+          if (!residual || p[2] < build.get(j)[2]) {
+            matches++;
+            buildMatched[j] = true;
+          }
+        }
+      }
+      rows += switch (type) {
+        case INNER, RIGHT -> matches;
+        case LEFT, FULL -> Math.max(1, matches);
+        case SEMI -> matches > 0 ? 1 : 0;
+        case ANTI -> matches > 0 ? 0 : 1;
+      };
+    }
+    if (type == JoinType.RIGHT || type == JoinType.FULL) {
+      for (boolean matched : buildMatched) {
+        rows += matched ? 0 : 1;
+      }
+    }
+    return rows;
+  }
+
   /** Rows with a probe row come in probe order, before the build rows no probe row matched. */
   private static void assertProbeOrder(List<List<Object>> rows, JoinType type, String what) {
     long last = -1;
@@ -244,9 +354,14 @@ class JoinBatchesTest {
   }
 
   private static List<Long[]> rows(Random random, int count) {
+    return rows(random, count, 20);
+  }
+
+  /** Rows whose key a is below {@code keys} (or NULL), b below 3 (or NULL), v ascending. */
+  private static List<Long[]> rows(Random random, int count, int keys) {
     List<Long[]> rows = new ArrayList<>();
     for (long i = 0; i < count; i++) {
-      Long a = random.nextInt(10) == 0 ? null : (long) random.nextInt(20);
+      Long a = random.nextInt(10) == 0 ? null : (long) random.nextInt(keys);
       Long b = random.nextInt(10) == 0 ? null : (long) random.nextInt(3);
       rows.add(new Long[] {a, b, (long) random.nextInt(1000) * 1000 + i});
     }
@@ -258,10 +373,37 @@ class JoinBatchesTest {
     return rows;
   }
 
-  private static List<List<Object>> sorted(List<List<Object>> rows) {
-    List<List<Object>> copy = new ArrayList<>(rows);
-    copy.sort((x, y) -> x.toString().compareTo(y.toString()));
+  private static List<String> sorted(List<List<Object>> rows) {
+    List<String> copy = new ArrayList<>(rows.size());
+    for (List<Object> row : rows) {
+      copy.add(row.toString());
+    }
+    copy.sort(null);
     return copy;
+  }
+
+  /** A context whose spill space is the test's directory. */
+  private QueryContext spillingContext() {
+    QueryRun run = QueryRun.untracked("join-spill-test");
+    return new QueryContext(
+        run.queryId(),
+        CalciteSchema.createRootSchema(false).plus(),
+        new JavaTypeFactoryImpl(),
+        Map.of(),
+        run,
+        ExecutionOptions.DEFAULT,
+        SpillSpace.open(new SpillConfig(spillDir, SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY)));
+  }
+
+  private static List<Path> entries(Path directory) {
+    if (directory == null || !Files.exists(directory)) {
+      return List.of();
+    }
+    try (Stream<Path> list = Files.list(directory)) {
+      return list.toList();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static QueryContext context() {

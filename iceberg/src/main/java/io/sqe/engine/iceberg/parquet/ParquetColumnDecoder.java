@@ -360,7 +360,9 @@ public final class ParquetColumnDecoder extends VectorizedArrowReader {
     if (vector instanceof FixedWidthVector) {
       ((FixedWidthVector) vector).allocateNew(batchSize);
     } else {
-      vector.setInitialCapacity(batchSize * 16);
+      // Offsets for the batch's rows and Arrow's 8 bytes a value, grown for longer values
+      // (copyBinary): a batch takes these buffers as they are, so spare room stays held with it.
+      vector.setInitialCapacity(batchSize);
       vector.allocateNew();
     }
     vectorMode = mode;
