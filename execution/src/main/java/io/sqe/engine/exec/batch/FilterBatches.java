@@ -60,8 +60,7 @@ public final class FilterBatches implements BatchOperator {
   }
 
   private VectorSchemaRoot gather(VectorSchemaRoot batch, int kept) {
-    int[] rows = selection;
-    return Gather.rows(batch.getSchema(), allocator, kept, i -> batch, i -> rows[i]);
+    return Gather.rows(batch.getSchema(), allocator, kept, batch, selection);
   }
 
   @Override

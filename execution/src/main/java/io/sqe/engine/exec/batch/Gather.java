@@ -1,6 +1,9 @@
 package io.sqe.engine.exec.batch;
 
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
@@ -12,23 +15,50 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class Gather {
   private Gather() {}
 
+  /** A new batch of {@code schema} whose row {@code i} (of {@code count}) is row {@code rows[i]} of {@code source}. */
+  public static VectorSchemaRoot rows(Schema schema, BufferAllocator allocator, int count, VectorSchemaRoot source, int[] rows) {
+    return take(schema, allocator, count, List.of(source), null, rows);
+  }
+
   /**
    * A new batch of {@code schema} whose row {@code i} (of {@code count}) is row {@code rowOf(i)} of
    * batch {@code sourceOf(i)}; the sources have the same columns.
    */
   public static VectorSchemaRoot rows(
       Schema schema, BufferAllocator allocator, int count, IntFunction<VectorSchemaRoot> sourceOf, IntUnaryOperator rowOf) {
+    List<VectorSchemaRoot> sources = new ArrayList<>();
+    Map<VectorSchemaRoot, Integer> numbers = new IdentityHashMap<>();
+    int[] batches = new int[count];
+    int[] rows = new int[count];
+    VectorSchemaRoot last = null;
+    int number = -1;
+    for (int i = 0; i < count; i++) {
+      VectorSchemaRoot source = sourceOf.apply(i);
+      if (source != last) {
+        number = numbers.computeIfAbsent(source, s -> {
+          sources.add(s);
+          return sources.size() - 1;
+        });
+        last = source;
+      }
+      batches[i] = number;
+      rows[i] = rowOf.applyAsInt(i);
+    }
+    return take(schema, allocator, count, sources, sources.size() == 1 ? null : batches, rows);
+  }
+
+  private static VectorSchemaRoot take(
+      Schema schema, BufferAllocator allocator, int count, List<VectorSchemaRoot> sources, int[] batches, int[] rows) {
     VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator);
     try {
       List<FieldVector> to = out.getFieldVectors();
+      List<FieldVector> column = new ArrayList<>(sources.size());
       for (int c = 0; c < to.size(); c++) {
-        FieldVector target = to.get(c);
-        target.setInitialCapacity(Math.max(count, 1));
-        target.allocateNew();
-        for (int i = 0; i < count; i++) {
-          target.copyFromSafe(rowOf.applyAsInt(i), i, sourceOf.apply(i).getVector(c));
+        column.clear();
+        for (VectorSchemaRoot source : sources) {
+          column.add(source.getVector(c));
         }
-        target.setValueCount(count);
+        TakeColumn.of(column).into(to.get(c), batches, rows, count);
       }
       out.setRowCount(count);
       return out;

@@ -38,15 +38,29 @@ final class LongKeyStore implements KeyStore {
     long[] values = read(vector, rowCount);
     ArrowBuf validity = vector.getValidityBuffer();
     boolean nulls = vector.getNullCount() > 0;
+    // Room for every key of the batch up front, so that the loop never checks for it; at most a
+    // batch's worth of slots more than needed.
+    while ((slotted + (long) rowCount) * 2L > mask + 1L) {
+      rehash();
+    }
+    // A repeat of the row before's key takes its id without a probe: tables sorted or clustered
+    // by the key (TPC-H lineitem by l_orderkey) repeat most keys.
+    long previous = 0;
+    int previousId = -1;
     for (int r = 0; r < rowCount; r++) {
       if (nulls && KeyColumn.isNull(validity, r)) {
         if (nullId < 0) {
           nullId = add(0);
         }
         ids[r] = nullId;
-      } else {
-        ids[r] = findOrAdd(values[r]);
+        continue;
       }
+      long key = values[r];
+      if (key != previous || previousId < 0) {
+        previousId = findOrAdd(key);
+        previous = key;
+      }
+      ids[r] = previousId;
     }
   }
 
@@ -68,22 +82,34 @@ final class LongKeyStore implements KeyStore {
     ArrowBuf validity = vector.getValidityBuffer();
     boolean nulls = vector.getNullCount() > 0;
     int wrap = mask;
+    // As in insert: a repeat of the row before's key takes its id without a probe.
+    long previous = 0;
+    int previousId = 0;
+    boolean repeat = false;
     for (int r = 0; r < rowCount; r++) {
       if (nulls && KeyColumn.isNull(validity, r)) {
         ids[r] = idOfNull;
+        repeat = false;
         continue;
       }
       long key = values[r];
+      if (repeat && key == previous) {
+        ids[r] = previousId;
+        continue;
+      }
       int slot = (int) KeyColumn.fmix(key) & wrap;
       while (true) {
         long at = (long) slot * SLOT;
         int id = slots.getInt(at + 8) - 1;
         if (id < 0 || slots.getLong(at) == key) {
           ids[r] = id;
+          previousId = id;
           break;
         }
         slot = (slot + 1) & wrap;
       }
+      previous = key;
+      repeat = true;
     }
   }
 
@@ -95,10 +121,8 @@ final class LongKeyStore implements KeyStore {
     return values;
   }
 
+  /** The id of {@code key}, added if new; the caller made room for it. */
   private int findOrAdd(long key) {
-    if ((slotted + 1) * 2L > mask + 1L) {
-      rehash();
-    }
     int slot = (int) KeyColumn.fmix(key) & mask;
     while (true) {
       long at = (long) slot * SLOT;

@@ -4,8 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.batch.BatchOperator;
+import io.sqe.engine.exec.batch.TakeColumn;
 import io.sqe.engine.exec.expr.Predicate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -58,6 +60,9 @@ public final class JoinProbe implements AutoCloseable {
   private final int[] outBuild = new int[OUTPUT_ROWS + 1];
   private final int[] buildBatch = new int[OUTPUT_ROWS + 1];
   private final int[] buildRow = new int[OUTPUT_ROWS + 1];
+  /** The probe batch's columns and the build side's, ready to copy rows from; null until first used. */
+  private final TakeColumn[] probeTakes;
+  private final TakeColumn[] buildTakes;
 
   /**
    * @param probeSchema the probe input's batch schema
@@ -84,6 +89,8 @@ public final class JoinProbe implements AutoCloseable {
     List<Field> pairFields = new ArrayList<>(probeSchema.getFields());
     pairFields.addAll(buildSchema.getFields());
     this.pairSchema = new Schema(pairFields);
+    this.probeTakes = new TakeColumn[probeColumns];
+    this.buildTakes = new TakeColumn[buildSchema.getFields().size()];
     this.outputSchema = requireNonNull(outputSchema, "outputSchema is null");
     this.context = requireNonNull(context, "context is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -112,6 +119,7 @@ public final class JoinProbe implements AutoCloseable {
           continue;
         }
         matches.probe(probe);
+        Arrays.fill(probeTakes, null);
         if (matched.length <= probe.getRowCount()) {
           matched = new boolean[probe.getRowCount() + 1];
         }
@@ -123,6 +131,7 @@ public final class JoinProbe implements AutoCloseable {
       if (row >= probe.getRowCount()) {
         probe.close();
         probe = null;
+        Arrays.fill(probeTakes, null);
       }
       if (out != null) {
         return out;
@@ -212,10 +221,10 @@ public final class JoinProbe implements AutoCloseable {
   /** Sets {@link #kept} for the first {@code count} candidates: where the residual condition holds. */
   private void keep(int count) {
     if (residual == null || count == 0) {
-      java.util.Arrays.fill(kept, 0, count, true);
+      Arrays.fill(kept, 0, count, true);
       return;
     }
-    java.util.Arrays.fill(kept, 0, count, false);
+    Arrays.fill(kept, 0, count, false);
     try (VectorSchemaRoot pairs = gather(pairSchema, true, candidateProbe, candidateBuild, count)) {
       for (int i = 0; i < count; i++) {
         selection[i] = i;
@@ -264,6 +273,9 @@ public final class JoinProbe implements AutoCloseable {
           }
           buildBatch[i] = batch;
           buildRow[i] = build.rowInBatch(batch, b);
+        } else {
+          buildBatch[i] = 0;
+          buildRow[i] = -1;
         }
       }
     }
@@ -271,26 +283,11 @@ public final class JoinProbe implements AutoCloseable {
     try {
       List<FieldVector> to = out.getFieldVectors();
       for (int c = 0; c < to.size(); c++) {
-        FieldVector target = to.get(c);
-        target.setInitialCapacity(count);
-        target.allocateNew();
         if (c < probeColumns) {
-          FieldVector source = probe == null ? null : probe.getVector(c);
-          for (int i = 0; i < count; i++) {
-            if (probeRows[i] >= 0) {
-              target.copyFromSafe(probeRows[i], i, source);
-            }
-          }
+          probeColumn(c).into(to.get(c), null, probeRows, count);
         } else {
-          int column = c - probeColumns;
-          List<VectorSchemaRoot> batches = build.batches();
-          for (int i = 0; i < count; i++) {
-            if (buildRows[i] >= 0) {
-              target.copyFromSafe(buildRow[i], i, batches.get(buildBatch[i]).getVector(column));
-            }
-          }
+          buildColumn(c - probeColumns).into(to.get(c), buildBatch, buildRow, count);
         }
-        target.setValueCount(count);
       }
       out.setRowCount(count);
       return out;
@@ -298,6 +295,26 @@ public final class JoinProbe implements AutoCloseable {
       out.close();
       throw e;
     }
+  }
+
+  /** Column {@code c} of the current probe batch, prepared once per batch; of no batch after the probe side ends. */
+  private TakeColumn probeColumn(int c) {
+    if (probeTakes[c] == null) {
+      probeTakes[c] = probe == null ? TakeColumn.of(List.of()) : TakeColumn.of(probe.getVector(c));
+    }
+    return probeTakes[c];
+  }
+
+  /** Column {@code c} of the build side, prepared once: the build side never changes. */
+  private TakeColumn buildColumn(int c) {
+    if (buildTakes[c] == null) {
+      List<FieldVector> column = new ArrayList<>(build.batches().size());
+      for (VectorSchemaRoot batch : build.batches()) {
+        column.add(batch.getVector(c));
+      }
+      buildTakes[c] = TakeColumn.of(column);
+    }
+    return buildTakes[c];
   }
 
   @Override
