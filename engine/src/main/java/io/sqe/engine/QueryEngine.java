@@ -29,6 +29,8 @@ import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.offload.OffloadConfig;
+import io.sqe.engine.offload.TrinoOffload;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.plan.PlanningThreads;
@@ -108,6 +110,8 @@ public final class QueryEngine {
   private final AccessControl access;
   private final QueryCaches caches;
   private final SpillSpace spillSpace;
+  /** The Trino cluster big queries may run on; empty without one. */
+  private final Optional<TrinoOffload> offload;
   private final PreparedStatementCommands preparedStatements = new PreparedStatementCommands(this::prepare);
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
@@ -188,6 +192,7 @@ public final class QueryEngine {
     this.caches = new QueryCaches(catalogs, access, config);
     // Emptied of what a crashed run left there before any query can spill.
     this.spillSpace = SpillSpace.open(config.spill());
+    this.offload = config.offload().trinoUri().isPresent() ? Optional.of(new TrinoOffload(config.offload())) : Optional.empty();
   }
 
   /**
@@ -249,7 +254,8 @@ public final class QueryEngine {
 
   private Prepared prepareStatement(Session session, String sql) {
     // A transaction's statements read what it staged, which no cached plan knows of.
-    boolean cacheable = session.openTransaction().isEmpty();
+    // An offloaded plan is pinned to the snapshots of its planning and written for its session.
+    boolean cacheable = session.openTransaction().isEmpty() && !offloads(session);
     if (cacheable && caches.plans().isPresent()) {
       Optional<PlannedQuery> cached = caches.plans().get().find(session, planner.options(session), sql);
       if (cached.isPresent()) {
@@ -259,8 +265,13 @@ public final class QueryEngine {
     SqlNode node = SqeParser.parse(sql);
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
-      PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql, readTables(session, List.of()));
+      PlannedQuery plan = planQuery(session, explain.getExplicandum(), sql);
       List<Object[]> rows = new ArrayList<>();
+      if (plan.trinoStatement() != null) {
+        // Where it runs, then what runs there; the local plan below is the fallback's.
+        rows.add(new Object[] {offload.orElseThrow().where()});
+        rows.add(new Object[] {plan.trinoStatement().sql()});
+      }
       for (String line : plan.explain().split("\n")) {
         rows.add(new Object[] {line});
       }
@@ -275,8 +286,8 @@ public final class QueryEngine {
       return named.get();
     }
     if (node.isA(SqlKind.QUERY)) {
-      PlannedQuery plan = planner.plan(session, node, sql, readTables(session, List.of()));
-      if (cacheable) {
+      PlannedQuery plan = planQuery(session, node, sql);
+      if (cacheable && plan.trinoStatement() == null) {
         caches.plans().ifPresent(plans -> plans.offer(session, planner.options(session), sql, plan));
       }
       return new Prepared.Query(plan);
@@ -293,6 +304,42 @@ public final class QueryEngine {
       }
     }
     throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
+  }
+
+  /**
+   * Plans a query, and when it is to run on the Trino cluster (its session's {@code offload} is
+   * {@code 'always'}, outside a transaction, whose staged writes Trino cannot see), writes the
+   * statement Trino runs; the local plan stays for the result's schema and for a fallback. A
+   * query Trino cannot run (it reads SQE's system tables, or a table with no snapshot) runs here.
+   */
+  private PlannedQuery planQuery(Session session, SqlNode node, String sql) {
+    PlannedQuery plan = planner.plan(session, node, sql, readTables(session, List.of()));
+    if (!offloads(session)) {
+      return plan;
+    }
+    // Validation rewrites a statement's tree in place, so the Trino statement is planned from a fresh one.
+    SqlNode fresh = SqeParser.parse(sql);
+    if (fresh.getKind() == SqlKind.EXPLAIN) {
+      fresh = ((SqlExplain) fresh).getExplicandum();
+    }
+    try {
+      return plan.offloadedAs(planner.trinoStatement(session, fresh, sql));
+    } catch (SqeException e) {
+      if (e.code() == ErrorCode.NOT_SUPPORTED) {
+        return plan;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether {@code session}'s queries run on the Trino cluster. {@code 'auto'} runs them here
+   * until queries are sized from their manifests (issue 25).
+   */
+  private boolean offloads(Session session) {
+    String option = session.options().get(OffloadConfig.SESSION_OPTION);
+    OffloadConfig.Mode mode = option == null ? OffloadConfig.Mode.AUTO : OffloadConfig.Mode.of(option);
+    return offload.isPresent() && mode == OffloadConfig.Mode.ALWAYS && session.openTransaction().isEmpty();
   }
 
   /**
@@ -380,7 +427,7 @@ public final class QueryEngine {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
-        Optional<ResultCache.Key> key = session.openTransaction().isPresent()
+        Optional<ResultCache.Key> key = session.openTransaction().isPresent() || plan.trinoStatement() != null
             ? Optional.empty()
             : caches.results().flatMap(results -> results.key(session, plan, values));
         if (key.isPresent()) {
@@ -390,6 +437,20 @@ public final class QueryEngine {
             return QueryExecutions.replay(queryAllocator, context, prepared.resultSchema(), cached.get(), config.batchLimits());
           }
           sink = caches.results().get().capture(key.get());
+        }
+        if (plan.trinoStatement() != null) {
+          TrinoOffload trino = offload.orElseThrow();
+          Supplier<Enumerator<Object>> offloaded = () -> {
+            try {
+              return trino.rows(plan.trinoStatement(), prepared.resultSchema(), run);
+            } catch (SqeException e) {
+              if (e.code() == ErrorCode.UNAVAILABLE && trino.config().fallback()) {
+                return plan.bindable().bind(queryContext).enumerator();
+              }
+              throw e;
+            }
+          };
+          return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), offloaded, config.batchLimits(), null);
         }
         if (plan.batchPlan() != null) {
           return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), plan.batchPlan(), config.batchLimits(), sink);
