@@ -27,6 +27,7 @@ import java.time.Duration;
  *     their order; a larger join keeps the FROM list's order
  * @param planner the options statements are planned with, unless their session sets its own
  * @param execution the options plans run with, unless their session sets its own
+ * @param offload the Trino cluster big queries may run on, if any
  * @param spill where queries spill what does not fit in their memory, and how much each may
  */
 public record EngineConfig(
@@ -40,7 +41,8 @@ public record EngineConfig(
     int maxReorderedJoins,
     PlannerOptions planner,
     ExecutionOptions execution,
-    SpillConfig spill) {
+    SpillConfig spill,
+    io.sqe.engine.offload.OffloadConfig offload) {
   public static final int DEFAULT_PLAN_CACHE_MAX_ENTRIES = 1_000;
   public static final int DEFAULT_MAX_REORDERED_JOINS = QueryPlanner.DEFAULT_MAX_REORDERED_JOINS;
   public static final long DEFAULT_RESULT_CACHE_MAX_BYTES = 64L << 20;
@@ -72,6 +74,7 @@ public record EngineConfig(
     requireNonNull(planner, "planner is null");
     requireNonNull(execution, "execution is null");
     requireNonNull(spill, "spill is null");
+    requireNonNull(offload, "offload is null");
   }
 
   /** Limits with the default caches. */
@@ -87,7 +90,8 @@ public record EngineConfig(
         DEFAULT_MAX_REORDERED_JOINS,
         PlannerOptions.DEFAULT,
         ExecutionOptions.DEFAULT,
-        SpillConfig.DEFAULT);
+        SpillConfig.DEFAULT,
+        io.sqe.engine.offload.OffloadConfig.NONE);
   }
 
   /** Limits without a default statement timeout, with the default caches. */
@@ -117,42 +121,47 @@ public record EngineConfig(
   }
 
   public EngineConfig withMaxQueryMemoryBytes(long bytes) {
-    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
+    return new EngineConfig(bytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill, offload);
   }
 
   public EngineConfig withStatementTimeout(Duration timeout) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, timeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill, offload);
   }
 
   public EngineConfig withPlanCacheMaxEntries(int entries) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, entries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill, offload);
   }
 
   public EngineConfig withResultCacheMaxBytes(long bytes) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, bytes, maxValueSize, maxReorderedJoins, planner, execution, spill, offload);
   }
 
   public EngineConfig withMaxValueSize(long size) {
-    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins, planner, execution, spill);
+    return new EngineConfig(maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, size, maxReorderedJoins, planner, execution, spill, offload);
   }
 
   public EngineConfig withMaxReorderedJoins(int tables) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables, planner, execution, spill);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, tables, planner, execution, spill, offload);
   }
 
   public EngineConfig withPlannerOptions(PlannerOptions options) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, options, execution, spill);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, options, execution, spill, offload);
   }
 
   public EngineConfig withSpill(SpillConfig spill) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill, offload);
   }
 
   public EngineConfig withExecutionOptions(ExecutionOptions options) {
     return new EngineConfig(
-        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, options, spill);
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, options, spill, offload);
+  }
+
+  public EngineConfig withOffload(io.sqe.engine.offload.OffloadConfig offload) {
+    return new EngineConfig(
+        maxQueryMemoryBytes, batchMaxRows, batchMaxBytes, statementTimeout, planCacheMaxEntries, resultCacheMaxBytes, maxValueSize, maxReorderedJoins, planner, execution, spill, offload);
   }
 }

@@ -30,6 +30,8 @@ import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.offload.OffloadConfig;
+import io.sqe.engine.offload.TrinoOffload;
 import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.PlannerOptions;
@@ -112,6 +114,8 @@ public final class QueryEngine {
   private final AccessControl access;
   private final QueryCaches caches;
   private final SpillSpace spillSpace;
+  /** The Trino cluster big queries may run on; empty without one. */
+  private final Optional<TrinoOffload> offload;
   private final PreparedStatementCommands preparedStatements = new PreparedStatementCommands(this::prepare);
 
   public QueryEngine(Catalogs catalogs, BufferAllocator allocator, EngineConfig config) {
@@ -192,6 +196,7 @@ public final class QueryEngine {
     this.caches = new QueryCaches(catalogs, access, config);
     // Emptied of what a crashed run left there before any query can spill.
     this.spillSpace = SpillSpace.open(config.spill());
+    this.offload = config.offload().trinoUri().isPresent() ? Optional.of(new TrinoOffload(config.offload())) : Optional.empty();
   }
 
   /**
@@ -348,7 +353,8 @@ public final class QueryEngine {
   private Prepared prepareStatement(Session session, String sql, List<IcebergTable> pinned) {
     // A transaction's statements read what it staged, which no cached plan knows of; a statement
     // pinned to snapshots is planned for them alone.
-    boolean cacheable = session.openTransaction().isEmpty() && pinned.isEmpty();
+    // An offloaded plan is pinned to the snapshots of its planning and written for its session.
+    boolean cacheable = session.openTransaction().isEmpty() && pinned.isEmpty() && !offloads(session);
     if (cacheable && caches.plans().isPresent()) {
       Optional<PlannedQuery> cached = caches.plans().get().find(session, planner.options(session), sql);
       if (cached.isPresent()) {
@@ -358,8 +364,13 @@ public final class QueryEngine {
     SqlNode node = Spans.traced("sqe.parse", () -> SqeParser.parse(sql));
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
-      PlannedQuery plan = planner.plan(session, explain.getExplicandum(), sql, readTables(session, pinned));
+      PlannedQuery plan = planQuery(session, explain.getExplicandum(), sql, pinned);
       List<Object[]> rows = new ArrayList<>();
+      if (plan.trinoStatement() != null) {
+        // Where it runs, then what runs there; the local plan below is the fallback's.
+        rows.add(new Object[] {offload.orElseThrow().where()});
+        rows.add(new Object[] {plan.trinoStatement().sql()});
+      }
       for (String line : plan.explain().split("\n")) {
         rows.add(new Object[] {line});
       }
@@ -377,8 +388,8 @@ public final class QueryEngine {
       return named.get();
     }
     if (node.isA(SqlKind.QUERY)) {
-      PlannedQuery plan = planner.plan(session, node, sql, readTables(session, pinned));
-      if (cacheable) {
+      PlannedQuery plan = planQuery(session, node, sql, pinned);
+      if (cacheable && plan.trinoStatement() == null) {
         caches.plans().ifPresent(plans -> plans.offer(session, planner.options(session), sql, plan));
       }
       return new Prepared.Query(plan);
@@ -395,6 +406,44 @@ public final class QueryEngine {
       }
     }
     throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
+  }
+
+  /**
+   * Plans a query, and when it is to run on the Trino cluster (its session's {@code offload} is
+   * {@code 'always'}, outside a transaction, whose staged writes Trino cannot see), writes the
+   * statement Trino runs; the local plan stays for the result's schema and for a fallback. A
+   * query Trino cannot run (it reads SQE's system tables, or a table with no snapshot) runs here.
+   */
+  private PlannedQuery planQuery(Session session, SqlNode node, String sql, List<IcebergTable> pinned) {
+    PlannedQuery plan = planner.plan(session, node, sql, readTables(session, pinned));
+    // A statement pinned to a ticket's snapshots (planned again on another server) runs here:
+    // the Trino statement would pin the snapshots current now.
+    if (!offloads(session) || !pinned.isEmpty()) {
+      return plan;
+    }
+    // Validation rewrites a statement's tree in place, so the Trino statement is planned from a fresh one.
+    SqlNode fresh = SqeParser.parse(sql);
+    if (fresh.getKind() == SqlKind.EXPLAIN) {
+      fresh = ((SqlExplain) fresh).getExplicandum();
+    }
+    try {
+      return plan.offloadedAs(planner.trinoStatement(session, fresh, sql));
+    } catch (SqeException e) {
+      if (e.code() == ErrorCode.NOT_SUPPORTED) {
+        return plan;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether {@code session}'s queries run on the Trino cluster. {@code 'auto'} runs them here
+   * until queries are sized from their manifests (issue 25).
+   */
+  private boolean offloads(Session session) {
+    String option = session.options().get(OffloadConfig.SESSION_OPTION);
+    OffloadConfig.Mode mode = option == null ? OffloadConfig.Mode.AUTO : OffloadConfig.Mode.of(option);
+    return offload.isPresent() && mode == OffloadConfig.Mode.ALWAYS && session.openTransaction().isEmpty();
   }
 
   /**
@@ -484,7 +533,7 @@ public final class QueryEngine {
         queries.find(queryId).ifPresent(query -> query.planned(plan.explain()));
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
-        Optional<ResultCache.Key> key = session.openTransaction().isPresent()
+        Optional<ResultCache.Key> key = session.openTransaction().isPresent() || plan.trinoStatement() != null
             ? Optional.empty()
             : caches.results().flatMap(results -> results.key(session, plan, values));
         if (key.isPresent()) {
@@ -494,6 +543,20 @@ public final class QueryEngine {
             return QueryExecutions.replay(queryAllocator, context, prepared.resultSchema(), cached.get(), config.batchLimits());
           }
           sink = caches.results().get().capture(key.get());
+        }
+        if (plan.trinoStatement() != null) {
+          TrinoOffload trino = offload.orElseThrow();
+          Supplier<Enumerator<Object>> offloaded = () -> {
+            try {
+              return trino.rows(plan.trinoStatement(), prepared.resultSchema(), run);
+            } catch (SqeException e) {
+              if (e.code() == ErrorCode.UNAVAILABLE && trino.config().fallback()) {
+                return plan.bindable().bind(queryContext).enumerator();
+              }
+              throw e;
+            }
+          };
+          return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), offloaded, config.batchLimits(), null);
         }
         if (plan.batchPlan() != null) {
           return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), plan.batchPlan(), config.batchLimits(), sink);

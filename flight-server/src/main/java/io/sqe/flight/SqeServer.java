@@ -227,7 +227,8 @@ public final class SqeServer implements AutoCloseable {
                   .withMaxReorderedJoins(config.maxReorderedJoins())
                   .withPlannerOptions(config.planner())
                   .withExecutionOptions(config.execution())
-                  .withSpill(config.spill()),
+                  .withSpill(config.spill())
+                  .withOffload(config.offload()),
               executors(config, authenticating, locationRules(config, lakehouse), metadata, sessionKills),
               WritePath.transactions(),
               systemSchemas,

@@ -107,7 +107,8 @@ public final class SessionCommands implements CommandExecutor {
   private static boolean isOption(String normalizedName) {
     return PlannerOptions.NAMES.contains(normalizedName)
         || ExecutionOptions.NAMES.contains(normalizedName)
-        || WriteOptions.NAMES.contains(normalizedName);
+        || WriteOptions.NAMES.contains(normalizedName)
+        || io.sqe.engine.offload.OffloadConfig.SESSION_OPTION.equals(normalizedName);
   }
 
   /** Fails with INVALID_ARGUMENT unless {@code value} is one option {@code name} takes. */
@@ -116,6 +117,8 @@ public final class SessionCommands implements CommandExecutor {
       PlannerOptions.DEFAULT.with(name, value);
     } else if (WriteOptions.NAMES.contains(name)) {
       WriteOptions.validate(name, value);
+    } else if (io.sqe.engine.offload.OffloadConfig.SESSION_OPTION.equals(name)) {
+      io.sqe.engine.offload.OffloadConfig.Mode.of(value);
     } else {
       ExecutionOptions.DEFAULT.with(name, value);
     }

@@ -107,6 +107,10 @@ public final class ConfigLoader {
           "write.max-commit-retries",
           "materialization-reuse",
           "sample-data.tpch-scale",
+          "offload.trino-uri",
+          "offload.user",
+          "offload.min-scan-bytes",
+          "offload.fallback",
           "audit.file",
           "http.port",
           "trino.port",
@@ -333,7 +337,24 @@ public final class ConfigLoader {
         new SpillConfig(
             Path.of(values.getOrDefault("query.spill-dir", dataDir.resolve("spill").toString())).toAbsolutePath().normalize(),
             size(values, "query.max-spill", SpillConfig.DEFAULT_MAX_BYTES_PER_QUERY)),
-        bool(values, "materialization-reuse", true));
+        bool(values, "materialization-reuse", true),
+        offload(values));
+  }
+
+  private static io.sqe.engine.offload.OffloadConfig offload(Map<String, String> values) {
+    String uri = values.get("offload.trino-uri");
+    if (uri != null && !uri.isBlank() && !uri.matches("https?://[^/\\s]+/?")) {
+      throw new ConfigException("Setting offload.trino-uri must be a Trino coordinator's http:// or https:// address, not " + uri);
+    }
+    String user = values.getOrDefault("offload.user", io.sqe.engine.offload.OffloadConfig.NONE.user());
+    if (user.isBlank()) {
+      throw new ConfigException("Setting offload.user must name Trino's service user SQE runs offloaded queries as");
+    }
+    return new io.sqe.engine.offload.OffloadConfig(
+        uri == null || uri.isBlank() ? java.util.Optional.empty() : java.util.Optional.of(uri.trim()),
+        user,
+        size(values, "offload.min-scan-bytes", io.sqe.engine.offload.OffloadConfig.DEFAULT_MIN_SCAN_BYTES),
+        bool(values, "offload.fallback", false));
   }
 
   private static ServerConfig.Limits limits(Map<String, String> values) {

@@ -46,6 +46,7 @@ import java.util.Set;
  *     and how much each may write there ({@code query.max-spill})
  * @param materializationReuse whether a CREATE OR REPLACE TABLE ... AS whose inputs did not change
  *     commits nothing ({@code materialization-reuse}), unless its session sets its own
+ * @param offload the Trino cluster big queries may run on ({@code offload.*})
  */
 public record ServerConfig(
     String host,
@@ -70,9 +71,11 @@ public record ServerConfig(
     Limits limits,
     TrinoSettings trino,
     SpillConfig spill,
-    boolean materializationReuse) {
+    boolean materializationReuse,
+    io.sqe.engine.offload.OffloadConfig offload) {
   public ServerConfig {
     requireNonNull(spill, "spill is null");
+    requireNonNull(offload, "offload is null");
     requireNonNull(limits, "limits is null");
     requireNonNull(trino, "trino is null");
     if (writeMaxCommitRetries < 0) {
@@ -97,19 +100,19 @@ public record ServerConfig(
   }
 
   public ServerConfig withPort(int newPort) {
-    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
+    return new ServerConfig(host, newPort, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse, offload);
   }
 
   public ServerConfig withTpchScale(double scale) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, scale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse, offload);
   }
 
   public ServerConfig withMaxQueryMemoryBytes(long bytes) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
+    return new ServerConfig(host, port, dataDir, catalog, auth, bytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, operations, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse, offload);
   }
 
   public ServerConfig withOperations(OperationsSettings settings) {
-    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse);
+    return new ServerConfig(host, port, dataDir, catalog, auth, maxQueryMemoryBytes, maxRunTime, tpchScale, tls, security, auditFile, maintenanceMinRetention, caches, settings, planner, execution, writeMaxCommitRetries, maxValueSize, maxReorderedJoins, limits, trino, spill, materializationReuse, offload);
   }
 
   /**

@@ -129,6 +129,21 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     return schema;
   }
 
+  /**
+   * The snapshot a scan of this table planned now reads: a time-travel read's, a write target's,
+   * or else the current one; empty when the table has none.
+   */
+  public java.util.OptionalLong plannedSnapshotId() {
+    if (version != null) {
+      return java.util.OptionalLong.of(version);
+    }
+    if (write != null) {
+      return write.snapshotId == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(write.snapshotId);
+    }
+    Snapshot current = table.currentSnapshot();
+    return current == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(current.snapshotId());
+  }
+
   /** Whether this is a row-level write target (see {@link #forRowLevelWrite}). */
   public boolean isWriteTarget() {
     return write != null;

@@ -29,6 +29,8 @@ import org.apache.calcite.schema.SchemaPlus;
  * @param reads what planning read, which decides whether and how long the plan and its results
  *     may be cached
  * @param cached whether the plan came from the plan cache
+ * @param trinoStatement the statement a Trino cluster runs instead of this plan when the query is
+ *     offloaded ({@link io.sqe.engine.offload.TrinoStatements}); null when it runs here
  */
 public record PlannedQuery(
     String sql,
@@ -42,7 +44,8 @@ public record PlannedQuery(
     String explain,
     long planningNanos,
     PlanReads reads,
-    boolean cached) {
+    boolean cached,
+    io.sqe.engine.offload.TrinoStatements.Statement trinoStatement) {
   public PlannedQuery {
     requireNonNull(sql, "sql is null");
     requireNonNull(resultType, "resultType is null");
@@ -58,6 +61,14 @@ public record PlannedQuery(
   /** This plan as the plan cache hands it out again, found in {@code lookupNanos}. */
   public PlannedQuery reused(long lookupNanos) {
     return new PlannedQuery(
-        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, lookupNanos, reads, true);
+        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, lookupNanos, reads, true,
+        trinoStatement);
+  }
+
+  /** This plan, run on a Trino cluster as {@code statement}. */
+  public PlannedQuery offloadedAs(io.sqe.engine.offload.TrinoStatements.Statement statement) {
+    return new PlannedQuery(
+        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, planningNanos, reads,
+        cached, requireNonNull(statement, "statement is null"));
   }
 }

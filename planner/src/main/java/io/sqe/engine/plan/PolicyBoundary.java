@@ -37,6 +37,21 @@ final class PolicyBoundary extends SingleRel {
     return new PolicyBoundary(getCluster(), traitSet, sole(inputs));
   }
 
+  /**
+   * {@code rel} without its boundaries, for an engine that runs the whole statement as SQL: there
+   * the row filter and masks sit in a derived table, which that engine's optimizer keeps below the
+   * statement's predicates only as far as its own rules allow.
+   */
+  static RelNode strip(RelNode rel) {
+    return rel.accept(new org.apache.calcite.rel.RelHomogeneousShuttle() {
+      @Override
+      public RelNode visit(RelNode other) {
+        RelNode visited = super.visit(other);
+        return visited instanceof PolicyBoundary ? ((PolicyBoundary) visited).getInput() : visited;
+      }
+    });
+  }
+
   /** The boundary in a compiled plan: it passes its input's rows through. */
   static final class Enumerable extends SingleRel implements EnumerableRel {
     Enumerable(RelOptCluster cluster, RelTraitSet traits, RelNode input) {

@@ -12,6 +12,7 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.FilterIntoScanRule;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.offload.TrinoStatements;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.RowLimits;
@@ -177,6 +178,86 @@ public final class QueryPlanner {
 
   private PlannedQuery planTraced(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     long start = System.nanoTime();
+    Converted converted = convert(session, query, sql, tables);
+    PlannerOptions planOptions = converted.options();
+    VolcanoPlanner planner = converted.planner();
+    PlanReads reads = converted.reads();
+    CalciteSchema root = converted.root();
+    SqlValidator validator = converted.validator();
+    SqlNode validated = converted.validated();
+    List<RelDataType> parameterTypes = converted.parameterTypes();
+    EnumerableRel enumerable;
+    RelRoot relRoot;
+    try {
+      relRoot = converted.relRoot().withRel(MicrosecondTimestamps.rewrite(converted.relRoot().rel));
+      RelTraitSet desired =
+          relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
+      RelNode rel = relRoot.rel;
+      RelNode best = Spans.traced("sqe.optimize",
+          () -> program(planner.getRules(), maxReorderedJoins).run(planner, rel, desired, List.of(), List.of()));
+      enumerable = project((EnumerableRel) best, relRoot);
+      PlanInspection.inspect(enumerable, reads);
+    } catch (SqeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SqlErrors.translatePlanning(e, sql);
+    }
+
+    Map<String, Object> internalParameters = new HashMap<>();
+    SqeRel columnar = planOptions.columnar() ? ColumnarLowering.lower(enumerable) : null;
+    String explain = RelOptUtil.toString(columnar != null ? columnar : enumerable);
+    PlanningThreads.checkCancelled();
+    EnumerableRel compiled =
+        (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
+    Bindable<Object> bindable =
+        Spans.traced("sqe.compile", () -> new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql)));
+
+    List<List<String>> origins = validator.getFieldOrigins(validated);
+    return new PlannedQuery(
+        sql,
+        relRoot.validatedRowType,
+        resultSchema(relRoot.validatedRowType, origins),
+        parameterTypes,
+        bindable,
+        columnar == null ? null : columnar.implement(),
+        internalParameters,
+        root.plus(),
+        explain,
+        System.nanoTime() - start,
+        reads,
+        false,
+        null);
+  }
+
+  /**
+   * The statement as Trino SQL ({@link TrinoStatements}): its logical plan with the principal's row
+   * filters and column masks inlined, every table pinned to the snapshot planned against.
+   */
+  public TrinoStatements.Statement trinoStatement(Session session, SqlNode query, String sql) {
+    Converted converted = convert(session, query, sql, List.of());
+    try {
+      RelRoot relRoot = converted.relRoot();
+      List<Integer> columns = relRoot.fields.stream().map(field -> field.getKey()).toList();
+      return TrinoStatements.write(PolicyBoundary.strip(relRoot.rel), columns);
+    } catch (SqeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SqlErrors.translatePlanning(e, sql);
+    }
+  }
+
+  /** A statement validated and converted to its logical plan, with what planning it further needs. */
+  private record Converted(
+      RelRoot relRoot,
+      SqlValidator validator,
+      SqlNode validated,
+      List<RelDataType> parameterTypes,
+      CalciteSchema root,
+      PlanReads reads,
+      VolcanoPlanner planner,
+      PlannerOptions options) {}
+
+  private Converted convert(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     PlannerOptions planOptions = options(session);
     if (catalogs.find(session.catalog()).isEmpty()) {
       throw new SqeException(ErrorCode.NOT_FOUND, "Catalog '" + session.catalog() + "' does not exist");
@@ -247,50 +328,19 @@ public final class QueryPlanner {
             StandardConvertletTable.INSTANCE,
             converterConfig());
 
-    EnumerableRel enumerable;
     RelRoot relRoot;
     try {
       relRoot = converter.convertQuery(validated, false, true);
       LargeInLists.checkConverted(samples);
       MapOrdering.check(relRoot.rel);
-      relRoot = relRoot.withRel(MicrosecondTimestamps.rewrite(relRoot.rel));
-      RelTraitSet desired =
-          relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
-      RelNode rel = relRoot.rel;
-      RelNode best = Spans.traced("sqe.optimize",
-          () -> program(planner.getRules(), maxReorderedJoins).run(planner, rel, desired, List.of(), List.of()));
-      enumerable = project((EnumerableRel) best, relRoot);
-      PlanInspection.inspect(enumerable, reads);
     } catch (SqeException e) {
       throw e;
     } catch (RuntimeException e) {
       throw SqlErrors.translatePlanning(e, sql);
     }
-
-    Map<String, Object> internalParameters = new HashMap<>();
-    SqeRel columnar = planOptions.columnar() ? ColumnarLowering.lower(enumerable) : null;
-    String explain = RelOptUtil.toString(columnar != null ? columnar : enumerable);
-    PlanningThreads.checkCancelled();
-    EnumerableRel compiled =
-        (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
-    Bindable<Object> bindable =
-        Spans.traced("sqe.compile", () -> new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql)));
-
-    List<List<String>> origins = validator.getFieldOrigins(validated);
-    return new PlannedQuery(
-        sql,
-        relRoot.validatedRowType,
-        resultSchema(relRoot.validatedRowType, origins),
-        parameterTypes,
-        bindable,
-        columnar == null ? null : columnar.implement(),
-        internalParameters,
-        root.plus(),
-        explain,
-        System.nanoTime() - start,
-        reads,
-        false);
+    return new Converted(relRoot, validator, validated, parameterTypes, root, reads, planner, planOptions);
   }
+
 
   private static SqlToRelConverter.Config converterConfig() {
     return SqlToRelConverter.config()

@@ -1,0 +1,165 @@
+package io.sqe.engine.offload;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.QueryRun;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Properties;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.linq4j.Enumerator;
+
+/**
+ * Runs offloaded statements on the Trino cluster through Trino's JDBC driver as the service user,
+ * and hands their rows on one at a time, as SQE's row runtime represents them, so the result is
+ * turned into Arrow batches as it arrives and never held whole. Cancelling the statement's run
+ * cancels the query on Trino; a failure of the cluster is UNAVAILABLE, naming it.
+ */
+public final class TrinoOffload {
+  private final OffloadConfig config;
+
+  public TrinoOffload(OffloadConfig config) {
+    this.config = requireNonNull(config, "config is null");
+    config.trinoUri().orElseThrow(() -> new IllegalArgumentException("No Trino cluster is configured"));
+  }
+
+  public OffloadConfig config() {
+    return config;
+  }
+
+  /** What EXPLAIN and the statement's trailers say about where it runs. */
+  public String where() {
+    return "offloaded to trino " + config.trinoUri().orElseThrow();
+  }
+
+  /**
+   * Starts {@code sql} on Trino and returns its rows with the types of {@code schema}; the
+   * enumerator's close ends the query there.
+   */
+  public Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run) {
+    Properties properties = new Properties();
+    properties.setProperty("user", config.user());
+    properties.setProperty("source", "sqe");
+    Connection connection = null;
+    try {
+      connection = DriverManager.getConnection(config.jdbcUrl(), properties);
+      Statement statement = connection.createStatement();
+      run.onCancel(() -> cancel(statement));
+      ResultSet rows = statement.executeQuery(sql.sql());
+      return new Rows(connection, rows, schema.getFields(), sql.resultColumns(), run, this);
+    } catch (SQLException e) {
+      closeQuietly(connection);
+      run.checkCancelled();
+      throw unavailable(e);
+    }
+  }
+
+  SqeException unavailable(SQLException e) {
+    return new SqeException(
+        ErrorCode.UNAVAILABLE, "The Trino cluster " + config.trinoUri().orElseThrow() + " failed to run the offloaded query: " + e.getMessage(), e);
+  }
+
+  private static void cancel(Statement statement) {
+    try {
+      statement.cancel();
+    } catch (SQLException e) {
+      // The query already ended on Trino: nothing is left to cancel.
+    }
+  }
+
+  private static void closeQuietly(Connection connection) {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // Closing after a failure: the failure is what the client hears of.
+      }
+    }
+  }
+
+  /** A Trino result, row by row, in the row runtime's representation of each column's type. */
+  private static final class Rows implements Enumerator<Object> {
+    private final Connection connection;
+    private final ResultSet rows;
+    private final List<Field> fields;
+    /** Where each result column is in Trino's rows, which may carry columns only sorted by. */
+    private final List<Integer> columns;
+    private final QueryRun run;
+    private final TrinoOffload offload;
+    private Object current;
+
+    Rows(Connection connection, ResultSet rows, List<Field> fields, List<Integer> columns, QueryRun run, TrinoOffload offload) {
+      this.connection = connection;
+      this.rows = rows;
+      this.fields = fields;
+      this.columns = columns;
+      this.run = run;
+      this.offload = offload;
+    }
+
+    @Override
+    public Object current() {
+      return current;
+    }
+
+    @Override
+    public boolean moveNext() {
+      try {
+        if (!rows.next()) {
+          return false;
+        }
+        Object[] row = new Object[fields.size()];
+        for (int i = 0; i < row.length; i++) {
+          row[i] = value(columns.get(i) + 1, fields.get(i).getType());
+        }
+        current = row.length == 1 ? row[0] : row;
+        return true;
+      } catch (SQLException e) {
+        run.checkCancelled();
+        throw offload.unavailable(e);
+      }
+    }
+
+    /** The column's value as SQE's row runtime holds it: dates as days, timestamps as microseconds. */
+    private Object value(int column, ArrowType type) throws SQLException {
+      if (type instanceof ArrowType.Date) {
+        java.sql.Date date = rows.getDate(column);
+        return date == null ? null : (int) date.toLocalDate().toEpochDay();
+      }
+      if (type instanceof ArrowType.Timestamp) {
+        Timestamp timestamp = rows.getTimestamp(column);
+        if (timestamp == null) {
+          return null;
+        }
+        LocalDateTime local = timestamp.toLocalDateTime();
+        return local.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + local.getNano() / 1_000;
+      }
+      if (type instanceof ArrowType.Time) {
+        java.sql.Time time = rows.getTime(column);
+        return time == null ? null : (int) (time.toLocalTime().toNanoOfDay() / 1_000_000L);
+      }
+      return rows.getObject(column);
+    }
+
+    @Override
+    public void reset() {
+      throw new UnsupportedOperationException("A Trino result is read once");
+    }
+
+    @Override
+    public void close() {
+      closeQuietly(connection);
+    }
+  }
+}

@@ -1,0 +1,213 @@
+package io.sqe.flight.offload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sqe.flight.testing.RestCatalogFixture;
+import io.sqe.flight.testing.ResultComparison;
+import io.sqe.flight.testing.TestServer;
+import io.sqe.flight.testing.TpchHarness;
+import io.sqe.flight.testing.TrinoCluster;
+import io.sqe.sample.tpch.TpchQueries;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Queries a session sends to the Trino cluster ({@code SET SESSION offload = 'always'}): an SQE
+ * server and a real Trino cluster (coordinator and worker) over one Iceberg REST catalog; TPC-H at
+ * scale 0.01 compared with DuckDB, a restricted user's rows compared with the same query run here,
+ * and Trino's own record of what it ran.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OffloadToTrinoTest extends TpchHarness {
+  static final String SERVICE_USER = "sqe-service";
+  static final String POLICY =
+      """
+      {
+        "tables": [
+          {"role": "admin", "privileges": ["OWNERSHIP"]},
+          {"role": "analyst", "schema": "tpch", "table": "customer", "privileges": ["SELECT"],
+           "filter": "c_mktsegment = 'BUILDING'",
+           "columns": [{"name": "c_phone", "mask": "'XX-' || substring(c_phone, 12)"}, {"name": "c_acctbal", "allow": false}]},
+          {"role": "analyst", "schema": "tpch", "table": "nation", "privileges": ["SELECT"]}
+        ]
+      }
+      """;
+
+  private RestCatalogFixture rest;
+  private TrinoCluster trino;
+
+  /**
+   * The TPC-H queries Trino runs as SQE writes them today (4, 6, 15, 18); {@code
+   * -Dsqe.offload.tpch=all} runs all 22, most of which Trino still rejects (issue 25: string
+   * literals as Calcite writes them; Q1's AVG of a decimal keeps the input's scale on Trino).
+   */
+  static Stream<Integer> queries() {
+    return "all".equals(System.getProperty("sqe.offload.tpch")) ? TpchQueries.numbers().stream() : Stream.of(4, 6, 15, 18);
+  }
+
+  @BeforeAll
+  void start(@TempDir Path dir) throws Exception {
+    rest = RestCatalogFixture.start(dir.resolve("rest"));
+    trino = TrinoCluster.start(dir.resolve("trino"), rest.uri());
+    Path policy = dir.resolve("rules.json");
+    Files.writeString(policy, POLICY);
+    Map<String, String> settings = new HashMap<>(rest.sqeSettings());
+    settings.put("offload.trino-uri", trino.uri());
+    settings.put("offload.user", SERVICE_USER);
+    settings.put("security.policy-file", policy.toString());
+    open(dir.resolve("sqe"), settings);
+    server.server().authentication().users().addUser("bob", "bob-pw".toCharArray(), Set.of("analyst"));
+    try (Statement s = sqe.createStatement()) {
+      s.execute("SET SESSION offload = 'always'");
+    }
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    close();
+    if (trino != null) {
+      trino.close();
+    }
+    if (rest != null) {
+      rest.close();
+    }
+  }
+
+  @ParameterizedTest(name = "Q{0}")
+  @MethodSource("queries")
+  void tpchOnTrinoMatchesDuckDb(int query) throws Exception {
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN " + TpchQueries.query(query))) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).as("where Q%d runs", query).isEqualTo("offloaded to trino " + trino.uri());
+    }
+    compare("Q" + query, TpchQueries.query(query));
+  }
+
+  @Test
+  void explainAndTrinoShowWhereTheQueryRan() throws Exception {
+    List<String> plan = new ArrayList<>();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN SELECT count(*) FROM region")) {
+      while (rs.next()) {
+        plan.add(rs.getString(1));
+      }
+    }
+    assertThat(plan.get(0)).isEqualTo("offloaded to trino " + trino.uri());
+    assertThat(plan.get(1)).contains("FOR VERSION AS OF");
+
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM region WHERE r_regionkey >= 0")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getLong(1)).isEqualTo(5);
+    }
+    try (Connection connection = trino.connect("test");
+        Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM system.runtime.queries WHERE \"user\" = '" + SERVICE_USER
+            + "' AND state = 'FINISHED' AND query LIKE '%FOR VERSION AS OF%r_regionkey%'")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getLong(1)).as("queries Trino ran as the service user").isPositive();
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.Disabled("issue 25: Trino rejects the string literals of the mask and filter as Calcite writes them")
+  void restrictedUserGetsOnlyFilteredMaskedRows() throws Exception {
+    String sql = "SELECT c_custkey, c_name, c_phone, c_mktsegment, n_name FROM customer JOIN nation ON c_nationkey = n_nationkey"
+        + " WHERE c_custkey < 400 ORDER BY c_custkey";
+    List<List<Object>> offloaded;
+    List<List<Object>> local;
+    try (Connection bob = DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch&user=bob&password=bob-pw");
+        Statement s = bob.createStatement()) {
+      s.execute("SET SESSION offload = 'always'");
+      try (ResultSet rs = s.executeQuery(sql)) {
+        offloaded = ResultComparison.rows(rs);
+      }
+      s.execute("SET SESSION offload = 'never'");
+      try (ResultSet rs = s.executeQuery(sql)) {
+        local = ResultComparison.rows(rs);
+      }
+    }
+    assertThat(local).isNotEmpty();
+    assertThat(offloaded).allSatisfy(row -> {
+      assertThat(row.get(2).toString()).startsWith("XX-");
+      assertThat(row.get(3)).isEqualTo("BUILDING");
+    });
+    ResultComparison.assertSameRows("bob's customers", offloaded, local);
+  }
+
+  @Test
+  void killedOffloadedQueryStopsOnTrino() throws Exception {
+    String slow = "SELECT count(*), max(a.l_comment || b.l_comment) FROM lineitem a CROSS JOIN lineitem b";
+    try (Connection alone = DriverManager.getConnection(
+            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+        Statement s = alone.createStatement()) {
+      s.execute("SET SESSION offload = 'always'");
+      CompletableFuture<Void> running = CompletableFuture.runAsync(() -> {
+        try (ResultSet rs = s.executeQuery(slow)) {
+          rs.next();
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      });
+      String onTrino = await(() -> trinoQuery("state = 'RUNNING' AND query LIKE '%l_comment%l_comment%'"));
+      String onSqe = await(() -> {
+        try (Statement q = sqe.createStatement();
+            ResultSet rs = q.executeQuery("SELECT query_id FROM system.runtime.queries WHERE state = 'RUNNING' AND query = '"
+                + slow.replace("'", "''") + "'")) {
+          return rs.next() ? rs.getString(1) : null;
+        }
+      });
+      try (Statement kill = sqe.createStatement()) {
+        kill.execute("CALL system.kill_query(query_id => '" + onSqe + "', message => 'too big')");
+      }
+      assertThatThrownBy(running::join).hasStackTraceContaining("too big");
+      assertThat(await(() -> trinoQuery("query_id = '" + onTrino + "' AND state = 'FAILED' AND error_code = 'USER_CANCELED'")))
+          .isEqualTo(onTrino);
+    }
+  }
+
+  /** The id of a query Trino ran as the service user that matches {@code condition}, or null. */
+  private String trinoQuery(String condition) throws Exception {
+    try (Connection connection = trino.connect("test");
+        Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("SELECT query_id FROM system.runtime.queries WHERE \"user\" = '" + SERVICE_USER + "' AND " + condition)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+
+  /** Polls {@code probe} until it finds something, for at most two minutes. */
+  private static String await(Probe probe) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (System.nanoTime() < deadline) {
+      String found = probe.find();
+      if (found != null) {
+        return found;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("Not found within two minutes");
+  }
+
+  private interface Probe {
+    String find() throws Exception;
+  }
+}

@@ -1,0 +1,119 @@
+package io.sqe.engine.offload;
+
+import com.google.common.collect.ImmutableList;
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.iceberg.IcebergTableScan;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.rel2sql.RelToSqlConverter;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSpecialOperator;
+import org.apache.calcite.sql.SqlWriter;
+import org.apache.calcite.sql.dialect.PrestoSqlDialect;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlParserPos;
+
+/**
+ * Writes a logical plan as one Trino statement (Calcite's relational-to-SQL conversion in
+ * Presto's dialect, which Trino speaks), every Iceberg table named as its catalog has it and
+ * pinned with {@code FOR VERSION AS OF} to the snapshot SQE planned against, so Trino reads
+ * exactly the data SQE would. A plan that reads anything else (a system table, an empty table
+ * with no snapshot to pin) cannot be written and fails with NOT_SUPPORTED.
+ */
+public final class TrinoStatements {
+  /** Presto's dialect without character set prefixes ({@code _UTF-8'x'}), which Trino rejects. */
+  private static final PrestoSqlDialect TRINO = new PrestoSqlDialect(PrestoSqlDialect.DEFAULT_CONTEXT) {
+    @Override
+    public boolean supportsCharSet() {
+      return false;
+    }
+  };
+
+  private TrinoStatements() {}
+
+  /**
+   * The statement Trino runs for {@code plan}, a logical plan with no SQE-only nodes, and which of
+   * its columns are the result's ({@code plan} may carry columns it only sorts by).
+   */
+  public static Statement write(RelNode plan, List<Integer> resultColumns) {
+    Converter converter = new Converter();
+    SqlNode statement = converter.visitRoot(plan).asStatement();
+    return new Statement(statement.toSqlString(TRINO).getSql(), resultColumns);
+  }
+
+  /**
+   * A statement for Trino.
+   *
+   * @param sql its text
+   * @param resultColumns the positions (from 0) of the result's columns among the statement's
+   */
+  public record Statement(String sql, List<Integer> resultColumns) {
+    public Statement {
+      java.util.Objects.requireNonNull(sql, "sql is null");
+      resultColumns = List.copyOf(resultColumns);
+    }
+  }
+
+  /**
+   * Names and pins each table scan. Public because Calcite dispatches to {@code visit} methods by
+   * reflection, which needs an accessible class.
+   */
+  public static final class Converter extends RelToSqlConverter {
+    private Converter() {
+      super(TRINO);
+    }
+
+    @Override
+    public Result visit(TableScan scan) {
+      // The scan's own table: its RelOptTable may wrap the table under an access policy.
+      IcebergTable table = scan instanceof IcebergTableScan ? ((IcebergTableScan) scan).icebergTable() : null;
+      if (table == null) {
+        throw new SqeException(
+            ErrorCode.NOT_SUPPORTED, "Cannot offload a statement that reads " + String.join(".", scan.getTable().getQualifiedName()));
+      }
+      OptionalLong snapshot = table.plannedSnapshotId();
+      if (snapshot.isEmpty()) {
+        throw new SqeException(
+            ErrorCode.NOT_SUPPORTED, "Cannot offload a statement that reads table " + table.id() + ", which has no snapshot");
+      }
+      List<String> names = new ArrayList<>();
+      names.add(table.catalog().name());
+      names.addAll(List.of(table.id().namespace().levels()));
+      names.add(table.id().name());
+      SqlNode pinned = VersionOf.OPERATOR.createCall(
+          SqlParserPos.ZERO,
+          new SqlIdentifier(names, SqlParserPos.ZERO),
+          SqlLiteral.createExactNumeric(Long.toString(snapshot.getAsLong()), SqlParserPos.ZERO));
+      // Aliased, as Calcite expects of a FROM item that is not a plain name.
+      SqlNode aliased = SqlStdOperatorTable.AS.createCall(
+          SqlParserPos.ZERO, pinned, new SqlIdentifier(table.id().name(), SqlParserPos.ZERO));
+      return result(aliased, ImmutableList.of(Clause.FROM), scan, null);
+    }
+  }
+
+  /** {@code table FOR VERSION AS OF snapshot}, Trino's time travel to one Iceberg snapshot. */
+  private static final class VersionOf extends SqlSpecialOperator {
+    static final VersionOf OPERATOR = new VersionOf();
+
+    private VersionOf() {
+      // Binds tighter than AS, so the pinned name is not put in parentheses.
+      super("FOR VERSION AS OF", SqlKind.OTHER, 100);
+    }
+
+    @Override
+    public void unparse(SqlWriter writer, SqlCall call, int leftPrec, int rightPrec) {
+      call.operand(0).unparse(writer, 0, 0);
+      writer.keyword("FOR VERSION AS OF");
+      call.operand(1).unparse(writer, 0, 0);
+    }
+  }
+}
