@@ -123,6 +123,7 @@ class InterchangeableServersTest {
     // A command sent as a query (ADBC, dbt) ran on its server; any server returns its count.
     FlightInfo insert = sql(1).execute("INSERT INTO lake_test.numbers VALUES (20, 'twenty'), (21, 'twenty-one')", admin);
     assertThat(rows(2, insert.getEndpoints().get(0).getTicket())).containsExactly(List.of(2L));
+    Thread.sleep(1_100); // server 0's table cache may still hold the snapshot before server 1's commit
     assertThat(rows(0, sql(0).execute("SELECT count(*) FROM lake_test.numbers", admin).getEndpoints().get(0).getTicket()))
         .containsExactly(List.of(6L));
   }
