@@ -105,7 +105,7 @@ class SemiJoinReductionTest {
     String sql =
         "select p_id from probe where p_value < (select avg(cast(b_value as double)) from build where b_key = p_key) order by p_id";
     String plan = plan(sql);
-    assertThat(plan).as(plan).containsPattern("(?s)EnumerableAggregate\\(group=\\[\\{\\d+}].*\\n\\s+BuildRightHashJoin[^\\n]*joinType=\\[semi]");
+    assertThat(plan).as(plan).containsPattern("(?s)(Enumerable|Sqe)Aggregate\\(group=\\[\\{\\d+}].*\\n\\s+(BuildRightHashJoin|SqeHashJoin)[^\\n]*joinType=\\[semi]");
     Map<Long, double[]> sums = sumsByKey();
     assertThat(ids(run(sql)))
         .isEqualTo(probeIds(p -> p[1] != null && sums.containsKey(p[1]) && p[2] < sums.get(p[1])[0] / sums.get(p[1])[1]));
