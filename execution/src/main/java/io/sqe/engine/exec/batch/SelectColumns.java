@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.exec.ColumnWriter;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -23,6 +24,8 @@ public final class SelectColumns implements BatchOperator {
   private final int[] columns;
   private final Object[] constants;
   private final Schema schema;
+  /** Where constants over a batch of no column go: such a batch has no vector to take it from. */
+  private final BufferAllocator allocator;
 
   /**
    * @param columns for each output column, the input column it is, or {@link #CONSTANT}
@@ -30,8 +33,9 @@ public final class SelectColumns implements BatchOperator {
    *     representation (as {@link ColumnWriter} takes it), else unused
    * @param schema the output's schema, whose fields have the types of the input columns they pick
    */
-  public SelectColumns(BatchOperator input, int[] columns, Object[] constants, Schema schema) {
+  public SelectColumns(BatchOperator input, int[] columns, Object[] constants, Schema schema, BufferAllocator allocator) {
     this.input = requireNonNull(input, "input is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
     this.columns = columns.clone();
     this.constants = constants.clone();
     this.schema = requireNonNull(schema, "schema is null");
@@ -49,9 +53,11 @@ public final class SelectColumns implements BatchOperator {
       int rows = batch.getRowCount();
       List<FieldVector> vectors = new ArrayList<>(columns.length);
       boolean[] moved = new boolean[batch.getFieldVectors().size()];
+      // A scan of no column (a count, constants over a table) hands on batches of rows alone.
+      BufferAllocator owner = moved.length == 0 ? allocator : batch.getVector(0).getAllocator();
       try {
         for (int i = 0; i < columns.length; i++) {
-          FieldVector target = schema.getFields().get(i).createVector(batch.getVector(0).getAllocator());
+          FieldVector target = schema.getFields().get(i).createVector(owner);
           vectors.add(target);
           int column = columns[i];
           if (column == CONSTANT) {

@@ -93,6 +93,6 @@ public final class SqeProject extends SingleRel implements SqeRel {
     }
     int[] picked = columns.clone();
     Object[] values = Arrays.copyOf(constants, constants.length);
-    return (context, allocator) -> new SelectColumns(in.open(context, allocator), picked, values, schema);
+    return (context, allocator) -> new SelectColumns(in.open(context, allocator), picked, values, schema, allocator);
   }
 }
