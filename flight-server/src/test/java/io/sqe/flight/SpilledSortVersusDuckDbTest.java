@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * ORDER BYs of all of TPC-H 0.01's lineitem under a {@code query.max-memory} of 40 MiB, which the
+ * ORDER BYs of all of TPC-H 0.01's lineitem under a {@code query.max-memory} of 16 MiB, which the
  * columnar sort exceeds and spills (the metric {@code sqe_spill_bytes_total} grows): the rows match
  * DuckDB's, the spill directory under the data directory is empty after each query, and what a
  * crashed server left there is gone at start.
@@ -35,7 +35,7 @@ class SpilledSortVersusDuckDbTest extends TpchHarness {
     spill = dir.resolve("spill");
     Path leftover = Files.createDirectories(spill.resolve("query-crashed-1"));
     Files.writeString(leftover.resolve("run-1.arrow"), "rows of a crashed run");
-    open(dir, Map.of("query.max-memory", "40m"));
+    open(dir, Map.of("query.max-memory", "16m"));
     assertThat(leftover).doesNotExist();
   }
 
