@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.sqe.flight.testing.RunningStatements;
 import io.sqe.flight.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +96,7 @@ class ConsoleBrowserTest {
       execute(alice, "SET SESSION query_tag = 'nightly-report'");
       AtomicLong read = new AtomicLong();
       CompletableFuture<Void> query = stream(alice, LONG, read);
-      String id = ConsoleUsers.awaitRunning(admin, LONG);
+      String id = RunningStatements.awaitRunning(admin, LONG);
 
       logIn(TestServer.ADMIN, server.adminPassword());
       WebDriverWait wait = live(browser);
@@ -142,7 +143,7 @@ class ConsoleBrowserTest {
     try (Connection alice = connect(ConsoleUsers.ALICE); Connection admin = connect(TestServer.ADMIN)) {
       AtomicLong read = new AtomicLong();
       CompletableFuture<Void> query = stream(alice, LONG, read);
-      String id = ConsoleUsers.awaitRunning(admin, LONG);
+      String id = RunningStatements.awaitRunning(admin, LONG);
       try {
         logIn(ConsoleUsers.BOB, ConsoleUsers.PASSWORD);
         WebDriverWait wait = live(browser);

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /** The console tests' users (Alice and Bob, no admins) and their JDBC statements against a test server. */
 final class ConsoleUsers {
@@ -53,29 +52,5 @@ final class ConsoleUsers {
       }
     }
     return rows;
-  }
-
-  static CompletableFuture<Void> runAsync(Connection connection, String sql) {
-    return CompletableFuture.runAsync(() -> {
-      try {
-        rows(connection, sql);
-      } catch (SQLException e) {
-        throw new RuntimeException(e);
-      }
-    });
-  }
-
-  /** The id of the running statement with that text, waiting for it to run. */
-  static String awaitRunning(Connection admin, String sql) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    String query = "select query_id from system.runtime.queries where state = 'RUNNING' and query = '" + sql.replace("'", "''") + "'";
-    while (System.nanoTime() < deadline) {
-      List<List<Object>> running = rows(admin, query);
-      if (!running.isEmpty()) {
-        return (String) running.get(0).get(0);
-      }
-      Thread.sleep(50);
-    }
-    throw new AssertionError("No statement running within " + WAIT + ": " + sql);
   }
 }

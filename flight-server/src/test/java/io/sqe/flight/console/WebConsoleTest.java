@@ -3,6 +3,7 @@ package io.sqe.flight.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sqe.flight.testing.RunningStatements;
 import io.sqe.flight.testing.TestServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -73,8 +74,8 @@ class WebConsoleTest {
   @Test
   void anAdminKillsAnotherUsersQueryFromItsPageWithTheFormsToken() throws Exception {
     try (Connection alice = connect(ALICE); Connection admin = connect(TestServer.ADMIN)) {
-      CompletableFuture<Void> endless = ConsoleUsers.runAsync(alice, ENDLESS);
-      String id = ConsoleUsers.awaitRunning(admin, ENDLESS);
+      CompletableFuture<Void> endless = RunningStatements.runAsync(alice, ENDLESS);
+      String id = RunningStatements.awaitRunning(admin, ENDLESS);
       ConsoleClient browser = new ConsoleClient(httpPort());
       browser.logIn(TestServer.ADMIN, server.adminPassword());
 
@@ -100,8 +101,8 @@ class WebConsoleTest {
   @Test
   void aUserSeesAndKillsOnlyTheirOwnQueries() throws Exception {
     try (Connection alice = connect(ALICE); Connection admin = connect(TestServer.ADMIN)) {
-      CompletableFuture<Void> endless = ConsoleUsers.runAsync(alice, ENDLESS);
-      String id = ConsoleUsers.awaitRunning(admin, ENDLESS);
+      CompletableFuture<Void> endless = RunningStatements.runAsync(alice, ENDLESS);
+      String id = RunningStatements.awaitRunning(admin, ENDLESS);
       ConsoleClient bob = new ConsoleClient(httpPort());
       bob.logIn(BOB, PASSWORD);
       assertThat(bob.get("/ui/api/queries").body()).doesNotContain(id).doesNotContain("cross join");

@@ -1,5 +1,7 @@
 package io.sqe.flight.runtime;
 
+import static io.sqe.flight.testing.RunningStatements.awaitRunning;
+import static io.sqe.flight.testing.RunningStatements.runAsync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -271,29 +273,5 @@ class RuntimeTablesTest {
       }
     }
     return rows;
-  }
-
-  static CompletableFuture<Void> runAsync(Connection connection, String sql) {
-    return CompletableFuture.runAsync(() -> {
-      try {
-        rows(connection, sql);
-      } catch (SQLException e) {
-        throw new RuntimeException(e);
-      }
-    });
-  }
-
-  /** The id of the running statement with that text, waiting for it to run. */
-  static String awaitRunning(Connection admin, String sql) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    String query = "select query_id from system.runtime.queries where state = 'RUNNING' and query = '" + sql.replace("'", "''") + "'";
-    while (System.nanoTime() < deadline) {
-      List<List<Object>> running = rows(admin, query);
-      if (!running.isEmpty()) {
-        return (String) running.get(0).get(0);
-      }
-      Thread.sleep(50);
-    }
-    throw new AssertionError("No statement running within " + WAIT + ": " + sql);
   }
 }
