@@ -57,20 +57,8 @@ def sqe(data: Path, audit: Path):
         yield server, audited
 
 
-def dbt_build(dbt: str, project: Path, logs: Path, server, threads: int) -> dict:
-    env = dict(os.environ, SQE_HOST=server.host, SQE_PORT=str(server.port), SQE_USER=server.user,
-               SQE_PASSWORD=server.password, SQE_BENCH_THREADS=str(threads), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
-    shutil.rmtree(logs, ignore_errors=True)
-    start = time.perf_counter()
-    result = subprocess.run(
-        [dbt, "build", "--project-dir", str(project), "--profiles-dir", str(project), "--log-path", str(logs),
-         "--log-format-file", "json", "--log-level-file", "debug", "--target-path", str(project / "target")],
-        env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if result.returncode != 0:
-        sys.stderr.write(result.stdout[-4000:])
-        raise SystemExit(f"dbt build failed ({result.returncode}); log in {logs}")
-    return read_logs(logs, wall)
+def dbt_build(dbt_bin: str, project: Path, logs: Path, server, threads: int) -> dict:
+    return dbt(dbt_bin, ["build"], project, logs, server, threads)
 
 
 def read_logs(logs: Path, wall: float) -> dict:
