@@ -624,7 +624,7 @@ public final class IcebergScan {
       this.rows = new RowEnumerator(context, context, part, false);
       int readAhead = part == null ? READ_AHEAD_TASKS : PART_READ_AHEAD_TASKS;
       this.prefetch =
-          limit == null ? new PrefetchingTaskReader<>(rows.taskIterator, this::read, VectorSchemaRoot::close, context, readAhead) : null;
+          limit == null ? new PrefetchingTaskReader<>(rows.taskIterator, this::read, VectorSchemaRoot::close, context, readAhead, allocator) : null;
     }
 
     @Override

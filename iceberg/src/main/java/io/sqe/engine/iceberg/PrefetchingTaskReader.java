@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.io.CloseableIterator;
 import org.slf4j.Logger;
@@ -38,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * when it reaches that task's items. Items that own memory are handed to {@code discard} when the
  * scan closes before taking them, and closing waits for the readers to stop, so that nothing a
  * reader allocated outlives the scan.
+ *
+ * <p>Read-ahead yields to the query's memory: while less than a quarter of the query's limit is free,
+ * a reader whose items wait in its queue decodes no further until the consumer takes them or the
+ * memory is freed (a sort or aggregate above spills). Otherwise batches read ahead, several per
+ * task, would take the room the operator consuming them needs, and fail the query instead.
  */
 final class PrefetchingTaskReader<T> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PrefetchingTaskReader.class);
@@ -62,30 +68,47 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
   private final Consumer<T> discard;
   private final QueryContext context;
   private final int parallelism;
+  /** The memory the items take, or null when they are rows on the heap. */
+  private final BufferAllocator memory;
+  /** Read-ahead pauses while {@link #memory} has less headroom than this. */
+  private final long reserve;
   private final ArrayDeque<TaskItems> reading = new ArrayDeque<>();
   private volatile boolean closed;
 
   /**
    * @param open opens one task's items; called on a reader thread
    * @param discard releases an item nobody will take
+   * @param memory the allocator the items' memory comes from, or null when they hold none
    */
   PrefetchingTaskReader(
       Iterator<FileScanTask> tasks,
       Function<FileScanTask, CloseableIterator<T>> open,
       Consumer<T> discard,
       QueryContext context,
-      int parallelism) {
+      int parallelism,
+      BufferAllocator memory) {
     this.tasks = tasks;
     this.open = open;
     this.discard = discard;
     this.context = context;
     this.parallelism = Math.max(1, parallelism);
+    this.memory = memory;
+    this.reserve = memory == null ? 0 : limit(memory) / 4;
+  }
+
+  /** The smallest limit on the way from {@code allocator} to the root: what bounds its allocations. */
+  private static long limit(BufferAllocator allocator) {
+    long limit = Long.MAX_VALUE;
+    for (BufferAllocator a = allocator; a != null; a = a.getParentAllocator()) {
+      limit = Math.min(limit, a.getLimit());
+    }
+    return limit;
   }
 
   /** A reader of tasks' rows, in batches of up to {@link #ROW_BATCH} rows. */
   static PrefetchingTaskReader<Object[]> rowBatches(
       Iterator<FileScanTask> tasks, Function<FileScanTask, CloseableIterator<Object>> open, QueryContext context, int parallelism) {
-    return new PrefetchingTaskReader<>(tasks, task -> new RowBatches(open.apply(task)), batch -> {}, context, parallelism);
+    return new PrefetchingTaskReader<>(tasks, task -> new RowBatches(open.apply(task)), batch -> {}, context, parallelism, null);
   }
 
   /** The next item, or null after the last task's last item. */
@@ -162,7 +185,7 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
       Object last = END;
       Span.current().setAttribute("sqe.file.bytes", task.file().fileSizeInBytes());
       try (CloseableIterator<T> items = open.apply(task)) {
-        while (items.hasNext()) {
+        while (awaitRoom() && items.hasNext()) {
           T item = items.next();
           if (!put(item)) {
             discard.accept(item);
@@ -175,6 +198,30 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
         last = new Failure(e);
       }
       put(last);
+    }
+
+    /**
+     * Waits while this task's items are queued and the query's memory is short; false when the scan
+     * was closed or the query cancelled meanwhile.
+     */
+    private boolean awaitRoom() {
+      if (memory == null) {
+        return true;
+      }
+      try {
+        while (!queue.isEmpty() && memory.getHeadroom() < reserve) {
+          if (closed || context.isCancelled()) {
+            return false;
+          }
+          synchronized (this) {
+            wait(WAIT_MILLIS);
+          }
+        }
+        return !closed && !context.isCancelled();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
     }
 
     /** Queues {@code item}; false when the scan was closed or the query cancelled meanwhile. */
@@ -210,6 +257,11 @@ final class PrefetchingTaskReader<T> implements AutoCloseable {
         while (true) {
           context.checkCancelled();
           Object item = queue.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+          if (item != null && memory != null) {
+            synchronized (this) {
+              notifyAll();
+            }
+          }
           if (item instanceof Failure) {
             Throwable cause = ((Failure) item).cause;
             if (cause instanceof RuntimeException) {
