@@ -82,20 +82,6 @@ public final class ScalarExpressions {
     });
   }
 
-  /**
-   * The exact product of two decimals of up to 18 digits each (read as unscaled longs), as the
-   * 128-bit unscaled value of {@code field}'s decimal vector, whose scale is the sum of theirs and
-   * whose precision holds every product (the compiler checks both).
-   */
-  public static ScalarExpression decimalProduct(Field field, ScalarExpression left, ScalarExpression right) {
-    return overLongs(field, left, right, (out, r, u, v) -> {
-      // Little-endian two's complement: the low 64 bits, then the high ones.
-      ArrowBuf data = out.getDataBuffer();
-      data.setLong((long) r * 16, u * v);
-      data.setLong((long) r * 16 + 8, Math.multiplyHigh(u, v));
-    });
-  }
-
   /** Writes row {@code row}'s value of {@code out} from the operands' values there. */
   @FunctionalInterface
   private interface LongPairWriter {

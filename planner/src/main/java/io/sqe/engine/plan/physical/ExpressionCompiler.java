@@ -4,6 +4,7 @@ import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.ScalarExpression;
 import io.sqe.engine.exec.expr.ScalarExpressions;
+import io.sqe.engine.exec.expr.WideDecimals;
 import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -23,15 +24,19 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * says it cannot (null), in which case the plan keeps Calcite's row runtime. It takes what it can
  * compute exactly as the row runtime does: columns and constants; +, - and * of integers (through
  * the same checked operators, so overflow fails the same way), of decimals of up to 18 digits
- * whose result type holds every result (so no rounding and no overflow), and of doubles, and
- * division of doubles; casts that widen an integer or decimal, or make a double of one; CASE
- * whose conditions {@link PredicateCompiler} compiles and whose values cannot fail.
+ * as longs where the result type holds every result, and of decimals of up to 38 digits in 128
+ * bits ({@link WideDecimals}, failing where a result exceeds its type, as the row runtime fails
+ * writing it), and of doubles, and division of doubles; casts that widen an integer or decimal,
+ * or make a double of one; CASE whose conditions {@link PredicateCompiler} compiles and whose
+ * values cannot fail.
  */
 final class ExpressionCompiler {
   /** How the evaluator reads an expression's values. */
   private enum Kind {
     /** Integers, and decimals of up to 18 digits as unscaled longs. */
     LONG,
+    /** Decimals of up to 38 digits, as 128-bit unscaled values. */
+    WIDE,
     DOUBLE,
     /** Read by no arithmetic: text, dates, booleans and the rest, only passed on. */
     OTHER
@@ -81,9 +86,35 @@ final class ExpressionCompiler {
         return arithmetic(call);
       case CASE:
         return caseWhen(call);
+      case MINUS_PREFIX:
+        return negate(call);
       default:
         return null;
     }
+  }
+
+  /** {@code -x}: zero minus it, through the same operators as a subtraction (so {@code -MIN} fails as there). */
+  private Compiled negate(RexCall call) {
+    RelDataType type = call.getType();
+    Compiled operand = compile(call.getOperands().get(0));
+    if (operand == null || operand.kind() == Kind.OTHER || !sameType(type, call.getOperands().get(0).getType())) {
+      return null;
+    }
+    Field field = field(type);
+    if (operand.kind() == Kind.DOUBLE) {
+      // -x, not 0 - x: the negation of 0.0 is -0.0.
+      return type.getSqlTypeName() != SqlTypeName.DOUBLE
+          ? null
+          : typed(ScalarExpressions.doubles(field, operand.expression(), operand.expression(), (a, b) -> -a), type, operand.canFail());
+    }
+    ScalarExpression zero = ScalarExpressions.constant(field, 0L);
+    if (operand.kind() == Kind.WIDE) {
+      return typed(WideDecimals.of(field, zero, 0, operand.expression(), 0, WideDecimals.Operation.SUBTRACT, false), type, operand.integerDigits(), operand.canFail());
+    }
+    LongBinaryOperator op = type.getSqlTypeName() == SqlTypeName.DECIMAL ? Math::subtractExact : checkedIntegers(SqlKind.MINUS, type.getSqlTypeName());
+    return op == null
+        ? null
+        : typed(ScalarExpressions.longs(field, zero, 1, operand.expression(), 1, op), type, operand.integerDigits(), operand.canFail() || type.getSqlTypeName() != SqlTypeName.DECIMAL);
   }
 
   private static Compiled typed(ScalarExpression expression, RelDataType type, boolean canFail) {
@@ -98,7 +129,13 @@ final class ExpressionCompiler {
   private static Compiled typed(ScalarExpression expression, RelDataType type, int digits, boolean canFail) {
     boolean decimal = type.getSqlTypeName() == SqlTypeName.DECIMAL;
     int scale = decimal ? type.getScale() : 0;
-    Kind kind = decimal ? (digits + scale <= 18 && digits <= type.getPrecision() - scale ? Kind.LONG : null) : kindOf(type);
+    Kind kind = kindOf(type);
+    if (decimal) {
+      kind = digits + scale <= 18 && digits <= type.getPrecision() - scale ? Kind.LONG
+          : type.getPrecision() <= 38 ? Kind.WIDE
+          : null;
+      digits = Math.min(digits, type.getPrecision() - scale);
+    }
     return kind == null ? null : new Compiled(expression, kind, scale, digits, canFail);
   }
 
@@ -180,21 +217,32 @@ final class ExpressionCompiler {
       return new Compiled(input.expression(), input.kind(), input.scale(), input.integerDigits(), input.canFail());
     }
     boolean exactTarget = to.getSqlTypeName() == SqlTypeName.DECIMAL || kindOf(to) == Kind.LONG;
-    if (input.kind() == Kind.LONG && exactTarget) {
-      int scale = to.getSqlTypeName() == SqlTypeName.DECIMAL ? to.getScale() : 0;
+    if (exact(input) && exactTarget) {
+      boolean decimal = to.getSqlTypeName() == SqlTypeName.DECIMAL;
+      int scale = decimal ? to.getScale() : 0;
       // An integer type's digits do not bound its range (TINYINT has 3, and 300 does not fit):
       // one digit fewer does.
-      int fits = to.getSqlTypeName() == SqlTypeName.DECIMAL ? integerDigits(to) : integerDigits(to) - 1;
-      if (scale < input.scale() || fits < input.integerDigits() || input.integerDigits() + scale > 18) {
+      int fits = decimal ? integerDigits(to) : integerDigits(to) - 1;
+      if (scale < input.scale() || fits < input.integerDigits()) {
         return null;
       }
-      return typed(ScalarExpressions.scaleLong(field(to), input.expression(), pow10(scale - input.scale())), to, input.integerDigits(), input.canFail());
+      if (input.kind() == Kind.LONG && input.integerDigits() + scale <= 18) {
+        return typed(ScalarExpressions.scaleLong(field(to), input.expression(), pow10(scale - input.scale())), to, input.integerDigits(), input.canFail());
+      }
+      return decimal && to.getPrecision() <= 38
+          ? typed(
+              WideDecimals.of(
+                  field(to), input.expression(), scale - input.scale(), ScalarExpressions.constant(field(to), 0L), 0, WideDecimals.Operation.ADD, false),
+              to,
+              input.integerDigits(),
+              input.canFail())
+          : null;
     }
     Kind kind = kindOf(to);
     if (kind == null) {
       return null;
     }
-    if (kind == Kind.DOUBLE && to.getSqlTypeName() == SqlTypeName.DOUBLE && input.kind() != Kind.OTHER) {
+    if (kind == Kind.DOUBLE && to.getSqlTypeName() == SqlTypeName.DOUBLE && (input.kind() == Kind.LONG || input.kind() == Kind.DOUBLE)) {
       return typed(ScalarExpressions.toDouble(field(to), input.expression(), input.kind() == Kind.LONG, input.scale()), to, input.canFail());
     }
     return null;
@@ -224,43 +272,67 @@ final class ExpressionCompiler {
       };
       return typed(ScalarExpressions.doubles(field(type), left.expression(), right.expression(), op), type, canFail);
     }
-    if (kind != Kind.LONG || left.kind() != Kind.LONG || right.kind() != Kind.LONG || call.getKind() == SqlKind.DIVIDE) {
+    if (kind != Kind.LONG || !exact(left) || !exact(right) || call.getKind() == SqlKind.DIVIDE) {
       return null;
     }
     if (type.getSqlTypeName() != SqlTypeName.DECIMAL) {
       LongBinaryOperator op = checkedIntegers(call.getKind(), type.getSqlTypeName());
-      return op == null || left.scale() != 0 || right.scale() != 0
+      return op == null || left.kind() != Kind.LONG || right.kind() != Kind.LONG || left.scale() != 0 || right.scale() != 0
           ? null
           : typed(ScalarExpressions.longs(field(type), left.expression(), 1, right.expression(), 1, op), type, true);
     }
     int scale = type.getScale();
+    boolean longs = left.kind() == Kind.LONG && right.kind() == Kind.LONG;
     if (call.getKind() == SqlKind.TIMES) {
-      // The exact product has the operands' scales and digits added; typed() checks it fits.
+      // The exact product has the operands' scales and digits added.
       int digits = left.integerDigits() + right.integerDigits();
       if (scale != left.scale() + right.scale()) {
         return null;
       }
-      Compiled product = typed(ScalarExpressions.longs(field(type), left.expression(), 1, right.expression(), 1, Math::multiplyExact), type, digits, canFail);
-      if (product != null && product.kind() == Kind.LONG) {
-        return product;
-      }
-      // Past 18 digits, the exact product of the unscaled longs in 128 bits, when the result type
-      // holds every product; it is passed on as it is, not computed with further.
-      return digits + scale <= type.getPrecision() && type.getPrecision() <= 38
-          ? new Compiled(ScalarExpressions.decimalProduct(field(type), left.expression(), right.expression()), Kind.OTHER, scale, digits, canFail)
+      Compiled product = longs
+          ? typed(ScalarExpressions.longs(field(type), left.expression(), 1, right.expression(), 1, Math::multiplyExact), type, digits, canFail)
           : null;
+      return product != null && product.kind() == Kind.LONG && digits <= type.getPrecision() - scale
+          ? product
+          : wide(type, left, 0, right, 0, WideDecimals.Operation.MULTIPLY, digits, canFail);
     }
     if (scale < left.scale() || scale < right.scale()) {
       return null;
     }
     int digits = Math.max(left.integerDigits(), right.integerDigits()) + 1;
-    LongBinaryOperator op = call.getKind() == SqlKind.PLUS ? Math::addExact : Math::subtractExact;
-    Compiled sum = typed(
-        ScalarExpressions.longs(field(type), left.expression(), pow10(scale - left.scale()), right.expression(), pow10(scale - right.scale()), op),
-        type,
-        digits,
-        canFail);
-    return sum == null || sum.kind() != Kind.LONG ? null : sum;
+    if (longs) {
+      LongBinaryOperator op = call.getKind() == SqlKind.PLUS ? Math::addExact : Math::subtractExact;
+      Compiled sum = typed(
+          ScalarExpressions.longs(field(type), left.expression(), pow10(scale - left.scale()), right.expression(), pow10(scale - right.scale()), op),
+          type,
+          digits,
+          canFail);
+      if (sum != null && sum.kind() == Kind.LONG && digits <= type.getPrecision() - scale) {
+        return sum;
+      }
+    }
+    WideDecimals.Operation operation = call.getKind() == SqlKind.PLUS ? WideDecimals.Operation.ADD : WideDecimals.Operation.SUBTRACT;
+    return wide(type, left, scale - left.scale(), right, scale - right.scale(), operation, digits, canFail);
+  }
+
+  /** Whether the evaluator computes exactly with the values: integers and decimals. */
+  private static boolean exact(Compiled compiled) {
+    return compiled.kind() == Kind.LONG || compiled.kind() == Kind.WIDE;
+  }
+
+  /**
+   * {@code left op right} in 128 bits into a decimal of {@code type}, checked against its precision
+   * unless the operands' {@code digits} prove every result fits (then it cannot fail).
+   */
+  private static Compiled wide(
+      RelDataType type, Compiled left, int leftShift, Compiled right, int rightShift, WideDecimals.Operation operation, int digits, boolean canFail) {
+    if (type.getPrecision() > 38) {
+      return null;
+    }
+    boolean proven = digits <= type.getPrecision() - type.getScale();
+    ScalarExpression expression =
+        WideDecimals.of(field(type), left.expression(), leftShift, right.expression(), rightShift, operation, !proven);
+    return typed(expression, type, digits, canFail || !proven);
   }
 
   /** {@code compiled} read as doubles: as it is, or an integer or decimal converted exactly rounded; null for other values. */

@@ -80,7 +80,14 @@ public final class SqeProject extends SingleRel implements SqeRel {
           : columns[i] == SelectColumns.CONSTANT ? String.valueOf(constants[i]) : inputNames.get(columns[i]);
       names.add(source.equals(outputNames.get(i)) ? source : source + " AS " + outputNames.get(i));
     }
-    return super.explainTerms(pw).item("columns", names);
+    // Computed columns the batch evaluator cannot take run row by row (RowwiseCompiler): named so.
+    List<String> rowwise = new ArrayList<>();
+    for (int i = 0; expressions != null && i < projects.size(); i++) {
+      if (ExpressionCompiler.compile(projects.get(i), input.getRowType()) == null) {
+        rowwise.add(outputNames.get(i));
+      }
+    }
+    return super.explainTerms(pw).item("columns", names).itemIf("rowwise", rowwise, !rowwise.isEmpty());
   }
 
   @Override

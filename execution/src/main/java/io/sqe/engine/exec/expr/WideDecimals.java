@@ -1,0 +1,204 @@
+package io.sqe.engine.exec.expr;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * Arithmetic on decimals of up to 38 digits (and integers) as 128-bit unscaled values, the layout
+ * of Arrow's decimal vectors (two's complement, the low 64 bits first), with no {@link BigDecimal}
+ * per row: the product of two values that each fit 64 bits is {@link Math#multiplyHigh} and one
+ * multiplication, and a sum carries from the low half to the high one. Only operands past 64 bits
+ * take {@link BigInteger}. A result of more digits than its type's precision fails, as the row
+ * runtime fails when it writes one (and as Trino fails on a decimal overflow).
+ */
+public final class WideDecimals {
+  /** Ten to the power of the index, for 0 to 38: its high and its low 64 bits. */
+  private static final long[] POWER_HIGH = new long[39];
+  private static final long[] POWER_LOW = new long[39];
+
+  static {
+    BigInteger power = BigInteger.ONE;
+    for (int i = 0; i <= 38; i++) {
+      POWER_LOW[i] = power.longValue();
+      POWER_HIGH[i] = power.shiftRight(64).longValue();
+      power = power.multiply(BigInteger.TEN);
+    }
+  }
+
+  /** The operation of {@link #of}. */
+  public enum Operation {
+    ADD,
+    SUBTRACT,
+    MULTIPLY
+  }
+
+  private WideDecimals() {}
+
+  /**
+   * {@code left op right} over integers and decimals of any precision read as 128-bit unscaled
+   * values, each first multiplied by ten to the power of its shift (to bring a sum's operands to
+   * the result's scale), into {@code field}'s decimal vector. With {@code checked}, a result beyond
+   * the field's precision fails; without, the caller has proved every result fits.
+   */
+  public static ScalarExpression of(
+      Field field, ScalarExpression left, int leftShift, ScalarExpression right, int rightShift, Operation operation, boolean checked) {
+    ArrowType.Decimal type = (ArrowType.Decimal) field.getType();
+    int precision = type.getPrecision();
+    int scale = type.getScale();
+    if (leftShift < 0 || rightShift < 0 || leftShift > 38 || rightShift > 38) {
+      throw new IllegalArgumentException("Shifts must be 0 to 38: " + leftShift + ", " + rightShift);
+    }
+    return (batch, allocator) -> {
+      int rows = batch.getRowCount();
+      try (Evaluated a = left.evaluate(batch, allocator); Evaluated b = right.evaluate(batch, allocator)) {
+        FieldVector x = a.vector();
+        FieldVector y = b.vector();
+        Values xs = values(x);
+        Values ys = values(y);
+        FieldVector out = field.createVector(allocator);
+        try {
+          out.setInitialCapacity(Math.max(rows, 1));
+          out.allocateNew();
+          ArrowBuf data = out.getDataBuffer();
+          ArrowBuf validity = out.getValidityBuffer();
+          long[] u = new long[2];
+          long[] v = new long[2];
+          for (int r = 0; r < rows; r++) {
+            if (x.isNull(r) || y.isNull(r)) {
+              continue;
+            }
+            u[0] = xs.high(r);
+            u[1] = xs.low(r);
+            v[0] = ys.high(r);
+            v[1] = ys.low(r);
+            boolean ok = (leftShift == 0 || multiply(u, POWER_HIGH[leftShift], POWER_LOW[leftShift]))
+                && (rightShift == 0 || multiply(v, POWER_HIGH[rightShift], POWER_LOW[rightShift]))
+                && switch (operation) {
+                  case ADD -> add(u, v[0], v[1]);
+                  case SUBTRACT -> add(u, ~v[0] + (v[1] == 0 ? 1 : 0), -v[1]);
+                  case MULTIPLY -> multiply(u, v[0], v[1]);
+                };
+            if (!ok || checked && !fits(u[0], u[1], precision)) {
+              throw overflow(xs, ys, r, leftShift, rightShift, operation, precision, scale);
+            }
+            data.setLong((long) r * 16, u[1]);
+            data.setLong((long) r * 16 + 8, u[0]);
+            BitVectorHelper.setBit(validity, r);
+          }
+          out.setValueCount(rows);
+          return new Evaluated(out, true);
+        } catch (RuntimeException | Error e) {
+          out.close();
+          throw e;
+        }
+      }
+    };
+  }
+
+  /** A column's values as 128 bits: integers and decimals of up to 18 digits sign-extended. */
+  private interface Values {
+    long high(int row);
+
+    long low(int row);
+  }
+
+  private static Values values(FieldVector vector) {
+    if (vector instanceof DecimalVector decimal && decimal.getPrecision() > 18) {
+      ArrowBuf data = vector.getDataBuffer();
+      return new Values() {
+        @Override
+        public long high(int row) {
+          return data.getLong((long) row * 16 + 8);
+        }
+
+        @Override
+        public long low(int row) {
+          return data.getLong((long) row * 16);
+        }
+      };
+    }
+    ColumnValues.Longs longs = ColumnValues.longs(vector);
+    return new Values() {
+      @Override
+      public long high(int row) {
+        return longs.get(row) >> 63;
+      }
+
+      @Override
+      public long low(int row) {
+        return longs.get(row);
+      }
+    };
+  }
+
+  /** {@code value} (high, low) times (high, low) into {@code value}; false past 127 bits. */
+  static boolean multiply(long[] value, long high, long low) {
+    if (value[0] == value[1] >> 63 && high == low >> 63) {
+      // Both fit 64 bits: their product fits 128.
+      long a = value[1];
+      value[1] = a * low;
+      value[0] = Math.multiplyHigh(a, low);
+      return true;
+    }
+    BigInteger product = big(value[0], value[1]).multiply(big(high, low));
+    if (product.bitLength() > 127) {
+      return false;
+    }
+    value[1] = product.longValue();
+    value[0] = product.shiftRight(64).longValue();
+    return true;
+  }
+
+  /** {@code value} plus (high, low) into {@code value}; false when the sum overflows 128 bits. */
+  static boolean add(long[] value, long high, long low) {
+    long sumLow = value[1] + low;
+    long carry = Long.compareUnsigned(sumLow, low) < 0 ? 1 : 0;
+    long sumHigh = value[0] + high + carry;
+    // Operands of one sign whose sum has the other overflowed.
+    boolean overflow = ((value[0] ^ sumHigh) & (high ^ sumHigh)) < 0;
+    value[0] = sumHigh;
+    value[1] = sumLow;
+    return !overflow;
+  }
+
+  /** Whether (high, low) has at most {@code precision} digits. */
+  static boolean fits(long high, long low, int precision) {
+    if (high < 0) {
+      // The magnitude of a negative value: its two's complement.
+      low = -low;
+      high = ~high + (low == 0 ? 1 : 0);
+      if (high < 0) {
+        return false;
+      }
+    }
+    int byHigh = Long.compareUnsigned(high, POWER_HIGH[precision]);
+    return byHigh < 0 || byHigh == 0 && Long.compareUnsigned(low, POWER_LOW[precision]) < 0;
+  }
+
+  static BigInteger big(long high, long low) {
+    return BigInteger.valueOf(high).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(low)));
+  }
+
+  /** The error for row {@code r}, naming the exact result, as the row runtime names a value that does not fit. */
+  private static SqeException overflow(
+      Values xs, Values ys, int r, int leftShift, int rightShift, Operation operation, int precision, int scale) {
+    BigInteger x = big(xs.high(r), xs.low(r)).multiply(BigInteger.TEN.pow(leftShift));
+    BigInteger y = big(ys.high(r), ys.low(r)).multiply(BigInteger.TEN.pow(rightShift));
+    BigInteger exact = switch (operation) {
+      case ADD -> x.add(y);
+      case SUBTRACT -> x.subtract(y);
+      case MULTIPLY -> x.multiply(y);
+    };
+    return new SqeException(
+        ErrorCode.INVALID_ARGUMENT,
+        "Value " + new BigDecimal(exact, scale).toPlainString() + " does not fit DECIMAL(" + precision + ", " + scale + ")");
+  }
+}
