@@ -208,6 +208,9 @@ public final class QueryExecution implements AutoCloseable {
         exhausted = pending == null;
       }
       int count = pending == null ? 0 : handOut();
+      // The operator said it had no more while the last of its rows were coalesced: the batch
+      // just handed out is the last, as a row plan knows when its rows run out.
+      exhausted |= pending == null && operatorDone;
       root.setRowCount(count);
       return returned(count);
     } catch (RuntimeException | ExceptionInInitializerError e) {
