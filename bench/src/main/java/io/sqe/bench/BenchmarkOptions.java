@@ -54,7 +54,7 @@ public record BenchmarkOptions(
           + "  --explain            print SQE's plan for each query instead of timing\n"
           + "  --plan-cache-entries N  SQE's plan cache size, 0 for off (default: the server's default)\n"
           + "  --result-cache-bytes S  SQE's result cache size, e.g. 64m (default 0: off, so each run executes)\n"
-          + "  --settings K=V,...   sqe.yaml settings for SQE, e.g. planner.scan-aggregation=false,query.parallelism=1\n";
+          + "  --settings K=V,...   sqe.yaml settings for SQE, e.g. planner.columnar=false,query.parallelism=1\n";
 
   public BenchmarkOptions {
     requireNonNull(workDir, "workDir is null");

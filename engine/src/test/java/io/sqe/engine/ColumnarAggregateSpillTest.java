@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.sqe.engine.TestQueries.Result;
 import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.spill.SpillConfig;
-import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -50,8 +49,7 @@ class ColumnarAggregateSpillTest {
   @BeforeEach
   void setUp() {
     engine = lake.engine();
-    // The columnar aggregate is under test: an aggregate the scan folds keeps the row runtime.
-    session = TestOptions.set(EmbeddedLake.session("test"), PlannerOptions.SCAN_AGGREGATION, false);
+    session = EmbeddedLake.session("test");
     Table table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "many"), TypedRows.SCHEMA, PartitionSpec.unpartitioned());
     List<Record> records = new ArrayList<>();
     for (int n = 0; n < ROWS; n++) {

@@ -2,7 +2,6 @@ package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.util.Arrays;
 import java.util.List;
@@ -25,8 +24,7 @@ class ColumnarGroupingSetsTest {
   @BeforeEach
   void setUp() {
     engine = lake.engine();
-    // Aggregates the scan folds keep the row runtime (AggregateLowering): unfolded, they lower.
-    session = TestOptions.set(EmbeddedLake.session("test"), PlannerOptions.SCAN_AGGREGATION, false);
+    session = EmbeddedLake.session("test");
     runtimes = new RowRuntimeComparison(engine, session);
     RowRuntimeComparison.typedTable(lake, "typed", 0, 9000);
   }

@@ -117,8 +117,6 @@ class ColumnarJoinTest {
 
   @Test
   void joinConditionsOnWideDecimalsMatchTheRowRuntime() {
-    // Global aggregates the scan would fold keep the row runtime on purpose (AggregateLowering).
-    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
     // Decorrelated sub-queries (TPC-H Q11, Q17, Q20, Q22) compare DECIMAL(38, n) values: sums,
     // averages and their products, with columns cast to them; mixed scales, NULLs on every seventh row.
     List<String> hashJoins = List.of(
@@ -142,7 +140,6 @@ class ColumnarJoinTest {
 
   @Test
   void subQueriesWithLiteralAggregatesMatchTheRowRuntime() {
-    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
     // Calcite rewrites these sub-queries with LITERAL_AGG (TPC-H Q16's NOT IN): an aggregate whose
     // call is a constant in each group's row; NULLs on both sides decide NOT IN's unknowns.
     List<String> queries = List.of(
@@ -170,7 +167,7 @@ class ColumnarJoinTest {
 
   @Test
   void aParallelJoinsSharedBuildSideIsBuiltOnce() {
-    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    Session parallel = TestOptions.parallel(session, 2, 1);
     List<String> queries = List.of(
         "select t.color, count(*) as n, sum(t.l) as s from typed t join dim d on t.id = d.id where d.color <> 'blue' group by t.color",
         "select count(*) as n, sum(t.i) as s from typed t where t.label in (select d.label from dim d where d.id < 1500)",
@@ -188,7 +185,7 @@ class ColumnarJoinTest {
 
   @Test
   void aSharedBuildSidesKeysFilterEveryPartsScan() {
-    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    Session parallel = TestOptions.parallel(session, 2, 1);
     String sql = "select t.color, count(*) as n from typed t join dim d on t.id = d.id where d.color = 'red' group by t.color";
     assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").contains("dynamicFilter").doesNotContain("Enumerable");
     Result columnar = TestQueries.run(engine, parallel, sql);
@@ -199,7 +196,7 @@ class ColumnarJoinTest {
 
   @Test
   void aFailedSharedBuildFailsTheQueryAndReleasesEverything() {
-    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    Session parallel = TestOptions.parallel(session, 2, 1);
     String sql = "select count(*) as n from typed t join (select id from dim where 10 / (i - i) > 0) d on t.id = d.id";
     assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").doesNotContain("Enumerable");
     assertThatThrownBy(() -> TestQueries.run(engine, parallel, sql)).isInstanceOf(SqeException.class).hasMessageContaining("zero");
@@ -207,7 +204,7 @@ class ColumnarJoinTest {
 
   @Test
   void aParallelJoinClosedEarlyReleasesItsSharedBuildSide() {
-    Session parallel = TestOptions.set(TestOptions.parallel(session, 2, 1), PlannerOptions.SCAN_AGGREGATION, false);
+    Session parallel = TestOptions.parallel(session, 2, 1);
     String sql = "select t.id, t.color, d.label from typed t join dim d on t.i = d.i group by t.id, t.color, d.label";
     assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").doesNotContain("Enumerable");
     Prepared prepared = engine.prepare(parallel, sql);

@@ -3,7 +3,6 @@ package io.sqe.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.util.Arrays;
 import java.util.List;
@@ -27,7 +26,7 @@ class ColumnarSetOperationsTest {
   @BeforeEach
   void setUp() {
     engine = lake.engine();
-    session = TestOptions.set(EmbeddedLake.session("test"), PlannerOptions.SCAN_AGGREGATION, false);
+    session = EmbeddedLake.session("test");
     runtimes = new RowRuntimeComparison(engine, session);
     // Rows 0..8999 and 4000..11999: 5,000 in both, NULLs in every column but id in one row of seven.
     RowRuntimeComparison.typedTable(lake, "typed", 0, 9000);

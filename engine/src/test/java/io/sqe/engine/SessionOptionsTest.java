@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.engine.command.CommandResult;
-import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,27 +50,25 @@ class SessionOptionsTest {
 
   @Test
   void aPlannerOptionSetInTheSessionChangesItsPlansAndIsPartOfThePlanCacheKey() {
-    // The scan's folding, whose option this test sets, is the row runtime's.
-    session = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
-    assertThat(TestQueries.plan(engine, session, SQL)).contains("aggregate=[");
+    assertThat(TestQueries.plan(engine, session, SQL)).contains("SqeAggregate");
     TestQueries.Result first = TestQueries.run(engine, session, SQL);
     assertThat(first.stats().planCached()).isFalse();
     assertThat(TestQueries.run(engine, session, SQL).stats().planCached()).isTrue();
 
     Session other = session;
-    session = set("SET SESSION planner.scan_aggregation = false");
-    assertThat(session.options()).containsEntry("planner.scan-aggregation", "false");
-    assertThat(TestQueries.plan(engine, session, SQL)).doesNotContain("aggregate=[");
-    TestQueries.Result unfolded = TestQueries.run(engine, session, SQL);
-    assertThat(unfolded.stats().planCached()).as("a plan made under other options is not reused").isFalse();
-    assertThat(unfolded.rows()).containsExactlyInAnyOrderElementsOf(first.rows());
+    session = set("SET SESSION planner.columnar = false");
+    assertThat(session.options()).containsEntry("planner.columnar", "false");
+    assertThat(TestQueries.plan(engine, session, SQL)).doesNotContain("SqeAggregate").contains("Enumerable");
+    TestQueries.Result rows = TestQueries.run(engine, session, SQL);
+    assertThat(rows.stats().planCached()).as("a plan made under other options is not reused").isFalse();
+    assertThat(rows.rows()).containsExactlyInAnyOrderElementsOf(first.rows());
     assertThat(TestQueries.run(engine, session, SQL).stats().planCached()).isTrue();
-    assertThat(TestQueries.plan(engine, other, SQL)).as("other sessions keep the server's options").contains("aggregate=[");
+    assertThat(TestQueries.plan(engine, other, SQL)).as("other sessions keep the server's options").contains("SqeAggregate");
 
-    session = set("RESET planner.scan_aggregation");
-    assertThat(session.options()).doesNotContainKey("planner.scan-aggregation");
+    session = set("RESET planner.columnar");
+    assertThat(session.options()).doesNotContainKey("planner.columnar");
     assertThat(TestQueries.run(engine, session, SQL).stats().planCached()).isTrue();
-    assertThat(TestQueries.plan(engine, session, SQL)).contains("aggregate=[");
+    assertThat(TestQueries.plan(engine, session, SQL)).contains("SqeAggregate");
   }
 
   @Test
@@ -94,7 +91,7 @@ class SessionOptionsTest {
   @Test
   void aBadValueOrNameIsInvalidArgument() {
     assertInvalid("SET SESSION planner.parallel_min_rows = -1", "planner.parallel-min-rows", 1, 41);
-    assertInvalid("SET SESSION planner.scan_aggregation = maybe", "planner.scan-aggregation", 1, 40);
+    assertInvalid("SET SESSION planner.columnar = maybe", "planner.columnar", 1, 32);
     assertInvalid("SET SESSION planner.shared_subplan_min_cost = 'many'", "planner.shared-subplan-min-cost", 1, 47);
     assertInvalid("SET SESSION query.parallelism = 0", "query.parallelism", 1, 33);
     assertInvalid("SET SESSION planner.no_such_option = 1", "planner.no_such_option", 1, 13);

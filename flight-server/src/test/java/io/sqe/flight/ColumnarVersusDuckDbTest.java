@@ -155,8 +155,7 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
 
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
-    // Aggregates the scan would fold keep the row runtime (AggregateLowering): unfolded, they lower.
-    open(dir, Map.of("planner.scan-aggregation", "false"));
+    open(dir, Map.of());
   }
 
   @AfterAll

@@ -46,7 +46,7 @@ class DbtQueriesPlanColumnarTest extends TpchHarness {
 
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
-    open(dir, Map.of("planner.scan-aggregation", "false"));
+    open(dir, Map.of());
   }
 
   @AfterAll

@@ -253,8 +253,7 @@ class MemoryLimitTest {
   void anAggregateThatCanNeitherFitNorSpillFailsWhileAnotherSessionKeepsAnswering() throws Exception {
     // 20,000 groups of 100-character labels take more than the aggregate's share of 4 MiB; their
     // rows take more than the 64 KiB the query may spill.
-    TestServer server = TestServer.start(
-        dir, Map.of("query.max-memory", "4m", "query.max-spill", "64k", "planner.scan-aggregation", "false"));
+    TestServer server = TestServer.start(dir, Map.of("query.max-memory", "4m", "query.max-spill", "64k"));
     create(server, "numbers", ROWS, MemoryLimitTest::label);
     String url = server.jdbcUrl() + "&user=admin&password=" + server.adminPassword();
     try (Connection other = DriverManager.getConnection(url);

@@ -61,8 +61,7 @@ class SpilledAggregateVersusDuckDbTest extends TpchHarness {
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
     spill = dir.resolve("spill");
-    // Aggregates the scan would fold keep the row runtime (AggregateLowering): unfolded, they lower.
-    open(dir, Map.of("query.max-memory", "16m", "planner.scan-aggregation", "false"));
+    open(dir, Map.of("query.max-memory", "16m"));
     LakehouseCatalog catalog = server.server().catalogs().find("iceberg").orElseThrow();
     List<Record> rows = new ArrayList<>();
     for (int n = 0; n < ROWS; n++) {

@@ -14,7 +14,6 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.TestQueries;
 import io.sqe.engine.exec.QueryExecution;
-import io.sqe.engine.iceberg.ScanAggregation;
 import io.sqe.engine.session.Session;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -118,8 +117,7 @@ class SharedSubplansTest {
 
   @Test
   void aColumnarPlanComputesASharedSubplanOnceIntoBatches() {
-    // Unfolded, the aggregates lower: the view's batches are computed once and replayed.
-    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
+    // The view's batches are computed once and replayed.
     for (int parallelism : new int[] {1, 3}) {
       String plan = explain(TOP_GROUPS, parallelism, true);
       assertThat(occurrences(plan, "SqeSharedSubplan(id=[0])")).as(plan).isEqualTo(2);
@@ -193,28 +191,22 @@ class SharedSubplansTest {
 
   @Test
   void aSubplanLargerThanItsEstimateIsNotKept() {
-    // The filtered scan is shared only while the aggregates above it are not folded into it.
-    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
-    try {
-      // Calcite guesses half the rows for g <> 3, which keep about nine in ten: the plan shares the
-      // filtered scan, and at run time it turns out too large to keep, so each consumer reads its own.
-      String sql =
-          "select max(id) from (select id from s.r where g <> 3) union all select min(id) from (select id from s.r where g <> 3)";
-      session = TestOptions.parallel(session, 1, 0);
-      session = TestOptions.sharing(session, false, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
-      TestQueries.Result unshared = TestQueries.run(engine, session, comment(1, false) + sql);
-      session = TestOptions.sharing(session, true, 8_000, 0);
-      assertThat(plan(sql)).contains("SharedSubplan");
-      TestQueries.Result bounded = TestQueries.run(engine, session, comment(1, true) + sql);
-      assertThat(bounded.rows()).isEqualTo(unshared.rows());
-      assertThat(bounded.stats().filesScanned()).isEqualTo(2L * FILES);
-      session = TestOptions.sharing(session, true, 100_000, 0);
-      TestQueries.Result kept = TestQueries.run(engine, session, comment(1, true) + sql);
-      assertThat(kept.rows()).isEqualTo(unshared.rows());
-      assertThat(kept.stats().filesScanned()).isEqualTo(FILES);
-    } finally {
-      session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, true);
-    }
+    // Calcite guesses half the rows for g <> 3, which keep about nine in ten: the plan shares the
+    // filtered scan, and at run time it turns out too large to keep, so each consumer reads its own.
+    String sql =
+        "select max(id) from (select id from s.r where g <> 3) union all select min(id) from (select id from s.r where g <> 3)";
+    session = TestOptions.parallel(session, 1, 0);
+    session = TestOptions.sharing(session, false, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
+    TestQueries.Result unshared = TestQueries.run(engine, session, comment(1, false) + sql);
+    session = TestOptions.sharing(session, true, 8_000, 0);
+    assertThat(plan(sql)).contains("SharedSubplan");
+    TestQueries.Result bounded = TestQueries.run(engine, session, comment(1, true) + sql);
+    assertThat(bounded.rows()).isEqualTo(unshared.rows());
+    assertThat(bounded.stats().filesScanned()).isEqualTo(2L * FILES);
+    session = TestOptions.sharing(session, true, 100_000, 0);
+    TestQueries.Result kept = TestQueries.run(engine, session, comment(1, true) + sql);
+    assertThat(kept.rows()).isEqualTo(unshared.rows());
+    assertThat(kept.stats().filesScanned()).isEqualTo(FILES);
   }
 
   @Test
@@ -224,7 +216,6 @@ class SharedSubplansTest {
     String sql =
         "select max(x), count(x) from (select repeat(k, 50) as x from s.r where g <> 3) "
             + "union all select min(x), count(x) from (select repeat(k, 50) as x from s.r where g <> 3)";
-    session = TestOptions.set(session, PlannerOptions.SCAN_AGGREGATION, false);
     session = TestOptions.parallel(session, 1, 0);
     session = TestOptions.sharing(session, false, PlannerOptions.DEFAULT_SHARED_SUBPLAN_MAX_ROWS, 0);
     TestQueries.Result unshared = TestQueries.run(engine, session, comment(1, false) + sql);

@@ -98,8 +98,6 @@ public final class IcebergScan {
   private final boolean partitioned;
   /** The columns that joins above publish their build-side keys for (see {@link DynamicFilters}). */
   private final List<DynamicFilters.ColumnFilter> dynamicFilters;
-  /** The partial aggregation each task's rows are folded into (one row per group); null to return the rows. */
-  private final ScanAggregation aggregation;
 
   IcebergScan(
       IcebergTable table,
@@ -108,9 +106,7 @@ public final class IcebergScan {
       List<LikePredicate> likes,
       Long limit,
       boolean partitioned,
-      List<DynamicFilters.Target> dynamicFilters,
-      ScanAggregation aggregation) {
-    this.aggregation = aggregation;
+      List<DynamicFilters.Target> dynamicFilters) {
     this.catalog = table.catalog();
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
@@ -155,7 +151,7 @@ public final class IcebergScan {
   }
 
   /**
-   * The columnar form of this scan, for a scan that does not aggregate: its rows as record batches
+   * The columnar form of this scan: its rows as record batches
    * of {@code schema}, the result's Arrow types of its columns, with buffers from {@code
    * allocator}. Files the vectorized reader handles are gathered from the decoder's vectors
    * ({@link VectorBatches}); the others are read as rows and written into batches. A partitioned
@@ -163,7 +159,7 @@ public final class IcebergScan {
    * QueryContext#forPart}) and reads the splits its part claims.
    */
   public BatchOperator batches(QueryContext context, BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema) {
-    if (aggregation != null || schema.getFields().size() != fieldIds.length) {
+    if (schema.getFields().size() != fieldIds.length) {
       throw new IllegalStateException("Only a scan of columns has a columnar form");
     }
     ScanPart part = partitioned ? ScanPart.of(context) : null;
@@ -494,42 +490,7 @@ public final class IcebergScan {
       context.stats().fileOpened(task.file().fileSizeInBytes());
       Map<Integer, ?> constants =
           PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-      return aggregation != null ? folded(task, constants) : readRows(task, constants, true);
-    }
-
-    /**
-     * The groups of one task's rows, folded into the scan's aggregation: from the vectors when the
-     * vectorized reader handles the task, else from the rows the row reader returns (delete files
-     * applied). The aggregation evaluates its condition on every row itself.
-     */
-    private CloseableIterator<Object> folded(FileScanTask task, Map<Integer, ?> constants) {
-      Object[] values = new Object[fieldIds.length];
-      for (int i = 0; i < values.length; i++) {
-        Object constant = constants.get(fieldIds[i]);
-        values[i] = constant == null ? null : converters.get(i).apply(constant);
-      }
-      ScanAggregation.Folder folder = aggregation.newFolder(values);
-      boolean folded = false;
-      if (task.deletes().isEmpty()) {
-        folded = VectorizedTaskReader.fold(table.io(), task, projected, constants, selection(), folder, context::checkCancelled);
-        if (folded) {
-          context.stats().fileReadByColumns();
-        }
-      }
-      if (!folded) {
-        try (CloseableIterator<Object> rows = readRows(task, constants, false)) {
-          long read = 0;
-          while (rows.hasNext()) {
-            folder.foldRow(rows.next());
-            if ((++read & 0xFFFF) == 0) {
-              context.checkCancelled();
-            }
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }
-      return CloseableIterator.withClose(folder.results().iterator());
+      return readRows(task, constants);
     }
 
     /** Drops rows on the vectors: those the pushed and dynamic filters cannot match, those the LIKE predicates do not keep. */
@@ -538,9 +499,9 @@ public final class IcebergScan {
       return VectorSelection.of(scanFilter, keySets, likes, projected, context.stats(), context::checkCancelled);
     }
 
-    /** The rows of one task in Calcite's shape, read by columns when {@code vectorized} and the reader handles the task. */
-    private CloseableIterator<Object> readRows(FileScanTask task, Map<Integer, ?> constants, boolean vectorized) {
-      if (vectorized && task.deletes().isEmpty()) {
+    /** The rows of one task in Calcite's shape, read by columns when the vectorized reader handles the task. */
+    private CloseableIterator<Object> readRows(FileScanTask task, Map<Integer, ?> constants) {
+      if (task.deletes().isEmpty()) {
         CloseableIterator<Object> columns =
             VectorizedTaskReader.open(table.io(), task, projected, fieldIds.length, constants, selection());
         if (columns != null) {
@@ -655,7 +616,7 @@ public final class IcebergScan {
         context.stats().fileReadByColumns();
         return gathered;
       }
-      return new RowsToBatches(rows.readRows(task, constants, true));
+      return new RowsToBatches(rows.readRows(task, constants));
     }
 
     private void closeCurrent() {

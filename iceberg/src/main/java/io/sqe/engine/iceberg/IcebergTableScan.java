@@ -47,13 +47,6 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
   private final List<LikePredicate> likes;
   /** The estimated fraction of rows {@link #likes} keep. */
   private final double likeSelectivity;
-  /**
-   * The partial aggregation the scan computes itself, returning one row per group of each task
-   * (group keys, then the calls' results) instead of its columns; null to return the columns.
-   */
-  private final ScanAggregation aggregation;
-  /** With {@link #aggregation}: the rows of the aggregate it replaced. */
-  private final RelDataType aggregatedRowType;
 
   private IcebergTableScan(
       RelOptCluster cluster,
@@ -63,7 +56,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       ImmutableIntList projection,
       org.apache.iceberg.expressions.Expression filter,
       Long limit) {
-    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0, null, null);
+    this(cluster, traitSet, table, icebergTable, projection, filter, limit, false, List.of(), 1.0);
   }
 
   private IcebergTableScan(
@@ -76,12 +69,8 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
       Long limit,
       boolean partitioned,
       List<LikePredicate> likes,
-      double likeSelectivity,
-      ScanAggregation aggregation,
-      RelDataType aggregatedRowType) {
+      double likeSelectivity) {
     super(cluster, traitSet, List.of(), table);
-    this.aggregation = aggregation;
-    this.aggregatedRowType = aggregatedRowType;
     this.icebergTable = requireNonNull(icebergTable, "icebergTable is null");
     this.projection = requireNonNull(projection, "projection is null");
     this.filter = requireNonNull(filter, "filter is null");
@@ -139,20 +128,20 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   /** This scan reading the table's columns {@code newProjection} (positions in the table), with its filter, LIKEs and limit. */
   public IcebergTableScan withProjection(ImmutableIntList newProjection) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, newProjection, filter, limit, partitioned, likes, likeSelectivity);
   }
 
   IcebergTableScan withFilter(org.apache.iceberg.expressions.Expression newFilter) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, newFilter, limit, partitioned, likes, likeSelectivity);
   }
 
   /** This scan, also dropping the rows that {@code newLikes} do not keep (about {@code selectivity} of them pass). */
   IcebergTableScan withLikes(List<LikePredicate> newLikes, double selectivity) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, newLikes, selectivity);
   }
 
   IcebergTableScan withLimit(long newLimit) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, newLimit, partitioned, likes, likeSelectivity);
   }
 
   /** The LIKE predicates this scan evaluates exactly (the Filter above does not hold them). */
@@ -180,33 +169,16 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * parts planned once, from one snapshot.
    */
   public IcebergTableScan partitioned() {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity, aggregation, aggregatedRowType);
-  }
-
-  /**
-   * This scan computing {@code newAggregation} itself, returning rows of {@code rowType} (the
-   * aggregate's: group keys, then the calls' results) instead of its columns.
-   */
-  public IcebergTableScan withAggregation(ScanAggregation newAggregation, RelDataType rowType) {
-    return new IcebergTableScan(
-        getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, newAggregation, rowType);
-  }
-
-  /** The partial aggregation this scan computes, or null when it returns its columns. */
-  public ScanAggregation aggregation() {
-    return aggregation;
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, true, likes, likeSelectivity);
   }
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity, aggregation, aggregatedRowType);
+    return new IcebergTableScan(getCluster(), traitSet, table, icebergTable, projection, filter, limit, partitioned, likes, likeSelectivity);
   }
 
   @Override
   public RelDataType deriveRowType() {
-    if (aggregatedRowType != null) {
-      return aggregatedRowType;
-    }
     RelDataType full = table.getRowType();
     List<RelDataTypeField> fields = full.getFieldList();
     RelDataTypeFactory.Builder builder = getCluster().getTypeFactory().builder();
@@ -228,8 +200,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
         .itemIf("filter", filter, hasFilter())
         .itemIf("like", likes, !likes.isEmpty())
         .itemIf("limit", limit, limit != null)
-        .itemIf("parallel", true, partitioned)
-        .itemIf("aggregate", aggregation, aggregation != null);
+        .itemIf("parallel", true, partitioned);
   }
 
   /**
@@ -274,14 +245,10 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
 
   /**
    * This scan's columnar form, producing record batches of {@code schema} (the Arrow types of its
-   * row type); null when it computes an aggregation, which only its row form does. A partitioned
-   * scan's columnar form runs as the parts of a columnar gather, each reading the splits it claims.
+   * row type). A partitioned scan's columnar form runs as the parts of a columnar gather, each reading the splits it claims.
    */
   public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema) {
-    if (aggregation != null) {
-      return null;
-    }
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of(), null);
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of());
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 
@@ -290,12 +257,12 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
    * columnar join publishes in {@code slot} for column {@code column} ({@link DynamicFilters#canFilter}).
    */
   public io.sqe.engine.exec.batch.BatchPlan batchPlan(org.apache.arrow.vector.types.pojo.Schema schema, int column, DynamicFilters.Slot slot) {
-    if (aggregation != null || !DynamicFilters.canFilter(this, column)) {
+    if (!DynamicFilters.canFilter(this, column)) {
       return null;
     }
     // A split scan too: the parts' shared build side publishes its keys for the whole execution.
     IcebergScan scan =
-        new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of(new DynamicFilters.Target(this, column, slot)), null);
+        new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, List.of(new DynamicFilters.Target(this, column, slot)));
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 
@@ -304,7 +271,7 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     // A join above may have offered its build-side keys for one of this scan's columns.
-    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, DynamicFilters.claim(this), aggregation);
+    IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, DynamicFilters.claim(this));
     icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(

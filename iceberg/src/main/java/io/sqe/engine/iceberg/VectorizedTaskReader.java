@@ -194,54 +194,6 @@ final class VectorizedTaskReader {
   }
 
   /**
-   * Folds the rows of {@code task} that {@code selection} keeps (all when null) into {@code folder}
-   * batch by batch, without building rows; false when this reader does not handle the task (the
-   * caller then folds the rows of the row reader).
-   */
-  static boolean fold(
-      FileIO io,
-      FileScanTask task,
-      Schema readSchema,
-      Map<Integer, ?> constants,
-      VectorSelection selection,
-      ScanAggregation.Folder folder,
-      Runnable checkCancelled) {
-    if (task.file().format() != FileFormat.PARQUET || !task.deletes().isEmpty() || !supports(readSchema)) {
-      return false;
-    }
-    BufferAllocator allocator = ArrowAllocation.rootAllocator().newChildAllocator("sqe-scan-task", 0, Long.MAX_VALUE);
-    boolean[] unsupported = new boolean[1];
-    CloseableIterator<VectorHolder[]> iterator;
-    try {
-      iterator = batches(io, task, readSchema, constants, allocator, unsupported).iterator();
-    } catch (RuntimeException | Error e) {
-      closeAllocator(allocator);
-      throw e;
-    }
-    try (CloseableIterator<VectorHolder[]> batches = iterator) {
-      if (unsupported[0]) {
-        return false;
-      }
-      int[] selected = new int[0];
-      while (batches.hasNext()) {
-        VectorHolder[] batch = batches.next();
-        int total = batch.length == 0 ? 0 : batch[0].numValues();
-        if (selected.length < total) {
-          selected = new int[total];
-        }
-        int count = select(selection, batch, total, selected);
-        folder.foldBatch(batch, selected, count);
-        checkCancelled.run();
-      }
-      return true;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } finally {
-      closeAllocator(allocator);
-    }
-  }
-
-  /**
    * Writes the positions of the rows of {@code batch} (of {@code total} rows) that {@code selection}
    * keeps, every row when it is null, into {@code selected}, and returns how many there are.
    */

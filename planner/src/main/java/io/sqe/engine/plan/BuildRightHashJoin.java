@@ -303,13 +303,6 @@ final class BuildRightHashJoin extends EnumerableHashJoin {
     while (true) {
       if (current instanceof IcebergTableScan) {
         IcebergTableScan scan = (IcebergTableScan) current;
-        if (scan.aggregation() != null) {
-          // A scan that aggregates returns its group keys first: a key's rows are that scan column's.
-          if (index >= scan.aggregation().keyCount()) {
-            return Optional.empty();
-          }
-          return Optional.of(new ScanColumn(scan, scan.aggregation().keyColumn(index)));
-        }
         return Optional.of(new ScanColumn(scan, index));
       }
       if (current instanceof Filter) {

@@ -125,13 +125,6 @@ final class JoinCardinality extends RelMetadataQuery {
         rel = ((HepRelVertex) rel).getCurrentRel();
       } else if (rel instanceof IcebergTableScan) {
         IcebergTableScan scan = (IcebergTableScan) rel;
-        if (scan.aggregation() != null) {
-          // A scan that aggregates returns its group keys, then computed values.
-          if (column >= scan.aggregation().keyCount()) {
-            return null;
-          }
-          column = scan.aggregation().keyColumn(column);
-        }
         return ColumnStatistics.distinctValues(scan.icebergTable(), scan.projection().get(column));
       } else if (rel instanceof Project) {
         RexNode expression = ((Project) rel).getProjects().get(column);

@@ -16,10 +16,6 @@ import org.apache.calcite.plan.RelOptPlanner;
  * @param parallelism the most threads (the querying thread included) one query's parallel
  *     pipelines use; 1 makes no parallel pipelines
  * @param parallelMinRows the fewest estimated rows a scan needs for its pipeline to be split
- * @param scanAggregation whether aggregates over a scan are folded into the scan ({@code
- *     AggregateIntoScan}); off only to compare
- * @param scanAggregationMaxGroupRatio the most groups, as a fraction of the table's rows, that an
- *     aggregate folded into a scan is estimated to have
  * @param sharedSubplans whether a subplan repeated in a plan runs once and is read by every use
  *     ({@link SharedSubplans}); off only to compare
  * @param sharedSubplanMaxRows the most rows a shared subplan is estimated to return (and may
@@ -27,8 +23,6 @@ import org.apache.calcite.plan.RelOptPlanner;
  * @param sharedSubplanMinCost the least estimated cost (rows of work) a subplan worth sharing has
  * @param hashGrouping whether aggregates group in SQE's primitive hash tables ({@link
  *     HashGroupingAggregates}) instead of Calcite's; off only to compare
- * @param foldRows whether aggregates over rows (not a scan) fold them as the scan's folding does;
- *     off only to compare
  * @param deriveOrPredicates whether a disjunction over several tables gives each table the
  *     condition it implies for it ({@link FactorOrConditions}); off only to compare
  * @param columnar whether the part of a plan SQE's columnar operators implement runs on them
@@ -38,24 +32,18 @@ import org.apache.calcite.plan.RelOptPlanner;
 public record PlannerOptions(
     int parallelism,
     long parallelMinRows,
-    boolean scanAggregation,
-    double scanAggregationMaxGroupRatio,
     boolean sharedSubplans,
     long sharedSubplanMaxRows,
     double sharedSubplanMinCost,
     boolean hashGrouping,
-    boolean foldRows,
     boolean deriveOrPredicates,
     boolean columnar) {
   public static final String PARALLELISM = "query.parallelism";
   public static final String PARALLEL_MIN_ROWS = "planner.parallel-min-rows";
-  public static final String SCAN_AGGREGATION = "planner.scan-aggregation";
-  public static final String SCAN_AGGREGATION_MAX_GROUP_RATIO = "planner.scan-aggregation-max-group-ratio";
   public static final String SHARED_SUBPLANS = "planner.shared-subplans";
   public static final String SHARED_SUBPLAN_MAX_ROWS = "planner.shared-subplan-max-rows";
   public static final String SHARED_SUBPLAN_MIN_COST = "planner.shared-subplan-min-cost";
   public static final String HASH_GROUPING = "planner.hash-grouping";
-  public static final String FOLD_ROWS = "planner.fold-rows";
   public static final String DERIVE_OR_PREDICATES = "planner.derive-or-predicates";
   public static final String COLUMNAR = "planner.columnar";
   /** The options' names, as {@code sqe.yaml} and {@code SET} write them. */
@@ -63,13 +51,10 @@ public record PlannerOptions(
       Set.of(
           PARALLELISM,
           PARALLEL_MIN_ROWS,
-          SCAN_AGGREGATION,
-          SCAN_AGGREGATION_MAX_GROUP_RATIO,
           SHARED_SUBPLANS,
           SHARED_SUBPLAN_MAX_ROWS,
           SHARED_SUBPLAN_MIN_COST,
           HASH_GROUPING,
-          FOLD_ROWS,
           DERIVE_OR_PREDICATES,
           COLUMNAR);
 
@@ -77,11 +62,6 @@ public record PlannerOptions(
   public static final int MAX_PARALLELISM = 1_024;
   /** Below this many estimated rows a scan's pipeline stays on one thread: starting parts costs more than it saves. */
   public static final long DEFAULT_PARALLEL_MIN_ROWS = 500_000;
-  /**
-   * With more groups than this fraction of the rows (TPC-H Q18's l_orderkey, about one group per
-   * four rows) the folded scan measured slower than the plan it replaces (docs/benchmarks.md).
-   */
-  public static final double DEFAULT_SCAN_AGGREGATION_MAX_GROUP_RATIO = 0.2;
   public static final long DEFAULT_SHARED_SUBPLAN_MAX_ROWS = 1_000_000;
   public static final double DEFAULT_SHARED_SUBPLAN_MIN_COST = 10_000;
 
@@ -91,11 +71,8 @@ public record PlannerOptions(
           Math.min(MAX_PARALLELISM, Runtime.getRuntime().availableProcessors()),
           DEFAULT_PARALLEL_MIN_ROWS,
           true,
-          DEFAULT_SCAN_AGGREGATION_MAX_GROUP_RATIO,
-          true,
           DEFAULT_SHARED_SUBPLAN_MAX_ROWS,
           DEFAULT_SHARED_SUBPLAN_MIN_COST,
-          true,
           true,
           true,
           true);
@@ -107,10 +84,8 @@ public record PlannerOptions(
     if (parallelMinRows < 0 || sharedSubplanMaxRows < 0) {
       throw new IllegalArgumentException("row counts must not be negative");
     }
-    if (!(scanAggregationMaxGroupRatio > 0) || !(sharedSubplanMinCost >= 0)) {
-      throw new IllegalArgumentException(
-          "scanAggregationMaxGroupRatio must be positive and sharedSubplanMinCost not negative, not "
-              + scanAggregationMaxGroupRatio + " and " + sharedSubplanMinCost);
+    if (!(sharedSubplanMinCost >= 0)) {
+      throw new IllegalArgumentException("sharedSubplanMinCost must not be negative, not " + sharedSubplanMinCost);
     }
   }
 
@@ -134,13 +109,10 @@ public record PlannerOptions(
   public PlannerOptions with(String name, String value) {
     int p = parallelism;
     long minRows = parallelMinRows;
-    boolean scanAgg = scanAggregation;
-    double ratio = scanAggregationMaxGroupRatio;
     boolean shared = sharedSubplans;
     long sharedRows = sharedSubplanMaxRows;
     double sharedCost = sharedSubplanMinCost;
     boolean grouping = hashGrouping;
-    boolean fold = foldRows;
     boolean derive = deriveOrPredicates;
     boolean columns = columnar;
     switch (name) {
@@ -155,12 +127,6 @@ public record PlannerOptions(
       case PARALLEL_MIN_ROWS:
         minRows = OptionText.atLeast(name, value, 0);
         break;
-      case SCAN_AGGREGATION:
-        scanAgg = OptionText.bool(name, value);
-        break;
-      case SCAN_AGGREGATION_MAX_GROUP_RATIO:
-        ratio = OptionText.decimal(name, value, 0, true);
-        break;
       case SHARED_SUBPLANS:
         shared = OptionText.bool(name, value);
         break;
@@ -173,9 +139,6 @@ public record PlannerOptions(
       case HASH_GROUPING:
         grouping = OptionText.bool(name, value);
         break;
-      case FOLD_ROWS:
-        fold = OptionText.bool(name, value);
-        break;
       case DERIVE_OR_PREDICATES:
         derive = OptionText.bool(name, value);
         break;
@@ -185,7 +148,7 @@ public record PlannerOptions(
       default:
         throw new IllegalArgumentException("Not a planner option: " + name);
     }
-    return new PlannerOptions(p, minRows, scanAgg, ratio, shared, sharedRows, sharedCost, grouping, fold, derive, columns);
+    return new PlannerOptions(p, minRows, shared, sharedRows, sharedCost, grouping, derive, columns);
   }
 
   /** These options with those of {@code values} (by normalized name) that are planner options. */

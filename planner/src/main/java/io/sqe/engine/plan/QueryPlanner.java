@@ -543,7 +543,6 @@ public final class QueryPlanner {
         Programs.calc(DefaultRelMetadataProvider.INSTANCE),
         // It splits the final physical plan (semi-join reductions included) into parallel parts.
         ParallelAggregates.INSTANCE,
-        AggregateIntoScan.INSTANCE,
         // It computes once what the finished plan (parallel parts included) holds twice.
         SharedSubplans.INSTANCE,
         // After every step that makes or copies aggregates: their GROUP BY on primitive-key tables.

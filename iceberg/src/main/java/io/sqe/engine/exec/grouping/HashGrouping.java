@@ -3,15 +3,12 @@ package io.sqe.engine.exec.grouping;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryContext;
-import io.sqe.engine.iceberg.ScanAggregation;
-import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
-import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.linq4j.function.Function0;
 import org.apache.calcite.linq4j.function.Function1;
 import org.apache.calcite.linq4j.function.Function2;
@@ -90,25 +87,6 @@ public final class HashGrouping {
       @SuppressWarnings("unchecked")
       T result(int group) {
         return (T) table.key(group);
-      }
-    };
-  }
-
-  /**
-   * The groups of {@code input}'s rows folded by {@code aggregation} into typed accumulators (see
-   * {@link ScanAggregation#foldRows}), read on the first enumeration and kept for later ones.
-   */
-  public static Enumerable<Object> fold(Enumerable<Object> input, ScanAggregation aggregation, DataContext root) {
-    AtomicBoolean cancelFlag = DataContext.Variable.CANCEL_FLAG.get(root);
-    return new AbstractEnumerable<>() {
-      private List<Object> groups;
-
-      @Override
-      public Enumerator<Object> enumerator() {
-        if (groups == null) {
-          groups = aggregation.foldRows(input.enumerator(), () -> checkCancelled(cancelFlag, root));
-        }
-        return Linq4j.enumerator(groups);
       }
     };
   }

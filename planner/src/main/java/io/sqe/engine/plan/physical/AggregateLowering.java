@@ -1,7 +1,6 @@
 package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.exec.batch.SelectColumns;
-import io.sqe.engine.iceberg.IcebergTableScan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,15 +16,9 @@ import org.apache.calcite.sql.SqlKind;
 /**
  * The columnar form of an aggregate: {@link SqeAggregate} over its lowered input, or {@link
  * SqeGroupingSets} for one with grouping sets (ROLLUP, CUBE, and Calcite's form of DISTINCT
- * aggregates beside others). Covers Calcite's
- * aggregate and SQE's row-runtime forms of it, which are the same aggregate computed otherwise
- * (hash grouping, folded rows, partial and final halves around a parallel gather). An aggregate
- * the planner folded into an Iceberg scan keeps the row runtime: the scan computes it while it
- * decodes (filters on its vectors, text grouped by dictionary codes), which measured faster than
- * the columnar operators over the decoder's batches at TPC-H scale 1 (Q6 98 ms against 114 ms, a
- * count by l_linenumber 65 ms against 91 ms, a Q1-like aggregate by l_returnflag and
- * l_linestatus 0.95 s against 1.7 s). With {@code planner.scan-aggregation} off, nothing is folded
- * and such aggregates lower.
+ * aggregates beside others). Covers Calcite's aggregate and SQE's row-runtime form of it, which
+ * is the same aggregate computed otherwise (hash grouping, partial and final halves around a
+ * parallel gather).
  *
  * <p>Calcite's {@code LITERAL_AGG} (its marker for "this group exists", from IN and NOT IN
  * sub-queries) is its literal in every row the aggregate returns, whatever the rows of the group:
@@ -36,9 +29,6 @@ final class AggregateLowering {
 
   static SqeRel lower(EnumerableAggregate aggregate) {
     RelNode input = aggregate.getInput();
-    if (input instanceof IcebergTableScan scan && scan.aggregation() != null) {
-      return null;
-    }
     SqeRel lowered = ColumnarLowering.lower(input);
     if (lowered == null) {
       return null;
