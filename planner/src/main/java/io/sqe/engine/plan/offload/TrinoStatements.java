@@ -1,4 +1,4 @@
-package io.sqe.engine.offload;
+package io.sqe.engine.plan.offload;
 
 import com.google.common.collect.ImmutableList;
 import io.sqe.engine.ErrorCode;
