@@ -118,6 +118,49 @@ class OffloadToTrinoTest extends TpchHarness {
     }
   }
 
+  /** Forms Trino reads differently from Calcite's defaults, beyond TPC-H's. */
+  static List<String> forms() {
+    return List.of(
+        "SELECT n_name, 'Ça va ' || n_name, 'it''s' FROM nation WHERE n_name <> 'Ça' ORDER BY n_name LIMIT 5 OFFSET 3",
+        "SELECT o_orderkey, EXTRACT(MONTH FROM o_orderdate), o_orderdate + INTERVAL '10' DAY, SUBSTRING(o_clerk FROM 7 FOR 3)"
+            + " FROM orders WHERE o_orderdate BETWEEN DATE '1995-01-01' AND DATE '1995-01-03' ORDER BY o_orderkey",
+        // l_extendedprice / 4, not / l_linenumber: SQE's local decimal quotient goes through a double
+        // (12301.04 / 3 gives 4100.3466666666670 here, Trino's exact 4100.3466666666667).
+        "SELECT l_orderkey, l_linenumber, CAST(l_quantity AS VARCHAR), CAST(l_extendedprice AS DOUBLE), l_quantity / 7,"
+            + " l_linenumber / 2, l_extendedprice / 4 FROM lineitem WHERE l_orderkey < 10 ORDER BY 1, 2",
+        "SELECT CASE WHEN c_acctbal > 0 THEN 'pos' ELSE NULL END AS s, count(*), count(DISTINCT c_nationkey)"
+            + " FROM customer GROUP BY 1 ORDER BY 1 NULLS FIRST",
+        "SELECT p_partkey FROM part WHERE p_name LIKE '%a!_b%' ESCAPE '!' OR p_type IN ('STANDARD POLISHED TIN', 'SMALL PLATED COPPER')"
+            + " ORDER BY 1 LIMIT 20",
+        "SELECT r_name, (SELECT max(n_name) FROM nation WHERE n_regionkey = r_regionkey) FROM region ORDER BY r_name DESC",
+        "SELECT c_custkey, COALESCE(NULLIF(c_mktsegment, 'BUILDING'), 'none') FROM customer WHERE c_custkey <= 20 ORDER BY 1",
+        "SELECT o_orderpriority, avg(o_totalprice), sum(o_totalprice) / count(*), avg(o_shippriority) FROM orders"
+            + " GROUP BY o_orderpriority ORDER BY 1",
+        "SELECT CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1' HOUR FROM orders ORDER BY o_orderkey LIMIT 3",
+        "SELECT n_name FROM nation ORDER BY CASE WHEN n_regionkey = 1 THEN NULL ELSE n_regionkey END NULLS FIRST, n_name DESC");
+  }
+
+  @ParameterizedTest
+  @MethodSource("forms")
+  void formsGiveTheLocalAnswer(String sql) throws Exception {
+    List<List<Object>> offloaded;
+    List<List<Object>> local;
+    try (Connection admin = DriverManager.getConnection(
+            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+        Statement s = admin.createStatement()) {
+      s.execute("SET SESSION offload = 'always'");
+      try (ResultSet rs = s.executeQuery(sql)) {
+        offloaded = ResultComparison.rows(rs);
+      }
+      s.execute("SET SESSION offload = 'never'");
+      try (ResultSet rs = s.executeQuery(sql)) {
+        local = ResultComparison.rows(rs);
+      }
+    }
+    assertThat(local).isNotEmpty();
+    ResultComparison.assertSameRows(sql, offloaded, local);
+  }
+
   @Test
   void explainAndTrinoShowWhereTheQueryRan() throws Exception {
     List<String> plan = new ArrayList<>();
