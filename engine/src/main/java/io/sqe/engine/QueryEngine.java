@@ -548,7 +548,9 @@ public final class QueryEngine {
           TrinoOffload trino = offload.orElseThrow();
           Supplier<Enumerator<Object>> offloaded = () -> {
             try {
-              return trino.rows(plan.trinoStatement(), prepared.resultSchema(), run);
+              Enumerator<Object> rowsFromTrino = trino.rows(plan.trinoStatement(), prepared.resultSchema(), run);
+              run.stats().offloadedTo(trino.config().trinoUri().orElseThrow());
+              return rowsFromTrino;
             } catch (SqeException e) {
               if (e.code() == ErrorCode.UNAVAILABLE && trino.config().fallback()) {
                 return plan.bindable().bind(queryContext).enumerator();

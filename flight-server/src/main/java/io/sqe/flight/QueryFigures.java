@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * @param resultCached whether every execution handed out a cached result instead of running
  * @param runtime what ran the query: {@code columnar} (SQE's columnar operators, in every
  *     execution), {@code row} (Calcite's row runtime, the fallback for plans the columnar operators
- *     do not cover yet) or {@code cached} (a cached result)
+ *     do not cover yet), {@code trino} (the Trino cluster the query was offloaded to, in every
+ *     execution) or {@code cached} (a cached result)
+ * @param offloadedTo the Trino cluster an execution's rows came from; null when none did
  */
 record QueryFigures(
     String queryId,
@@ -40,7 +42,8 @@ record QueryFigures(
     long spillFiles,
     boolean planCached,
     boolean resultCached,
-    String runtime) {
+    String runtime,
+    String offloadedTo) {
   static final String PREFIX = "x-sqe-";
 
   QueryFigures {
@@ -82,6 +85,8 @@ record QueryFigures(
     private int executions;
     private int resultsCached;
     private int columnar;
+    private int offloaded;
+    private String offloadedTo;
 
     Builder(String queryId) {
       this.queryId = requireNonNull(queryId, "queryId is null");
@@ -113,6 +118,10 @@ record QueryFigures(
       if (stats.columnar()) {
         columnar++;
       }
+      if (stats.offloadedTo() != null) {
+        offloaded++;
+        offloadedTo = stats.offloadedTo();
+      }
     }
 
     QueryFigures build() {
@@ -129,7 +138,18 @@ record QueryFigures(
           spillFiles,
           planCached,
           executions > 0 && resultsCached == executions,
-          executions > 0 && resultsCached == executions ? "cached" : executions > 0 && columnar == executions ? "columnar" : "row");
+          runtime(),
+          offloadedTo);
+    }
+
+    private String runtime() {
+      if (executions > 0 && resultsCached == executions) {
+        return "cached";
+      }
+      if (executions > 0 && offloaded == executions) {
+        return "trino";
+      }
+      return executions > 0 && columnar == executions ? "columnar" : "row";
     }
   }
 }

@@ -180,6 +180,7 @@ final class ResultStreamer implements AutoCloseable {
       QueryFigures done = figures.build();
       trailers.set(done);
       audit.span().bytes(done.bytes());
+      audit.offloadedTo(done.offloadedTo());
       if (!end.end(listener::completed)) {
         return;
       }
@@ -213,7 +214,9 @@ final class ResultStreamer implements AutoCloseable {
       long rows,
       Throwable e) {
     LOG.debug("Query {} failed while streaming", figures.queryId(), e);
-    trailers.set(figures.build());
+    QueryFigures done = figures.build();
+    trailers.set(done);
+    audit.offloadedTo(done.offloadedTo());
     RuntimeException error = FlightErrors.toFlight(e, figures.queryId());
     audit.failed(figures.queryId(), error, rows);
     end.end(() -> end.listener().error(error));

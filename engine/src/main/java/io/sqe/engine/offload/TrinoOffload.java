@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.exec.QueryRun;
+import io.sqe.engine.plan.offload.TrinoStatements;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

@@ -22,6 +22,7 @@ public final class QueryStats {
   private volatile boolean planCached;
   private volatile boolean resultCached;
   private volatile boolean columnar;
+  private volatile String offloadedTo;
   private volatile Instant firstBatch;
 
   /** A scan planned this many data files to read. */
@@ -89,6 +90,16 @@ public final class QueryStats {
       firstBatch = Instant.now();
     }
     rowsReturned.addAndGet(rows);
+  }
+
+  /** The run's rows come from the Trino cluster at {@code uri}: the query was offloaded there. */
+  public void offloadedTo(String uri) {
+    offloadedTo = uri;
+  }
+
+  /** The Trino cluster the run's rows came from; null when it ran here. */
+  public String offloadedTo() {
+    return offloadedTo;
   }
 
   public void planningNanos(long nanos) {

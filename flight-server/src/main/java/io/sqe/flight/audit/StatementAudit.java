@@ -39,6 +39,8 @@ public final class StatementAudit {
   private final AtomicBoolean finished = new AtomicBoolean();
   /** Whether the statement reused a materialization, and why; null when it materializes none. */
   private volatile CommandResult.Reuse reuse;
+  /** The Trino cluster the statement was offloaded to; null when it ran here. */
+  private volatile String offloadedTo;
 
   /**
    * @param sql the statement's text, parsed for its facts when the line is written; null when
@@ -95,6 +97,11 @@ public final class StatementAudit {
   /** The statement materialized a table, reusing what an earlier run committed or not as {@code reuse} says; null: none. */
   public void materialized(CommandResult.Reuse reuse) {
     this.reuse = reuse;
+  }
+
+  /** The statement ran on the Trino cluster at {@code uri}; null: it ran here. */
+  public void offloadedTo(String uri) {
+    this.offloadedTo = uri;
   }
 
   /**
@@ -156,6 +163,7 @@ public final class StatementAudit {
     log.listener().statementEnded(
         facts.kind(), outcome, session != null && session.openTransaction().isPresent(), elapsed);
     CommandResult.Reuse materialization = error == null ? reuse : null;
+    String offloaded = offloadedTo;
     if (materialization != null) {
       log.listener().materialized(materialization);
     }
@@ -182,6 +190,9 @@ public final class StatementAudit {
       }
       if (cached) {
         line.put("cached", true);
+      }
+      if (offloaded != null) {
+        line.put("offloaded_to", offloaded);
       }
       if (materialization != null) {
         Map<String, Object> reused = new LinkedHashMap<>();

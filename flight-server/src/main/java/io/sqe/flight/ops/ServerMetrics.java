@@ -96,7 +96,7 @@ public final class ServerMetrics implements StatementListener {
     runtimes =
         Counter.builder()
             .name("sqe_query_runtime_total")
-            .help("Query results streamed, by what ran them: columnar (SQE's operators), row (Calcite's runtime, the fallback) or cached")
+            .help("Query results streamed, by what ran them: columnar (SQE's operators), row (Calcite's runtime, the fallback), trino (offloaded) or cached")
             .labelNames("runtime")
             .register(registry);
     spilledBytes =

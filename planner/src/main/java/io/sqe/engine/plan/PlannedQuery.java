@@ -30,7 +30,7 @@ import org.apache.calcite.schema.SchemaPlus;
  *     may be cached
  * @param cached whether the plan came from the plan cache
  * @param trinoStatement the statement a Trino cluster runs instead of this plan when the query is
- *     offloaded ({@link io.sqe.engine.offload.TrinoStatements}); null when it runs here
+ *     offloaded ({@link io.sqe.engine.plan.offload.TrinoStatements}); null when it runs here
  */
 public record PlannedQuery(
     String sql,
@@ -45,7 +45,7 @@ public record PlannedQuery(
     long planningNanos,
     PlanReads reads,
     boolean cached,
-    io.sqe.engine.offload.TrinoStatements.Statement trinoStatement) {
+    io.sqe.engine.plan.offload.TrinoStatements.Statement trinoStatement) {
   public PlannedQuery {
     requireNonNull(sql, "sql is null");
     requireNonNull(resultType, "resultType is null");
@@ -66,7 +66,7 @@ public record PlannedQuery(
   }
 
   /** This plan, run on a Trino cluster as {@code statement}. */
-  public PlannedQuery offloadedAs(io.sqe.engine.offload.TrinoStatements.Statement statement) {
+  public PlannedQuery offloadedAs(io.sqe.engine.plan.offload.TrinoStatements.Statement statement) {
     return new PlannedQuery(
         sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, planningNanos, reads,
         cached, requireNonNull(statement, "statement is null"));

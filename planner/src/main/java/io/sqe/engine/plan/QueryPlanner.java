@@ -12,7 +12,7 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.FilterIntoScanRule;
 import io.sqe.engine.iceberg.IcebergRules;
 import io.sqe.engine.iceberg.IcebergTable;
-import io.sqe.engine.offload.TrinoStatements;
+import io.sqe.engine.plan.offload.TrinoStatements;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.RowLimits;

@@ -1,4 +1,4 @@
-package io.sqe.engine.offload;
+package io.sqe.engine.plan.offload;
 
 import com.google.common.collect.ImmutableList;
 import io.sqe.engine.ErrorCode;
@@ -6,11 +6,17 @@ import io.sqe.engine.SqeException;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.iceberg.IcebergTableScan;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.rel2sql.RelToSqlConverter;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
@@ -21,6 +27,7 @@ import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.dialect.PrestoSqlDialect;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.validate.SqlValidatorUtil;
 
 /**
  * Writes a logical plan as one Trino statement (Calcite's relational-to-SQL conversion in
@@ -30,11 +37,15 @@ import org.apache.calcite.sql.parser.SqlParserPos;
  * with no snapshot to pin) cannot be written and fails with NOT_SUPPORTED.
  */
 public final class TrinoStatements {
-  /** Presto's dialect without character set prefixes ({@code _UTF-8'x'}), which Trino rejects. */
+  /**
+   * Presto's dialect, whose string literals keep the character set prefix Calcite gives them
+   * ({@code _UTF-8'x'}: {@code supportsCharSet()} is not asked when a literal is quoted), which
+   * Trino does not parse; its strings are Unicode anyway.
+   */
   private static final PrestoSqlDialect TRINO = new PrestoSqlDialect(PrestoSqlDialect.DEFAULT_CONTEXT) {
     @Override
-    public boolean supportsCharSet() {
-      return false;
+    public void quoteStringLiteral(StringBuilder buf, String charsetName, String val) {
+      super.quoteStringLiteral(buf, null, val);
     }
   };
 
@@ -45,9 +56,28 @@ public final class TrinoStatements {
    * its columns are the result's ({@code plan} may carry columns it only sorts by).
    */
   public static Statement write(RelNode plan, List<Integer> resultColumns) {
-    Converter converter = new Converter();
-    SqlNode statement = converter.visitRoot(plan).asStatement();
+    RelNode scaled = plan.accept(new TrinoScales());
+    Set<String> columns = new HashSet<>();
+    columnNames(scaled, columns);
+    SqlNode statement = new Converter(columns).visitRoot(scaled).asStatement();
     return new Statement(statement.toSqlString(TRINO).getSql(), resultColumns);
+  }
+
+  /**
+   * Adds the (lower-cased) names of the columns of {@code rel}, its inputs and its sub-queries to
+   * {@code names}. Table aliases must differ from them: Trino resolves {@code "nation"."n_name"}
+   * in ORDER BY against an output column {@code nation} first (TPC-H Q9), and its names ignore case.
+   */
+  private static void columnNames(RelNode rel, Set<String> names) {
+    rel.getRowType().getFieldNames().forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
+    rel.getInputs().forEach(input -> columnNames(input, names));
+    rel.accept(new RexShuttle() {
+      @Override
+      public RexNode visitSubQuery(RexSubQuery subQuery) {
+        columnNames(subQuery.rel, names);
+        return subQuery;
+      }
+    });
   }
 
   /**
@@ -68,8 +98,10 @@ public final class TrinoStatements {
    * reflection, which needs an accessible class.
    */
   public static final class Converter extends RelToSqlConverter {
-    private Converter() {
+    private Converter(Set<String> columnNames) {
       super(TRINO);
+      // Calcite picks each alias not yet in this set: none is then also a column's name.
+      aliasSet.addAll(columnNames);
     }
 
     @Override
@@ -93,9 +125,11 @@ public final class TrinoStatements {
           SqlParserPos.ZERO,
           new SqlIdentifier(names, SqlParserPos.ZERO),
           SqlLiteral.createExactNumeric(Long.toString(snapshot.getAsLong()), SqlParserPos.ZERO));
-      // Aliased, as Calcite expects of a FROM item that is not a plain name.
-      SqlNode aliased = SqlStdOperatorTable.AS.createCall(
-          SqlParserPos.ZERO, pinned, new SqlIdentifier(table.id().name(), SqlParserPos.ZERO));
+      // Aliased, as Calcite expects of a FROM item that is not a plain name, with an alias no other
+      // scan has: a correlated sub-query's own scan of the table must not hide the outer one's
+      // (TPC-H Q21's EXISTS on lineitem inside a query of lineitem).
+      String alias = SqlValidatorUtil.uniquify(table.id().name(), new HashSet<>(aliasSet), SqlValidatorUtil.EXPR_SUGGESTER);
+      SqlNode aliased = SqlStdOperatorTable.AS.createCall(SqlParserPos.ZERO, pinned, new SqlIdentifier(alias, SqlParserPos.ZERO));
       return result(aliased, ImmutableList.of(Clause.FROM), scan, null);
     }
   }
