@@ -80,6 +80,7 @@ import org.apache.calcite.rel.type.TimeFrameSet;
 import org.apache.calcite.rel.type.TimeFrames;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlExplain;
+import io.sqe.engine.sql.ddl.SqlExplainAnalyze;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -362,6 +363,16 @@ public final class QueryEngine {
       }
     }
     SqlNode node = Spans.traced("sqe.parse", () -> SqeParser.parse(sql));
+    if (node instanceof SqlExplainAnalyze analyze) {
+      if (!analyze.getExplicandum().isA(SqlKind.QUERY)) {
+        throw new SqeException(ErrorCode.NOT_SUPPORTED, "EXPLAIN ANALYZE runs queries only, not "
+            + statementName(analyze.getExplicandum()) + " statements");
+      }
+      if (analyze.getDynamicParamCount() > 0) {
+        throw new SqeException(ErrorCode.NOT_SUPPORTED, "EXPLAIN ANALYZE takes no ? parameters");
+      }
+      return new Prepared.Command(sql, new ExplainAnalyze(this, planQuery(session, analyze.getExplicandum(), sql, pinned)));
+    }
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
       PlannedQuery plan = planQuery(session, explain.getExplicandum(), sql, pinned);
@@ -530,7 +541,7 @@ public final class QueryEngine {
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
         // Kept with the statement for the web console: a prepared statement is planned under its handle, not this id.
-        queries.find(queryId).ifPresent(query -> query.planned(plan.explain()));
+        queries.find(queryId).ifPresent(query -> query.planned(plan.profile()));
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
         Optional<ResultCache.Key> key = session.openTransaction().isPresent() || plan.trinoStatement() != null

@@ -1,5 +1,6 @@
 package io.sqe.engine.exec;
 
+import io.sqe.engine.exec.profile.OperatorProfiles;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -23,6 +24,12 @@ public final class QueryStats {
   private volatile boolean resultCached;
   private volatile boolean columnar;
   private volatile Instant firstBatch;
+  private final OperatorProfiles operators = new OperatorProfiles();
+
+  /** The figures of the run's columnar operators, by plan node. */
+  public OperatorProfiles operators() {
+    return operators;
+  }
 
   /** A scan planned this many data files to read. */
   public void filesPlanned(long files) {

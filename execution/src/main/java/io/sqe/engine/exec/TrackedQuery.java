@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.profile.ProfiledPlan;
 import io.sqe.engine.session.Principal;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,7 +56,7 @@ public final class TrackedQuery {
   private volatile String source;
   private volatile String tag;
   private volatile Failure failure;
-  private volatile String plan;
+  private volatile ProfiledPlan plan;
   private boolean labelled;
   /** Whether the query holds a place of the tracker's admission, from its first run to its last run's end. */
   private boolean admitted;
@@ -155,12 +156,26 @@ public final class TrackedQuery {
 
   /** The query's plan as EXPLAIN prints it, once planned; empty for commands. */
   public Optional<String> plan() {
-    return Optional.ofNullable(plan);
+    ProfiledPlan known = plan;
+    return known == null ? Optional.empty() : Optional.of(known.text());
   }
 
-  /** Keeps the query's plan as EXPLAIN prints it, for the web console's query page. */
-  public void planned(String explain) {
-    this.plan = requireNonNull(explain, "explain is null");
+  /**
+   * The query's plan with the figures of the operators of its latest run under their lines
+   * (as EXPLAIN ANALYZE prints it; live while it runs), once planned; empty for commands.
+   */
+  public Optional<String> profile() {
+    ProfiledPlan known = plan;
+    if (known == null) {
+      return Optional.empty();
+    }
+    QueryRun run = lastRun;
+    return Optional.of(String.join("\n", run == null ? List.of(known.text()) : known.render(run.stats().operators())));
+  }
+
+  /** Keeps the query's plan, for the web console's query page. */
+  public void planned(ProfiledPlan profile) {
+    this.plan = requireNonNull(profile, "profile is null");
   }
 
   /** Why the statement failed or was cancelled, if it did. */
