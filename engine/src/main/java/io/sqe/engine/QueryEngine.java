@@ -512,6 +512,9 @@ public final class QueryEngine {
       return result;
     } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, queryId);
+    } finally {
+      // A command's answer goes back in the same call: its client's side closes with its run.
+      queries.findWithHistory(queryId).ifPresent(TrackedQuery::markClosed);
     }
   }
 

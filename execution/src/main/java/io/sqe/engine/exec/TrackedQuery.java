@@ -51,6 +51,7 @@ public final class TrackedQuery {
   private volatile Instant planned;
   private volatile Instant runStarted;
   private volatile Instant ended;
+  private volatile Instant closed;
   private volatile QueryStats firstRunStats;
   private volatile String sessionId;
   private volatile String source;
@@ -111,6 +112,25 @@ public final class TrackedQuery {
   public Optional<Instant> firstBatch() {
     QueryStats first = firstRunStats;
     return first == null ? Optional.empty() : Optional.ofNullable(first.firstBatch());
+  }
+
+  /** When the first run returned its last batch, if it has: the result was complete. */
+  public Optional<Instant> lastBatch() {
+    QueryStats first = firstRunStats;
+    return first == null ? Optional.empty() : Optional.ofNullable(first.lastBatch());
+  }
+
+  /**
+   * When the client's side of the statement was last closed: its result stream ended (read to
+   * the end, failed, or given up by the client), or a command's answer was sent.
+   */
+  public Optional<Instant> closed() {
+    return Optional.ofNullable(closed);
+  }
+
+  /** The client's stream of the statement's result ended, or its command's answer was sent, now. */
+  public void markClosed() {
+    this.closed = Instant.now();
   }
 
   /** When the last run ended, while none runs; empty while one runs or none has. */

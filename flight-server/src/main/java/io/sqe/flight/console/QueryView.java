@@ -96,7 +96,9 @@ record QueryView(
     }
     phases.add(phase("Started", created, query.started().orElse(null)));
     phases.add(phase("First batch", created, query.firstBatch().orElse(null)));
+    phases.add(phase("Last batch", created, query.lastBatch().orElse(null)));
     phases.add(phase("Ended", created, query.ended().orElse(null)));
+    phases.add(phase("Closed", created, query.closed().orElse(null)));
     return phases;
   }
 

@@ -100,7 +100,7 @@ class WebConsoleTest {
   }
 
   @Test
-  void aFinishedQuerysPageShowsEachOperatorsFiguresUnderItsLine() throws Exception {
+  void aFinishedQuerysPageShowsEachOperatorsFiguresAndItsWholeTimeline() throws Exception {
     String sql = "select n, label from s.numbers where n % 7 = 3 order by n desc limit 1000";
     try (Connection alice = connect(ALICE)) {
       int returned = ConsoleUsers.rows(alice, sql).size();
@@ -116,6 +116,11 @@ class WebConsoleTest {
       int filter = lines.indexOf(lines.stream().filter(line -> line.contains("SqeFilter(")).findFirst().orElseThrow());
       assertThat(lines.get(filter + 1)).as(plan).contains(String.format(java.util.Locale.ROOT, "Output: %,d rows", 20_000 / 7));
       assertThat(lines.get(1)).as(plan).contains("Output: " + String.format(java.util.Locale.ROOT, "%,d", returned) + " rows");
+      // Its timeline reaches the last batch and the closing of the client's stream.
+      String timeline = body.substring(body.indexOf("id=\"timeline\""), body.indexOf("</ol>", body.indexOf("id=\"timeline\"")));
+      assertThat(timeline)
+          .contains("<li class=\"done\"><span class=\"phase\">Last batch</span>")
+          .contains("<li class=\"done\"><span class=\"phase\">Closed</span>");
     }
   }
 
