@@ -48,7 +48,7 @@ final class ExplainAnalyze implements PreparedCommand {
   @Override
   public CommandResult execute(CommandContext context, List<Object> parameters) {
     QueryStats stats;
-    try (QueryExecution execution = engine.execute(context.session(), new Prepared.Query(plan), List.of(), context.queryId())) {
+    try (QueryExecution execution = engine.execute(context.session(), new Prepared.Query(plan), List.of(), context.queryId(), false)) {
       while (execution.next()) {
         // The rows are discarded: only the figures of producing them are wanted.
       }

@@ -525,6 +525,14 @@ public final class QueryEngine {
    * @param parameters values for the statement's parameters, as plain Java values
    */
   public QueryExecution execute(Session session, Prepared prepared, List<?> parameters, String queryId) {
+    return execute(session, prepared, parameters, queryId, true);
+  }
+
+  /**
+   * @param resultCache whether the result may come from, and go to, the result cache; EXPLAIN
+   *     ANALYZE runs the operators every time
+   */
+  QueryExecution execute(Session session, Prepared prepared, List<?> parameters, String queryId, boolean resultCache) {
     if (prepared instanceof Prepared.Command) {
       throw new IllegalArgumentException("Commands run through run(), not execute()");
     }
@@ -547,7 +555,7 @@ public final class QueryEngine {
         queries.find(queryId).ifPresent(query -> query.planned(plan.profile()));
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
-        Optional<ResultCache.Key> key = session.openTransaction().isPresent() || plan.trinoStatement() != null
+        Optional<ResultCache.Key> key = !resultCache || session.openTransaction().isPresent() || plan.trinoStatement() != null
             ? Optional.empty()
             : caches.results().flatMap(results -> results.key(session, plan, values));
         if (key.isPresent()) {

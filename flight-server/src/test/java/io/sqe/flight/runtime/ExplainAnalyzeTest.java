@@ -76,6 +76,16 @@ class ExplainAnalyzeTest extends TpchHarness {
   }
 
   @Test
+  void itRunsTheOperatorsAgainEachTimeEvenWithAResultCache() throws Exception {
+    String sql = "select o_orderstatus, count(*) from orders where o_totalprice > 1000 * o_shippriority + 50000 group by o_orderstatus";
+    long groups = duckDbCount("select count(distinct o_orderstatus) from orders where o_totalprice > 1000 * o_shippriority + 50000");
+    for (int run = 0; run < 2; run++) {
+      List<String> plan = explainAnalyze(sqe, sql);
+      assertThat(rowsOut(plan, "SqeAggregate(")).as("run %d", run).isEqualTo(groups);
+    }
+  }
+
+  @Test
   void aFilterAboveAScanCountsWhatItKeeps() throws Exception {
     String where = "l_quantity * 1000 < l_extendedprice and l_shipmode = 'AIR'";
     List<String> plan = explainAnalyze(sqe, "select l_orderkey, l_extendedprice from lineitem where " + where + " order by 2 desc limit 7");
