@@ -1011,8 +1011,8 @@ SqlSetOption SqeSetOption(Span s, String scope) :
 }
 
 /**
- * {@code EXPLAIN query} (as in Trino, PostgreSQL and DuckDB), besides Calcite's
- * {@code EXPLAIN PLAN [...] FOR query}.
+ * {@code EXPLAIN query} and {@code EXPLAIN ANALYZE query} (as in Trino, PostgreSQL and DuckDB),
+ * besides Calcite's {@code EXPLAIN PLAN [...] FOR query}.
  */
 SqlNode SqeExplain() :
 {
@@ -1025,6 +1025,10 @@ SqlNode SqeExplain() :
 {
     <EXPLAIN> { s = span(); }
     (
+        <ANALYZE> stmt = SqlQueryOrDml() {
+            return new SqlExplainAnalyze(s.end(this), stmt, nDynamicParams);
+        }
+    |
         LOOKAHEAD(2)
         <PLAN>
         [ detailLevel = ExplainDetailLevel() ]

@@ -80,6 +80,7 @@ import org.apache.calcite.rel.type.TimeFrameSet;
 import org.apache.calcite.rel.type.TimeFrames;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlExplain;
+import io.sqe.engine.sql.ddl.SqlExplainAnalyze;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -362,6 +363,16 @@ public final class QueryEngine {
       }
     }
     SqlNode node = Spans.traced("sqe.parse", () -> SqeParser.parse(sql));
+    if (node instanceof SqlExplainAnalyze analyze) {
+      if (!analyze.getExplicandum().isA(SqlKind.QUERY)) {
+        throw new SqeException(ErrorCode.NOT_SUPPORTED, "EXPLAIN ANALYZE runs queries only, not "
+            + statementName(analyze.getExplicandum()) + " statements");
+      }
+      if (analyze.getDynamicParamCount() > 0) {
+        throw new SqeException(ErrorCode.NOT_SUPPORTED, "EXPLAIN ANALYZE takes no ? parameters");
+      }
+      return new Prepared.Command(sql, new ExplainAnalyze(this, planQuery(session, analyze.getExplicandum(), sql, pinned)));
+    }
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
       PlannedQuery plan = planQuery(session, explain.getExplicandum(), sql, pinned);
@@ -501,6 +512,9 @@ public final class QueryEngine {
       return result;
     } catch (RuntimeException | ExceptionInInitializerError e) {
       throw ExecutionErrors.translate(e, queryId);
+    } finally {
+      // A command's answer goes back in the same call: its client's side closes with its run.
+      queries.findWithHistory(queryId).ifPresent(TrackedQuery::markClosed);
     }
   }
 
@@ -511,6 +525,14 @@ public final class QueryEngine {
    * @param parameters values for the statement's parameters, as plain Java values
    */
   public QueryExecution execute(Session session, Prepared prepared, List<?> parameters, String queryId) {
+    return execute(session, prepared, parameters, queryId, true);
+  }
+
+  /**
+   * @param resultCache whether the result may come from, and go to, the result cache; EXPLAIN
+   *     ANALYZE runs the operators every time
+   */
+  QueryExecution execute(Session session, Prepared prepared, List<?> parameters, String queryId, boolean resultCache) {
     if (prepared instanceof Prepared.Command) {
       throw new IllegalArgumentException("Commands run through run(), not execute()");
     }
@@ -530,10 +552,10 @@ public final class QueryEngine {
       if (prepared instanceof Prepared.Query) {
         PlannedQuery plan = ((Prepared.Query) prepared).plan();
         // Kept with the statement for the web console: a prepared statement is planned under its handle, not this id.
-        queries.find(queryId).ifPresent(query -> query.planned(plan.explain()));
+        queries.find(queryId).ifPresent(query -> query.planned(plan.profile()));
         QueryContext queryContext = context(session, plan, values, run, queryId);
         context = queryContext;
-        Optional<ResultCache.Key> key = session.openTransaction().isPresent() || plan.trinoStatement() != null
+        Optional<ResultCache.Key> key = !resultCache || session.openTransaction().isPresent() || plan.trinoStatement() != null
             ? Optional.empty()
             : caches.results().flatMap(results -> results.key(session, plan, values));
         if (key.isPresent()) {

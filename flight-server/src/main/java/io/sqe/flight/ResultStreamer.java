@@ -85,6 +85,8 @@ final class ResultStreamer implements AutoCloseable {
    * of one prepared statement give several executions) and returns at once. Closes every
    * execution, hands the stream's figures to {@code trailers} before the stream ends, and
    * finishes {@code audit} with how it ended.
+   *
+   * @param closed runs once the stream has ended, however it ended
    */
   void start(
       Schema schema,
@@ -92,8 +94,9 @@ final class ResultStreamer implements AutoCloseable {
       ServerStreamListener listener,
       String queryId,
       QueryTrailers.Holder trailers,
-      StatementAudit audit) {
-    StreamEnd end = new StreamEnd(listener);
+      StatementAudit audit,
+      Runnable closed) {
+    StreamEnd end = new StreamEnd(listener, closed);
     QueryBackpressure backpressure = new QueryBackpressure(stopped -> afterGrace(() -> end.afterStop(stopped, queryId, audit)));
     backpressure.register(listener);
     try {
@@ -302,10 +305,12 @@ final class ResultStreamer implements AutoCloseable {
    */
   private static final class StreamEnd {
     private final ServerStreamListener listener;
+    private final Runnable closed;
     private boolean ended;
 
-    StreamEnd(ServerStreamListener listener) {
+    StreamEnd(ServerStreamListener listener, Runnable closed) {
       this.listener = listener;
+      this.closed = requireNonNull(closed, "closed is null");
     }
 
     ServerStreamListener listener() {
@@ -327,6 +332,8 @@ final class ResultStreamer implements AutoCloseable {
         return false;
       }
       ended = true;
+      // Marked before the client hears the end, so that whatever it does next sees the mark.
+      closed.run();
       call.run();
       return true;
     }

@@ -2,6 +2,10 @@ package io.sqe.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.flight.trino.PemKeyStores;
+import java.security.GeneralSecurityException;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import io.grpc.netty.NettyServerBuilder;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.IcebergCatalogFactory;
@@ -316,12 +320,13 @@ public final class SqeServer implements AutoCloseable {
           WebConsole console = new WebConsole(
               authenticator::login, queries, sessions, sessionKills, metrics, serving, health, consoleSettings(config));
           http = OpsHttpServer.start(
-              config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login, Optional.of(console));
+              config.host(), config.operations().httpPort(), serving, health, metrics, authenticator::login, Optional.of(console),
+              opsTls(config));
         } catch (IOException e) {
           server.shutdown();
           throw e;
         }
-        LOG.info("Health and metrics on http://{}:{}/health and /metrics, the web console on /ui", config.host(), http.port());
+        LOG.info("Health and metrics on {}://{}:{}/health and /metrics, the web console on /ui", http.scheme(), config.host(), http.port());
       }
       if (config.trino().enabled()) {
         try {
@@ -519,6 +524,27 @@ public final class SqeServer implements AutoCloseable {
     return config.tls() == null
         ? Location.forGrpcInsecure(config.host(), port)
         : Location.forGrpcTls(config.host(), port);
+  }
+
+  /**
+   * The operations port's TLS with {@code http.tls}: the Flight endpoint's certificate and key.
+   * It asks no client certificate even under {@code tls.client-ca}: browsers and probes log in
+   * as the console's users do.
+   */
+  private static Optional<SSLContext> opsTls(ServerConfig config) throws IOException {
+    if (!config.operations().httpTls()) {
+      return Optional.empty();
+    }
+    ServerConfig.TlsSettings tls = requireNonNull(config.tls(), "http.tls without tls.* settings");
+    try {
+      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(PemKeyStores.keyStore(tls.certificateChain(), tls.privateKey()), PemKeyStores.PASSWORD.toCharArray());
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(keys.getKeyManagers(), null, null);
+      return Optional.of(context);
+    } catch (GeneralSecurityException e) {
+      throw new IOException("Cannot read the TLS certificate and key for http.tls: " + e.getMessage(), e);
+    }
   }
 
   private static FlightServer.Builder tls(FlightServer.Builder builder, ServerConfig.TlsSettings tls) throws IOException {

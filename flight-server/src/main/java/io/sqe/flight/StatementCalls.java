@@ -11,6 +11,7 @@ import io.sqe.engine.QueryEngine;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.exec.ExecutionErrors;
 import io.sqe.engine.exec.QueryExecution;
+import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.flight.audit.AuditLog;
@@ -547,7 +548,8 @@ final class StatementCalls {
             return () -> engine.execute(session, statement, parameters, queryId);
           }
         };
-    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record);
+    results.start(statement.resultSchema(), executions, listener, queryId, QueryTrailers.current(), record,
+        () -> engine.queries().findWithHistory(queryId).ifPresent(TrackedQuery::markClosed));
   }
 
   private static <T> T await(CompletableFuture<T> future) {

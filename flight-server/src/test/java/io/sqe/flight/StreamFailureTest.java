@@ -78,7 +78,7 @@ class StreamFailureTest {
         String queryId = new String(ticket.getBytes(), StandardCharsets.UTF_8);
         Query query = plans.get(queryId);
         Iterator<Supplier<QueryExecution>> executions = List.<Supplier<QueryExecution>>of(() -> execution(queryId, query)).iterator();
-        streamer.start(SCHEMA, executions, listener, queryId, QueryTrailers.current(), StatementAudit.NONE);
+        streamer.start(SCHEMA, executions, listener, queryId, QueryTrailers.current(), StatementAudit.NONE, () -> { });
       }
     }).build().start();
     client = FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", server.getPort())).build();

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
+import io.sqe.engine.sql.ddl.SqlExplainAnalyze;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
 import io.sqe.engine.sql.ddl.SqlTableVersion;
 import io.sqe.engine.sql.functions.DateTimeFunctions;
@@ -89,6 +90,16 @@ class QueryParserTest {
       SqlNode node = parse(sql, SqlNode.class);
       assertThat(SqlDialect.toSql(node)).as(sql).isEqualTo(SqlDialect.toSql(calciteParse(sql)));
     }
+  }
+
+  @Test
+  void explainAnalyzeRoundTripsAndAnalyzeStaysAName() {
+    SqlExplainAnalyze explain = parse("EXPLAIN ANALYZE select a from t where b = 'x'", SqlExplainAnalyze.class);
+    assertThat(explain.getKind()).isEqualTo(SqlKind.EXPLAIN);
+    assertThat(sql(explain)).startsWith("EXPLAIN ANALYZE SELECT");
+    assertThat(explain.getExplicandum().isA(SqlKind.QUERY)).isTrue();
+    // A plain EXPLAIN is Calcite's, and analyze is still a column name.
+    assertThat(parse("explain select analyze from t", SqlNode.class)).isNotInstanceOf(SqlExplainAnalyze.class);
   }
 
   @Test

@@ -307,7 +307,7 @@ public final class QueryExecution implements AutoCloseable {
       if (sink != null) {
         sink.completed();
       }
-      context.stats().executionNanos(System.nanoTime() - started);
+      context.stats().exhausted(System.nanoTime() - started);
       context.run().succeeded();
     }
     return count > 0;
@@ -330,7 +330,7 @@ public final class QueryExecution implements AutoCloseable {
       }
       context.stats().batchReturned(count);
       if (exhausted) {
-        context.stats().executionNanos(System.nanoTime() - started);
+        context.stats().exhausted(System.nanoTime() - started);
         context.run().succeeded();
       }
       return count > 0;

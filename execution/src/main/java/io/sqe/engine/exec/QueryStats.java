@@ -1,5 +1,6 @@
 package io.sqe.engine.exec;
 
+import io.sqe.engine.exec.profile.OperatorProfiles;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,6 +25,13 @@ public final class QueryStats {
   private volatile boolean columnar;
   private volatile String offloadedTo;
   private volatile Instant firstBatch;
+  private volatile Instant lastBatch;
+  private final OperatorProfiles operators = new OperatorProfiles();
+
+  /** The figures of the run's columnar operators, by plan node. */
+  public OperatorProfiles operators() {
+    return operators;
+  }
 
   /** A scan planned this many data files to read. */
   public void filesPlanned(long files) {
@@ -83,6 +91,12 @@ public final class QueryStats {
   /** How many files the run's operators spilled. */
   public long spillFiles() {
     return spillFiles.get();
+  }
+
+  /** The run returned its last batch, {@code nanos} after it started. */
+  void exhausted(long nanos) {
+    lastBatch = Instant.now();
+    executionNanos(nanos);
   }
 
   void batchReturned(int rows) {
@@ -183,6 +197,11 @@ public final class QueryStats {
   /** When the run returned its first batch; null until it has. */
   public Instant firstBatch() {
     return firstBatch;
+  }
+
+  /** When the run returned its last batch: its result was complete; null until then, or if it failed. */
+  public Instant lastBatch() {
+    return lastBatch;
   }
 
   /** The most Arrow memory the run's allocator held at once, known once the run has ended. */

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.profile.ProfiledPlan;
 import io.sqe.engine.session.Principal;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,12 +51,13 @@ public final class TrackedQuery {
   private volatile Instant planned;
   private volatile Instant runStarted;
   private volatile Instant ended;
+  private volatile Instant closed;
   private volatile QueryStats firstRunStats;
   private volatile String sessionId;
   private volatile String source;
   private volatile String tag;
   private volatile Failure failure;
-  private volatile String plan;
+  private volatile ProfiledPlan plan;
   private boolean labelled;
   /** Whether the query holds a place of the tracker's admission, from its first run to its last run's end. */
   private boolean admitted;
@@ -112,6 +114,25 @@ public final class TrackedQuery {
     return first == null ? Optional.empty() : Optional.ofNullable(first.firstBatch());
   }
 
+  /** When the first run returned its last batch, if it has: the result was complete. */
+  public Optional<Instant> lastBatch() {
+    QueryStats first = firstRunStats;
+    return first == null ? Optional.empty() : Optional.ofNullable(first.lastBatch());
+  }
+
+  /**
+   * When the client's side of the statement was last closed: its result stream ended (read to
+   * the end, failed, or given up by the client), or a command's answer was sent.
+   */
+  public Optional<Instant> closed() {
+    return Optional.ofNullable(closed);
+  }
+
+  /** The client's stream of the statement's result ended, or its command's answer was sent, now. */
+  public void markClosed() {
+    this.closed = Instant.now();
+  }
+
   /** When the last run ended, while none runs; empty while one runs or none has. */
   public Optional<Instant> ended() {
     return Optional.ofNullable(ended);
@@ -155,12 +176,26 @@ public final class TrackedQuery {
 
   /** The query's plan as EXPLAIN prints it, once planned; empty for commands. */
   public Optional<String> plan() {
-    return Optional.ofNullable(plan);
+    ProfiledPlan known = plan;
+    return known == null ? Optional.empty() : Optional.of(known.text());
   }
 
-  /** Keeps the query's plan as EXPLAIN prints it, for the web console's query page. */
-  public void planned(String explain) {
-    this.plan = requireNonNull(explain, "explain is null");
+  /**
+   * The query's plan with the figures of the operators of its latest run under their lines
+   * (as EXPLAIN ANALYZE prints it; live while it runs), once planned; empty for commands.
+   */
+  public Optional<String> profile() {
+    ProfiledPlan known = plan;
+    if (known == null) {
+      return Optional.empty();
+    }
+    QueryRun run = lastRun;
+    return Optional.of(String.join("\n", run == null ? List.of(known.text()) : known.render(run.stats().operators())));
+  }
+
+  /** Keeps the query's plan, for the web console's query page. */
+  public void planned(ProfiledPlan profile) {
+    this.plan = requireNonNull(profile, "profile is null");
   }
 
   /** Why the statement failed or was cancelled, if it did. */

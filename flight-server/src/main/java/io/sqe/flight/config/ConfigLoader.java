@@ -113,6 +113,7 @@ public final class ConfigLoader {
           "offload.fallback",
           "audit.file",
           "http.port",
+          "http.tls",
           "trino.port",
           "trino.host",
           "trino.client-timeout",
@@ -457,7 +458,11 @@ public final class ConfigLoader {
       throw new ConfigException(
           "Setting log.level must be one of trace, debug, info, warn, error, off, not '" + values.get("log.level") + "'");
     }
-    return new ServerConfig.OperationsSettings(httpPort, grace, logFormat, level, tracing(values));
+    boolean httpTls = bool(values, "http.tls", false);
+    if (httpTls && blankToNull(values.get("tls.certificate-chain")) == null) {
+      throw new ConfigException("Setting http.tls serves HTTPS with the server's TLS key material: it needs tls.certificate-chain and tls.private-key");
+    }
+    return new ServerConfig.OperationsSettings(httpPort, grace, logFormat, level, tracing(values), httpTls);
   }
 
   private static ServerConfig.TracingSettings tracing(Map<String, String> values) {

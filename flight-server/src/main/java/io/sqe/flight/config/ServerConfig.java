@@ -213,11 +213,13 @@ public record ServerConfig(
    * @param logFormat text or JSON log lines
    * @param logLevel the level of SQE's own loggers ({@code io.sqe}) at start
    * @param tracing where the traces of statements go, if anywhere
+   * @param httpTls whether the HTTP endpoint (health, metrics, the web console) serves HTTPS with
+   *     the {@code tls.*} key material ({@code http.tls})
    */
   public record OperationsSettings(
-      int httpPort, Duration shutdownGracePeriod, LogFormat logFormat, String logLevel, TracingSettings tracing) {
+      int httpPort, Duration shutdownGracePeriod, LogFormat logFormat, String logLevel, TracingSettings tracing, boolean httpTls) {
     public static final OperationsSettings DEFAULT =
-        new OperationsSettings(-1, Duration.ofSeconds(30), LogFormat.TEXT, "INFO", TracingSettings.OFF);
+        new OperationsSettings(-1, Duration.ofSeconds(30), LogFormat.TEXT, "INFO", TracingSettings.OFF, false);
 
     public OperationsSettings {
       requireNonNull(shutdownGracePeriod, "shutdownGracePeriod is null");
@@ -231,7 +233,7 @@ public record ServerConfig(
     }
 
     public OperationsSettings withShutdownGracePeriod(Duration period) {
-      return new OperationsSettings(httpPort, period, logFormat, logLevel, tracing);
+      return new OperationsSettings(httpPort, period, logFormat, logLevel, tracing, httpTls);
     }
   }
 

@@ -138,7 +138,7 @@ final class ConsolePages {
     if (q.plan() == null) {
       body.append("<p class=\"hint\">No plan: the statement is a command, or it has not been planned.</p>");
     } else {
-      body.append("<p class=\"hint\">As EXPLAIN prints it. Figures per operator are not collected yet; the query's own are above.</p>")
+      body.append("<p class=\"hint\">As EXPLAIN ANALYZE prints it: under each columnar operator, the rows and bytes it returned, its batches, the time spent in it alone and the peak of its own memory (live while it runs). Parts on the row runtime show no figures.</p>")
           .append("<pre class=\"plan\" id=\"plan\">").append(text(q.plan())).append("</pre>");
     }
     body.append("</section>");

@@ -16,7 +16,7 @@ import java.util.Optional;
  *
  * @param progress the share of planned data files read, 1 once finished; null while unknown
  * @param killable whether the statement is still planned, queued or running
- * @param plan the plan as EXPLAIN prints it; null in lists and for commands
+ * @param plan the plan as EXPLAIN ANALYZE prints it, its operators' figures under their lines; null in lists and for commands
  */
 record QueryView(
     String id,
@@ -81,7 +81,7 @@ record QueryView(
         failure.map(TrackedQuery.Failure::message).orElse(null),
         live && !query.isCancelled(),
         timeline(query),
-        withPlan ? query.plan().orElse(null) : null);
+        withPlan ? query.profile().orElse(null) : null);
   }
 
   private static List<Phase> timeline(TrackedQuery query) {
@@ -96,7 +96,9 @@ record QueryView(
     }
     phases.add(phase("Started", created, query.started().orElse(null)));
     phases.add(phase("First batch", created, query.firstBatch().orElse(null)));
+    phases.add(phase("Last batch", created, query.lastBatch().orElse(null)));
     phases.add(phase("Ended", created, query.ended().orElse(null)));
+    phases.add(phase("Closed", created, query.closed().orElse(null)));
     return phases;
   }
 

@@ -9,6 +9,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpsExchange;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.command.QueryProcedures;
@@ -325,7 +326,7 @@ public final class WebConsole implements HttpHandler {
       return;
     }
     Login login = logins.start(principal.get());
-    boolean https = "https".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("X-Forwarded-Proto"));
+    boolean https = exchange instanceof HttpsExchange || "https".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("X-Forwarded-Proto"));
     exchange.getResponseHeaders().add("Set-Cookie", ConsoleLogins.setCookie(login, https));
     LOG.info("{} logged in to the web console from {}", principal.get().user(), exchange.getRemoteAddress().getAddress().getHostAddress());
     redirect(exchange, PREFIX + "/queries");

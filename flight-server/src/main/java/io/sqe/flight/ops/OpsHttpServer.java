@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.session.Principal;
 import java.io.IOException;
@@ -21,11 +23,12 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operations endpoint, plain HTTP on the server's host: {@code GET /health} (200 when the
+ * The operations endpoint, HTTP (or HTTPS, with {@code http.tls}) on the server's host: {@code GET /health} (200 when the
  * server takes work and the catalog and storage answer, else 503, with a JSON body saying what
  * failed), {@code GET /metrics} (Prometheus text format), and {@code GET|POST /log-level}, which
  * reads or sets a logger's level. Since setting one changes the server, a POST answers only an
@@ -69,6 +72,7 @@ public final class OpsHttpServer implements AutoCloseable {
    *
    * @param login logs in the callers that would change the server
    * @param console the web console, which answers {@code /ui} and the paths under it, if any
+   * @param tls serves HTTPS with this context; empty serves plain HTTP
    */
   public static OpsHttpServer start(
       String host,
@@ -77,14 +81,23 @@ public final class OpsHttpServer implements AutoCloseable {
       LakehouseHealth health,
       ServerMetrics metrics,
       OperatorLogin login,
-      Optional<HttpHandler> console)
+      Optional<HttpHandler> console,
+      Optional<SSLContext> tls)
       throws IOException {
     requireNonNull(serving, "serving is null");
     requireNonNull(health, "health is null");
     requireNonNull(metrics, "metrics is null");
     requireNonNull(login, "login is null");
     requireNonNull(console, "console is null");
-    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    requireNonNull(tls, "tls is null");
+    HttpServer http;
+    if (tls.isPresent()) {
+      HttpsServer https = HttpsServer.create(new InetSocketAddress(host, port), 16);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls.get()));
+      http = https;
+    } else {
+      http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    }
     AtomicInteger ids = new AtomicInteger();
     // Probes and scrapes take one thread each; a console's page polls and kills take the others.
     ExecutorService threads = Executors.newFixedThreadPool(console.isPresent() ? 4 : 2, task -> {
@@ -101,6 +114,11 @@ public final class OpsHttpServer implements AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** {@code https} or {@code http}. */
+  public String scheme() {
+    return server instanceof HttpsServer ? "https" : "http";
   }
 
   private void handle(HttpExchange exchange) throws IOException {

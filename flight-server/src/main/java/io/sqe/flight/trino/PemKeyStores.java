@@ -21,18 +21,19 @@ import java.util.regex.Pattern;
 /**
  * Key stores in memory from the PEM files of SQE's {@code tls.*} settings, which the Flight
  * endpoint reads as they are: a certificate chain with its PKCS#8 private key, and CA
- * certificates for client certificates.
+ * certificates for client certificates. The Trino endpoint and the operations port serve HTTPS
+ * with them.
  */
-final class PemKeyStores {
+public final class PemKeyStores {
   private static final Pattern PRIVATE_KEY =
       Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
   /** The in-memory stores' password: they never leave this process. */
-  static final String PASSWORD = "in-memory";
+  public static final String PASSWORD = "in-memory";
 
   private PemKeyStores() {}
 
   /** A store holding the server's key under alias {@code server} with its certificate chain. */
-  static KeyStore keyStore(Path certificateChain, Path privateKey) throws IOException, GeneralSecurityException {
+  public static KeyStore keyStore(Path certificateChain, Path privateKey) throws IOException, GeneralSecurityException {
     List<Certificate> chain = certificates(certificateChain);
     if (chain.isEmpty()) {
       throw new GeneralSecurityException("No certificate in " + certificateChain);

@@ -1,5 +1,5 @@
-// A query's page: refreshes its figures and progress from /ui/api/queries/<id> every second while
-// the statement is live, and reloads the page once it has ended (final timeline, error, no kill button).
+// A query's page: refreshes its figures, progress and the plan's per-operator figures from
+// /ui/api/queries/<id> every second while the statement is live, and reloads the page once it has ended (final timeline, error, no kill button).
 (function () {
   'use strict';
   var page = document.getElementById('query');
@@ -30,6 +30,10 @@
       fill.style.width = Math.round(q.progress * 1000) / 10 + '%';
     }
     bar.querySelector('span').textContent = q.progressText;
+    var plan = document.getElementById('plan');
+    if (plan && q.plan) {
+      plan.textContent = q.plan;
+    }
     if (live.indexOf(q.state) < 0) {
       window.location.reload();
     }

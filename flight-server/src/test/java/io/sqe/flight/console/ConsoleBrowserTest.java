@@ -115,7 +115,13 @@ class ConsoleBrowserTest {
       wait.until(ExpectedConditions.presenceOfElementLocated(By.id("plan")));
       assertThat(browser.findElement(By.id("sql")).getText()).isEqualTo(LONG);
       assertThat(browser.findElement(By.id("plan")).getText()).containsIgnoringCase("join").containsIgnoringCase("scan");
-      assertThat(browser.findElement(By.id("timeline")).getText()).contains("Planned", "Started", "First batch");
+      assertThat(browser.findElement(By.id("timeline")).getText()).contains("Planned", "Started", "First batch", "Last batch", "Closed");
+      // The plan's per-operator figures move while the query runs.
+      String plan = wait.until(driver -> {
+        String text = driver.findElement(By.id("plan")).getText();
+        return text.contains("Output: ") ? text : null;
+      });
+      wait.until(driver -> !driver.findElement(By.id("plan")).getText().equals(plan));
       By figure = By.cssSelector("[data-field='rows']");
       String shown = wait.until(driver -> driver.findElement(figure).getText());
       wait.until(driver -> !driver.findElement(figure).getText().equals(shown));

@@ -16,15 +16,28 @@ import java.util.stream.Collectors;
 
 /** A browser's part in the console's HTTP exchanges: its cookie, and the forms' CSRF token read from a page. */
 final class ConsoleClient {
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER).build();
+  private static final HttpClient HTTP = client().build();
   private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
 
+  private final String scheme;
   private final int port;
+  private final HttpClient http;
   private String cookie;
 
   ConsoleClient(int port) {
+    this("http", port, HTTP);
+  }
+
+  /** A browser speaking {@code scheme} (http or https) through {@code http}, which decides whom it trusts. */
+  ConsoleClient(String scheme, int port, HttpClient http) {
+    this.scheme = scheme;
     this.port = port;
+    this.http = http;
+  }
+
+  /** An HTTP client that follows no redirect, as the console's exchanges are checked one by one. */
+  static HttpClient.Builder client() {
+    return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER);
   }
 
   /** Logs in with the form; returns the answer, keeping the cookie it sets. */
@@ -73,10 +86,10 @@ final class ConsoleClient {
   }
 
   private URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + port + path);
+    return URI.create(scheme + "://127.0.0.1:" + port + path);
   }
 
-  private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
-    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

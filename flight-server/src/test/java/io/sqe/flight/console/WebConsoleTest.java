@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
@@ -95,6 +96,31 @@ class WebConsoleTest {
       assertThatThrownBy(endless::join).hasStackTraceContaining("CANCELLED: Query killed. Message: too big for the morning");
       String after = browser.get(killed.headers().firstValue("Location").orElseThrow()).body();
       assertThat(after).contains("CANCELLED").contains("Query killed. Message: too big for the morning").doesNotContain("id=\"kill\"");
+    }
+  }
+
+  @Test
+  void aFinishedQuerysPageShowsEachOperatorsFiguresAndItsWholeTimeline() throws Exception {
+    String sql = "select n, label from s.numbers where n % 7 = 3 order by n desc limit 1000";
+    try (Connection alice = connect(ALICE)) {
+      int returned = ConsoleUsers.rows(alice, sql).size();
+      String id = (String) ConsoleUsers.rows(alice,
+          "select query_id from system.runtime.queries where query = '" + sql.replace("'", "''") + "'").get(0).get(0);
+      ConsoleClient browser = new ConsoleClient(httpPort());
+      browser.logIn(ALICE, PASSWORD);
+      String body = browser.get("/ui/queries/" + id).body();
+      String plan = body.substring(body.indexOf("id=\"plan\""));
+      plan = plan.substring(0, plan.indexOf("</pre>"));
+      // The filter keeps a seventh of the 20,000 numbers; the top of the plan returns what the client read.
+      List<String> lines = List.of(plan.split("\n"));
+      int filter = lines.indexOf(lines.stream().filter(line -> line.contains("SqeFilter(")).findFirst().orElseThrow());
+      assertThat(lines.get(filter + 1)).as(plan).contains(String.format(java.util.Locale.ROOT, "Output: %,d rows", 20_000 / 7));
+      assertThat(lines.get(1)).as(plan).contains("Output: " + String.format(java.util.Locale.ROOT, "%,d", returned) + " rows");
+      // Its timeline reaches the last batch and the closing of the client's stream.
+      String timeline = body.substring(body.indexOf("id=\"timeline\""), body.indexOf("</ol>", body.indexOf("id=\"timeline\"")));
+      assertThat(timeline)
+          .contains("<li class=\"done\"><span class=\"phase\">Last batch</span>")
+          .contains("<li class=\"done\"><span class=\"phase\">Closed</span>");
     }
   }
 

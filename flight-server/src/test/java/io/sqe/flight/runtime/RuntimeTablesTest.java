@@ -85,6 +85,35 @@ class RuntimeTablesTest {
   }
 
   @Test
+  void theTimelineRunsFromArrivalToTheClosingOfTheClientsStream() throws Exception {
+    try (Connection alice = connect(ALICE)) {
+      String sql = "select n from s.numbers where n < 4321";
+      assertThat(rows(alice, sql)).hasSize(4321);
+      List<Map<String, Object>> timeline = records(alice,
+          "select created, planned, started, first_batch, last_batch, \"end\", closed from system.runtime.queries"
+              + " where query = '" + sql.replace("'", "''") + "'");
+      assertThat(timeline).singleElement().satisfies(row -> {
+        List<java.sql.Timestamp> moments = new ArrayList<>();
+        for (String phase : List.of("created", "started", "first_batch", "last_batch", "end", "closed")) {
+          assertThat(row.get(phase)).as(phase).isNotNull();
+          moments.add((java.sql.Timestamp) row.get(phase));
+        }
+        assertThat(moments).as("created, started, first batch, last batch, end, closed").isSorted();
+      });
+
+      // A run that fails has no last batch; its stream is closed with the error.
+      String failing = "select 10 / (n - 17) from s.numbers";
+      assertThatThrownBy(() -> rows(alice, failing)).isInstanceOf(SQLException.class);
+      assertThat(records(alice, "select state, last_batch, closed from system.runtime.queries"
+              + " where query = '" + failing + "'")).singleElement().satisfies(row -> {
+                assertThat(row.get("state")).isEqualTo("FAILED");
+                assertThat(row.get("last_batch")).isNull();
+                assertThat(row.get("closed")).isNotNull();
+              });
+    }
+  }
+
+  @Test
   void aFailedStatementIsListedWithTheErrorItsClientGot() throws Exception {
     try (Connection alice = connect(ALICE)) {
       String sql = "select * from s.no_such_table";

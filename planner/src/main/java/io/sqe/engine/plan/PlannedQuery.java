@@ -24,6 +24,8 @@ import org.apache.calcite.schema.SchemaPlus;
  * @param internalParameters objects the compiled code reads from its data context
  * @param rootSchema the schema tree the plan was compiled against
  * @param explain the optimised plan, for EXPLAIN and logs
+ * @param profile the same plan's lines with the ids its columnar operators count figures under,
+ *     for EXPLAIN ANALYZE and the web console
  * @param planningNanos how long validation, optimisation and compilation took; for a plan from
  *     the plan cache, how long finding it took
  * @param reads what planning read, which decides whether and how long the plan and its results
@@ -42,6 +44,7 @@ public record PlannedQuery(
     Map<String, Object> internalParameters,
     SchemaPlus rootSchema,
     String explain,
+    io.sqe.engine.exec.profile.ProfiledPlan profile,
     long planningNanos,
     PlanReads reads,
     boolean cached,
@@ -55,20 +58,21 @@ public record PlannedQuery(
     internalParameters = Map.copyOf(internalParameters);
     requireNonNull(rootSchema, "rootSchema is null");
     requireNonNull(explain, "explain is null");
+    requireNonNull(profile, "profile is null");
     requireNonNull(reads, "reads is null");
   }
 
   /** This plan as the plan cache hands it out again, found in {@code lookupNanos}. */
   public PlannedQuery reused(long lookupNanos) {
     return new PlannedQuery(
-        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, lookupNanos, reads, true,
+        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, profile, lookupNanos, reads, true,
         trinoStatement);
   }
 
   /** This plan, run on a Trino cluster as {@code statement}. */
   public PlannedQuery offloadedAs(io.sqe.engine.plan.offload.TrinoStatements.Statement statement) {
     return new PlannedQuery(
-        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, planningNanos, reads,
+        sql, resultType, resultSchema, parameterTypes, bindable, batchPlan, internalParameters, rootSchema, explain, profile, planningNanos, reads,
         cached, requireNonNull(statement, "statement is null"));
   }
 }

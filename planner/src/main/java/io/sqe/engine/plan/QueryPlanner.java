@@ -53,6 +53,11 @@ import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.externalize.RelWriterImpl;
+import org.apache.calcite.sql.SqlExplainLevel;
+import io.sqe.engine.exec.profile.ProfiledPlan;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.plan.volcano.VolcanoPlanner;
 import org.apache.calcite.rel.RelCollationTraitDef;
@@ -205,7 +210,9 @@ public final class QueryPlanner {
 
     Map<String, Object> internalParameters = new HashMap<>();
     SqeRel columnar = planOptions.columnar() ? ColumnarLowering.lower(enumerable) : null;
-    String explain = RelOptUtil.toString(columnar != null ? columnar : enumerable);
+    RelNode shown = columnar != null ? columnar : enumerable;
+    String explain = RelOptUtil.toString(shown);
+    ProfiledPlan profile = profile(shown, explain);
     PlanningThreads.checkCancelled();
     EnumerableRel compiled =
         (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
@@ -219,14 +226,26 @@ public final class QueryPlanner {
         resultSchema(relRoot.validatedRowType, origins),
         parameterTypes,
         bindable,
-        columnar == null ? null : columnar.implement(),
+        columnar == null ? null : SqeRel.implement(columnar),
         internalParameters,
         root.plus(),
         explain,
+        profile,
         System.nanoTime() - start,
         reads,
         false,
         null);
+  }
+
+  /**
+   * The plan's lines with the ids of their nodes, which its columnar operators count their figures
+   * under; without them when the two texts disagree (a node whose attributes span lines).
+   */
+  private static ProfiledPlan profile(RelNode plan, String explain) {
+    StringWriter text = new StringWriter();
+    plan.explain(new RelWriterImpl(new PrintWriter(text), SqlExplainLevel.EXPPLAN_ATTRIBUTES, true));
+    ProfiledPlan profile = ProfiledPlan.fromIdPrefixed(text.toString().stripTrailing());
+    return profile.text().equals(explain.stripTrailing()) ? profile : ProfiledPlan.unprofiled(explain);
   }
 
   /**

@@ -39,7 +39,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * global aggregate holds one group and never spills. A pass past the deepest level that must spill
  * fails the query with RESOURCE_EXHAUSTED naming this operator.
  */
-public final class HashAggregateBatches implements BatchOperator {
+public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
   static final int OUTPUT_ROWS = 4096;
   /** Partitions a pass spills to: 16 per level, as DuckDB's radix partitioning starts with. */
   static final int PARTITIONS = 16;
@@ -100,6 +100,11 @@ public final class HashAggregateBatches implements BatchOperator {
       memory.close();
       throw e;
     }
+  }
+
+  @Override
+  public long peakMemoryBytes() {
+    return memory.getPeakMemoryAllocation();
   }
 
   @Override

@@ -106,7 +106,7 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     int[] keys = groupSet.toArray();
     List<Field> inputFields = ((SqeRel) input).batchSchema().getFields();
     List<Field> keyFields = new ArrayList<>();

@@ -79,7 +79,7 @@ public final class SqeFilter extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     Predicate keep = predicate;
     return (context, allocator) -> new FilterBatches(in.open(context, allocator), keep, context, allocator);
   }

@@ -33,7 +33,7 @@ public final class SqeGather extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan part = ((SqeRel) input).implement();
+    BatchPlan part = SqeRel.implement(input);
     int count = parts;
     return (context, allocator) -> new GatherBatches(part, count, context, allocator);
   }

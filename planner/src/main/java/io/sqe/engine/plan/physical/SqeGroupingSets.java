@@ -159,7 +159,7 @@ public final class SqeGroupingSets extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     List<Field> inputFields = ((SqeRel) input).batchSchema().getFields();
     Schema result = batchSchema();
     List<Field> expanded = new ArrayList<>();

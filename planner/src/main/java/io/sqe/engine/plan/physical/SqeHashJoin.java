@@ -147,8 +147,8 @@ public final class SqeHashJoin extends Join implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan probe = ((SqeRel) left).implement();
-    BatchPlan build = ((SqeRel) right).implement();
+    BatchPlan probe = SqeRel.implement(left);
+    BatchPlan build = SqeRel.implement(right);
     JoinType type = JoinLowering.type(joinType);
     int[] probeKeys = leftKeys;
     int[] buildKeys = rightKeys;

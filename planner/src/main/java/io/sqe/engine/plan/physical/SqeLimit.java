@@ -32,7 +32,7 @@ public final class SqeLimit extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     long skip = offset;
     long pass = fetch;
     return (context, allocator) -> new LimitBatches(in.open(context, allocator), skip, pass);

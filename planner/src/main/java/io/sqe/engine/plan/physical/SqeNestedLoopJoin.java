@@ -47,8 +47,8 @@ public final class SqeNestedLoopJoin extends Join implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan probe = ((SqeRel) left).implement();
-    BatchPlan build = ((SqeRel) right).implement();
+    BatchPlan probe = SqeRel.implement(left);
+    BatchPlan build = SqeRel.implement(right);
     JoinType type = JoinLowering.type(joinType);
     Predicate condition = predicate;
     Schema probeSchema = ((SqeRel) left).batchSchema();

@@ -92,7 +92,7 @@ public final class SqeProject extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     Schema schema = batchSchema();
     if (expressions != null) {
       List<ScalarExpression> computed = expressions;

@@ -2,6 +2,7 @@ package io.sqe.engine.plan.physical;
 
 import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.exec.batch.BatchPlan;
+import io.sqe.engine.exec.batch.MeasuredOperator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.plan.Convention;
 import org.apache.calcite.rel.RelNode;
@@ -16,6 +17,15 @@ public interface SqeRel extends RelNode {
 
   /** The operator tree of this node and its inputs, to open once per execution. */
   BatchPlan implement();
+
+  /**
+   * The operator tree of {@code node}, a {@code SqeRel}, whose operators count their figures under
+   * the node's id (see {@link io.sqe.engine.exec.profile.ProfiledPlan}); inputs are implemented
+   * through this, so every operator of a plan is measured.
+   */
+  static BatchPlan implement(RelNode node) {
+    return MeasuredOperator.measured(node.getId(), ((SqeRel) node).implement());
+  }
 
   /** The Arrow schema of this node's batches: its row type's columns, as results carry them. */
   default Schema batchSchema() {

@@ -71,7 +71,7 @@ public final class SqeSetOperation extends SetOp implements SqeRel {
   public BatchPlan implement() {
     List<BatchPlan> plans = new ArrayList<>();
     for (RelNode input : getInputs()) {
-      plans.add(((SqeRel) input).implement());
+      plans.add(SqeRel.implement(input));
     }
     Schema schema = batchSchema();
     SetOperationBatches.Kind operation = switch (kind) {

@@ -39,7 +39,7 @@ public final class SqeSharedSubplan extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan subplan = ((SqeRel) input).implement();
+    BatchPlan subplan = SqeRel.implement(input);
     String shared = key;
     long most = maxRows;
     return (context, allocator) -> new SharedBatches(shared, most, subplan, context, allocator);

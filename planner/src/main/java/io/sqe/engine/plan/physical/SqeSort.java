@@ -39,7 +39,7 @@ public final class SqeSort extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     RowComparator comparator = SortLowering.comparator(collation);
     return (context, allocator) -> new SortBatches(in.open(context, allocator), comparator, context, allocator);
   }

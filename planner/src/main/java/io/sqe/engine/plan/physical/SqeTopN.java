@@ -49,7 +49,7 @@ public final class SqeTopN extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     RowComparator comparator = SortLowering.comparator(collation);
     long skip = offset;
     long take = fetch;

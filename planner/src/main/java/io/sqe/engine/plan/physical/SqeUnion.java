@@ -25,7 +25,7 @@ public final class SqeUnion extends Union implements SqeRel {
   public BatchPlan implement() {
     List<BatchPlan> plans = new ArrayList<>();
     for (RelNode input : getInputs()) {
-      plans.add(((SqeRel) input).implement());
+      plans.add(SqeRel.implement(input));
     }
     Schema schema = batchSchema();
     return (context, allocator) -> new UnionBatches(plans, schema, context, allocator);

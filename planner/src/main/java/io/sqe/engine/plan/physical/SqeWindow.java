@@ -62,7 +62,7 @@ public final class SqeWindow extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan in = ((SqeRel) input).implement();
+    BatchPlan in = SqeRel.implement(input);
     Schema schema = batchSchema();
     int inputColumns = input.getRowType().getFieldCount();
     RowComparator partitionKeys = partition;
