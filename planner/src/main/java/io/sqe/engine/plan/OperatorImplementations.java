@@ -163,6 +163,10 @@ public final class OperatorImplementations {
         return visited;
       }
       RexCall rewritten = (RexCall) visited;
+      RexNode division = ArithmeticFunctions.exactDivision(rexBuilder, rewritten);
+      if (division != null) {
+        return division;
+      }
       SqlOperator replacement = replacement(rewritten);
       if (replacement != null) {
         return rexBuilder.makeCall(rewritten.getType(), replacement, rewritten.getOperands());

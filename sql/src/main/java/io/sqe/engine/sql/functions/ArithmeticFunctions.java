@@ -8,8 +8,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -20,6 +23,11 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * ({@code abs(-9223372036854775808)} was negative): +, -, *, / and negation of TINYINT, SMALLINT,
  * INTEGER and BIGINT, {@code abs}, and the running total of SUM. Division by zero stays Java's
  * ArithmeticException, which is reported as "Division by zero"; {@code %} cannot overflow.
+ *
+ * <p>And decimal division, exact: the quotient rounded half up at the result type's scale, as
+ * Trino computes it, where Calcite's code divides to 16 significant digits ({@code
+ * MathContext.DECIMAL64}) and so lost the last digits of {@code 12301.04 / 3} and the most of a
+ * 20-digit dividend.
  */
 public final class ArithmeticFunctions {
   private static final Map<SqlTypeName, Class<?>> TYPES =
@@ -41,7 +49,43 @@ public final class ArithmeticFunctions {
     }
   }
 
+  private static final SqlOperator DECIMAL_DIVIDE =
+      ExecutionFunction.operator("SQE_DECIMAL_DIVIDE", ArithmeticFunctions.class, "decimalDivide", java.math.BigDecimal.class);
+
   private ArithmeticFunctions() {}
+
+  /**
+   * {@code call} (a division whose result is a DECIMAL) as SQE's exact division at the result's
+   * scale, its operands made decimals; null for any other call.
+   */
+  public static RexNode exactDivision(RexBuilder rexBuilder, RexCall call) {
+    if (call.getKind() != SqlKind.DIVIDE || call.getType().getSqlTypeName() != SqlTypeName.DECIMAL) {
+      return null;
+    }
+    List<RexNode> operands = new java.util.ArrayList<>();
+    for (RexNode operand : call.getOperands()) {
+      SqlTypeName type = operand.getType().getSqlTypeName();
+      if (type == SqlTypeName.DECIMAL) {
+        operands.add(operand);
+      } else if (TYPES.containsKey(type)) {
+        RelDataType decimal = rexBuilder.getTypeFactory().createTypeWithNullability(
+            rexBuilder.getTypeFactory().createSqlType(SqlTypeName.DECIMAL, 19, 0), operand.getType().isNullable());
+        operands.add(rexBuilder.makeCast(decimal, operand));
+      } else {
+        return null;
+      }
+    }
+    operands.add(rexBuilder.makeExactLiteral(java.math.BigDecimal.valueOf(call.getType().getScale())));
+    return rexBuilder.makeCall(call.getType(), DECIMAL_DIVIDE, operands);
+  }
+
+  /** {@code a / b} rounded half up at {@code scale} digits after the point. */
+  public static java.math.BigDecimal decimalDivide(java.math.BigDecimal a, java.math.BigDecimal b, int scale) {
+    if (b.signum() == 0) {
+      throw new ArithmeticException("Division by zero");
+    }
+    return a.divide(b, scale, java.math.RoundingMode.HALF_UP);
+  }
 
   /**
    * The checked operator for {@code call} (+, -, *, /, unary - or {@code abs} whose operands and
