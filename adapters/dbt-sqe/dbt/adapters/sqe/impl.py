@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import uuid
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from dbt.adapters.base import available
 from dbt.adapters.base.impl import ConstraintSupport
@@ -17,7 +18,7 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sqe import seeds, types
 from dbt.adapters.sqe.column import SqeColumn
-from dbt.adapters.sqe.connections import SqeConnectionManager, split_statements
+from dbt.adapters.sqe.connections import SqeConnectionManager, split_statements, sql_string
 from dbt.adapters.sqe.relation import SCRATCH_MARKER, SqeRelation
 
 if TYPE_CHECKING:
@@ -26,6 +27,16 @@ if TYPE_CHECKING:
 logger = AdapterLogger("SQE")
 
 _RELATION_TYPES = {"TABLE": RelationType.Table, "VIEW": RelationType.View}
+
+# SHOW CREATE MATERIALIZED VIEW's form: the name, then COMMENT and WITH (max_staleness) on lines
+# of their own when set, then AS and the query on the next lines.
+_SHOW_CREATE_MATERIALIZED_VIEW = re.compile(
+    r"CREATE MATERIALIZED VIEW [^\n]*?"
+    r"(?:\nCOMMENT '(?P<comment>(?:[^']|'')*)')?"
+    r"(?:\nWITH \(\s*max_staleness = '(?P<max_staleness>(?:[^']|'')*)'\s*\))?"
+    r" AS\n(?P<definition>.*)\Z",
+    re.DOTALL,
+)
 
 
 class SqeAdapter(SQLAdapter):
@@ -129,6 +140,7 @@ class SqeAdapter(SQLAdapter):
             objects = self._adbc().adbc_get_objects(
                 depth="tables", catalog_filter=database, db_schema_filter=schema
             ).read_all()
+        materialized, storage = self._materialized_views(database, schema)
         relations = []
         for catalog in objects.to_pylist():
             if catalog["catalog_name"] != database:
@@ -138,18 +150,90 @@ class SqeAdapter(SQLAdapter):
                 if found["db_schema_name"] != schema:
                     continue
                 for table in found["db_schema_tables"] or []:
-                    if SCRATCH_MARKER in table["table_name"]:
+                    name = table["table_name"]
+                    if SCRATCH_MARKER in name or name in storage:
                         continue
+                    if name in materialized:
+                        relation_type = RelationType.MaterializedView
+                    else:
+                        relation_type = _RELATION_TYPES.get(table["table_type"], RelationType.External)
                     relations.append(
                         self.Relation.create(
                             database=database,
                             schema=schema,
-                            identifier=table["table_name"],
+                            identifier=name,
                             quote_policy={"database": True, "schema": True, "identifier": True},
-                            type=_RELATION_TYPES.get(table["table_type"], RelationType.External),
+                            type=relation_type,
                         )
                     )
         return relations
+
+    def _materialized_views(self, database: str, schema: str) -> Tuple[Set[str], Set[str]]:
+        """The names of a schema's materialized views, and of their storage tables. GetTables lists
+        each materialized view as the Iceberg view it is stored as, and its storage table as a
+        table; system.metadata.materialized_views (Trino's) tells them apart."""
+        sql = (
+            "select name, storage_table from system.metadata.materialized_views"
+            f" where catalog_name = {sql_string(database)} and schema_name = {sql_string(schema)}"
+        )
+        with self.connections.exception_handler(sql):
+            with self._adbc().cursor() as cursor:
+                cursor.execute(sql)
+                rows = cursor.fetchall()
+        return {name for name, _ in rows}, {table for _, table in rows if table}
+
+    @available
+    def materialized_view_changes(
+        self, relation: BaseRelation, sql: str, max_staleness: Optional[str], comment: Optional[str]
+    ) -> Optional[Dict[str, Any]]:
+        """What differs between a materialized view and its model, or None when nothing does.
+
+        max_staleness and the comment change in place (`apply`: the server keeps the storage table
+        when the query is the same). A different query, compared by the plans SQE makes of the
+        stored definition and of the model's SQL (so layout, comments and aliases do not count),
+        needs the view replaced: `requires_full_refresh`."""
+        existing = self._describe_materialized_view(relation)
+        changes: Dict[str, Any] = {}
+        wanted = {"max_staleness": str(max_staleness) if max_staleness is not None else None, "comment": comment}
+        for key, value in wanted.items():
+            if existing[key] != value:
+                changes[key] = {"action": "alter", "context": value}
+        if self._plan_text(existing["definition"]) != self._plan_text(sql):
+            changes["query"] = {"action": "replace", "context": None}
+        if not changes:
+            return None
+        changes["requires_full_refresh"] = "query" in changes
+        return changes
+
+    def _describe_materialized_view(self, relation: BaseRelation) -> Dict[str, Optional[str]]:
+        """The comment, max_staleness and query of a materialized view, from SHOW CREATE."""
+        sql = f"show create materialized view {relation.render()}"
+        with self.connections.exception_handler(sql):
+            with self._adbc().cursor() as cursor:
+                cursor.execute(sql)
+                (ddl,) = cursor.fetchone()
+        match = _SHOW_CREATE_MATERIALIZED_VIEW.match(ddl)
+        if match is None:
+            raise DbtRuntimeError(f"Cannot read SHOW CREATE MATERIALIZED VIEW {relation}: {ddl[:200]}")
+
+        def unquote(literal: Optional[str]) -> Optional[str]:
+            return None if literal is None else literal.replace("''", "'")
+
+        return {
+            "comment": unquote(match.group("comment")),
+            "max_staleness": unquote(match.group("max_staleness")),
+            "definition": match.group("definition"),
+        }
+
+    def _plan_text(self, query: str) -> str:
+        """EXPLAIN's plan of a query, without its notes (`-- ...`, such as which part of a
+        materialized view answers, which change as sources move)."""
+        sql = f"explain {query}"
+        with self.connections.exception_handler(sql):
+            with self._adbc().cursor() as cursor:
+                cursor.execute(sql)
+                rows = cursor.fetchall()
+        return "\n".join(row[0] for row in rows if not row[0].lstrip().startswith("--"))
 
     def get_columns_in_relation(self, relation: BaseRelation) -> List[SqeColumn]:
         import adbc_driver_manager

@@ -1,11 +1,12 @@
-"""Relations in SQE: catalog.schema.name, quoted, tables and views."""
+"""Relations in SQE: catalog.schema.name, quoted, tables, views and materialized views."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from dbt.adapters.base.relation import BaseRelation, EventTimeFilter
+from dbt.adapters.contracts.relation import RelationType
 
 # In the names of relations dbt-sqe makes for one run of one model.
 SCRATCH_MARKER = "__dbt_tmp"
@@ -15,6 +16,9 @@ SCRATCH_MARKER = "__dbt_tmp"
 class SqeRelation(BaseRelation):
     # Calcite needs no alias on a derived table, and a second alias would break `ref(...) as x`.
     require_alias: bool = False
+    # CREATE OR REPLACE MATERIALIZED VIEW replaces one in a single statement; SQE renames no
+    # materialized view, so dbt's replace of another relation type drops it and creates the view.
+    replaceable_relations: frozenset = field(default_factory=lambda: frozenset({RelationType.MaterializedView}))
 
     def _render_event_time_filtered(self, event_time_filter: EventTimeFilter) -> str:
         # dbt renders Python datetimes as '2020-01-01 00:00:00+00:00'; SQE compares timestamps with

@@ -15,7 +15,9 @@
 {# Tables dbt-sqe made for one run are dropped with their files (PURGE); others keep them, as
    SQE's DROP TABLE does. #}
 {% macro sqe__get_drop_sql(relation) -%}
-  {%- if relation.is_view -%}
+  {%- if relation.is_materialized_view -%}
+  {{ sqe__drop_materialized_view(relation) }}
+  {%- elif relation.is_view -%}
   drop view if exists {{ relation.render() }}
   {%- else -%}
   drop table if exists {{ relation.render() }}{% if '__dbt_tmp' in (relation.identifier or '') %} purge{% endif %}

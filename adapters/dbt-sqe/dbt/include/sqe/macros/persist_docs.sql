@@ -13,8 +13,12 @@
 {%- endmacro %}
 
 {# The table or view comment is written by CREATE itself; column comments follow it (on a view,
-   each COMMENT ON COLUMN is a new view version with the same SQL). #}
+   each COMMENT ON COLUMN is a new view version with the same SQL). A materialized view's comment
+   is its CREATE's alone. #}
 {% macro sqe__persist_docs(relation, model, for_relation, for_columns) -%}
+  {% if relation.is_materialized_view %}
+    {{ return('') }}
+  {% endif %}
   {% if for_relation and config.persist_relation_docs() and model.description %}
     {% do run_query(alter_relation_comment(relation, model.description)) %}
   {% endif %}

@@ -167,6 +167,32 @@ class MaterializedViewTest {
   }
 
   @Test
+  void replacingItWithTheSameQueryKeepsTheStorageTable() throws SQLException {
+    statement.executeUpdate("CREATE MATERIALIZED VIEW c.totals WITH (max_staleness = '1h') AS " + QUERY);
+    TableIdentifier storage = storage("totals");
+    long built = table(storage).currentSnapshot().snapshotId();
+    // Another layout of the same query, a new comment and max_staleness: the properties change, the
+    // storage table stays, and with no source moved it gets no commit (dbt's ALTER of a view).
+    assertThat(statement.executeUpdate("CREATE OR REPLACE MATERIALIZED VIEW c.totals COMMENT 'by region' WITH (max_staleness = '10m') AS\n"
+        + "select region,  SUM(amount) as total, count(*) as n from c.sales group by region")).isEqualTo(3);
+    assertThat(storage("totals")).isEqualTo(storage);
+    assertThat(table(storage).currentSnapshot().snapshotId()).isEqualTo(built);
+    assertThat(views().loadView(TableIdentifier.of("c", "totals")).properties())
+        .containsEntry("max_staleness", "10m").containsEntry("comment", "by region");
+    assertThat(explain("SELECT * FROM c.totals")).contains(STORAGE_SCAN);
+
+    // A source moved: the same replace refreshes the kept storage table, and drops no property it names.
+    statement.executeUpdate("INSERT INTO c.sales VALUES ('US', 3)");
+    statement.executeUpdate("CREATE OR REPLACE MATERIALIZED VIEW c.totals AS " + QUERY);
+    assertThat(storage("totals")).isEqualTo(storage);
+    assertThat(table(storage).currentSnapshot().snapshotId()).isNotEqualTo(built);
+    assertThat(views().loadView(TableIdentifier.of("c", "totals")).properties())
+        .doesNotContainKey("max_staleness").doesNotContainKey("comment");
+    assertThat(explain("SELECT * FROM c.totals")).contains(STORAGE_SCAN);
+    assertEqualsQuery();
+  }
+
+  @Test
   void metadataListsItWithItsFreshness() throws SQLException {
     statement.executeUpdate("CREATE MATERIALIZED VIEW c.totals COMMENT 'by region' AS " + QUERY);
     String listing = "SELECT name, storage_schema, storage_table, freshness, comment FROM system.metadata.materialized_views"

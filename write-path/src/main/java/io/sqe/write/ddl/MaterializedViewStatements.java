@@ -87,9 +87,13 @@ final class MaterializedViewStatements {
           throw error(ErrorCode.ALREADY_EXISTS, "Materialized view '" + name.qualified() + "' already exists", create.name());
         }
       }
-      TableIdentifier storageId = TableIdentifier.of(name.namespace(), "st_" + UUID.randomUUID().toString().replace("-", ""));
+      // The same query under the same defaults keeps its storage table, refreshed: a new comment or
+      // max_staleness rewrites nothing, and with no source moved the refresh commits nothing.
+      Optional<TableIdentifier> kept = previous == null ? Optional.empty() : sameQueryStorage(name, previous, sql, defaultCatalog, defaultNamespace);
+      TableIdentifier storageId = kept.orElseGet(
+          () -> TableIdentifier.of(name.namespace(), "st_" + UUID.randomUUID().toString().replace("-", "")));
       CommandContext defaults = in(ctx, defaultCatalog, defaultNamespace);
-      CommandResult written = writeStorage(defaults, name, storageId, sql, false);
+      CommandResult written = writeStorage(defaults, name, storageId, sql, kept.isPresent());
       try {
         Table storage = name.catalog().iceberg().loadTable(storageId);
         ViewBuilder builder =
@@ -115,22 +119,48 @@ final class MaterializedViewStatements {
           if (maxStaleness.isEmpty() && view.properties().containsKey(MaterializedViews.MAX_STALENESS)) {
             view.updateProperties().remove(MaterializedViews.MAX_STALENESS).commit();
           }
-          MaterializedViews.storageTable(previous, name.schema()).ifPresent(old -> dropStorage(name, old));
+          if (kept.isEmpty()) {
+            MaterializedViews.storageTable(previous, name.schema()).ifPresent(old -> dropStorage(name, old));
+          }
         }
       } catch (AlreadyExistsException e) {
-        dropStorage(name, storageId);
+        if (kept.isEmpty()) {
+          dropStorage(name, storageId);
+        }
         if (create.ifNotExists) {
           return CommandResult.rows(0);
         }
         throw error(ErrorCode.ALREADY_EXISTS, "Materialized view '" + name.qualified() + "' already exists", create.name());
       } catch (RuntimeException e) {
-        dropStorage(name, storageId);
+        // A kept storage table still serves the previous view, which is unchanged.
+        if (kept.isEmpty()) {
+          dropStorage(name, storageId);
+        }
         throw DdlErrors.translate(e, create.name());
       } finally {
         name.catalog().invalidate(name.id());
       }
       return CommandResult.rows(written.rowCount());
     };
+  }
+
+  /**
+   * The storage table of {@code previous} when its query is {@code sql} (as SQE writes it down, so
+   * layout and letter case do not count) under the same default catalog and schema, and the table
+   * still exists.
+   */
+  private static Optional<TableIdentifier> sameQueryStorage(
+      ObjectName name, View previous, String sql, String defaultCatalog, Namespace defaultNamespace) {
+    ViewVersion version = previous.currentVersion();
+    boolean same = ViewDefinitions.sql(version)
+        .filter(stored -> stored.dialect().equals(ViewStatements.DIALECT) && stored.sql().equals(sql))
+        .isPresent()
+        && defaultCatalog.equals(version.defaultCatalog())
+        && defaultNamespace.equals(version.defaultNamespace());
+    if (!same) {
+      return Optional.empty();
+    }
+    return MaterializedViews.storageTable(previous, name.schema()).filter(storage -> name.catalog().iceberg().tableExists(storage));
   }
 
   static PreparedCommand drop(CommandContext context, SqlDropMaterializedView drop) {

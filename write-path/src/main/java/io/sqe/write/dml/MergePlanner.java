@@ -82,7 +82,15 @@ final class MergePlanner {
         if (!parameters.isEmpty() || SourceKeyRange.keys(merge, ref, sourceAlias(merge.source())).isEmpty()) {
           return MergePlanner.plan(ctx, merge, target, table, null);
         }
-        return MergePlanner.plan(ctx, merge, target, table, SourceKeyRange.of(ctx, merge, target, table));
+        SourceKeyRange.Range range = SourceKeyRange.of(ctx, merge, target, table);
+        if (range.sourceRows() == 0) {
+          // Without a NOT MATCHED BY SOURCE clause (keys() has none) an empty source changes no
+          // row: the statement needs neither its own plan nor a scan of the target. This is an
+          // incremental model's run with nothing new (its source reads newer rows than the target's).
+          return new RowLevelCommand.NoChange(
+              "no_source_rows", "the MERGE's source has no rows, so " + target.displayName() + " stays as it is");
+        }
+        return MergePlanner.plan(ctx, merge, target, table, range.condition());
       }
     });
   }
@@ -435,11 +443,18 @@ final class MergePlanner {
     }
 
     /**
-     * {@code t.k >= min AND t.k <= max} for each key, from one query of the source; FALSE when the
-     * source has no non-NULL key (then no target row can match); null when a bound is not a whole
-     * number (a source column of another type), in which case the scan is not narrowed.
+     * What one query of the source tells: how many rows it has, and a condition on the target's
+     * keys (null when the scan cannot be narrowed).
      */
-    static SqlNode of(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table) {
+    record Range(long sourceRows, SqlNode condition) {}
+
+    /**
+     * The source's row count and {@code t.k >= min AND t.k <= max} for each key, from one query of
+     * the source; the condition is FALSE when the source has no non-NULL key (then no target row can
+     * match), null when a bound is not a whole number (a source column of another type), in which
+     * case the scan is not narrowed.
+     */
+    static Range of(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table) {
       TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
       String sourceAlias = sourceAlias(merge.source());
       List<Key> keys = keys(merge, ref, sourceAlias);
@@ -448,6 +463,7 @@ final class MergePlanner {
         bounds.add(call(SqlStdOperatorTable.MIN, SqlTrees.copy(key.source())));
         bounds.add(call(SqlStdOperatorTable.MAX, SqlTrees.copy(key.source())));
       }
+      bounds.add(SqlStdOperatorTable.COUNT.createCall(ZERO, SqlIdentifier.star(ZERO)));
       SqlNode source = SqlTrees.copy(merge.source());
       if (source.getKind() != SqlKind.AS) {
         source = SqlTrees.as(source, sourceAlias);
@@ -460,16 +476,17 @@ final class MergePlanner {
       Object[] row;
       try (RowStream rows = context.queries().rows(context.session(), planned, List.of(), context.queryId())) {
         if (!rows.next()) {
-          return null;
+          return new Range(-1, null);
         }
         row = rows.current().clone();
       }
+      long sourceRows = ((Number) row[2 * keys.size()]).longValue();
       List<SqlNode> conditions = new ArrayList<>();
       for (int i = 0; i < keys.size(); i++) {
         Object min = row[2 * i];
         Object max = row[2 * i + 1];
         if (min == null || max == null) {
-          return SqlLiteral.createBoolean(false, ZERO);
+          return new Range(sourceRows, SqlLiteral.createBoolean(false, ZERO));
         }
         Long low = wholeNumber(min);
         Long high = wholeNumber(max);
@@ -481,7 +498,7 @@ final class MergePlanner {
         conditions.add(call(SqlStdOperatorTable.LESS_THAN_OR_EQUAL, SqlTrees.copy(key(keys.get(i))),
             SqlLiteral.createExactNumeric(Long.toString(high), ZERO)));
       }
-      return conditions.isEmpty() ? null : SqlTrees.and(conditions.toArray(SqlNode[]::new));
+      return new Range(sourceRows, conditions.isEmpty() ? null : SqlTrees.and(conditions.toArray(SqlNode[]::new)));
     }
 
     private static SqlIdentifier key(Key key) {

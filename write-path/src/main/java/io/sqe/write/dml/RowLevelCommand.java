@@ -92,6 +92,27 @@ final class RowLevelCommand implements PreparedCommand {
     RowHandler handler();
   }
 
+  /**
+   * An execution that changes no row, known before the statement's query is planned (a MERGE whose
+   * source is empty): it answers 0 rows at once and says why, as a reused materialization does.
+   */
+  record NoChange(String reason, String detail) implements Plan {
+    NoChange {
+      requireNonNull(reason, "reason is null");
+      requireNonNull(detail, "detail is null");
+    }
+
+    @Override
+    public PlannedQuery query() {
+      throw new IllegalStateException("a statement that changes nothing has no query to run");
+    }
+
+    @Override
+    public RowHandler handler() {
+      throw new IllegalStateException("a statement that changes nothing has no rows to handle");
+    }
+  }
+
   /** Turns each row of a statement's query into changes of target rows and rows to insert. */
   @FunctionalInterface
   interface RowHandler {
@@ -143,6 +164,9 @@ final class RowLevelCommand implements PreparedCommand {
       // finds: plan it over the current snapshot.
       writeTarget = IcebergTable.forRowLevelWrite(target.catalog(), target.id(), table);
       plan = planner.planForExecution(context, writeTarget, parameters);
+    }
+    if (plan instanceof NoChange none) {
+      return CommandResult.materialized(0, new CommandResult.Reuse(true, none.reason(), none.detail()));
     }
     String what = kind.description + " " + target.displayName();
     RowChanges changes = new RowChanges();
