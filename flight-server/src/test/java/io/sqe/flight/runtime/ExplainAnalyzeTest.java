@@ -112,9 +112,17 @@ class ExplainAnalyzeTest extends TpchHarness {
 
   @Test
   void aQueryOnTheRowRuntimeSaysItHasNoFigures() throws Exception {
-    List<String> plan = explainAnalyze(sqe, "select l_returnflag, count(*) from lineitem group by l_returnflag");
-    assertThat(plan).anyMatch(line -> line.contains("no figures per operator"));
-    assertThat(plan.get(plan.size() - 1)).contains("Output: 3 rows");
+    java.util.Properties props = new java.util.Properties();
+    props.put("user", TestServer.ADMIN);
+    props.put("password", server.adminPassword());
+    try (Connection rows = DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch", props)) {
+      try (Statement s = rows.createStatement()) {
+        s.execute("set session planner.columnar = false");
+      }
+      List<String> plan = explainAnalyze(rows, "select l_returnflag, count(*) from lineitem group by l_returnflag");
+      assertThat(plan).anyMatch(line -> line.contains("no figures per operator"));
+      assertThat(plan.get(plan.size() - 1)).contains("Output: 3 rows");
+    }
   }
 
   private static List<String> explainAnalyze(Connection connection, String sql) throws SQLException {
