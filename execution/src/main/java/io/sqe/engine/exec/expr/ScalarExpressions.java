@@ -101,10 +101,11 @@ public final class ScalarExpressions {
         ColumnValues.Longs xs = ColumnValues.longs(x);
         ColumnValues.Longs ys = ColumnValues.longs(y);
         FieldVector out = allocate(field, allocator, rows);
+        boolean nulls = ColumnValues.anyNull(x, rows) || ColumnValues.anyNull(y, rows);
         try {
           ArrowBuf validity = out.getValidityBuffer();
           for (int r = 0; r < rows; r++) {
-            if (x.isNull(r) || y.isNull(r)) {
+            if (nulls && (x.isNull(r) || y.isNull(r))) {
               continue;
             }
             writer.write(out, r, xs.get(r), ys.get(r));

@@ -61,8 +61,14 @@ public final class WideDecimals {
       try (Evaluated a = left.evaluate(batch, allocator); Evaluated b = right.evaluate(batch, allocator)) {
         FieldVector x = a.vector();
         FieldVector y = b.vector();
-        Values xs = values(x);
-        Values ys = values(y);
+        // Each operand's values read once into arrays, so that the loop below reads no vector.
+        long[] xHigh = new long[rows];
+        long[] xLow = new long[rows];
+        long[] yHigh = new long[rows];
+        long[] yLow = new long[rows];
+        read(x, rows, xHigh, xLow);
+        read(y, rows, yHigh, yLow);
+        boolean nulls = ColumnValues.anyNull(x, rows) || ColumnValues.anyNull(y, rows);
         FieldVector out = field.createVector(allocator);
         try {
           out.setInitialCapacity(Math.max(rows, 1));
@@ -70,24 +76,28 @@ public final class WideDecimals {
           ArrowBuf data = out.getDataBuffer();
           ArrowBuf validity = out.getValidityBuffer();
           long[] u = new long[2];
-          long[] v = new long[2];
           for (int r = 0; r < rows; r++) {
-            if (x.isNull(r) || y.isNull(r)) {
+            if (nulls && (x.isNull(r) || y.isNull(r))) {
               continue;
             }
-            u[0] = xs.high(r);
-            u[1] = xs.low(r);
-            v[0] = ys.high(r);
-            v[1] = ys.low(r);
-            boolean ok = (leftShift == 0 || multiply(u, POWER_HIGH[leftShift], POWER_LOW[leftShift]))
-                && (rightShift == 0 || multiply(v, POWER_HIGH[rightShift], POWER_LOW[rightShift]))
-                && switch (operation) {
-                  case ADD -> add(u, v[0], v[1]);
-                  case SUBTRACT -> add(u, ~v[0] + (v[1] == 0 ? 1 : 0), -v[1]);
-                  case MULTIPLY -> multiply(u, v[0], v[1]);
-                };
+            u[0] = xHigh[r];
+            u[1] = xLow[r];
+            long vHigh = yHigh[r];
+            long vLow = yLow[r];
+            boolean ok = leftShift == 0 || multiply(u, POWER_HIGH[leftShift], POWER_LOW[leftShift]);
+            if (ok && rightShift != 0) {
+              long[] v = {vHigh, vLow};
+              ok = multiply(v, POWER_HIGH[rightShift], POWER_LOW[rightShift]);
+              vHigh = v[0];
+              vLow = v[1];
+            }
+            ok = ok && switch (operation) {
+              case ADD -> add(u, vHigh, vLow);
+              case SUBTRACT -> add(u, ~vHigh + (vLow == 0 ? 1 : 0), -vLow);
+              case MULTIPLY -> multiply(u, vHigh, vLow);
+            };
             if (!ok || checked && !fits(u[0], u[1], precision)) {
-              throw overflow(xs, ys, r, leftShift, rightShift, operation, precision, scale);
+              throw overflow(xHigh[r], xLow[r], yHigh[r], yLow[r], leftShift, rightShift, operation, precision, scale);
             }
             data.setLong((long) r * 16, u[1]);
             data.setLong((long) r * 16 + 8, u[0]);
@@ -103,40 +113,22 @@ public final class WideDecimals {
     };
   }
 
-  /** A column's values as 128 bits: integers and decimals of up to 18 digits sign-extended. */
-  private interface Values {
-    long high(int row);
-
-    long low(int row);
-  }
-
-  private static Values values(FieldVector vector) {
-    if (vector instanceof DecimalVector decimal && decimal.getPrecision() > 18) {
+  /** Reads a column's values as 128 bits: integers and decimals of up to 18 digits sign-extended. */
+  private static void read(FieldVector vector, int rows, long[] high, long[] low) {
+    if (vector instanceof DecimalVector) {
       ArrowBuf data = vector.getDataBuffer();
-      return new Values() {
-        @Override
-        public long high(int row) {
-          return data.getLong((long) row * 16 + 8);
-        }
-
-        @Override
-        public long low(int row) {
-          return data.getLong((long) row * 16);
-        }
-      };
+      boolean wide = ((DecimalVector) vector).getPrecision() > 18;
+      for (int r = 0; r < rows; r++) {
+        low[r] = data.getLong((long) r * 16);
+        high[r] = wide ? data.getLong((long) r * 16 + 8) : low[r] >> 63;
+      }
+      return;
     }
     ColumnValues.Longs longs = ColumnValues.longs(vector);
-    return new Values() {
-      @Override
-      public long high(int row) {
-        return longs.get(row) >> 63;
-      }
-
-      @Override
-      public long low(int row) {
-        return longs.get(row);
-      }
-    };
+    for (int r = 0; r < rows; r++) {
+      low[r] = longs.get(r);
+      high[r] = low[r] >> 63;
+    }
   }
 
   /** {@code value} (high, low) times (high, low) into {@code value}; false past 127 bits. */
@@ -187,11 +179,11 @@ public final class WideDecimals {
     return BigInteger.valueOf(high).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(low)));
   }
 
-  /** The error for row {@code r}, naming the exact result, as the row runtime names a value that does not fit. */
+  /** The error for a row's operands, naming the exact result, as the row runtime names a value that does not fit. */
   private static SqeException overflow(
-      Values xs, Values ys, int r, int leftShift, int rightShift, Operation operation, int precision, int scale) {
-    BigInteger x = big(xs.high(r), xs.low(r)).multiply(BigInteger.TEN.pow(leftShift));
-    BigInteger y = big(ys.high(r), ys.low(r)).multiply(BigInteger.TEN.pow(rightShift));
+      long xHigh, long xLow, long yHigh, long yLow, int leftShift, int rightShift, Operation operation, int precision, int scale) {
+    BigInteger x = big(xHigh, xLow).multiply(BigInteger.TEN.pow(leftShift));
+    BigInteger y = big(yHigh, yLow).multiply(BigInteger.TEN.pow(rightShift));
     BigInteger exact = switch (operation) {
       case ADD -> x.add(y);
       case SUBTRACT -> x.subtract(y);
