@@ -1,5 +1,6 @@
 package io.sqe.flight.console;
 
+import io.sqe.flight.testing.JdbcRows;
 import io.sqe.flight.testing.NumberTable;
 import io.sqe.flight.testing.TestServer;
 import java.sql.Connection;
@@ -42,14 +43,7 @@ final class ConsoleUsers {
   static List<List<Object>> rows(Connection connection, String sql) throws SQLException {
     List<List<Object>> rows = new ArrayList<>();
     try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
-      int columns = result.getMetaData().getColumnCount();
-      while (result.next()) {
-        List<Object> row = new ArrayList<>();
-        for (int i = 1; i <= columns; i++) {
-          row.add(result.getObject(i));
-        }
-        rows.add(row);
-      }
+      rows.addAll(JdbcRows.of(result));
     }
     return rows;
   }

@@ -2,6 +2,7 @@ package io.sqe.flight.mview;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sqe.flight.testing.JdbcRows;
 import io.sqe.flight.testing.TestServer;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -81,14 +82,7 @@ class MaterializedViewDifferentialTest {
   private static List<List<Object>> rows(Statement s, String query) throws SQLException {
     List<List<Object>> rows = new ArrayList<>();
     try (ResultSet result = s.executeQuery(query)) {
-      int columns = result.getMetaData().getColumnCount();
-      while (result.next()) {
-        List<Object> row = new ArrayList<>();
-        for (int i = 1; i <= columns; i++) {
-          row.add(result.getObject(i));
-        }
-        rows.add(row);
-      }
+      rows.addAll(JdbcRows.of(result));
     }
     return rows;
   }

@@ -2,6 +2,7 @@ package io.sqe.flight.reuse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sqe.flight.testing.JdbcRows;
 import io.sqe.flight.testing.TestServer;
 import io.sqe.flight.testing.TrailerCapture;
 import java.nio.file.Path;
@@ -104,14 +105,7 @@ class MergeWithoutSourceRowsTest {
     try (Connection jdbc = DriverManager.getConnection(server.jdbcUrl(), TestServer.ADMIN, server.adminPassword());
         Statement s = jdbc.createStatement();
         ResultSet result = s.executeQuery(query)) {
-      int columns = result.getMetaData().getColumnCount();
-      while (result.next()) {
-        List<Object> row = new ArrayList<>();
-        for (int i = 1; i <= columns; i++) {
-          row.add(result.getObject(i));
-        }
-        rows.add(row);
-      }
+      rows.addAll(JdbcRows.of(result));
     }
     return rows;
   }
