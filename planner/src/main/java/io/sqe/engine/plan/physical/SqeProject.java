@@ -27,36 +27,48 @@ public final class SqeProject extends SingleRel implements SqeRel {
   private final Object[] constants;
   /** Per output column, its expression; null when every output is a column or a constant. */
   private final List<ScalarExpression> expressions;
+  /** The output columns computed row by row ({@link RowwiseCompiler}), as EXPLAIN names them. */
+  private final List<String> rowwise;
 
   private SqeProject(
-      RelTraitSet traits, RelNode input, List<RexNode> projects, int[] columns, Object[] constants, List<ScalarExpression> expressions, RelDataType rowType) {
+      RelTraitSet traits,
+      RelNode input,
+      List<RexNode> projects,
+      int[] columns,
+      Object[] constants,
+      List<ScalarExpression> expressions,
+      List<String> rowwise,
+      RelDataType rowType) {
     super(input.getCluster(), traits, input);
     this.projects = List.copyOf(projects);
     this.columns = columns == null ? null : columns.clone();
     this.constants = constants == null ? null : constants.clone();
     this.expressions = expressions == null ? null : List.copyOf(expressions);
+    this.rowwise = List.copyOf(rowwise);
     this.rowType = rowType;
   }
 
   /** Columns and constants: {@code columns} per output column its input column or {@link SelectColumns#CONSTANT}, {@code constants} their run-time values. */
   static SqeProject ofColumns(RelTraitSet traits, RelNode input, List<RexNode> projects, int[] columns, Object[] constants, RelDataType rowType) {
-    return new SqeProject(traits, input, projects, columns, constants, null, rowType);
+    return new SqeProject(traits, input, projects, columns, constants, null, List.of(), rowType);
   }
 
   /** Computed columns: null when the evaluator cannot compute one of {@code projects}. */
   static SqeProject ofExpressions(RelTraitSet traits, RelNode input, List<RexNode> projects, RelDataType rowType) {
     List<ScalarExpression> expressions = new ArrayList<>();
+    List<String> rowwise = new ArrayList<>();
     for (RexNode project : projects) {
       ScalarExpression expression = ExpressionCompiler.compile(project, input.getRowType());
       if (expression == null) {
         expression = RowwiseCompiler.expression(project, input.getRowType(), input.getCluster().getRexBuilder());
+        rowwise.add(rowType.getFieldNames().get(expressions.size()));
       }
       if (expression == null) {
         return null;
       }
       expressions.add(expression);
     }
-    return new SqeProject(traits, input, projects, null, null, expressions, rowType);
+    return new SqeProject(traits, input, projects, null, null, expressions, rowwise, rowType);
   }
 
   /** The input column output column {@code column} is, or -1 when it is computed or a constant. */
@@ -66,7 +78,7 @@ public final class SqeProject extends SingleRel implements SqeRel {
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new SqeProject(traitSet, sole(inputs), projects, columns, constants, expressions, rowType);
+    return new SqeProject(traitSet, sole(inputs), projects, columns, constants, expressions, rowwise, rowType);
   }
 
   @Override
@@ -79,13 +91,6 @@ public final class SqeProject extends SingleRel implements SqeRel {
           ? projects.get(i).toString()
           : columns[i] == SelectColumns.CONSTANT ? String.valueOf(constants[i]) : inputNames.get(columns[i]);
       names.add(source.equals(outputNames.get(i)) ? source : source + " AS " + outputNames.get(i));
-    }
-    // Computed columns the batch evaluator cannot take run row by row (RowwiseCompiler): named so.
-    List<String> rowwise = new ArrayList<>();
-    for (int i = 0; expressions != null && i < projects.size(); i++) {
-      if (ExpressionCompiler.compile(projects.get(i), input.getRowType()) == null) {
-        rowwise.add(outputNames.get(i));
-      }
     }
     return super.explainTerms(pw).item("columns", names).itemIf("rowwise", rowwise, !rowwise.isEmpty());
   }
