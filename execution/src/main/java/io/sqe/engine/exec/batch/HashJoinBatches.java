@@ -34,9 +34,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * RESOURCE_EXHAUSTED naming this operator. The dynamic filter still gets every build key.
  *
  * <p>Inside a parallel pipeline the parts' joins may share one build side ({@link SharedBuild}),
- * read by the first part to need it. A shared build side never spills: past {@code
- * query.max-memory} the query fails with RESOURCE_EXHAUSTED naming this operator (the parts probe
- * one index concurrently; partitioning their probe sides would take a pipeline of its own).
+ * read by the first part to need it. A shared build side that spills is partitioned once; each
+ * part then partitions its own probe side with the same hash and joins each of its probe
+ * partitions with the shared build partition, which every part reads for itself and none
+ * deletes (the last part to let go of the build side deletes its runs).
  */
 public final class HashJoinBatches implements BatchOperator {
   static final String NAME = "HashJoin";
@@ -121,7 +122,7 @@ public final class HashJoinBatches implements BatchOperator {
    * A join of one part of a parallel pipeline whose parts share {@code shared}: the part that reads
    * it opens {@code buildInput}, the others never do, and its keys are published for the whole
    * execution, so every part's scan reads them. The join type must decide each probe row alone
-   * (not RIGHT or FULL): no part sees the others' matches. The shared build side never spills.
+   * (not RIGHT or FULL): no part sees the others' matches.
    */
   public HashJoinBatches(
       Supplier<BatchOperator> probeInput,
@@ -197,7 +198,7 @@ public final class HashJoinBatches implements BatchOperator {
     BatchOperator own = openedBuild;
     // Read (and closed) by read() whatever happens.
     openedBuild = null;
-    build = shared == null ? read(own, context, spilling()) : shared.acquire(() -> read(buildInput.get(), context.whole(), null));
+    build = shared == null ? read(own, context, spilling()) : shared.acquire(() -> read(buildInput.get(), context.whole(), spilling()));
     if (build.spilled() != null) {
       buildRuns = build.spilled();
       partitionProbeSide();
@@ -251,7 +252,7 @@ public final class HashJoinBatches implements BatchOperator {
         partition++;
         partitionJoin = new HashJoinBatches(
             () -> new RunBatches(probeRun, allocator),
-            new RunBatches(buildRun, allocator),
+            new RunBatches(buildRun, allocator, shared == null),
             probeKeys,
             buildRuns.keys(),
             type,
@@ -279,8 +280,11 @@ public final class HashJoinBatches implements BatchOperator {
       partitionJoin.close();
     } finally {
       partitionJoin = null;
-      // The probe run was never opened when the build partition had no row to match.
-      buildRuns.delete(done);
+      // The probe run was never opened when the build partition had no row to match. A shared
+      // build side's runs are the other parts' too: they go when the last part lets go of it.
+      if (shared == null) {
+        buildRuns.delete(done);
+      }
       deleteProbeRun(done);
     }
   }

@@ -12,18 +12,26 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * A spilled run read back as an operator's input: each batch its consumer's own, its buffers moved
- * out of the reader's. Closing it deletes the run's file: it is read once.
+ * out of the reader's. Closing it deletes the run's file, unless others read it too.
  */
 final class RunBatches implements BatchOperator {
   private final SpilledRun run;
   private final BufferAllocator allocator;
+  /** Whether closing deletes the run: false for a run the parts of a parallel pipeline each read. */
+  private final boolean readOnce;
   private RunReader reader;
   private boolean closed;
 
-  /** @param run the run to read, or null for no rows */
+  /** @param run the run to read once, or null for no rows */
   RunBatches(SpilledRun run, BufferAllocator allocator) {
+    this(run, allocator, true);
+  }
+
+  /** @param readOnce whether this is the run's only reader, which deletes it when closed */
+  RunBatches(SpilledRun run, BufferAllocator allocator, boolean readOnce) {
     this.run = run;
     this.allocator = requireNonNull(allocator, "allocator is null");
+    this.readOnce = readOnce;
   }
 
   @Override
@@ -66,7 +74,7 @@ final class RunBatches implements BatchOperator {
         reader.close();
       }
     } finally {
-      if (run != null) {
+      if (run != null && readOnce) {
         run.delete();
       }
     }

@@ -20,10 +20,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -171,25 +176,66 @@ class JoinBatchesTest {
   }
 
   @Test
-  void aSharedBuildSideNeverSpillsAndFailsWithResourceExhausted() {
-    List<Long[]> build = rows(new Random(4), 50_000, 50_000);
-    QueryContext context = spillingContext();
-    try (BufferAllocator query = allocator.newChildAllocator("query", 0, 256 * 1024);
-        SharedBuild shared = new SharedBuild(1)) {
-      BatchOperator probeInput = new Rows(build.subList(0, 10), 7, query);
-      BatchOperator join = new HashJoinBatches(
-          () -> probeInput, () -> new Rows(build, 50, query), shared, new int[] {0, 1}, new int[] {0, 1}, JoinType.INNER, null, null, SIDE, SIDE, PAIR, context, query);
-      assertThatThrownBy(join::next)
-          .isInstanceOfSatisfying(SqeException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
-            assertThat(e.getMessage()).contains("HashJoin build side exceeded query.max-memory (256 KiB)").doesNotContain("split");
-          });
-      join.close();
-      probeInput.close();
+  void aSharedBuildSideSpillsOnceAndEachPartJoinsItsOwnProbeRows() throws Exception {
+    // Replay a failure with -Djoin.seed=<the seed it printed>.
+    long seed = Long.getLong("join.seed", System.nanoTime());
+    System.out.println("JoinBatchesTest shared spilled seed " + seed);
+    Random random = new Random(seed);
+    List<Long[]> probe = rows(random, 12_000, 8_000);
+    List<Long[]> build = rows(random, 24_000, 8_000);
+    int parts = 2;
+    for (JoinType type : List.of(JoinType.INNER, JoinType.LEFT, JoinType.SEMI, JoinType.ANTI)) {
+      for (boolean residual : new boolean[] {false, true}) {
+        String what = "seed " + seed + " " + type + (residual ? " with residual" : "");
+        Predicate condition = residual ? Predicates.compareLongColumns(2, Comparison.LESS, 5) : null;
+        Schema output = type.returnsBuildColumns() ? PAIR : SIDE;
+        QueryContext context = spillingContext();
+        List<List<Object>> joined = Collections.synchronizedList(new ArrayList<>());
+        int[] buildsRead = new int[1];
+        try (BufferAllocator query = allocator.newChildAllocator("query", 0, 1 << 20);
+            SharedBuild shared = new SharedBuild(parts)) {
+          List<Callable<Void>> tasks = new ArrayList<>();
+          for (int part = 0; part < parts; part++) {
+            // Each part probes every other row of its own, as a parallel scan's parts do.
+            List<Long[]> own = new ArrayList<>();
+            for (int r = part; r < probe.size(); r += parts) {
+              own.add(probe.get(r));
+            }
+            tasks.add(() -> {
+              BatchOperator probeInput = new Rows(own, 37, query);
+              try (BatchOperator join = new HashJoinBatches(
+                  () -> probeInput,
+                  () -> {
+                    synchronized (buildsRead) {
+                      buildsRead[0]++;
+                    }
+                    return new Rows(build, 50, query);
+                  },
+                  shared, new int[] {0, 1}, new int[] {0, 1}, type, condition, null, SIDE, SIDE, output, context, query)) {
+                joined.addAll(drain(join));
+              }
+              return null;
+            });
+          }
+          ExecutorService pool = Executors.newFixedThreadPool(parts);
+          try {
+            for (Future<Void> done : pool.invokeAll(tasks)) {
+              done.get();
+            }
+          } finally {
+            pool.shutdown();
+          }
+        }
+        assertThat(buildsRead[0]).as(what).isEqualTo(1);
+        assertThat(context.stats().spilledBytes()).as(what).isPositive();
+        assertThat(entries(context.spill().directory())).as(what).isEmpty();
+        context.releaseSpill();
+        List<List<Object>> inMemory = run(probe, build, type, residual, true, new Random(seed), allocator, spillingContext());
+        assertThat(sorted(joined)).as(what).isEqualTo(sorted(inMemory));
+        assertThat(inMemory).as(what).hasSize(referenceSize(probe, build, type, residual));
+      }
     }
-    assertThat(context.stats().spilledBytes()).isZero();
-    assertThat(context.spill().directory()).isNull();
-    context.releaseSpill();
+    assertThat(entries(spillDir)).isEmpty();
   }
 
   @Test
@@ -227,19 +273,24 @@ class JoinBatchesTest {
   private static List<List<Object>> run(
       List<Long[]> probe, List<Long[]> build, JoinType type, boolean residual, boolean hash, Random random, BufferAllocator allocator, QueryContext context) {
     Predicate condition = residual ? Predicates.compareLongColumns(2, Comparison.LESS, 5) : null;
-    List<List<Object>> out = new ArrayList<>();
     try (BatchOperator join = operator(probe, build, type, condition, hash, random, allocator, context)) {
-      for (VectorSchemaRoot next = join.next(); next != null; next = join.next()) {
-        try (VectorSchemaRoot batch = next) {
-          assertThat(batch.getRowCount()).isPositive();
-          for (int r = 0; r < batch.getRowCount(); r++) {
-            List<Object> row = new ArrayList<>();
-            for (FieldVector vector : batch.getFieldVectors()) {
-              Object value = vector.getObject(r);
-              row.add(value == null ? null : value instanceof Long ? value : Long.valueOf(value.toString()));
-            }
-            out.add(row);
+      return drain(join);
+    }
+  }
+
+  /** Every row the join returns, its values as longs. */
+  private static List<List<Object>> drain(BatchOperator join) {
+    List<List<Object>> out = new ArrayList<>();
+    for (VectorSchemaRoot next = join.next(); next != null; next = join.next()) {
+      try (VectorSchemaRoot batch = next) {
+        assertThat(batch.getRowCount()).isPositive();
+        for (int r = 0; r < batch.getRowCount(); r++) {
+          List<Object> row = new ArrayList<>();
+          for (FieldVector vector : batch.getFieldVectors()) {
+            Object value = vector.getObject(r);
+            row.add(value == null ? null : value instanceof Long ? value : Long.valueOf(value.toString()));
           }
+          out.add(row);
         }
       }
     }
