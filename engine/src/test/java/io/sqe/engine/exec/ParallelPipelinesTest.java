@@ -123,7 +123,9 @@ class ParallelPipelinesTest {
             "select dim.name, sum(r.d), count(*), max(r.k) from s.r join s.dim on r.g = dim.key group by dim.name",
             "select dim.name, count(*), sum(r.x) from s.r left join s.dim on r.g = dim.key group by dim.name",
             "select count(*), sum(d) from s.r where g in (select key from s.dim where key < 10)",
-            "select g, count(*) from s.r where not exists (select 1 from s.dim where dim.key = r.g) group by g");
+            "select g, count(*) from s.r where not exists (select 1 from s.dim where dim.key = r.g) group by g",
+            // A build side as large as the probe side: read by parts of its own.
+            "select a.g, count(*), sum(b.d) from s.r a join s.r b on a.id = b.id and a.k = b.k group by a.g");
     for (String sql : queries) {
       List<List<Object>> serial = sorted(run(sql, 1));
       List<List<Object>> parallel = sorted(run(sql, 3));
@@ -135,6 +137,10 @@ class ParallelPipelinesTest {
     // The row runtime's SharedInput, or a columnar join's build side shared by the parts.
     assertThat(explain("select dim.name, count(*) from s.r join s.dim on r.g = dim.key group by dim.name", 3))
         .containsPattern("SharedInput|sharedBuild=\\[true]");
+    // The shared build side's scan split too, under a gather of its own.
+    assertThat(explain("select a.g, count(*), sum(b.d) from s.r a join s.r b on a.id = b.id and a.k = b.k group by a.g", 3))
+        .containsPattern("SharedInput|sharedBuild=\\[true]")
+        .containsPattern("(?s)(ParallelGather|SqeGather).*(ParallelGather|SqeGather)");
     assertThat(run("select count(*) from s.r for version as of " + firstSnapshot, 3))
         .isEqualTo(List.of(List.of(3L * ROWS_PER_FILE)));
   }

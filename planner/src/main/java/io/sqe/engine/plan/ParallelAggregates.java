@@ -34,7 +34,8 @@ import org.apache.calcite.util.ImmutableBitSet;
  * Aggregate(Calc/Filter/Project*(IcebergTableScan))} becomes {@code
  * FinalAggregate(ParallelGather(PartialAggregate(Calc/Filter/Project*(partitioned scan))))}. The
  * chain may pass through the probe (left) side of hash joins (inner, left, semi, anti), whose build
- * side is then read once per execution and shared by the parts ({@link SharedInput}). Each part
+ * side is then read once per execution and shared by the parts ({@link SharedInput}), by parallel
+ * parts of its own when it is such a chain over a large scan too. Each part
  * aggregates the rows of the files it claims; the final aggregate combines the parts' groups:
  * SUM and SUM0 by SUM and SUM0, COUNT by SUM0, MIN and MIN, MAX and MAX, each with the original
  * call's type, so results (decimal sums included) are exactly what one thread computes. Grouping
@@ -266,8 +267,21 @@ final class ParallelAggregates implements Program {
     if (probe == null) {
       return null;
     }
-    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), rewrite(join.getRight(), options));
+    RelNode build = new SharedInput(join.getCluster(), join.getRight().getTraitSet(), parallelBuild(join.getRight(), options));
     return join.copy(join.getTraitSet(), List.of(probe, build));
+  }
+
+  /**
+   * A shared build side that is itself a pipeline over a large scan, gathered from parallel parts
+   * of its own: the part that reads the build side would otherwise scan it alone while the other
+   * parts wait for it. Otherwise the build side with its own aggregates split.
+   */
+  private static RelNode parallelBuild(RelNode build, PlannerOptions options) {
+    RelNode split = partitioned(build, options);
+    if (split == null) {
+      return rewrite(build, options);
+    }
+    return new ParallelGather(build.getCluster(), build.getTraitSet(), split, options.parallelism());
   }
 
   private static boolean correlated(RelNode rel) {
