@@ -121,6 +121,15 @@ final class VectorColumnTests {
       return new LongRange(column, 1, 0);
     }
 
+    /** Whether the range holds one value, {@link #low}: an equality. */
+    boolean isPoint() {
+      return lo == hi;
+    }
+
+    long low() {
+      return lo;
+    }
+
     LongRange intersect(LongRange other) {
       return new LongRange(column, Math.max(lo, other.lo), Math.min(hi, other.hi));
     }
@@ -179,6 +188,14 @@ final class VectorColumnTests {
       super(column, negated);
       this.set = set;
       this.negated = negated;
+    }
+
+    boolean negated() {
+      return negated;
+    }
+
+    long[] values() {
+      return set.toArray();
     }
 
     @Override
@@ -326,6 +343,15 @@ final class VectorColumnTests {
       super(column, op == Expression.Operation.NOT_EQ || op == Expression.Operation.NOT_IN);
       this.op = op;
       this.literals = literals;
+    }
+
+    /** Whether the test keeps the values equal to one of its literals ({@code =} or {@code IN}). */
+    boolean isEquality() {
+      return op == Expression.Operation.EQ || op == Expression.Operation.IN;
+    }
+
+    byte[][] literals() {
+      return literals.clone();
     }
 
     /** Whether the first {@code length} bytes of {@code value} match. */

@@ -164,11 +164,40 @@ final class VectorSelection {
               parts.add(node);
             }
           }
-          return new OrNode(parts);
+          List<Node> merged = mergeEqualities(parts);
+          return merged.size() == 1 ? merged.get(0) : new OrNode(merged);
         }
         default:
           return expression instanceof BoundPredicate ? leaf((BoundPredicate<?>) expression) : null;
       }
+    }
+
+    /**
+     * The branches of an OR with the equalities (and IN sets) on one column made one set test: a
+     * search of a set arrives from the filter as an OR of equalities, which as branches would each
+     * pass over the rows the others left.
+     */
+    private static List<Node> mergeEqualities(List<Node> parts) {
+      Map<Integer, LongKeySet> longs = new LinkedHashMap<>();
+      Map<Integer, List<byte[]>> strings = new LinkedHashMap<>();
+      List<Node> merged = new ArrayList<>();
+      for (Node part : parts) {
+        if (part instanceof LongRange && ((LongRange) part).isPoint()) {
+          longs.computeIfAbsent(((LongRange) part).column, c -> new LongKeySet(8)).add(((LongRange) part).low());
+        } else if (part instanceof LongSetTest && !((LongSetTest) part).negated()) {
+          LongKeySet set = longs.computeIfAbsent(((LongSetTest) part).column, c -> new LongKeySet(8));
+          for (long value : ((LongSetTest) part).values()) {
+            set.add(value);
+          }
+        } else if (part instanceof BytesTest && ((BytesTest) part).isEquality()) {
+          strings.computeIfAbsent(((BytesTest) part).column, c -> new ArrayList<>()).addAll(List.of(((BytesTest) part).literals()));
+        } else {
+          merged.add(part);
+        }
+      }
+      longs.forEach((column, set) -> merged.add(new LongSetTest(column, set, false)));
+      strings.forEach((column, values) -> merged.add(new BytesTest(column, Expression.Operation.IN, values.toArray(new byte[0][]))));
+      return merged;
     }
 
     private void flattenAnd(Expression expression, List<Node> parts) {
