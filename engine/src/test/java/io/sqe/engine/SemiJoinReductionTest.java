@@ -127,6 +127,40 @@ class SemiJoinReductionTest {
   }
 
   @Test
+  void aReductionMoreSelectiveThanAJoinGoesBelowTheJoinsProbeSide() {
+    // dim holds 20 of build's 97 values: its join keeps a fifth of build's rows, the outer rows' 9
+    // keys of 500 keep under 2%, so the semi-join goes on build's scan, under the join (TPC-H Q2).
+    Schema dimSchema =
+        new Schema(
+            Types.NestedField.required(1, "d_id", Types.LongType.get()),
+            Types.NestedField.optional(2, "d_key", Types.LongType.get()),
+            Types.NestedField.required(3, "d_value", Types.LongType.get()));
+    List<Long[]> dim = new ArrayList<>();
+    for (long key = 0; key < 20; key++) {
+      dim.add(new Long[] {key, key, key});
+    }
+    write("dim", dimSchema, dim, "d_");
+    String sql = "select p_id, (select min(b_id) from build join dim on b_value = d_key where b_key = p_key) from probe order by p_id";
+    String plan = plan(sql);
+    assertThat(plan).as(plan)
+        .containsPattern("(?s)joinType=\\[inner].*\\n\\s+(BuildRightHashJoin|SqeHashJoin)[^\\n]*joinType=\\[semi][^\\n]*\\n(\\s+(EnumerableFilter|SqeFilter)[^\\n]*\\n)?\\s+(IcebergTableScan|SqeTableScan)[^\\n]*build");
+    List<List<Object>> expected = new ArrayList<>();
+    for (Long[] p : probe) {
+      Long min = null;
+      for (Long[] b : build) {
+        if (p[1] != null && p[1].equals(b[1]) && b[2] < 20 && (min == null || b[0] < min)) {
+          min = b[0];
+        }
+      }
+      List<Object> row = new ArrayList<>();
+      row.add(p[0]);
+      row.add(min);
+      expected.add(row);
+    }
+    assertThat(run(sql)).isEqualTo(expected);
+  }
+
+  @Test
   void anEmptySmallInputEmptiesTheResult() {
     String sql =
         "select p_id from probe where p_id > 100 and exists (select 1 from build where b_key = p_key) order by p_id";
