@@ -584,19 +584,8 @@ public final class QueryEngine {
           sink = caches.results().get().capture(key.get());
         }
         if (plan.trinoStatement() != null) {
-          TrinoOffload trino = offload.orElseThrow();
-          Supplier<Enumerator<Object>> offloaded = () -> {
-            try {
-              Enumerator<Object> rowsFromTrino = trino.rows(plan.trinoStatement(), prepared.resultSchema(), run);
-              run.stats().offloadedTo(trino.config().trinoUri().orElseThrow());
-              return rowsFromTrino;
-            } catch (SqeException e) {
-              if (e.code() == ErrorCode.UNAVAILABLE && trino.config().fallback()) {
-                return plan.bindable().bind(queryContext).enumerator();
-              }
-              throw e;
-            }
-          };
+          Supplier<Enumerator<Object>> offloaded = () -> offload.orElseThrow()
+              .rows(plan.trinoStatement(), prepared.resultSchema(), run, () -> plan.bindable().bind(queryContext).enumerator());
           return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), offloaded, config.batchLimits(), null);
         }
         if (plan.batchPlan() != null) {
