@@ -251,6 +251,13 @@ public final class TrinoCluster implements AutoCloseable {
     }
   }
 
+  /** Kills the coordinator's process at once, as a crash would; the worker stays up. */
+  public void killCoordinator() throws InterruptedException {
+    Process coordinator = processes.get(0);
+    coordinator.destroyForcibly();
+    coordinator.waitFor(30, TimeUnit.SECONDS);
+  }
+
   /** Stops both nodes (the worker first), forcibly after 30 seconds. */
   @Override
   public void close() {
