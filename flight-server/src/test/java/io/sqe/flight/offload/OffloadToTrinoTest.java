@@ -154,8 +154,7 @@ class OffloadToTrinoTest extends TpchHarness {
   void formsGiveTheLocalAnswer(String sql) throws Exception {
     List<List<Object>> offloaded;
     List<List<Object>> local;
-    try (Connection admin = DriverManager.getConnection(
-            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+    try (Connection admin = admin();
         Statement s = admin.createStatement()) {
       s.execute("SET SESSION offload = 'always'");
       try (ResultSet rs = s.executeQuery(sql)) {
@@ -343,8 +342,7 @@ class OffloadToTrinoTest extends TpchHarness {
   @Test
   void killedOffloadedQueryStopsOnTrino() throws Exception {
     String slow = "SELECT count(*), max(a.l_comment || b.l_comment) FROM lineitem a CROSS JOIN lineitem b";
-    try (Connection alone = DriverManager.getConnection(
-            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+    try (Connection alone = admin();
         Statement s = alone.createStatement()) {
       s.execute("SET SESSION offload = 'always'");
       CompletableFuture<Void> running = CompletableFuture.runAsync(() -> {
@@ -380,8 +378,7 @@ class OffloadToTrinoTest extends TpchHarness {
   @Order(Integer.MAX_VALUE)
   void trinoStoppedMidQueryIsUnavailableAndTheServerGoesOn() throws Exception {
     String streaming = "SELECT a.l_orderkey, b.l_comment FROM lineitem a CROSS JOIN lineitem b";
-    try (Connection alone = DriverManager.getConnection(
-            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+    try (Connection alone = admin();
         Statement s = alone.createStatement()) {
       s.execute("SET SESSION offload = 'always'");
       try (ResultSet rs = s.executeQuery(streaming)) {
@@ -405,6 +402,11 @@ class OffloadToTrinoTest extends TpchHarness {
         assertThat(rs.getString(1)).isEqualTo("UNAVAILABLE");
       }
     }
+  }
+
+  /** A new connection, and so a new session, of the admin in schema tpch. */
+  private Connection admin() throws SQLException {
+    return DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
   }
 
   /** The id of a query Trino ran as the service user that matches {@code condition}, or null. */
