@@ -31,6 +31,7 @@ import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.offload.OffloadConfig;
+import io.sqe.engine.offload.Placement;
 import io.sqe.engine.offload.TrinoOffload;
 import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
@@ -353,13 +354,13 @@ public final class QueryEngine {
 
   private Prepared prepareStatement(Session session, String sql, List<IcebergTable> pinned) {
     // A transaction's statements read what it staged, which no cached plan knows of; a statement
-    // pinned to snapshots is planned for them alone.
-    // An offloaded plan is pinned to the snapshots of its planning and written for its session.
-    boolean cacheable = session.openTransaction().isEmpty() && pinned.isEmpty() && !offloads(session);
+    // pinned to snapshots is planned for them alone. Where a cached plan runs is decided again on
+    // each use: the snapshots it would read may have grown.
+    boolean cacheable = session.openTransaction().isEmpty() && pinned.isEmpty();
     if (cacheable && caches.plans().isPresent()) {
       Optional<PlannedQuery> cached = caches.plans().get().find(session, planner.options(session), sql);
       if (cached.isPresent()) {
-        return new Prepared.Query(cached.get());
+        return new Prepared.Query(place(session, cached.get(), sql, pinned).plan());
       }
     }
     SqlNode node = Spans.traced("sqe.parse", () -> SqeParser.parse(sql));
@@ -371,11 +372,12 @@ public final class QueryEngine {
       if (analyze.getDynamicParamCount() > 0) {
         throw new SqeException(ErrorCode.NOT_SUPPORTED, "EXPLAIN ANALYZE takes no ? parameters");
       }
-      return new Prepared.Command(sql, new ExplainAnalyze(this, planQuery(session, analyze.getExplicandum(), sql, pinned)));
+      return new Prepared.Command(sql, new ExplainAnalyze(this, planQuery(session, analyze.getExplicandum(), sql, pinned).plan()));
     }
     if (node.getKind() == SqlKind.EXPLAIN) {
       SqlExplain explain = (SqlExplain) node;
-      PlannedQuery plan = planQuery(session, explain.getExplicandum(), sql, pinned);
+      Placed placed = planQuery(session, explain.getExplicandum(), sql, pinned);
+      PlannedQuery plan = placed.plan();
       List<Object[]> rows = new ArrayList<>();
       if (plan.trinoStatement() != null) {
         // Where it runs, then what runs there; the local plan below is the fallback's.
@@ -388,6 +390,9 @@ public final class QueryEngine {
       for (String note : plan.reads().notes()) {
         rows.add(new Object[] {"-- " + note});
       }
+      if (placed.placement() != null) {
+        rows.add(new Object[] {placed.placement().explainLine()});
+      }
       Schema schema = new Schema(List.of(new Field("plan", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
       return new Prepared.Rows(sql, schema, rows);
     }
@@ -399,11 +404,11 @@ public final class QueryEngine {
       return named.get();
     }
     if (node.isA(SqlKind.QUERY)) {
-      PlannedQuery plan = planQuery(session, node, sql, pinned);
-      if (cacheable && plan.trinoStatement() == null) {
+      PlannedQuery plan = planner.plan(session, node, sql, readTables(session, pinned));
+      if (cacheable) {
         caches.plans().ifPresent(plans -> plans.offer(session, planner.options(session), sql, plan));
       }
-      return new Prepared.Query(plan);
+      return new Prepared.Query(place(session, plan, sql, pinned).plan());
     }
     privileges.check(session, node);
     CommandContext context = new CommandContext(session, catalogs, services, "prepare");
@@ -419,42 +424,54 @@ public final class QueryEngine {
     throw new SqeException(ErrorCode.NOT_SUPPORTED, statementName(node) + " statements are not supported yet");
   }
 
+  /** A query's plan, with where it runs and why; no placement without a Trino cluster. */
+  private record Placed(PlannedQuery plan, Placement placement) {}
+
+  private Placed planQuery(Session session, SqlNode node, String sql, List<IcebergTable> pinned) {
+    return place(session, planner.plan(session, node, sql, readTables(session, pinned)), sql, pinned);
+  }
+
   /**
-   * Plans a query, and when it is to run on the Trino cluster (its session's {@code offload} is
-   * {@code 'always'}, outside a transaction, whose staged writes Trino cannot see), writes the
-   * statement Trino runs; the local plan stays for the result's schema and for a fallback. A
-   * query Trino cannot run (it reads SQE's system tables, or a table with no snapshot) runs here.
+   * Decides where {@code plan} runs ({@link Placement}): on the Trino cluster, the plan with the
+   * statement Trino runs (the local plan stays for the result's schema and for a fallback), else
+   * as it is. Outside a transaction only, whose staged writes Trino cannot see. A query Trino
+   * cannot run (it reads SQE's system tables, or a table with no snapshot) runs here.
    */
-  private PlannedQuery planQuery(Session session, SqlNode node, String sql, List<IcebergTable> pinned) {
-    PlannedQuery plan = planner.plan(session, node, sql, readTables(session, pinned));
-    // A statement pinned to a ticket's snapshots (planned again on another server) runs here:
-    // the Trino statement would pin the snapshots current now.
-    if (!offloads(session) || !pinned.isEmpty()) {
-      return plan;
+  private Placed place(Session session, PlannedQuery plan, String sql, List<IcebergTable> pinned) {
+    if (offload.isEmpty()) {
+      return new Placed(plan, null);
+    }
+    Placement placement;
+    if (session.openTransaction().isPresent()) {
+      placement = Placement.local("in a transaction, whose staged writes Trino cannot see");
+    } else if (!pinned.isEmpty()) {
+      // Planned again on another server for a ticket: the Trino statement would pin the snapshots current now.
+      placement = Placement.local("pinned to the snapshots of a ticket");
+    } else {
+      placement = Placement.of(mode(session), offload.get().config(), plan.reads().scanBytes(), PlanningThreads::checkCancelled);
+    }
+    if (!placement.onTrino()) {
+      return new Placed(plan, placement);
     }
     // Validation rewrites a statement's tree in place, so the Trino statement is planned from a fresh one.
-    SqlNode fresh = SqeParser.parse(sql);
-    if (fresh.getKind() == SqlKind.EXPLAIN) {
-      fresh = ((SqlExplain) fresh).getExplicandum();
+    SqlNode statement = SqeParser.parse(sql);
+    if (statement instanceof SqlExplain explain) {
+      statement = explain.getExplicandum();
     }
     try {
-      return plan.offloadedAs(planner.trinoStatement(session, fresh, sql));
+      return new Placed(plan.offloadedAs(planner.trinoStatement(session, statement, sql)), placement);
     } catch (SqeException e) {
       if (e.code() == ErrorCode.NOT_SUPPORTED) {
-        return plan;
+        return new Placed(plan, Placement.local("Trino cannot run it: " + e.getMessage()));
       }
       throw e;
     }
   }
 
-  /**
-   * Whether {@code session}'s queries run on the Trino cluster. {@code 'auto'} runs them here
-   * until queries are sized from their manifests (issue 25).
-   */
-  private boolean offloads(Session session) {
+  /** Where {@code session} asks its queries to run: its {@code offload} option, {@code auto} by default. */
+  private static OffloadConfig.Mode mode(Session session) {
     String option = session.options().get(OffloadConfig.SESSION_OPTION);
-    OffloadConfig.Mode mode = option == null ? OffloadConfig.Mode.AUTO : OffloadConfig.Mode.of(option);
-    return offload.isPresent() && mode == OffloadConfig.Mode.ALWAYS && session.openTransaction().isEmpty();
+    return option == null ? OffloadConfig.Mode.AUTO : OffloadConfig.Mode.of(option);
   }
 
   /**
@@ -567,19 +584,8 @@ public final class QueryEngine {
           sink = caches.results().get().capture(key.get());
         }
         if (plan.trinoStatement() != null) {
-          TrinoOffload trino = offload.orElseThrow();
-          Supplier<Enumerator<Object>> offloaded = () -> {
-            try {
-              Enumerator<Object> rowsFromTrino = trino.rows(plan.trinoStatement(), prepared.resultSchema(), run);
-              run.stats().offloadedTo(trino.config().trinoUri().orElseThrow());
-              return rowsFromTrino;
-            } catch (SqeException e) {
-              if (e.code() == ErrorCode.UNAVAILABLE && trino.config().fallback()) {
-                return plan.bindable().bind(queryContext).enumerator();
-              }
-              throw e;
-            }
-          };
+          Supplier<Enumerator<Object>> offloaded = () -> offload.orElseThrow()
+              .rows(plan.trinoStatement(), prepared.resultSchema(), run, () -> plan.bindable().bind(queryContext).enumerator());
           return QueryExecutions.start(queryAllocator, context, prepared.resultSchema(), offloaded, config.batchLimits(), null);
         }
         if (plan.batchPlan() != null) {

@@ -16,18 +16,24 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Supplier;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.linq4j.Enumerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs offloaded statements on the Trino cluster through Trino's JDBC driver as the service user,
  * and hands their rows on one at a time, as SQE's row runtime represents them, so the result is
  * turned into Arrow batches as it arrives and never held whole. Cancelling the statement's run
- * cancels the query on Trino; a failure of the cluster is UNAVAILABLE, naming it.
+ * cancels the query on Trino; a failure of the cluster is UNAVAILABLE, naming it, or, with {@code
+ * offload.fallback} and before Trino sent a row, a run here.
  */
 public final class TrinoOffload {
+  private static final Logger LOG = LoggerFactory.getLogger(TrinoOffload.class);
+
   private final OffloadConfig config;
 
   public TrinoOffload(OffloadConfig config) {
@@ -45,10 +51,36 @@ public final class TrinoOffload {
   }
 
   /**
-   * Starts {@code sql} on Trino and returns its rows with the types of {@code schema}; the
-   * enumerator's close ends the query there.
+   * Starts {@code sql} on Trino and returns its rows with the types of {@code schema}, recording
+   * in {@code run}'s statistics that they come from the cluster; the enumerator's close ends the
+   * query there. When the cluster cannot be reached or fails before its first row, and {@code
+   * offload.fallback} allows it, returns the rows of {@code local} instead (the same query run
+   * here), and the statistics say it ran here; otherwise that failure is UNAVAILABLE.
    */
-  public Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run) {
+  public Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run, Supplier<Enumerator<Object>> local) {
+    Enumerator<Object> rows;
+    try {
+      rows = rows(sql, schema, run);
+    } catch (SqeException e) {
+      return fallBack(e, run, local);
+    }
+    run.stats().offloadedTo(config.trinoUri().orElseThrow());
+    return config.fallback() ? new UntilFirstRow(rows, run, local) : rows;
+  }
+
+  /** {@code local}'s rows when {@code failure} allows a fallback; else {@code failure}. */
+  private Enumerator<Object> fallBack(SqeException failure, QueryRun run, Supplier<Enumerator<Object>> local) {
+    if (failure.code() != ErrorCode.UNAVAILABLE || !config.fallback()) {
+      throw failure;
+    }
+    // The cause's message may quote the statement's literals; the log names the cluster only.
+    LOG.warn("Query {} runs here: the Trino cluster {} failed before sending a row (offload.fallback)",
+        run.queryId(), config.trinoUri().orElseThrow());
+    run.stats().offloadedTo(null);
+    return local.get();
+  }
+
+  private Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run) {
     Properties properties = new Properties();
     properties.setProperty("user", config.user());
     properties.setProperty("source", "sqe");
@@ -86,6 +118,56 @@ public final class TrinoOffload {
       } catch (SQLException e) {
         // Closing after a failure: the failure is what the client hears of.
       }
+    }
+  }
+
+  /**
+   * Trino's rows, or the local run's when Trino fails before its first row: Trino's JDBC driver
+   * returns a result once the query is accepted, and most failures (a worker lost, a coordinator
+   * gone) only surface on the first fetch.
+   */
+  private final class UntilFirstRow implements Enumerator<Object> {
+    private final QueryRun run;
+    private final Supplier<Enumerator<Object>> local;
+    private Enumerator<Object> rows;
+    private boolean answered;
+
+    UntilFirstRow(Enumerator<Object> rows, QueryRun run, Supplier<Enumerator<Object>> local) {
+      this.rows = rows;
+      this.run = run;
+      this.local = local;
+    }
+
+    @Override
+    public Object current() {
+      return rows.current();
+    }
+
+    @Override
+    public boolean moveNext() {
+      if (answered) {
+        return rows.moveNext();
+      }
+      boolean more;
+      try {
+        more = rows.moveNext();
+      } catch (SqeException e) {
+        rows.close();
+        rows = fallBack(e, run, local);
+        more = rows.moveNext();
+      }
+      answered = true;
+      return more;
+    }
+
+    @Override
+    public void reset() {
+      throw new UnsupportedOperationException("A Trino result is read once");
+    }
+
+    @Override
+    public void close() {
+      rows.close();
     }
   }
 

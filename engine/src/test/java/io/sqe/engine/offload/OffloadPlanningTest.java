@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sqe.engine.EmbeddedLake;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.cache.QueryCaches;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.TestQueries;
@@ -17,11 +18,14 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,14 +47,17 @@ class OffloadPlanningTest {
     Schema schema = new Schema(
         Types.NestedField.required(1, "g", Types.LongType.get()), Types.NestedField.optional(2, "name", Types.StringType.get()));
     table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "t"), schema);
-    List<Record> records = new ArrayList<>();
-    for (long i = 0; i < 10; i++) {
-      Record r = GenericRecord.create(schema);
-      r.setField("g", i);
-      r.setField("name", "n" + i);
-      records.add(r);
+    // Three files of ten rows, g 0-9, 10-19 and 20-29: a filter on g prunes by the files' bounds.
+    for (long file = 0; file < 3; file++) {
+      List<Record> records = new ArrayList<>();
+      for (long i = file * 10; i < file * 10 + 10; i++) {
+        Record r = GenericRecord.create(schema);
+        r.setField("g", i);
+        r.setField("name", "n" + i);
+        records.add(r);
+      }
+      TestTables.appendFile(table, records);
     }
-    TestTables.appendFile(table, records);
     // A port nothing listens on: a cluster that is down.
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       nobody = "http://127.0.0.1:" + socket.getLocalPort();
@@ -58,8 +65,11 @@ class OffloadPlanningTest {
   }
 
   private QueryEngine engine(boolean fallback) {
-    return lake.engine(EngineConfig.DEFAULT.withOffload(
-        new OffloadConfig(Optional.of(nobody), "svc", OffloadConfig.DEFAULT_MIN_SCAN_BYTES, fallback)));
+    return engine(OffloadConfig.DEFAULT_MIN_SCAN_BYTES, fallback);
+  }
+
+  private QueryEngine engine(long minScanBytes, boolean fallback) {
+    return lake.engine(EngineConfig.DEFAULT.withOffload(new OffloadConfig(Optional.of(nobody), "svc", minScanBytes, fallback)));
   }
 
   private static Session always() {
@@ -80,7 +90,101 @@ class OffloadPlanningTest {
     String plan = TestQueries.plan(engine(false), EmbeddedLake.session("test"), "select name from s.t");
     assertThat(plan).doesNotContain("offloaded to trino");
     assertThat(TestQueries.rows(engine(false), EmbeddedLake.session("test"), "select count(*) from s.t"))
-        .containsExactly(List.of(10L));
+        .containsExactly(List.of(30L));
+  }
+
+  /**
+   * {@code auto} (a session's default) sends a query whose estimated scan exceeds {@code
+   * min-scan-bytes} to the cluster: the sizes of the columns it reads in the files left after
+   * pruning, as Iceberg's own planning of the same filter finds them.
+   */
+  @Test
+  void autoOffloadsByTheColumnSizesOfTheFilesLeftAfterPruning() throws IOException {
+    long expected = 0;
+    int files = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(Expressions.greaterThanOrEqual("g", 15)).includeColumnStats().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files++;
+        for (Types.NestedField column : table.schema().columns()) {
+          expected += task.file().columnSizes().get(column.fieldId());
+        }
+      }
+    }
+    assertThat(files).as("files left after pruning").isEqualTo(2);
+    String sql = "select name from s.t where g >= 15";
+    Session auto = EmbeddedLake.session("test");
+
+    String atThreshold = TestQueries.plan(engine(expected, false), auto, sql);
+    assertThat(lastLine(atThreshold)).isEqualTo(
+        "-- offload: local (estimated scan " + expected + " bytes <= offload.min-scan-bytes " + expected + " bytes)");
+    assertThat(atThreshold).doesNotContain("offloaded to trino");
+
+    String below = TestQueries.plan(engine(expected - 1, false), auto, sql);
+    assertThat(below).startsWith("offloaded to trino " + nobody + "\n");
+    assertThat(lastLine(below)).isEqualTo(
+        "-- offload: trino (estimated scan " + expected + " bytes > offload.min-scan-bytes " + (expected - 1) + " bytes)");
+  }
+
+  @Test
+  void autoRunsASmallQueryHere() {
+    QueryEngine engine = engine(false);
+    Session auto = EmbeddedLake.session("test").withOption(OffloadConfig.SESSION_OPTION, "auto");
+    assertThat(lastLine(TestQueries.plan(engine, auto, "select count(*), min(name) from s.t")))
+        .matches("-- offload: local \\(estimated scan \\d+ bytes <= offload.min-scan-bytes 10 GiB\\)");
+    assertThat(TestQueries.rows(engine, auto, "select count(*), min(name) from s.t")).containsExactly(List.of(30L, "n0"));
+  }
+
+  /** A cached plan is placed again on each use: the table it reads may have grown past the threshold. */
+  @Test
+  void aCachedPlanIsPlacedByTheSnapshotCurrentNow() {
+    String sql = "select count(*), max(name) from s.t";
+    Session auto = EmbeddedLake.session("test");
+    long threshold = bytesAfter("select name from s.t");
+    QueryEngine engine = engine(threshold, false);
+    assertThat(TestQueries.rows(engine, auto, sql)).containsExactly(List.of(30L, "n9"));
+    assertThat(TestQueries.rows(engine, auto, sql)).containsExactly(List.of(30L, "n9"));
+    assertThat(engine.caches().get(QueryCaches.PLAN_CACHE).stats().hitCount()).isPositive();
+
+    List<Record> more = new ArrayList<>();
+    Record r = GenericRecord.create(table.schema());
+    r.setField("g", 30L);
+    r.setField("name", "n30");
+    more.add(r);
+    TestTables.appendFile(table, more);
+    // As a write through this server does.
+    lake.catalog().invalidate(TableIdentifier.of("s", "t"));
+    // Past the threshold now: the cluster, which is down, is asked.
+    assertThatThrownBy(() -> TestQueries.rows(engine, auto, sql))
+        .isInstanceOfSatisfying(SqeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+  }
+
+  @Test
+  void theSessionsChoiceOverridesTheEstimate() {
+    QueryEngine engine = engine(0, false);
+    Session never = EmbeddedLake.session("test").withOption(OffloadConfig.SESSION_OPTION, "never");
+    assertThat(lastLine(TestQueries.plan(engine, never, "select name from s.t"))).isEqualTo("-- offload: local (offload = 'never')");
+    QueryEngine big = engine(Long.MAX_VALUE, false);
+    assertThat(lastLine(TestQueries.plan(big, always(), "select name from s.t"))).isEqualTo("-- offload: trino (offload = 'always')");
+  }
+
+  @Test
+  void sizesReadAsTheThresholdIsWritten() {
+    assertThat(Placement.bytes(512)).isEqualTo("512 bytes");
+    assertThat(Placement.bytes(10L << 30)).isEqualTo("10 GiB");
+    assertThat(Placement.bytes((long) (12.34 * (1L << 30)))).isEqualTo("12.3 GiB");
+    assertThat(Placement.bytes(1536)).isEqualTo("1.5 KiB");
+    assertThat(Placement.bytes(300L << 20)).isEqualTo("300 MiB");
+  }
+
+  /** The bytes {@code sql}'s scans read by the EXPLAIN of an engine whose threshold no query passes. */
+  private long bytesAfter(String sql) {
+    String line = lastLine(TestQueries.plan(engine(Long.MAX_VALUE, false), EmbeddedLake.session("test"), sql));
+    return Long.parseLong(line.replaceFirst("^-- offload: local \\(estimated scan (\\d+) bytes.*$", "$1"));
+  }
+
+  private static String lastLine(String plan) {
+    String[] lines = plan.split("\n");
+    return lines[lines.length - 1];
   }
 
   @Test
@@ -93,6 +197,6 @@ class OffloadPlanningTest {
   @Test
   void withFallbackAClusterThatIsDownMeansALocalRun() {
     assertThat(TestQueries.rows(engine(true), always(), "select count(*), min(name) from s.t"))
-        .containsExactly(List.of(10L, "n0"));
+        .containsExactly(List.of(30L, "n0"));
   }
 }

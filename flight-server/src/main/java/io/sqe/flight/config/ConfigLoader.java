@@ -721,7 +721,8 @@ public final class ConfigLoader {
       throw new ConfigException("Setting " + key + " must be a size such as 512m or 2g, not '" + value + "'");
     }
     long n = Long.parseLong(m.group(1));
-    int shift = "kmgt".indexOf(m.group(2).toLowerCase(Locale.ROOT)) + 1;
+    // No unit is bytes: "kmgt".indexOf("") is 0, which read a bare number as KiB.
+    int shift = m.group(2).isEmpty() ? 0 : "kmgt".indexOf(m.group(2).toLowerCase(Locale.ROOT)) + 1;
     long bytes = n << (10 * shift);
     if (bytes <= 0) {
       throw new ConfigException("Setting " + key + " must be positive");

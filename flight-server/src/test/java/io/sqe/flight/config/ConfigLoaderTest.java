@@ -30,6 +30,13 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aSizeWithoutAUnitIsBytes() {
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-memory", "1048576")).maxQueryMemoryBytes()).isEqualTo(1L << 20);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-memory", "512k")).maxQueryMemoryBytes()).isEqualTo(512L << 10);
+    assertThat(ConfigLoader.fromSettings(Map.of("query.max-memory", "2G")).maxQueryMemoryBytes()).isEqualTo(2L << 30);
+  }
+
+  @Test
   void maintenanceMinRetentionTakesADuration() {
     assertThat(ConfigLoader.load(null, Map.of("SQE_MAINTENANCE_MIN__RETENTION", "1h")).maintenanceMinRetention())
         .isEqualTo(Duration.ofHours(1));

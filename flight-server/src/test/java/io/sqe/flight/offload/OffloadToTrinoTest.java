@@ -37,8 +37,11 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,11 +51,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * server and a real Trino cluster (coordinator and worker) over one Iceberg REST catalog; TPC-H at
  * scale 0.01 compared with DuckDB (all 22 in {@code mvn verify}: 50 to 60 s of the class's two to
  * three minutes), a restricted user's rows compared with the same query run here, Trino's own
- * record of what it ran, and where SQE's trailers, audit log and /metrics say it ran.
+ * record of what it ran, and where SQE's trailers, audit log and /metrics say it ran; {@code
+ * offload = 'auto'} by estimated scan; a killed query stopping on Trino, and (last, as it ends the
+ * cluster) a coordinator killed mid-query.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OffloadToTrinoTest extends TpchHarness {
   static final String SERVICE_USER = "sqe-service";
+  /** Between the scans of TPC-H's small tables and lineitem's at scale 0.01 (Q1 reads about 1 MiB of it). */
+  static final String MIN_SCAN_BYTES = "64k";
   static final String POLICY =
       """
       {
@@ -79,6 +87,7 @@ class OffloadToTrinoTest extends TpchHarness {
     Map<String, String> settings = new HashMap<>(rest.sqeSettings());
     settings.put("offload.trino-uri", trino.uri());
     settings.put("offload.user", SERVICE_USER);
+    settings.put("offload.min-scan-bytes", MIN_SCAN_BYTES);
     settings.put("security.policy-file", policy.toString());
     settings.put("audit.file", dir.resolve("audit.jsonl").toString());
     auditFile = dir.resolve("audit.jsonl");
@@ -145,8 +154,7 @@ class OffloadToTrinoTest extends TpchHarness {
   void formsGiveTheLocalAnswer(String sql) throws Exception {
     List<List<Object>> offloaded;
     List<List<Object>> local;
-    try (Connection admin = DriverManager.getConnection(
-            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+    try (Connection admin = admin();
         Statement s = admin.createStatement()) {
       s.execute("SET SESSION offload = 'always'");
       try (ResultSet rs = s.executeQuery(sql)) {
@@ -238,28 +246,85 @@ class OffloadToTrinoTest extends TpchHarness {
   @Test
   void trailersAuditAndMetricsSayWhereTheQueryRan() throws Exception {
     double before = metric("sqe_query_runtime_total{runtime=\"trino\"}");
+    Map<String, String> trailers = trailersOf("always", "SELECT count(*) FROM tpch.nation WHERE n_name <> 'FRANCE'", 24);
+    assertThat(trailers).containsEntry("x-sqe-runtime", "trino");
+    assertThat(metric("sqe_query_runtime_total{runtime=\"trino\"}")).isEqualTo(before + 1);
+    assertThat(auditLine(trailers.get("x-sqe-query-id"))).contains("\"offloaded_to\":\"" + trino.uri() + "\"");
+  }
+
+  /**
+   * {@code auto}, a session's default: TPC-H Q1, whose scan of lineitem is estimated above the
+   * server's {@code offload.min-scan-bytes}, runs on Trino, and a query of the small tables here;
+   * both give DuckDB's answer, and EXPLAIN, the trailers, the audit log and Trino's own record agree
+   * on where each ran.
+   */
+  @Test
+  void autoSendsTheBigScanToTrinoAndKeepsTheSmallOneHere() throws Exception {
+    String big = TpchQueries.query(1);
+    String small = "SELECT n_name AS stays_here, r_name FROM nation JOIN region ON n_regionkey = r_regionkey ORDER BY n_name";
+    try (Statement s = sqe.createStatement()) {
+      s.execute("SET SESSION offload = 'auto'");
+      assertThat(lastPlanLine(s, big)).matches("-- offload: trino \\(estimated scan [0-9.]+ [KM]iB > offload.min-scan-bytes 64 KiB\\)");
+      assertThat(lastPlanLine(s, small)).matches("-- offload: local \\(estimated scan [0-9.]+ (bytes|KiB) <= offload.min-scan-bytes 64 KiB\\)");
+      compare("Q1 under auto", big);
+      compare("nations under auto", small);
+    } finally {
+      try (Statement s = sqe.createStatement()) {
+        s.execute("SET SESSION offload = 'always'");
+      }
+    }
+
+    Map<String, String> onTrino = trailersOf(null, "SELECT count(*) FROM tpch.lineitem WHERE l_comment <> 'auto'", 60175);
+    assertThat(onTrino).containsEntry("x-sqe-runtime", "trino");
+    assertThat(auditLine(onTrino.get("x-sqe-query-id"))).contains("\"offloaded_to\":\"" + trino.uri() + "\"");
+    assertThat(trinoQuery("state = 'FINISHED' AND query LIKE '%l_comment%<> ''auto''%'")).as("Trino ran the big scan").isNotNull();
+
+    Map<String, String> here = trailersOf(null, "SELECT count(*) FROM tpch.nation WHERE n_name <> 'auto'", 25);
+    assertThat(here.get("x-sqe-runtime")).isIn("columnar", "row");
+    assertThat(auditLine(here.get("x-sqe-query-id"))).doesNotContain("offloaded_to");
+    assertThat(trinoQuery("(query LIKE '%n_name%<> ''auto''%' OR query LIKE '%stays_here%')")).as("Trino ran no small query").isNull();
+  }
+
+  /** The last line of {@code sql}'s EXPLAIN: where it runs, and why. */
+  private static String lastPlanLine(Statement s, String sql) throws SQLException {
+    String last = null;
+    try (ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+      while (rs.next()) {
+        last = rs.getString(1);
+      }
+    }
+    return last;
+  }
+
+  /**
+   * Runs {@code sql}, a count, through Flight SQL in a new session (with {@code offload} set to
+   * {@code option} unless null), checks the count, and returns the stream's trailers.
+   */
+  private Map<String, String> trailersOf(String option, String sql, long count) throws Exception {
     TrailerCapture trailers = new TrailerCapture();
-    String queryId;
     try (BufferAllocator allocator = new RootAllocator();
         FlightClient flight = FlightClient.builder(allocator, server.server().location()).intercept(trailers).build();
-        FlightSqlClient sql = new FlightSqlClient(flight)) {
+        FlightSqlClient client = new FlightSqlClient(flight)) {
       CallOption admin = flight.authenticateBasicToken(TestServer.ADMIN, server.adminPassword()).orElseThrow();
-      sql.executeUpdate("SET SESSION offload = 'always'", admin);
-      FlightInfo info = sql.execute("SELECT count(*) FROM tpch.nation WHERE n_name <> 'FRANCE'", admin);
-      try (FlightStream stream = sql.getStream(info.getEndpoints().get(0).getTicket(), admin)) {
+      if (option != null) {
+        client.executeUpdate("SET SESSION offload = '" + option + "'", admin);
+      }
+      FlightInfo info = client.execute(sql, admin);
+      try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket(), admin)) {
         assertThat(stream.next()).isTrue();
-        assertThat(((BigIntVector) stream.getRoot().getVector(0)).get(0)).isEqualTo(24);
+        assertThat(((BigIntVector) stream.getRoot().getVector(0)).get(0)).isEqualTo(count);
         while (stream.next()) {
           // drained: the trailers come with the stream's end
         }
       }
-      assertThat(trailers.lastDoGet()).containsEntry("x-sqe-runtime", "trino");
-      queryId = trailers.lastDoGet().get("x-sqe-query-id");
+      return trailers.lastDoGet();
     }
-    assertThat(metric("sqe_query_runtime_total{runtime=\"trino\"}")).isEqualTo(before + 1);
+  }
+
+  /** The audit log's line for query {@code queryId}, once it is written. */
+  private String auditLine(String queryId) throws Exception {
     String ran = "\"query_id\":\"" + queryId + "\"";
-    assertThat(await(() -> Files.readAllLines(auditFile).stream().filter(line -> line.contains(ran)).findFirst().orElse(null)))
-        .contains("\"offloaded_to\":\"" + trino.uri() + "\"");
+    return await(() -> Files.readAllLines(auditFile).stream().filter(line -> line.contains(ran)).findFirst().orElse(null));
   }
 
   /** The value of the sample {@code name} (with its labels) on /metrics; 0 when it has none yet. */
@@ -277,8 +342,7 @@ class OffloadToTrinoTest extends TpchHarness {
   @Test
   void killedOffloadedQueryStopsOnTrino() throws Exception {
     String slow = "SELECT count(*), max(a.l_comment || b.l_comment) FROM lineitem a CROSS JOIN lineitem b";
-    try (Connection alone = DriverManager.getConnection(
-            server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
+    try (Connection alone = admin();
         Statement s = alone.createStatement()) {
       s.execute("SET SESSION offload = 'always'");
       CompletableFuture<Void> running = CompletableFuture.runAsync(() -> {
@@ -303,6 +367,46 @@ class OffloadToTrinoTest extends TpchHarness {
       assertThat(await(() -> trinoQuery("query_id = '" + onTrino + "' AND state = 'FAILED' AND error_code = 'USER_CANCELED'")))
           .isEqualTo(onTrino);
     }
+  }
+
+  /**
+   * The coordinator killed while an offloaded query streams its rows: the client gets UNAVAILABLE
+   * naming the cluster once Trino's driver gives up retrying (two minutes of the class's time), SQE
+   * records the failure, and goes on serving. Last: the cluster is gone after it.
+   */
+  @Test
+  @Order(Integer.MAX_VALUE)
+  void trinoStoppedMidQueryIsUnavailableAndTheServerGoesOn() throws Exception {
+    String streaming = "SELECT a.l_orderkey, b.l_comment FROM lineitem a CROSS JOIN lineitem b";
+    try (Connection alone = admin();
+        Statement s = alone.createStatement()) {
+      s.execute("SET SESSION offload = 'always'");
+      try (ResultSet rs = s.executeQuery(streaming)) {
+        for (int i = 0; i < 1000; i++) {
+          assertThat(rs.next()).as("rows stream before the coordinator dies").isTrue();
+        }
+        trino.killCoordinator();
+        assertThatThrownBy(() -> {
+          while (rs.next()) {
+            // read until the stream fails
+          }
+        }).hasStackTraceContaining("The Trino cluster " + trino.uri() + " failed to run the offloaded query");
+      }
+      s.execute("SET SESSION offload = 'never'");
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM nation")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(25);
+      }
+      try (ResultSet rs = s.executeQuery("SELECT error_code FROM system.runtime.queries WHERE query = '" + streaming.replace("'", "''") + "'")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("UNAVAILABLE");
+      }
+    }
+  }
+
+  /** A new connection, and so a new session, of the admin in schema tpch. */
+  private Connection admin() throws SQLException {
+    return DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
   }
 
   /** The id of a query Trino ran as the service user that matches {@code condition}, or null. */

@@ -57,6 +57,15 @@ public final class TrinoCluster implements AutoCloseable {
    * reading the REST catalog at {@code restCatalogUri}, and returns once the worker is active.
    */
   public static TrinoCluster start(Path dir, String restCatalogUri) throws Exception {
+    return start(dir, restCatalogUri, 1);
+  }
+
+  /**
+   * As {@link #start(Path, String)}, with {@code heapGiB} of heap for each node (a quarter of it
+   * for a query on a node, half for a query on the cluster): 1 for tests at scale 0.01, more for
+   * benchmarks at scale 1.
+   */
+  public static TrinoCluster start(Path dir, String restCatalogUri, int heapGiB) throws Exception {
     requireNonNull(restCatalogUri, "restCatalogUri is null");
     Path server = trinoServer();
     Path java = java();
@@ -66,8 +75,8 @@ public final class TrinoCluster implements AutoCloseable {
     List<Process> processes = new ArrayList<>();
     TrinoCluster cluster = new TrinoCluster(dir, coordinatorPort, processes);
     try {
-      processes.add(startNode(dir.resolve("coordinator"), server, java, restCatalogUri, coordinatorPort, discovery, true));
-      processes.add(startNode(dir.resolve("worker"), server, java, restCatalogUri, workerPort, discovery, false));
+      processes.add(startNode(dir.resolve("coordinator"), server, java, restCatalogUri, coordinatorPort, discovery, true, heapGiB));
+      processes.add(startNode(dir.resolve("worker"), server, java, restCatalogUri, workerPort, discovery, false, heapGiB));
       cluster.awaitWorker();
       return cluster;
     } catch (Exception | Error e) {
@@ -119,7 +128,7 @@ public final class TrinoCluster implements AutoCloseable {
   }
 
   private static Process startNode(
-      Path nodeDir, Path server, Path java, String restCatalogUri, int port, String discovery, boolean coordinator)
+      Path nodeDir, Path server, Path java, String restCatalogUri, int port, String discovery, boolean coordinator, int heapGiB)
       throws IOException {
     Path catalogs = Files.createDirectories(nodeDir.resolve("catalog"));
     Path data = Files.createDirectories(nodeDir.resolve("data"));
@@ -136,8 +145,8 @@ public final class TrinoCluster implements AutoCloseable {
         "discovery.uri=" + discovery,
         "plugin.dir=" + server.resolve("plugin"),
         "catalog.config-dir=" + catalogs,
-        "query.max-memory=512MB",
-        "query.max-memory-per-node=256MB"));
+        "query.max-memory=" + (heapGiB * 512) + "MB",
+        "query.max-memory-per-node=" + (heapGiB * 256) + "MB"));
     if (coordinator) {
       config.add("node-scheduler.include-coordinator=false");
     }
@@ -146,7 +155,7 @@ public final class TrinoCluster implements AutoCloseable {
     String name = coordinator ? "coordinator" : "worker";
     ProcessBuilder builder = new ProcessBuilder(
         java.toString(),
-        "-Xmx1G",
+        "-Xmx" + heapGiB + "G",
         "-XX:+UseG1GC",
         "-XX:+ExitOnOutOfMemoryError",
         "-Djdk.attach.allowAttachSelf=true",
@@ -249,6 +258,13 @@ public final class TrinoCluster implements AutoCloseable {
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
+  }
+
+  /** Kills the coordinator's process at once, as a crash would; the worker stays up. */
+  public void killCoordinator() throws InterruptedException {
+    Process coordinator = processes.get(0);
+    coordinator.destroyForcibly();
+    coordinator.waitFor(30, TimeUnit.SECONDS);
   }
 
   /** Stops both nodes (the worker first), forcibly after 30 seconds. */

@@ -1,6 +1,7 @@
 package io.sqe.engine.plan;
 
 import io.sqe.engine.iceberg.IcebergTableScan;
+import io.sqe.engine.iceberg.ScanBytes;
 import io.sqe.engine.sql.functions.TimestampMicros;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
@@ -14,7 +15,8 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 
 /**
  * Looks through a finished plan for what its caching depends on: the Iceberg tables its scans
- * read, scans of anything else, and calls whose value is not a function of their arguments.
+ * read, scans of anything else, and calls whose value is not a function of their arguments; and
+ * for what its scans read, whose bytes decide whether it runs on a Trino cluster.
  */
 final class PlanInspection {
   private PlanInspection() {}
@@ -34,7 +36,9 @@ final class PlanInspection {
       @Override
       public void visit(RelNode node, int ordinal, RelNode parent) {
         if (node instanceof IcebergTableScan) {
-          reads.scanned(((IcebergTableScan) node).icebergTable());
+          IcebergTableScan scan = (IcebergTableScan) node;
+          reads.scanned(scan.icebergTable());
+          reads.scanned(ScanBytes.of(scan));
         } else if (node instanceof TableScan) {
           reads.unversioned("a table that is not an Iceberg table");
         }

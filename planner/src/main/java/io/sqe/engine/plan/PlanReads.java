@@ -3,6 +3,7 @@ package io.sqe.engine.plan;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.iceberg.ScanBytes;
 import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
@@ -60,6 +61,7 @@ public final class PlanReads {
   private final Set<List<String>> schemas = new LinkedHashSet<>();
   private final Map<IcebergTable, Long> pinned = new IdentityHashMap<>();
   private final List<ScanRead> scans = new ArrayList<>();
+  private final List<ScanBytes> scanBytes = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
 
   synchronized void context(Session session) {
@@ -127,6 +129,19 @@ public final class PlanReads {
     if (!scans.contains(read)) {
       scans.add(read);
     }
+  }
+
+  /** A scan of the finished plan, whose bytes {@link #scanBytes()} estimates. */
+  synchronized void scanned(ScanBytes scan) {
+    scanBytes.add(scan);
+  }
+
+  /**
+   * Every scan of the finished plan (a table scanned twice, twice), to estimate the bytes the
+   * plan reads when it runs, in the snapshots current then: where {@code offload = 'auto'} runs it.
+   */
+  public synchronized List<ScanBytes> scanBytes() {
+    return List.copyOf(scanBytes);
   }
 
   /** Why the plan may not be cached, or null. */
