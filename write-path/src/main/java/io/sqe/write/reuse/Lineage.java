@@ -21,8 +21,11 @@ import java.util.stream.Stream;
  * @param policy a hash of the writing user and of the access (privileges, row filter, masks,
  *     hidden columns) the plan applied to each object it read
  * @param version the SQE version that computed it
+ * @param context a hash of what the fingerprint covers besides the plan (the session facts, the
+ *     parameter values, the new table's shape): equal contexts with unequal fingerprints are the
+ *     same statement planned otherwise, which computes the same rows; empty when not recorded
  */
-public record Lineage(String fingerprint, List<String> inputs, String policy, String version) {
+public record Lineage(String fingerprint, List<String> inputs, String policy, String version, String context) {
   /** Snapshot summary property: {@link #fingerprint()}. */
   public static final String FINGERPRINT = "sqe.lineage.fingerprint";
   /** Snapshot summary property: {@link #inputs()}, separated by {@value #INPUT_SEPARATOR}. */
@@ -31,6 +34,8 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
   public static final String POLICY = "sqe.lineage.policy";
   /** Snapshot summary property: {@link #version()}. */
   public static final String VERSION = "sqe.version";
+  /** Snapshot summary property: {@link #context()}. */
+  public static final String CONTEXT = "sqe.lineage.context";
   /** Snapshot summary property: the rows the statement wrote, which a reuse answers with. */
   public static final String ROWS = "sqe.lineage.rows";
   /**
@@ -46,6 +51,7 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
     inputs = List.copyOf(inputs);
     requireNonNull(policy, "policy is null");
     requireNonNull(version, "version is null");
+    requireNonNull(context, "context is null");
   }
 
   /** The summary properties of a snapshot that wrote {@code rows} rows with this lineage into a table shaped {@code target}. */
@@ -55,6 +61,7 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
     summary.put(INPUTS, String.join(INPUT_SEPARATOR, inputs.stream().map(Lineage::escape).toList()));
     summary.put(POLICY, policy);
     summary.put(VERSION, version);
+    summary.put(CONTEXT, context);
     summary.put(ROWS, Long.toString(rows));
     summary.put(TARGET, requireNonNull(target, "target is null"));
     return summary;
@@ -73,7 +80,7 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
       return Optional.empty();
     }
     List<String> read = inputs.isEmpty() ? List.of() : Stream.of(inputs.split(INPUT_SEPARATOR, -1)).map(Lineage::unescape).toList();
-    return Optional.of(new Lineage(fingerprint, read, policy, version));
+    return Optional.of(new Lineage(fingerprint, read, policy, version, summary.getOrDefault(CONTEXT, "")));
   }
 
   /** An input as the summary holds it: a quoted name may contain the separator. */
