@@ -83,6 +83,46 @@ public record Lineage(String fingerprint, List<String> inputs, String policy, St
     return Optional.of(new Lineage(fingerprint, read, policy, version, summary.getOrDefault(CONTEXT, "")));
   }
 
+  /**
+   * One element of {@link #inputs()}: {@code table <catalog>.<id> <uuid> snapshot <id>}, {@code
+   * table <catalog>.<id> <uuid> schema <id>} or {@code view <catalog>.<id> <uuid> version <id>}.
+   *
+   * @param kind {@code table} or {@code view}
+   * @param name the catalog, then the identifier, dotted (a quoted part may hold spaces)
+   * @param label {@code snapshot}, {@code schema} or {@code version}: what {@code value} is
+   */
+  public record Input(String kind, String name, String uuid, String label, long value) {
+    public Input {
+      requireNonNull(kind, "kind is null");
+      requireNonNull(name, "name is null");
+      requireNonNull(uuid, "uuid is null");
+      requireNonNull(label, "label is null");
+    }
+
+    /** {@code input} read back; empty when it is not in the form {@link MaterializationReuse} writes. */
+    public static Optional<Input> parse(String input) {
+      String[] tokens = input.split(" ");
+      if (tokens.length < 5) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(new Input(
+            tokens[0],
+            String.join(" ", List.of(tokens).subList(1, tokens.length - 3)),
+            tokens[tokens.length - 3],
+            tokens[tokens.length - 2],
+            Long.parseLong(tokens[tokens.length - 1])));
+      } catch (NumberFormatException e) {
+        return Optional.empty();
+      }
+    }
+
+    /** The input as {@link Lineage#inputs()} holds it. */
+    public String text() {
+      return kind + " " + name + " " + uuid + " " + label + " " + value;
+    }
+  }
+
   /** An input as the summary holds it: a quoted name may contain the separator. */
   private static String escape(String input) {
     return input.replace("%", "%25").replace(INPUT_SEPARATOR, "%3B");
