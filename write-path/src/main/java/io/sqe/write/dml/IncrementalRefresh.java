@@ -2,6 +2,7 @@ package io.sqe.write.dml;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.SqeException;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.exec.RowStream;
@@ -14,6 +15,7 @@ import io.sqe.write.reuse.IncrementalQuery;
 import io.sqe.write.reuse.Lineage;
 import io.sqe.write.reuse.MaterializationReuse;
 import io.sqe.write.reuse.SourceDeltas;
+import io.sqe.write.txn.Commits;
 import io.sqe.write.txn.TableWrite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -60,6 +62,8 @@ import org.apache.iceberg.types.Types;
 public final class IncrementalRefresh {
   /** The reason an incremental refresh gives for the trailers and the audit line. */
   public static final String REASON = "incremental";
+  /** How many times a refresh decides and runs before a lost commit race fails it. */
+  private static final int RACE_ATTEMPTS = 3;
 
   private final CreateTableAsCommand full;
   private final Lineage lineage;
@@ -98,15 +102,24 @@ public final class IncrementalRefresh {
    * by {@code full}.
    */
   public static CommandResult refresh(CommandContext context, CreateTableAsCommand full, String sql) {
-    Choice choice = choose(context, full, sql);
-    if (choice.incremental() == null) {
-      return full.run(context, List.of(), choice.decision());
-    }
-    try {
-      return choice.incremental().run(context);
-    } catch (ArithmeticException e) {
-      // A sum outgrew its column's type: the full rewrite reports it as the query would.
-      return full.run(context, List.of(), rewrite(choice.decision(), "a merged sum does not fit its column"));
+    for (int attempt = 0; ; attempt++) {
+      // A retry writes files named apart from those of the attempt that lost.
+      CommandContext run = attempt == 0 ? context : context.withAttempt(context.attempt() + attempt);
+      Choice choice = choose(run, full, sql);
+      if (choice.incremental() == null) {
+        return full.run(run, List.of(), choice.decision());
+      }
+      try {
+        return choice.incremental().run(run);
+      } catch (ArithmeticException e) {
+        // A sum outgrew its column's type: the full rewrite reports it as the query would.
+        return full.run(run, List.of(), rewrite(choice.decision(), "a merged sum does not fit its column"));
+      } catch (SqeException e) {
+        // Another refresh committed first: decide again from what it wrote (most often, nothing to do).
+        if (attempt >= RACE_ATTEMPTS - 1 || !Commits.lostRace(e)) {
+          throw e;
+        }
+      }
     }
   }
 
