@@ -100,19 +100,10 @@ public record IncrementalQuery(List<Column> columns, int tables, boolean grouped
     }
     List<Column> columns = new ArrayList<>();
     List<SqlNode> items = new ArrayList<>();
-    List<String> aliases = new ArrayList<>();
     boolean aggregates = false;
     for (SqlNode item : select.getSelectList()) {
-      SqlNode expression = item;
-      String alias = null;
-      if (item.getKind() == SqlKind.AS) {
-        expression = ((SqlCall) item).operand(0);
-        alias = ((SqlIdentifier) ((SqlCall) item).operand(1)).getSimple();
-      } else if (item instanceof SqlIdentifier identifier && !identifier.isStar()) {
-        alias = identifier.names.get(identifier.names.size() - 1);
-      }
+      SqlNode expression = item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item;
       items.add(expression);
-      aliases.add(alias);
       if (expression instanceof SqlCall call && isAggregate(call.getOperator())) {
         String why = aggregateKind(call, columns);
         if (why != null) {
@@ -136,7 +127,7 @@ public record IncrementalQuery(List<Column> columns, int tables, boolean grouped
     for (SqlNode group : groups) {
       boolean found = false;
       for (int i = 0; i < items.size(); i++) {
-        if (sameKey(group, items.get(i), aliases.get(i), i) && columns.get(i) == Column.DEPENDENT) {
+        if (sameKey(group, items.get(i), i) && columns.get(i) == Column.DEPENDENT) {
           columns.set(i, Column.KEY);
           found = true;
         }
@@ -148,16 +139,16 @@ public record IncrementalQuery(List<Column> columns, int tables, boolean grouped
     return new Analysis(new IncrementalQuery(columns, tables[0], true), null);
   }
 
-  /** Whether GROUP BY item {@code group} names select item {@code item} (at 0-based {@code position}). */
-  private static boolean sameKey(SqlNode group, SqlNode item, String alias, int position) {
+  /**
+   * Whether GROUP BY item {@code group} is select item {@code item} (at 0-based {@code position}):
+   * the same expression, or its ordinal. Not an alias: a name that is also a column of a source
+   * groups by that column, so the alias's expression might not identify the group.
+   */
+  private static boolean sameKey(SqlNode group, SqlNode item, int position) {
     if (group.equalsDeep(item, Litmus.IGNORE)) {
       return true;
     }
-    if (group instanceof SqlNumericLiteral number && number.isExact()) {
-      return number.intValue(false) == position + 1;
-    }
-    return group instanceof SqlIdentifier identifier && identifier.isSimple() && alias != null
-        && identifier.getSimple().equalsIgnoreCase(alias) && !(item instanceof SqlIdentifier);
+    return group instanceof SqlNumericLiteral number && number.isExact() && number.intValue(false) == position + 1;
   }
 
   /** Adds the column an aggregate call makes; or says why it refreshes in full. */
