@@ -26,6 +26,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.DataFile;
@@ -191,13 +192,29 @@ public final class IncrementalRefresh {
         return new Choice(rewrite(decision, "the storage table's columns are not the query's"), null);
       }
       for (int i = 0; i < columns.size(); i++) {
-        Type.TypeID type = columns.get(i).type().typeId();
-        if (shape.columns().get(i) == IncrementalQuery.Column.SUM && (type == Type.TypeID.FLOAT || type == Type.TypeID.DOUBLE)) {
-          return new Choice(rewrite(decision, "column " + columns.get(i).name() + " sums floating-point numbers, whose sum depends on the order of addition"), null);
+        String unmergeable = unmergeable(shape.columns().get(i), columns.get(i).type().typeId());
+        if (unmergeable != null) {
+          return new Choice(rewrite(decision, "column " + columns.get(i).name() + " " + unmergeable), null);
         }
       }
     }
     return new Choice(decision, new IncrementalRefresh(full, now, storage, base, Long.parseLong(rows), shape, deltas.sources(), sql));
+  }
+
+  /** Why a stored column of type {@code type} cannot take a merge of {@code column}; null when it can. */
+  private static String unmergeable(IncrementalQuery.Column column, Type.TypeID type) {
+    return switch (column) {
+      case KEY, DEPENDENT -> null;
+      // A floating-point sum depends on the order of addition: merged, it would differ from the query's.
+      case SUM, COUNT -> type == Type.TypeID.INTEGER || type == Type.TypeID.LONG || type == Type.TypeID.DECIMAL
+          ? null
+          : "sums " + type.name().toLowerCase(Locale.ROOT) + " values, which a merge cannot add exactly";
+      // Floating point is left out too: NaN and -0.0 might compare otherwise than in the query.
+      case MIN, MAX -> switch (type) {
+        case BOOLEAN, INTEGER, LONG, DECIMAL, DATE, TIME, TIMESTAMP, STRING -> null;
+        default -> "takes the least or greatest of " + type.name().toLowerCase(Locale.ROOT) + " values, which a merge does not compare";
+      };
+    };
   }
 
   /** {@code decision}'s full rewrite, saying why it is not incremental. */
