@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seeded random appends, updates, deletes and schema changes to three source tables, and refreshes
- * of materialized views of every shape an incremental refresh takes (rows of a filter, rows of a
- * join, groups of a join with SUM, COUNT, MIN and MAX, a global aggregate, groups without
+ * Seeded random appends, updates, deletes, replaces and schema changes to three source tables, and
+ * refreshes of materialized views of every shape an incremental refresh takes (rows of a filter,
+ * rows of a join, groups of a join with SUM, COUNT, MIN and MAX, a global aggregate, groups without
  * aggregates) and of one it does not (AVG): after each refresh the view's storage table, read
  * directly, holds exactly the rows of a full recomputation of the view's query, and EXPLAIN REFRESH
  * said beforehand whether the refresh would be incremental, which the storage table's new snapshot
@@ -101,7 +101,7 @@ class IncrementalRefreshDifferentialTest {
         } else if (change.startsWith("INSERT INTO d.customers")) {
           nextCustomer++;
         }
-        if (change.startsWith("REFRESH") || change.startsWith("CREATE OR REPLACE")) {
+        if (change.startsWith("REFRESH") || change.startsWith("CREATE OR REPLACE MATERIALIZED VIEW")) {
           String name = change.startsWith("REFRESH") ? change.substring("REFRESH MATERIALIZED VIEW d.".length()) : change.split(" ")[5].substring(2);
           boolean planned = explain(s, name).get(0).startsWith("-- refresh: incremental");
           Snapshot before = storage(name).currentSnapshot();
@@ -179,7 +179,10 @@ class IncrementalRefreshDifferentialTest {
     return switch (pick) {
       case 8 -> "INSERT INTO d.customers (id, region, kind) VALUES (" + (random.nextBoolean() ? nextCustomer : 1 + random.nextInt((int) nextCustomer))
           + ", '" + REGIONS.get(random.nextInt(REGIONS.size())) + "', " + (1 + random.nextInt(3)) + ")";
-      case 9 -> "INSERT INTO d.kinds VALUES (" + (1 + random.nextInt(3)) + ", 'k" + step + "')";
+      // A replace starts a new history: the recorded snapshot is no ancestor of the new one.
+      case 9 -> random.nextInt(6) == 0
+          ? "CREATE OR REPLACE TABLE d.kinds AS SELECT * FROM d.kinds WHERE kind <> " + (1 + random.nextInt(3))
+          : "INSERT INTO d.kinds VALUES (" + (1 + random.nextInt(3)) + ", 'k" + step + "')";
       case 10 -> random.nextInt(3) == 0 ? "DELETE FROM d.orders WHERE amount < " + random.nextInt(20) : "UPDATE d.orders SET amount = amount + 1 WHERE id = " + random.nextInt(120);
       case 11 -> random.nextInt(4) == 0 ? "ALTER TABLE d.customers ADD COLUMN note" + step + " VARCHAR" : "DELETE FROM d.customers WHERE id = " + (5 + random.nextInt(40));
       default -> {
