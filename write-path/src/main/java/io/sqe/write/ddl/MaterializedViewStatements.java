@@ -226,9 +226,8 @@ final class MaterializedViewStatements {
         @Override
         public CommandResult execute(CommandContext ctx, List<Object> parameters) {
           Refresh prepared = Refresh.of(ctx, name, views, refresh);
-          CreateTableAsCommand full = storageWrite(prepared.defaults(), name, prepared.storage(), prepared.sql().sql(), true);
           List<Object[]> rows = new ArrayList<>();
-          for (String line : IncrementalRefresh.explain(prepared.defaults(), full, prepared.sql().sql())) {
+          for (String line : IncrementalRefresh.explain(prepared.defaults(), prepared.full(), prepared.sql().sql())) {
             rows.add(new Object[] {line});
           }
           return CommandResult.report(rows);
@@ -239,7 +238,12 @@ final class MaterializedViewStatements {
       Refresh prepared = Refresh.of(ctx, name, views, refresh);
       ViewVersion version = prepared.view().currentVersion();
       SQLViewRepresentation sql = prepared.sql();
-      CommandResult written = writeStorage(prepared.defaults(), name, prepared.storage(), sql.sql(), true);
+      CommandResult written;
+      try {
+        written = IncrementalRefresh.refresh(prepared.defaults(), prepared.full(), sql.sql());
+      } finally {
+        name.catalog().invalidate(prepared.storage());
+      }
       Table stored = name.catalog().iceberg().loadTable(prepared.storage());
       View view = prepared.view();
       if (!MaterializedViews.sameColumns(stored.schema(), view.schema())) {
@@ -262,8 +266,12 @@ final class MaterializedViewStatements {
     };
   }
 
-  /** A materialized view as a refresh finds it: its query, the defaults it runs under, its storage table. */
-  private record Refresh(View view, SQLViewRepresentation sql, CommandContext defaults, TableIdentifier storage) {
+  /**
+   * A materialized view as a refresh finds it: its query, the defaults it runs under, its storage
+   * table, and the CREATE OR REPLACE TABLE ... AS that rewrites it in full, whose plan is also the
+   * one the user's access is checked on.
+   */
+  private record Refresh(View view, SQLViewRepresentation sql, CommandContext defaults, TableIdentifier storage, CreateTableAsCommand full) {
     static Refresh of(CommandContext context, ObjectName name, ViewCatalog views, SqlRefreshMaterializedView refresh) {
       View view;
       try {
@@ -277,8 +285,10 @@ final class MaterializedViewStatements {
       String defaultCatalog = version.defaultCatalog() == null ? name.catalog().name() : version.defaultCatalog();
       Namespace defaultNamespace = version.defaultNamespace().isEmpty() ? name.namespace() : version.defaultNamespace();
       CommandContext defaults = in(context, defaultCatalog, defaultNamespace);
-      checkQuery(defaults, sql.sql(), refresh.name());
-      return new Refresh(view, sql, defaults, MaterializedViews.storageTable(view, name.schema()).orElseThrow());
+      TableIdentifier storage = MaterializedViews.storageTable(view, name.schema()).orElseThrow();
+      CreateTableAsCommand full = storageWrite(defaults, name, storage, sql.sql(), true);
+      checkPlan(defaults, full.query(), refresh.name());
+      return new Refresh(view, sql, defaults, storage, full);
     }
   }
 
@@ -319,7 +329,11 @@ final class MaterializedViewStatements {
    * restriction: the storage table keeps every row, which readers with other policies may not see.
    */
   private static void checkQuery(CommandContext context, String sql, SqlNode at) {
-    PlannedQuery plan = context.queries().plan(context.session(), SqeParser.parse(sql), sql);
+    checkPlan(context, context.queries().plan(context.session(), SqeParser.parse(sql), sql), at);
+  }
+
+  /** As {@link #checkQuery}, on the query planned already. */
+  private static void checkPlan(CommandContext context, PlannedQuery plan, SqlNode at) {
     if (!plan.parameterTypes().isEmpty()) {
       throw error(ErrorCode.INVALID_ARGUMENT, "The query of a materialized view cannot have parameters", at);
     }

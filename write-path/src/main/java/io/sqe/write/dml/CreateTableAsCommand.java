@@ -202,7 +202,8 @@ public final class CreateTableAsCommand implements PreparedCommand {
     return target;
   }
 
-  PlannedQuery query() {
+  /** The statement's query, as planned. */
+  public PlannedQuery query() {
     return query;
   }
 
