@@ -1012,7 +1012,8 @@ SqlSetOption SqeSetOption(Span s, String scope) :
 
 /**
  * {@code EXPLAIN query} and {@code EXPLAIN ANALYZE query} (as in Trino, PostgreSQL and DuckDB),
- * besides Calcite's {@code EXPLAIN PLAN [...] FOR query}.
+ * besides Calcite's {@code EXPLAIN PLAN [...] FOR query}; and {@code EXPLAIN REFRESH MATERIALIZED
+ * VIEW name}, which the write path answers.
  */
 SqlNode SqeExplain() :
 {
@@ -1027,6 +1028,10 @@ SqlNode SqeExplain() :
     (
         <ANALYZE> stmt = SqlQueryOrDml() {
             return new SqlExplainAnalyze(s.end(this), stmt, nDynamicParams);
+        }
+    |
+        stmt = SqeRefreshMaterializedView() {
+            return ((SqlRefreshMaterializedView) stmt).explained(s.end(this));
         }
     |
         LOOKAHEAD(2)

@@ -327,7 +327,7 @@ final class StatementCalls {
       return Map.of();
     }
     return Map.of(
-        "x-sqe-materialization", reuse.reused() ? "reused" : "rebuilt",
+        "x-sqe-materialization", reuse.outcome(),
         "x-sqe-materialization-reason", reuse.reason(),
         "x-sqe-materialization-detail", reuse.detail());
   }

@@ -39,6 +39,15 @@ public record CommandResult(long rowCount, UnaryOperator<Session> sessionChange,
     public static Reuse rebuilt(String reason, String detail) {
       return new Reuse(false, reason, detail);
     }
+
+    /**
+     * What the statement did, as the {@code x-sqe-materialization} trailer says it: {@code reused},
+     * {@code refreshed} (an incremental refresh of a materialized view, reason {@code
+     * incremental}) or {@code rebuilt}.
+     */
+    public String outcome() {
+      return reused ? "reused" : reason.equals("incremental") ? "refreshed" : "rebuilt";
+    }
   }
 
   /** {@code count} rows written by a statement that materialized a table, reusing or not as {@code reuse} says. */

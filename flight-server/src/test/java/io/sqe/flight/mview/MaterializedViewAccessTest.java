@@ -88,9 +88,17 @@ class MaterializedViewAccessTest {
       assertThat(trailers.lastDoPut()).containsEntry("x-sqe-materialization", "reused").containsEntry("x-sqe-materialization-reason", "unchanged");
       sql.executeUpdate("INSERT INTO c.sales VALUES ('LATAM', 4)", admin);
       assertThat(sql.executeUpdate("REFRESH MATERIALIZED VIEW c.totals", admin)).isEqualTo(4);
+      // Only an append since: the new rows' groups are merged in.
+      assertThat(trailers.lastDoPut())
+          .containsEntry("x-sqe-materialization", "refreshed")
+          .containsEntry("x-sqe-materialization-reason", "incremental");
+      assertThat(trailers.lastDoPut().get("x-sqe-materialization-detail")).contains("iceberg.c.sales");
+      sql.executeUpdate("DELETE FROM c.sales WHERE region = 'LATAM'", admin);
+      assertThat(sql.executeUpdate("REFRESH MATERIALIZED VIEW c.totals", admin)).isEqualTo(3);
       // The new rows may also change the plan (its statistics): either reason is a rebuild.
       assertThat(trailers.lastDoPut()).containsEntry("x-sqe-materialization", "rebuilt");
       assertThat(trailers.lastDoPut().get("x-sqe-materialization-reason")).isIn("input_changed", "plan_changed");
+      assertThat(trailers.lastDoPut().get("x-sqe-materialization-detail")).contains("rewritten in full: iceberg.c.sales had a commit that is not an append");
 
       // carol reads every row of sales: the storage table answers her.
       CallOption carol = flight.authenticateBasicToken("carol", PASSWORD).orElseThrow();

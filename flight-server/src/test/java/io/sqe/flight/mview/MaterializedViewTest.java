@@ -269,6 +269,30 @@ class MaterializedViewTest {
     return plan.toString();
   }
 
+  @Test
+  void explainRefreshSaysWhatTheRefreshWouldDoAndChangesNothing() throws SQLException {
+    statement.executeUpdate("CREATE MATERIALIZED VIEW c.totals AS " + QUERY);
+    assertThat(explainRefresh().get(0)).startsWith("-- refresh: none (unchanged");
+
+    statement.executeUpdate("INSERT INTO c.sales VALUES ('LATAM', 4)");
+    long before = table(storage("totals")).currentSnapshot().snapshotId();
+    List<String> incremental = explainRefresh();
+    assertThat(incremental.get(0)).startsWith("-- refresh: incremental (rows appended to iceberg.c.sales after snapshot ");
+    assertThat(String.join("\n", incremental)).contains("appendedAfter=");
+    assertThat(table(storage("totals")).currentSnapshot().snapshotId()).isEqualTo(before);
+
+    statement.executeUpdate("DELETE FROM c.sales WHERE region = 'US'");
+    List<String> full = explainRefresh();
+    assertThat(full.get(0)).startsWith("-- refresh: full (").contains("rewritten in full: iceberg.c.sales had a commit that is not an append");
+    assertThat(String.join("\n", full)).doesNotContain("appendedAfter=");
+    statement.executeUpdate("REFRESH MATERIALIZED VIEW c.totals");
+    assertThat(rows("SELECT * FROM c.totals ORDER BY region")).isEqualTo(rows(QUERY + " ORDER BY region"));
+  }
+
+  private List<String> explainRefresh() throws SQLException {
+    return rows("EXPLAIN REFRESH MATERIALIZED VIEW c.totals").stream().map(row -> (String) row.get(0)).toList();
+  }
+
   private List<List<Object>> rows(String query) throws SQLException {
     List<List<Object>> rows = new ArrayList<>();
     try (Statement s = jdbc.createStatement(); ResultSet result = s.executeQuery(query)) {

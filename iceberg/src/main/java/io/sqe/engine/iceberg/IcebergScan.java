@@ -33,6 +33,7 @@ import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.runtime.FlatLists;
 import org.apache.calcite.util.ImmutableIntList;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.IncrementalAppendScan;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -87,6 +88,8 @@ public final class IcebergScan {
   /** The table a write target reads, with the snapshot it is pinned to; null to load the current one. */
   private final Table pinnedTable;
   private final Long pinnedSnapshotId;
+  /** With a pin: the scan reads only the files appended after this snapshot up to the pinned one; else null. */
+  private final Long appendedAfter;
   /** The columns of the pinned table (a time-travel read's are its snapshot's); null with no pin. */
   private final Schema pinnedSchema;
   private final int[] fieldIds;
@@ -111,6 +114,7 @@ public final class IcebergScan {
     this.id = table.id();
     this.pinnedTable = table.pinned() ? table.table() : null;
     this.pinnedSnapshotId = table.pinned() ? table.pinnedSnapshotId() : null;
+    this.appendedAfter = table.appendedAfter();
     this.pinnedSchema = table.pinned() ? table.schema() : null;
     List<Types.NestedField> columns = table.columns();
     this.fieldIds = new int[projection.size()];
@@ -260,6 +264,9 @@ public final class IcebergScan {
     }
     Snapshot snapshot = snapshotId == null ? null : table.snapshot(snapshotId);
     Expression planningFilter = FilterNames.translate(scanFilter, tableSchema, table.schema());
+    if (appendedAfter != null) {
+      return FilterNames.withResiduals(appendedFiles(table, snapshotId, projected, planningFilter), table.schema(), tableSchema);
+    }
     if (snapshot != null) {
       List<FileScanTask> cached = SnapshotFiles.plan(table, snapshot, planningFilter, context::checkCancelled);
       if (cached != null) {
@@ -283,6 +290,23 @@ public final class IcebergScan {
       }
     }
     return FilterNames.withResiduals(planned, table.schema(), tableSchema);
+  }
+
+  /** The files that the snapshots after {@link #appendedAfter} up to {@code snapshotId} appended and {@code planningFilter} may match. */
+  private List<FileScanTask> appendedFiles(Table table, long snapshotId, Schema projected, Expression planningFilter) {
+    IncrementalAppendScan scan = table.newIncrementalAppendScan()
+        .fromSnapshotExclusive(appendedAfter)
+        .toSnapshot(snapshotId)
+        .project(withoutMetadataColumns(projected))
+        .filter(planningFilter)
+        .caseSensitive(true);
+    List<FileScanTask> planned = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
+      tasks.forEach(planned::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return planned;
   }
 
   /**

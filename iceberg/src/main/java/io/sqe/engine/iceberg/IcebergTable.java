@@ -52,13 +52,25 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
   private final boolean pinned;
   /** The snapshot a time-travel read is pinned to; null otherwise. */
   private final Long version;
+  /**
+   * With {@link #version}: scans read only the rows appended after this snapshot up to that one
+   * (see {@link #appendedBetween}); null otherwise.
+   */
+  private final Long appendedAfter;
 
   public IcebergTable(LakehouseCatalog catalog, TableIdentifier id, Table table) {
-    this(catalog, id, table, table.schema(), null, false, null);
+    this(catalog, id, table, table.schema(), null, false, null, null);
   }
 
   private IcebergTable(
-      LakehouseCatalog catalog, TableIdentifier id, Table table, Schema schema, RowLevelWrite write, boolean pinned, Long version) {
+      LakehouseCatalog catalog,
+      TableIdentifier id,
+      Table table,
+      Schema schema,
+      RowLevelWrite write,
+      boolean pinned,
+      Long version,
+      Long appendedAfter) {
     this.catalog = requireNonNull(catalog, "catalog is null");
     this.id = requireNonNull(id, "id is null");
     this.table = requireNonNull(table, "table is null");
@@ -66,6 +78,7 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     this.write = write;
     this.pinned = pinned;
     this.version = version;
+    this.appendedAfter = appendedAfter;
   }
 
   /**
@@ -73,7 +86,18 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
    * and its columns are {@code schema}, the table's schema at that snapshot.
    */
   public static IcebergTable atSnapshot(LakehouseCatalog catalog, TableIdentifier id, Table table, long snapshotId, Schema schema) {
-    return new IcebergTable(catalog, id, table, schema, null, true, snapshotId);
+    return new IcebergTable(catalog, id, table, schema, null, true, snapshotId, null);
+  }
+
+  /**
+   * Only the rows that the snapshots after {@code fromExclusive} up to {@code toSnapshotId} appended
+   * (Iceberg's incremental append scan): what an incremental refresh of a materialized view reads
+   * of a source that only had appends since its last refresh. Its columns are the table's current
+   * schema's, which the caller checked is the one both snapshots were written with.
+   */
+  public static IcebergTable appendedBetween(
+      LakehouseCatalog catalog, TableIdentifier id, Table table, long fromExclusive, long toSnapshotId) {
+    return new IcebergTable(catalog, id, table, table.schema(), null, true, toSnapshotId, fromExclusive);
   }
 
   /**
@@ -81,7 +105,7 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
    * how statements in a transaction read the state it staged, which the catalog does not have.
    */
   public static IcebergTable pinnedTo(LakehouseCatalog catalog, TableIdentifier id, Table table) {
-    return new IcebergTable(catalog, id, table, table.schema(), null, true, null);
+    return new IcebergTable(catalog, id, table, table.schema(), null, true, null, null);
   }
 
   /**
@@ -102,6 +126,7 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
             unique(schema, FILE_COLUMN),
             unique(schema, POSITION_COLUMN)),
         true,
+        null,
         null);
   }
 
@@ -220,6 +245,11 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     return snapshot == null ? null : snapshot.snapshotId();
   }
 
+  /** The snapshot after which a scan reads only the appended rows (see {@link #appendedBetween}); null when it reads a whole snapshot. */
+  Long appendedAfter() {
+    return appendedAfter;
+  }
+
   /** Called when a scan of this table is compiled, with the filter pushed into it. */
   void scanned(Expression filter) {
     if (write != null) {
@@ -261,14 +291,25 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
       return 0;
     }
     Map<String, String> summary = snapshot.summary();
+    double rows = totalRecords(summary);
+    if (appendedAfter != null && rows >= 0) {
+      Snapshot from = table.snapshot(appendedAfter);
+      double before = from == null ? -1 : totalRecords(from.summary());
+      return before < 0 ? rows : Math.max(0, rows - before);
+    }
+    return rows < 0 ? 1000 : rows;
+  }
+
+  /** The rows a snapshot's summary says the table holds; -1 when it does not say. */
+  private static double totalRecords(Map<String, String> summary) {
     String total = summary == null ? null : summary.get(SnapshotSummary.TOTAL_RECORDS_PROP);
     if (total == null) {
-      return 1000;
+      return -1;
     }
     try {
       return Double.parseDouble(total);
     } catch (NumberFormatException e) {
-      return 1000;
+      return -1;
     }
   }
 

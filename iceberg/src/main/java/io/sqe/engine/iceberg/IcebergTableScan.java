@@ -200,7 +200,9 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
         .itemIf("filter", filter, hasFilter())
         .itemIf("like", likes, !likes.isEmpty())
         .itemIf("limit", limit, limit != null)
-        .itemIf("parallel", true, partitioned);
+        .itemIf("parallel", true, partitioned)
+        .itemIf("appendedAfter", icebergTable.appendedAfter(), icebergTable.appendedAfter() != null)
+        .itemIf("snapshot", icebergTable.pinnedSnapshotId(), icebergTable.appendedAfter() != null);
   }
 
   /**

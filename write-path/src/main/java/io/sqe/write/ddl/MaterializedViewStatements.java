@@ -20,11 +20,17 @@ import io.sqe.engine.sql.ddl.SqlDropMaterializedView;
 import io.sqe.engine.sql.ddl.SqlProperty;
 import io.sqe.engine.sql.ddl.SqlRefreshMaterializedView;
 import io.sqe.write.dml.CreateTableAsCommand;
+import io.sqe.write.dml.IncrementalRefresh;
 import io.sqe.write.storage.LocationRules;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
@@ -51,6 +57,10 @@ import org.apache.iceberg.view.ViewVersion;
  * must read every source without a row filter, mask or hidden column.
  */
 final class MaterializedViewStatements {
+  /** The rows of EXPLAIN REFRESH: one line of text each, as EXPLAIN's. */
+  private static final Schema EXPLAIN_SCHEMA =
+      new Schema(List.of(new Field("plan", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
+
   private MaterializedViewStatements() {}
 
   static PreparedCommand create(CommandContext context, SqlCreateMaterializedView create) {
@@ -197,31 +207,45 @@ final class MaterializedViewStatements {
   }
 
   /**
-   * A full rewrite of the storage table by CREATE OR REPLACE TABLE ... AS with the view's query,
-   * whose reuse commits nothing when no source moved since the last refresh (the result says
-   * "reused" and why, for the trailers and the audit log).
+   * A refresh of the storage table with the view's query ({@link IncrementalRefresh}): nothing when
+   * no source moved, the rows the sources appended when it can, else a full rewrite by CREATE OR
+   * REPLACE TABLE ... AS; the result says which and why, for the trailers and the audit log. With
+   * EXPLAIN, the choice and the plans it would run, as rows, and no change.
    */
   static PreparedCommand refresh(CommandContext context, SqlRefreshMaterializedView refresh) {
     ObjectName name = Names.object(context, refresh.name());
     ViewCatalog views = ViewStatements.views(name);
     load(name, views);
+    if (refresh.explain()) {
+      return new PreparedCommand() {
+        @Override
+        public Optional<Schema> reportSchema() {
+          return Optional.of(EXPLAIN_SCHEMA);
+        }
+
+        @Override
+        public CommandResult execute(CommandContext ctx, List<Object> parameters) {
+          Refresh prepared = Refresh.of(ctx, name, views, refresh);
+          List<Object[]> rows = new ArrayList<>();
+          for (String line : IncrementalRefresh.explain(prepared.defaults(), prepared.full(), prepared.sql().sql())) {
+            rows.add(new Object[] {line});
+          }
+          return CommandResult.report(rows);
+        }
+      };
+    }
     return (ctx, parameters) -> {
-      View view;
+      Refresh prepared = Refresh.of(ctx, name, views, refresh);
+      ViewVersion version = prepared.view().currentVersion();
+      SQLViewRepresentation sql = prepared.sql();
+      CommandResult written;
       try {
-        view = load(name, views);
-      } catch (NoSuchViewException e) {
-        throw notFound(name);
+        written = IncrementalRefresh.refresh(prepared.defaults(), prepared.full(), sql.sql());
+      } finally {
+        name.catalog().invalidate(prepared.storage());
       }
-      ViewVersion version = view.currentVersion();
-      SQLViewRepresentation sql = ViewDefinitions.sql(version).orElseThrow(() -> error(
-          ErrorCode.NOT_SUPPORTED, "Materialized view '" + name.qualified() + "' has no SQL representation", refresh.name()));
-      String defaultCatalog = version.defaultCatalog() == null ? name.catalog().name() : version.defaultCatalog();
-      Namespace defaultNamespace = version.defaultNamespace().isEmpty() ? name.namespace() : version.defaultNamespace();
-      CommandContext defaults = in(ctx, defaultCatalog, defaultNamespace);
-      checkQuery(defaults, sql.sql(), refresh.name());
-      TableIdentifier storage = MaterializedViews.storageTable(view, name.schema()).orElseThrow();
-      CommandResult written = writeStorage(defaults, name, storage, sql.sql(), true);
-      Table stored = name.catalog().iceberg().loadTable(storage);
+      Table stored = name.catalog().iceberg().loadTable(prepared.storage());
+      View view = prepared.view();
       if (!MaterializedViews.sameColumns(stored.schema(), view.schema())) {
         // A source's columns changed: the view now has the columns its query returns, as a
         // CREATE OR REPLACE would give it, with its SQL and defaults kept.
@@ -242,7 +266,47 @@ final class MaterializedViewStatements {
     };
   }
 
+  /**
+   * A materialized view as a refresh finds it: its query, the defaults it runs under, its storage
+   * table, and the CREATE OR REPLACE TABLE ... AS that rewrites it in full, whose plan is also the
+   * one the user's access is checked on.
+   */
+  private record Refresh(View view, SQLViewRepresentation sql, CommandContext defaults, TableIdentifier storage, CreateTableAsCommand full) {
+    static Refresh of(CommandContext context, ObjectName name, ViewCatalog views, SqlRefreshMaterializedView refresh) {
+      View view;
+      try {
+        view = load(name, views);
+      } catch (NoSuchViewException e) {
+        throw notFound(name);
+      }
+      ViewVersion version = view.currentVersion();
+      SQLViewRepresentation sql = ViewDefinitions.sql(version).orElseThrow(() -> error(
+          ErrorCode.NOT_SUPPORTED, "Materialized view '" + name.qualified() + "' has no SQL representation", refresh.name()));
+      String defaultCatalog = version.defaultCatalog() == null ? name.catalog().name() : version.defaultCatalog();
+      Namespace defaultNamespace = version.defaultNamespace().isEmpty() ? name.namespace() : version.defaultNamespace();
+      CommandContext defaults = in(context, defaultCatalog, defaultNamespace);
+      TableIdentifier storage = MaterializedViews.storageTable(view, name.schema()).orElseThrow();
+      CreateTableAsCommand full = storageWrite(defaults, name, storage, sql.sql(), true);
+      checkPlan(defaults, full.query(), refresh.name());
+      return new Refresh(view, sql, defaults, storage, full);
+    }
+  }
+
+  /**
+   * Writes the view's rows into its storage table: a new table by CREATE TABLE ... AS, or an
+   * existing one refreshed, incrementally when it can be ({@link IncrementalRefresh}).
+   */
   private static CommandResult writeStorage(CommandContext context, ObjectName name, TableIdentifier storage, String sql, boolean replace) {
+    try {
+      CreateTableAsCommand full = storageWrite(context, name, storage, sql, replace);
+      return replace ? IncrementalRefresh.refresh(context, full, sql) : full.execute(context, List.of());
+    } finally {
+      name.catalog().invalidate(storage);
+    }
+  }
+
+  /** The CREATE [OR REPLACE] TABLE ... AS that writes the storage table in full. */
+  private static CreateTableAsCommand storageWrite(CommandContext context, ObjectName name, TableIdentifier storage, String sql, boolean replace) {
     SqlIdentifier target = new SqlIdentifier(
         List.of(name.catalog().name(), storage.namespace().level(0), storage.name()), SqlParserPos.ZERO);
     SqlCreateTable ctas = new SqlCreateTable(
@@ -256,12 +320,8 @@ final class MaterializedViewStatements {
         SqlNodeList.EMPTY,
         SqlNodeList.EMPTY,
         SqeParser.parse(sql));
-    try {
-      // The storage table takes its schema's default location: WITH takes no location property.
-      return CreateTableAsCommand.prepare(context, ctas, LocationRules.NONE, true).execute(context, List.of());
-    } finally {
-      name.catalog().invalidate(storage);
-    }
+    // The storage table takes its schema's default location: WITH takes no location property.
+    return CreateTableAsCommand.prepare(context, ctas, LocationRules.NONE, true);
   }
 
   /**
@@ -269,7 +329,11 @@ final class MaterializedViewStatements {
    * restriction: the storage table keeps every row, which readers with other policies may not see.
    */
   private static void checkQuery(CommandContext context, String sql, SqlNode at) {
-    PlannedQuery plan = context.queries().plan(context.session(), SqeParser.parse(sql), sql);
+    checkPlan(context, context.queries().plan(context.session(), SqeParser.parse(sql), sql), at);
+  }
+
+  /** As {@link #checkQuery}, on the query planned already. */
+  private static void checkPlan(CommandContext context, PlannedQuery plan, SqlNode at) {
     if (!plan.parameterTypes().isEmpty()) {
       throw error(ErrorCode.INVALID_ARGUMENT, "The query of a materialized view cannot have parameters", at);
     }

@@ -135,16 +135,32 @@ public final class CreateTableAsCommand implements PreparedCommand {
 
   @Override
   public CommandResult execute(CommandContext context, List<Object> parameters) {
-    Catalog catalog = target.catalog().iceberg();
-    boolean replace = statement.getReplace();
-    if (!replace && TableWrite.exists(context.session(), target.catalog(), target.id())) {
+    if (!statement.getReplace() && TableWrite.exists(context.session(), target.catalog(), target.id())) {
       if (statement.ifNotExists) {
         return CommandResult.rows(0);
       }
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
     }
-    MaterializationReuse.Decision decision = MaterializationReuse.decide(
-        context, query, parameters, shape(), target.catalog(), target.id(), WriteOptions.materializationReuse(context.session(), reuse), replace);
+    return run(context, parameters, decide(context, parameters));
+  }
+
+  /** Whether the statement would reuse the table's rows now, and else the lineage its run records. */
+  public MaterializationReuse.Decision decide(CommandContext context, List<Object> parameters) {
+    return MaterializationReuse.decide(
+        context,
+        query,
+        parameters,
+        shape(),
+        target.catalog(),
+        target.id(),
+        WriteOptions.materializationReuse(context.session(), reuse),
+        statement.getReplace());
+  }
+
+  /** Runs the statement as {@code decision} (from {@link #decide}) says: reusing, or writing the query's rows. */
+  public CommandResult run(CommandContext context, List<Object> parameters, MaterializationReuse.Decision decision) {
+    Catalog catalog = target.catalog().iceberg();
+    boolean replace = statement.getReplace();
     if (decision.reuse().reused()) {
       return CommandResult.materialized(decision.rows(), decision.reuse());
     }
@@ -180,6 +196,25 @@ public final class CreateTableAsCommand implements PreparedCommand {
     }
     write.commitAppend(written.files(), written.paths(), what);
     return replace ? CommandResult.materialized(written.rowCount(), decision.reuse()) : CommandResult.rows(written.rowCount());
+  }
+
+  TableRef target() {
+    return target;
+  }
+
+  /** The statement's query, as planned. */
+  public PlannedQuery query() {
+    return query;
+  }
+
+  /** The columns of the table the statement makes. */
+  Schema schema() {
+    return schema;
+  }
+
+  /** How each of the query's columns becomes a value of the table's column at the same position. */
+  List<ValueConversion> conversions() {
+    return conversions;
   }
 
   /** The table the statement makes, besides its rows: what a reused table must still be. */

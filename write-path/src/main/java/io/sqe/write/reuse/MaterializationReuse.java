@@ -150,12 +150,12 @@ public final class MaterializationReuse {
   private static Optional<Lineage> lineage(CommandContext context, PlannedQuery query, List<Object> parameters, String shape) {
     PlanReads reads = query.reads();
     PlanReads.PlanContext planned = reads.versions().context();
-    String fingerprint = hash(String.join(
+    String facts = String.join(
         "\n",
-        "plan " + query.explain(),
         "context " + planned.catalog() + " " + planned.schema() + " " + planned.timeZone(),
         "parameters " + parameters,
-        "target " + shape));
+        "target " + shape);
+    String fingerprint = hash("plan " + query.explain() + "\n" + facts);
     TreeSet<String> inputs = new TreeSet<>();
     try {
       for (PlanReads.ScanRead scan : reads.scans()) {
@@ -186,7 +186,7 @@ public final class MaterializationReuse {
       policy.add(read.catalog() + "." + read.schema() + "." + read.table() + " " + canonical(read.access()));
     }
     policy.sort(null);
-    return Optional.of(new Lineage(fingerprint, List.copyOf(inputs), hash(String.join("\n", policy)), SqeVersion.VERSION));
+    return Optional.of(new Lineage(fingerprint, List.copyOf(inputs), hash(String.join("\n", policy)), SqeVersion.VERSION, hash(facts)));
   }
 
   /** {@code access} as text that does not depend on the iteration order of its sets and maps. */

@@ -13,19 +13,39 @@ import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.util.ImmutableNullableList;
 
-/** {@code REFRESH MATERIALIZED VIEW name}: rewrites the storage table unless no source moved. */
+/**
+ * {@code [EXPLAIN] REFRESH MATERIALIZED VIEW name}: refreshes the storage table (incrementally when
+ * it can, not at all when no source moved); with EXPLAIN, says which it would do and the plans it
+ * would run, and changes nothing.
+ */
 public final class SqlRefreshMaterializedView extends SqlCall {
   private static final SqlOperator OPERATOR = new SqlSpecialOperator("REFRESH MATERIALIZED VIEW", SqlKind.OTHER_DDL);
 
   private final SqlIdentifier name;
+  private final boolean explain;
 
   public SqlRefreshMaterializedView(SqlParserPos pos, SqlIdentifier name) {
+    this(pos, name, false);
+  }
+
+  private SqlRefreshMaterializedView(SqlParserPos pos, SqlIdentifier name, boolean explain) {
     super(pos);
     this.name = requireNonNull(name, "name is null");
+    this.explain = explain;
+  }
+
+  /** The statement under EXPLAIN, which starts at {@code pos}. */
+  public SqlRefreshMaterializedView explained(SqlParserPos pos) {
+    return new SqlRefreshMaterializedView(pos, name, true);
   }
 
   public SqlIdentifier name() {
     return name;
+  }
+
+  /** Whether the statement only explains the refresh (EXPLAIN REFRESH ...). */
+  public boolean explain() {
+    return explain;
   }
 
   @Override
@@ -40,6 +60,9 @@ public final class SqlRefreshMaterializedView extends SqlCall {
 
   @Override
   public void unparse(SqlWriter writer, int leftPrec, int rightPrec) {
+    if (explain) {
+      writer.keyword("EXPLAIN");
+    }
     writer.keyword("REFRESH MATERIALIZED VIEW");
     name.unparse(writer, leftPrec, rightPrec);
   }
