@@ -8,8 +8,6 @@ import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.types.DateUnit;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -65,7 +63,7 @@ public final class PackedKeyIds {
     Packer[] packers = new Packer[fields.size()];
     int bits = 0;
     for (int k = 0; k < packers.length; k++) {
-      packers[k] = Packer.of(fields.get(k).getType());
+      packers[k] = Packer.of(KeyColumn.of(fields.get(k)));
       if (packers[k] == null) {
         return null;
       }
@@ -224,28 +222,17 @@ public final class PackedKeyIds {
     /** Shifts each row's key left and adds this column's bits; false when a value does not fit them. */
     abstract boolean pack(FieldVector vector, int rowCount, long[] keys);
 
-    static Packer of(ArrowType type) {
-      switch (type.getTypeID()) {
-        case Int:
-          int width = ((ArrowType.Int) type).getBitWidth() / 8;
-          return width <= 4 ? new Fixed(width) : null;
-        case Date:
-          return ((ArrowType.Date) type).getUnit() == DateUnit.DAY ? new Fixed(4) : null;
-        case Bool:
-          return new Bool();
-        case Utf8:
-        case Binary:
-          return new Text(false);
-        case LargeUtf8:
-        case LargeBinary:
-          return new Text(true);
-        default:
-          return null;
+    /** The packer of {@code column}'s values, null for values wider than four bytes. */
+    static Packer of(KeyColumn column) {
+      if (column instanceof KeyColumn.Scalar scalar) {
+        // Floating point packs its bits as they are: -0.0 and 0.0 pack apart and both take the table's one id.
+        return scalar.kind == KeyColumn.Scalar.BIT ? new Bool() : scalar.width <= 4 ? new Fixed(scalar.width) : null;
       }
+      return column instanceof KeyColumn.Variable variable ? new Text(variable.large) : null;
     }
   }
 
-  /** Integers of 1, 2 or 4 bytes: a NULL bit and the value's bits. */
+  /** Values of 1, 2 or 4 bytes (integers, dates, times, REAL): a NULL bit and the value's bits. */
   private static final class Fixed extends Packer {
     private final int width;
 

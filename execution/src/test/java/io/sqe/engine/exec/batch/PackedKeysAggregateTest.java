@@ -25,9 +25,10 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -39,14 +40,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * GROUP BY of keys that pack into a long (SMALLINT, short text, BOOLEAN, all with NULLs), whose
+ * GROUP BY of keys that pack into a long (REAL with -0.0 and NaNs, short text, BOOLEAN, all with NULLs), whose
  * ids the aggregate keeps beside its key table, against the same groups recomputed here from the
  * same rows: few keys, more keys than are kept, text longer than the first batch's, and a spilling
  * aggregate whose known keys keep their groups held. The root allocator, closed after each test,
  * fails on any buffer left behind.
  */
 class PackedKeysAggregateTest {
-  private static final Field K1 = Field.nullable("k1", new ArrowType.Int(16, true));
+  private static final Field K1 = Field.nullable("k1", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE));
   private static final Field K2 = Field.nullable("k2", ArrowType.Utf8.INSTANCE);
   private static final Field K3 = Field.nullable("k3", ArrowType.Bool.INSTANCE);
   private static final Field V = Field.nullable("v", new ArrowType.Int(64, true));
@@ -65,6 +66,8 @@ class PackedKeysAggregateTest {
       new AggregateCall(Kind.MIN, 6, -1, S, S));
   private static final Schema OUTPUT = new Schema(List.of(K1, K2, K3, COUNT, COUNT, V, D, NARROW_SUM, S));
   private static final String[] SHORT = {"A", "N", "R", "", "AAA", "O", "F"};
+  /** REAL keys that pack apart and group together: -0.0 and 0.0, NaNs of two bit patterns. */
+  private static final float[] REALS = {-0.0f, 0.0f, Float.NaN, Float.intBitsToFloat(0x7FC00123), 1.5f, -2f};
 
   @TempDir Path spillDir;
 
@@ -97,7 +100,7 @@ class PackedKeysAggregateTest {
   void moreKeysThanAreKeptFallBackToTheTable() {
     Keys many = (random, batch, row) -> batch < 3
         ? fewKeys(random, batch, row)
-        : new Object[] {(short) random.nextInt(3000), SHORT[random.nextInt(3)], null};
+        : new Object[] {(float) random.nextInt(3000), SHORT[random.nextInt(3)], null};
     assertSameGroups(30, 4096, many, 1L << 30, 0);
   }
 
@@ -119,8 +122,8 @@ class PackedKeysAggregateTest {
     // spills the rows of the groups it does not hold, while the few keys' rows stay held.
     // The few are eight, all in the first batch, whose groups the aggregate holds before it spills.
     Keys mixed = (random, batch, row) -> batch % 2 == 0
-        ? new Object[] {random.nextBoolean() ? null : (short) 7, new String[] {"A", null, "AAA", ""}[random.nextInt(4)], true}
-        : new Object[] {(short) random.nextInt(2000), "x" + random.nextInt(40), random.nextBoolean()};
+        ? new Object[] {random.nextBoolean() ? null : 7f, new String[] {"A", null, "AAA", ""}[random.nextInt(4)], true}
+        : new Object[] {(float) random.nextInt(2000), "x" + random.nextInt(40), random.nextBoolean()};
     QueryContext spilling = assertSameGroups(160, 256, mixed, 512L << 10, 272L << 10);
     assertThat(spilling.stats().spilledBytes()).as("seed %s", seed).isPositive();
     spilling.releaseSpill();
@@ -128,7 +131,7 @@ class PackedKeysAggregateTest {
 
   private static Object[] fewKeys(Random random, int batch, int row) {
     return new Object[] {
-      random.nextInt(9) == 0 ? null : (short) (random.nextInt(3) - 1),
+      random.nextInt(9) == 0 ? null : REALS[random.nextInt(REALS.length)],
       random.nextInt(11) == 0 ? null : SHORT[random.nextInt(SHORT.length)],
       random.nextInt(7) == 0 ? null : random.nextBoolean()
     };
@@ -154,7 +157,7 @@ class PackedKeysAggregateTest {
           for (int r = 0; r < batch.getRowCount(); r++) {
             List<Object> row = new ArrayList<>();
             for (FieldVector vector : batch.getFieldVectors()) {
-              row.add(vector.isNull(r) ? null : String.valueOf(vector.getObject(r)));
+              row.add(vector.isNull(r) ? null : key(vector.getObject(r)));
             }
             assertThat(actual.put(row.subList(0, 3), row.subList(3, row.size()))).as("one group of %s", row.subList(0, 3)).isNull();
           }
@@ -176,7 +179,7 @@ class PackedKeysAggregateTest {
             List<Object> key = new ArrayList<>();
             for (int k = 0; k < 3; k++) {
               FieldVector vector = batch.getVector(k);
-              key.add(vector.isNull(r) ? null : String.valueOf(vector.getObject(r)));
+              key.add(vector.isNull(r) ? null : key(vector.getObject(r)));
             }
             Object[] state = states.computeIfAbsent(key, unused -> new Object[] {0L, 0L, null, null, BigDecimal.ZERO.setScale(2), null});
             state[0] = (long) state[0] + 1;
@@ -204,6 +207,11 @@ class PackedKeysAggregateTest {
     return groups;
   }
 
+  /** A key as SQL groups it: -0.0 as 0.0 (every NaN prints as one). */
+  private static String key(Object value) {
+    return value instanceof Float f && f == 0.0f ? "0.0" : String.valueOf(value);
+  }
+
   /** {@code batches} batches of {@code batchRows} rows from the test's seed, made as they are read. */
   private BatchOperator source(int batches, int batchRows, Keys keys, BufferAllocator allocator) {
     Random random = new Random(seed);
@@ -223,9 +231,9 @@ class PackedKeysAggregateTest {
         for (int r = 0; r < batchRows; r++) {
           Object[] key = keys.of(random, made, r);
           if (key[0] == null) {
-            ((SmallIntVector) batch.getVector(0)).setNull(r);
+            ((Float4Vector) batch.getVector(0)).setNull(r);
           } else {
-            ((SmallIntVector) batch.getVector(0)).setSafe(r, (short) key[0]);
+            ((Float4Vector) batch.getVector(0)).setSafe(r, (float) key[0]);
           }
           if (key[1] == null) {
             ((VarCharVector) batch.getVector(1)).setNull(r);
