@@ -7,7 +7,6 @@ import io.sqe.flight.testing.TestTables;
 import io.sqe.flight.testing.TpchHarness;
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,13 +99,7 @@ class LowCardinalityAggregateVersusDuckDbTest extends TpchHarness {
   @ParameterizedTest
   @MethodSource("queries")
   void groupsOfPackedKeysMatchDuckDb(String sql) throws Exception {
-    StringBuilder plan = new StringBuilder();
-    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
-      while (rs.next()) {
-        plan.append(rs.getString(1)).append('\n');
-      }
-    }
-    assertThat(plan.toString()).as(sql).contains("SqeAggregate").doesNotContain("Enumerable");
+    assertThat(explain(sql)).as(sql).contains("SqeAggregate").doesNotContain("Enumerable");
     compare(sql, sql);
   }
 }

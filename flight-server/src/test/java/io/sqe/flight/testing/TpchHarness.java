@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,6 +73,17 @@ public abstract class TpchHarness {
     }
     assertThat(expected).as("DuckDB returns rows for %s", label).isNotEmpty();
     ResultComparison.assertSameRows(label, actual, expected);
+  }
+
+  /** The plan EXPLAIN gives for {@code sql} on the SQE connection, one node per line. */
+  protected String explain(String sql) throws SQLException {
+    StringBuilder plan = new StringBuilder();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    return plan.toString();
   }
 
   protected void close() throws Exception {
