@@ -7,17 +7,14 @@ import io.sqe.flight.testing.TestTables;
 import io.sqe.flight.testing.TpchHarness;
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,15 +77,7 @@ class LowCardinalityAggregateVersusDuckDbTest extends TpchHarness {
       rows.add(r);
     }
     Table table = TestTables.create(catalog, "tpch", "flags", FLAGS, rows, 100_000);
-    List<String> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      for (FileScanTask task : tasks) {
-        files.add("'" + task.file().location().replaceFirst("^file:", "") + "'");
-      }
-    }
-    try (Statement s = duckdb.createStatement()) {
-      s.execute("create view flags as select * from read_parquet([" + String.join(", ", files) + "])");
-    }
+    viewInDuckDb("flags", table, location -> location.replaceFirst("^file:", ""));
   }
 
   @AfterAll

@@ -47,17 +47,21 @@ public abstract class TpchHarness {
     sqe = DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch", props);
     duckdb = DriverManager.getConnection("jdbc:duckdb:");
     LakehouseCatalog catalog = server.server().catalogs().find("iceberg").orElseThrow();
-    try (Statement s = duckdb.createStatement()) {
-      for (String name : TpchLoader.tableNames()) {
-        Table table = catalog.loadTable(TableIdentifier.of("tpch", name)).orElseThrow();
-        List<String> files = new ArrayList<>();
-        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-          for (FileScanTask task : tasks) {
-            files.add("'" + localFile.apply(task.file().location()) + "'");
-          }
-        }
-        s.execute("create view " + name + " as select * from read_parquet([" + String.join(", ", files) + "])");
+    for (String name : TpchLoader.tableNames()) {
+      viewInDuckDb(name, catalog.loadTable(TableIdentifier.of("tpch", name)).orElseThrow(), localFile);
+    }
+  }
+
+  /** Makes {@code name} a DuckDB view over the current data files of {@code table}, found by {@code localFile}. */
+  protected void viewInDuckDb(String name, Table table, java.util.function.UnaryOperator<String> localFile) throws Exception {
+    List<String> files = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.add("'" + localFile.apply(task.file().location()) + "'");
       }
+    }
+    try (Statement s = duckdb.createStatement()) {
+      s.execute("create view " + name + " as select * from read_parquet([" + String.join(", ", files) + "])");
     }
   }
 
