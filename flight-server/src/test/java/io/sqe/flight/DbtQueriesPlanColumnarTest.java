@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.flight.testing.TpchHarness;
 import java.nio.file.Path;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -57,12 +55,6 @@ class DbtQueriesPlanColumnarTest extends TpchHarness {
   @ParameterizedTest
   @MethodSource("queries")
   void plansColumnar(String sql) throws Exception {
-    StringBuilder plan = new StringBuilder();
-    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
-      while (rs.next()) {
-        plan.append(rs.getString(1)).append('\n');
-      }
-    }
-    assertThat(plan.toString()).as(sql).doesNotContain("Enumerable");
+    assertThat(explain(sql)).as(sql).doesNotContain("Enumerable");
   }
 }

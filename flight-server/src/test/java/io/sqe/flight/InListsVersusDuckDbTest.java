@@ -119,14 +119,4 @@ class InListsVersusDuckDbTest extends TpchHarness {
   private static String numbers(int count, int step, int first) {
     return IntStream.range(0, count).mapToObj(i -> Integer.toString(first + step * i)).collect(Collectors.joining(", "));
   }
-
-  private String explain(String sql) throws Exception {
-    StringBuilder plan = new StringBuilder();
-    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
-      while (rs.next()) {
-        plan.append(rs.getString(1)).append('\n');
-      }
-    }
-    return plan.toString();
-  }
 }

@@ -16,12 +16,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,15 +75,7 @@ class SpilledAggregateVersusDuckDbTest extends TpchHarness {
       rows.add(r);
     }
     Table table = TestTables.create(catalog, "tpch", "keyed", KEYED, rows, 100_000);
-    List<String> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      for (FileScanTask task : tasks) {
-        files.add("'" + task.file().location().replaceFirst("^file:", "") + "'");
-      }
-    }
-    try (Statement s = duckdb.createStatement()) {
-      s.execute("create view keyed as select * from read_parquet([" + String.join(", ", files) + "])");
-    }
+    viewInDuckDb("keyed", table, location -> location.replaceFirst("^file:", ""));
   }
 
   @AfterAll

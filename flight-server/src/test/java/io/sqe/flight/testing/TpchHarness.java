@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,17 +47,21 @@ public abstract class TpchHarness {
     sqe = DriverManager.getConnection(server.jdbcUrl() + "&schema=tpch", props);
     duckdb = DriverManager.getConnection("jdbc:duckdb:");
     LakehouseCatalog catalog = server.server().catalogs().find("iceberg").orElseThrow();
-    try (Statement s = duckdb.createStatement()) {
-      for (String name : TpchLoader.tableNames()) {
-        Table table = catalog.loadTable(TableIdentifier.of("tpch", name)).orElseThrow();
-        List<String> files = new ArrayList<>();
-        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-          for (FileScanTask task : tasks) {
-            files.add("'" + localFile.apply(task.file().location()) + "'");
-          }
-        }
-        s.execute("create view " + name + " as select * from read_parquet([" + String.join(", ", files) + "])");
+    for (String name : TpchLoader.tableNames()) {
+      viewInDuckDb(name, catalog.loadTable(TableIdentifier.of("tpch", name)).orElseThrow(), localFile);
+    }
+  }
+
+  /** Makes {@code name} a DuckDB view over the current data files of {@code table}, found by {@code localFile}. */
+  protected void viewInDuckDb(String name, Table table, java.util.function.UnaryOperator<String> localFile) throws Exception {
+    List<String> files = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.add("'" + localFile.apply(task.file().location()) + "'");
       }
+    }
+    try (Statement s = duckdb.createStatement()) {
+      s.execute("create view " + name + " as select * from read_parquet([" + String.join(", ", files) + "])");
     }
   }
 
@@ -72,6 +77,17 @@ public abstract class TpchHarness {
     }
     assertThat(expected).as("DuckDB returns rows for %s", label).isNotEmpty();
     ResultComparison.assertSameRows(label, actual, expected);
+  }
+
+  /** The plan EXPLAIN gives for {@code sql} on the SQE connection, one node per line. */
+  protected String explain(String sql) throws SQLException {
+    StringBuilder plan = new StringBuilder();
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("explain plan for " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString(1)).append('\n');
+      }
+    }
+    return plan.toString();
   }
 
   protected void close() throws Exception {

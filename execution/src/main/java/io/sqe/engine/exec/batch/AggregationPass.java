@@ -8,6 +8,7 @@ import io.sqe.engine.exec.aggregate.Accumulator;
 import io.sqe.engine.exec.aggregate.AggregateCall;
 import io.sqe.engine.exec.aggregate.Accumulators;
 import io.sqe.engine.exec.hash.KeyTable;
+import io.sqe.engine.exec.hash.PackedKeyIds;
 import io.sqe.engine.exec.spill.HashPartitions;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,6 +47,8 @@ final class AggregationPass implements AutoCloseable {
   private final Shape shape;
   private final int level;
   private KeyTable table;
+  /** The ids of the few keys seen so far, when they pack into a long; null when they do not. */
+  private final PackedKeyIds known;
   private final List<Accumulator> accumulators = new ArrayList<>();
   private final List<FieldVector> keys = new ArrayList<>();
   private HashPartitions spilled;
@@ -61,6 +64,7 @@ final class AggregationPass implements AutoCloseable {
     this.level = level;
     try {
       this.table = shape.keyColumns().length == 0 ? null : new KeyTable(shape.keyFields(), shape.memory());
+      this.known = table == null ? null : PackedKeyIds.of(shape.keyFields());
       for (AggregateCall call : shape.calls()) {
         accumulators.add(Accumulators.create(call, shape.memory()));
       }
@@ -99,21 +103,34 @@ final class AggregationPass implements AutoCloseable {
     for (int column : shape.keyColumns()) {
       keys.add(batch.getVector(column));
     }
+    // Rows whose keys are all known take their ids without the table, and add no group.
+    boolean allKnown = known != null && known.find(keys, rows, ids);
     if (spilled == null) {
       if (overBudget()) {
         startSpilling(batch, null);
       } else {
         try {
-          table.insert(keys, rows, ids);
-          grow(table.size());
+          if (!allKnown) {
+            table.insert(keys, rows, ids);
+            grow(table.size());
+          }
           reserve(batch, rows);
           accumulate(batch, rows);
+          if (!allKnown && known != null) {
+            known.remember(rows, ids, groups);
+          }
           return;
         } catch (OutOfMemoryException e) {
           // The table and states stay as they were before what did not fit: hold those groups.
           startSpilling(batch, e);
         }
       }
+    }
+    if (allKnown) {
+      // Known keys are groups this pass holds: none of the rows spills.
+      reserve(batch, rows);
+      accumulate(batch, rows);
+      return;
     }
     table.lookup(keys, rows, ids);
     int spilledRows = 0;
@@ -126,6 +143,9 @@ final class AggregationPass implements AutoCloseable {
     }
     reserve(batch, rows);
     accumulate(batch, rows);
+    if (known != null) {
+      known.remember(rows, ids, groups);
+    }
     if (spilledRows > 0) {
       try {
         spilled.add(batch, selected, spilledRows);

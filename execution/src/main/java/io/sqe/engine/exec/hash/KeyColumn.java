@@ -196,7 +196,8 @@ abstract class KeyColumn {
     static final int FLOAT = 1;
     static final int BIT = 2;
 
-    private final int kind;
+    /** {@link #INTEGER}, {@link #FLOAT} or {@link #BIT}. */
+    final int kind;
 
     Scalar(int width, int kind) {
       super(width);
@@ -326,7 +327,8 @@ abstract class KeyColumn {
    * and its length (4 bytes).
    */
   static final class Variable extends KeyColumn {
-    private final boolean large;
+    /** Whether the offsets are longs (large text and binary). */
+    final boolean large;
 
     Variable(boolean large) {
       super(12);
