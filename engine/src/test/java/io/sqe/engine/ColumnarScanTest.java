@@ -231,6 +231,16 @@ class ColumnarScanTest {
       assertThat(plan(sql)).as(sql).contains("SqeProject").doesNotContain("Enumerable");
       matchesRowRuntime(sql);
     }
+    // An output that others contain is computed once, below, and read there (TPC-H Q1's shape),
+    // row-wise functions and outputs of several of them included; rand() is never shared.
+    List<String> shared = List.of(
+        "select amount * (1 - rate) as a, amount * (1 - rate) * (1 + rate) as b, i from typed",
+        "select upper(color) as u, upper(color) || label as ul, length(upper(color)) + i as n, id + 1, (id + 1) * 2 from typed");
+    for (String sql : shared) {
+      assertThat(plan(sql)).as(sql).contains("$common0").doesNotContain("Enumerable");
+      matchesRowRuntime(sql);
+    }
+    assertThat(plan("select rand() as r, rand() * 2 from typed")).doesNotContain("$common");
     // Overflow fails on the columnar path as on the row runtime, with the same error.
     String overflow = "select l * 1000000000 from typed";
     assertThat(plan(overflow)).contains("SqeProject");

@@ -160,7 +160,7 @@ public final class ColumnarLowering {
       return input;
     }
     return computed
-        ? SqeProject.ofExpressions(traits, input, projects, calc.getRowType())
+        ? CommonExpressions.project(traits, input, projects, calc.getRowType())
         : SqeProject.ofColumns(traits, input, projects, columns, constants, calc.getRowType());
   }
 
