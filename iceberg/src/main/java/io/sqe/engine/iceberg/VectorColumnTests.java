@@ -106,8 +106,61 @@ final class VectorColumnTests {
     abstract int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n);
   }
 
+  /**
+   * A test of a column held as 4- or 8-byte integers (decimals of up to 18 digits as their
+   * unscaled values), read from the vector or from an INT32 or INT64 dictionary.
+   */
+  abstract static class IntegerTest extends ColumnTest {
+    IntegerTest(int column, boolean keepNulls) {
+      super(column, keepNulls);
+    }
+
+    /** Whether a non-null value passes. */
+    abstract boolean matches(long value);
+
+    @Override
+    final int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
+      long v;
+      if (physical == PrimitiveTypeName.INT32) {
+        v = dictionary.decodeToInt(id);
+      } else if (physical == PrimitiveTypeName.INT64) {
+        v = dictionary.decodeToLong(id);
+      } else {
+        return -1;
+      }
+      return matches(v) ? 1 : 0;
+    }
+
+    @Override
+    final int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
+      // A decimal stored as big-endian bytes is not an integer of the vector's width.
+      if (!(vector instanceof BaseFixedWidthVector) || vector instanceof FixedSizeBinaryVector) {
+        return n;
+      }
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      ArrowBuf data = fixed.getDataBuffer();
+      int width = fixed.getTypeWidth();
+      if (width != 4 && width != 8) {
+        return n;
+      }
+      boolean keepNulls = keepsNulls();
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        int r = sel[i];
+        if (isNull(nulls, r)) {
+          if (keepNulls) {
+            sel[m++] = r;
+          }
+        } else if (matches(width == 4 ? data.getInt((long) r * 4) : data.getLong((long) r * 8))) {
+          sel[m++] = r;
+        }
+      }
+      return m;
+    }
+  }
+
   /** {@code lo <= v <= hi} on a column the vectors hold as 4- or 8-byte integers. */
-  static final class LongRange extends ColumnTest {
+  static final class LongRange extends IntegerTest {
     private final long lo;
     private final long hi;
 
@@ -135,52 +188,13 @@ final class VectorColumnTests {
     }
 
     @Override
-    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
-      long v;
-      if (physical == PrimitiveTypeName.INT32) {
-        v = dictionary.decodeToInt(id);
-      } else if (physical == PrimitiveTypeName.INT64) {
-        v = dictionary.decodeToLong(id);
-      } else {
-        return -1;
-      }
-      return v >= lo && v <= hi ? 1 : 0;
-    }
-
-    @Override
-    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
-      // A decimal stored as big-endian bytes is not an integer of the vector's width.
-      if (!(vector instanceof BaseFixedWidthVector) || vector instanceof FixedSizeBinaryVector) {
-        return n;
-      }
-      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
-      ArrowBuf data = fixed.getDataBuffer();
-      int m = 0;
-      if (fixed.getTypeWidth() == 4) {
-        for (int i = 0; i < n; i++) {
-          int r = sel[i];
-          long v = data.getInt((long) r * 4);
-          if (v >= lo && v <= hi && !isNull(nulls, r)) {
-            sel[m++] = r;
-          }
-        }
-      } else if (fixed.getTypeWidth() == 8) {
-        for (int i = 0; i < n; i++) {
-          int r = sel[i];
-          long v = data.getLong((long) r * 8);
-          if (v >= lo && v <= hi && !isNull(nulls, r)) {
-            sel[m++] = r;
-          }
-        }
-      } else {
-        return n;
-      }
-      return m;
+    boolean matches(long value) {
+      return value >= lo && value <= hi;
     }
   }
 
   /** {@code v IN set} or, negated, {@code v NOT IN set} on a column held as 4- or 8-byte integers. */
-  static final class LongSetTest extends ColumnTest {
+  static final class LongSetTest extends IntegerTest {
     private final LongKeySet set;
     private final boolean negated;
 
@@ -199,45 +213,8 @@ final class VectorColumnTests {
     }
 
     @Override
-    int matchesEntry(Dictionary dictionary, int id, PrimitiveTypeName physical) {
-      long v;
-      if (physical == PrimitiveTypeName.INT32) {
-        v = dictionary.decodeToInt(id);
-      } else if (physical == PrimitiveTypeName.INT64) {
-        v = dictionary.decodeToLong(id);
-      } else {
-        return -1;
-      }
-      return set.contains(v) != negated ? 1 : 0;
-    }
-
-    @Override
-    int selectValues(FieldVector vector, NullabilityHolder nulls, int[] sel, int n) {
-      // A decimal stored as big-endian bytes is not an integer of the vector's width.
-      if (!(vector instanceof BaseFixedWidthVector) || vector instanceof FixedSizeBinaryVector) {
-        return n;
-      }
-      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
-      ArrowBuf data = fixed.getDataBuffer();
-      int width = fixed.getTypeWidth();
-      if (width != 4 && width != 8) {
-        return n;
-      }
-      int m = 0;
-      for (int i = 0; i < n; i++) {
-        int r = sel[i];
-        if (isNull(nulls, r)) {
-          if (negated) {
-            sel[m++] = r;
-          }
-          continue;
-        }
-        long v = width == 4 ? data.getInt((long) r * 4) : data.getLong((long) r * 8);
-        if (set.contains(v) != negated) {
-          sel[m++] = r;
-        }
-      }
-      return m;
+    boolean matches(long value) {
+      return set.contains(value) != negated;
     }
   }
 
