@@ -21,6 +21,9 @@ import java.util.Set;
  * @param workDir directory holding one SQE data directory per scale, reused between runs
  * @param runs timed runs per query and engine
  * @param warmups untimed runs per query and engine before the timed ones
+ * @param warmPasses untimed passes over all selected queries, on both engines, before the first
+ *     query is timed: a server runs for hours, so its compiler has seen every operator; without a
+ *     pass the first queries are measured on an interpreter and JIT the later ones do not pay for
  * @param queries TPC-H query numbers, in the order they run
  * @param timeout longest one execution of a query may take before it is cancelled
  * @param output file for the report: CSV when it ends with {@code .csv}, else Markdown
@@ -33,6 +36,7 @@ public record BenchmarkOptions(
     Path workDir,
     int runs,
     int warmups,
+    int warmPasses,
     List<Integer> queries,
     Duration timeout,
     Optional<Path> output,
@@ -48,6 +52,7 @@ public record BenchmarkOptions(
           + "  --work-dir DIR       data, generated once per scale and reused (default bench/target/work)\n"
           + "  --runs N             timed runs per query and engine (default 3)\n"
           + "  --warmups N          untimed runs per query and engine first (default 1)\n"
+          + "  --warm-passes N      untimed passes over all the queries on both engines before any is timed (default 1)\n"
           + "  --queries LIST       e.g. 1,6,19 or 1-5,7 (default all 22)\n"
           + "  --timeout-seconds N  cancel an execution after this long and report TIMEOUT (default 600)\n"
           + "  --output FILE        also write the report: CSV if FILE ends with .csv, else Markdown\n"
@@ -70,6 +75,9 @@ public record BenchmarkOptions(
     if (warmups < 0) {
       throw new IllegalArgumentException("Invalid number of warm-ups: " + warmups + " (must not be negative)");
     }
+    if (warmPasses < 0) {
+      throw new IllegalArgumentException("Invalid number of warm passes: " + warmPasses + " (must not be negative)");
+    }
     if (queries.isEmpty()) {
       throw new IllegalArgumentException("No queries selected");
     }
@@ -87,13 +95,13 @@ public record BenchmarkOptions(
 
   public BenchmarkOptions(
       double scale, Path workDir, int runs, int warmups, List<Integer> queries, Duration timeout, Optional<Path> output, boolean explain) {
-    this(scale, workDir, runs, warmups, queries, timeout, output, explain, DEFAULT_SERVER_SETTINGS);
+    this(scale, workDir, runs, warmups, 0, queries, timeout, output, explain, DEFAULT_SERVER_SETTINGS);
   }
 
-  /** The defaults: scale 1, 3 runs after 1 warm-up, all 22 queries, 600 s timeout. */
+  /** The defaults: scale 1, one warm pass, 3 runs after 1 warm-up, all 22 queries, 600 s timeout. */
   public static BenchmarkOptions defaults() {
     return new BenchmarkOptions(
-        1, DEFAULT_WORK_DIR, 3, 1, TpchQueries.numbers(), Duration.ofSeconds(600), Optional.empty(), false);
+        1, DEFAULT_WORK_DIR, 3, 1, 1, TpchQueries.numbers(), Duration.ofSeconds(600), Optional.empty(), false, DEFAULT_SERVER_SETTINGS);
   }
 
   /** Parses {@code --name value} and {@code --name=value} arguments over the defaults. */
@@ -103,6 +111,7 @@ public record BenchmarkOptions(
     Path workDir = o.workDir;
     int runs = o.runs;
     int warmups = o.warmups;
+    int warmPasses = o.warmPasses;
     List<Integer> queries = o.queries;
     Duration timeout = o.timeout;
     Optional<Path> output = o.output;
@@ -127,6 +136,9 @@ public record BenchmarkOptions(
         case "--warmups":
           warmups = CommandLineArguments.integer(name, value);
           break;
+        case "--warm-passes":
+          warmPasses = CommandLineArguments.integer(name, value);
+          break;
         case "--queries":
           queries = queryList(value);
           break;
@@ -149,7 +161,7 @@ public record BenchmarkOptions(
           throw new IllegalArgumentException("Unknown argument: " + name);
       }
     }
-    return new BenchmarkOptions(scale, workDir, runs, warmups, queries, timeout, output, explain, serverSettings);
+    return new BenchmarkOptions(scale, workDir, runs, warmups, warmPasses, queries, timeout, output, explain, serverSettings);
   }
 
   /** The scale as written in directory names and reports: 1, 0.1, 0.01. */
@@ -168,7 +180,7 @@ public record BenchmarkOptions(
     if (!workDir.equals(DEFAULT_WORK_DIR)) {
       s.append(" --work-dir ").append(workDir);
     }
-    s.append(" --runs ").append(runs).append(" --warmups ").append(warmups);
+    s.append(" --runs ").append(runs).append(" --warmups ").append(warmups).append(" --warm-passes ").append(warmPasses);
     if (!queries.equals(TpchQueries.numbers())) {
       s.append(" --queries ").append(String.join(",", queries.stream().map(String::valueOf).toList()));
     }

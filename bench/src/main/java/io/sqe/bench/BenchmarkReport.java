@@ -106,14 +106,14 @@ record BenchmarkReport(
     lines.add("- Command: `" + options.commandLine() + "`");
     lines.add(
         String.format(
-            "- Method: one process; per query, DuckDB's %d warm-up and %d timed runs, then SQE's;"
+            "- Method: one process; first %d untimed pass(es) over all the queries on both engines; then per query, DuckDB's %d warm-up and %d timed runs, then SQE's;"
                 + " a full GC before every run; queries that exceed the timeout are cancelled; min and median wall time (SQE: GetFlightInfo to the last batch read;"
                 + " DuckDB: executeQuery to the last row read); SQE plan = median time of the GetFlightInfo call alone"
                 + " (parse, validate, optimise, generate and compile code);"
                 + " results compared row by row (decimals exactly, doubles within 1e-9);"
                 + " peak heap = the JVM's heap in use (SQE runs in this JVM; uncollected garbage included) and peak Arrow ="
                 + " the server's Arrow allocator, sampled every 5 ms while SQE ran the query",
-            options.warmups(), options.runs()));
+            options.warmPasses(), options.warmups(), options.runs()));
     lines.add("");
     lines.add("| Query | SQE min ms | SQE median ms | SQE plan ms | DuckDB min ms | DuckDB median ms | SQE/DuckDB | Rows | Status | SQE peak heap MB | SQE peak Arrow MB |");
     lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");

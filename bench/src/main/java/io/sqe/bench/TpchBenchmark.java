@@ -86,6 +86,7 @@ public final class TpchBenchmark {
       setup.forEach(out::println);
       out.printf("Running %d queries: %d warm-up and %d timed runs per engine, timeout %d s%n",
           options.queries().size(), options.warmups(), options.runs(), options.timeout().toSeconds());
+      warmPasses(engines, timer);
       for (int query : options.queries()) {
         QueryOutcome outcome = runQuery(query, engines, timer, sampler, memory);
         outcomes.add(outcome);
@@ -144,6 +145,21 @@ public final class TpchBenchmark {
     }
     Files.writeString(file, text, StandardCharsets.UTF_8);
     out.println("Wrote " + file);
+  }
+
+  /**
+   * Runs every selected query on both engines, untimed, {@code warmPasses} times. A failure here is
+   * not reported: the timed runs meet it again and report it.
+   */
+  private void warmPasses(Engines engines, QueryTimer timer) {
+    for (int pass = 0; pass < options.warmPasses(); pass++) {
+      out.printf("Warm pass %d of %d over %d queries%n", pass + 1, options.warmPasses(), options.queries().size());
+      for (int query : options.queries()) {
+        String sql = TpchQueries.query(query);
+        new EngineRuns(engines.duckdb()).run(timer, sql, false);
+        new EngineRuns(engines.sqe()).run(timer, sql, false);
+      }
+    }
   }
 
   /**

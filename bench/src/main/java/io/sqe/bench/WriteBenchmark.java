@@ -131,7 +131,7 @@ public final class WriteBenchmark {
     BenchmarkOptions tpch() {
       Map<String, String> server = new LinkedHashMap<>(BenchmarkOptions.DEFAULT_SERVER_SETTINGS);
       server.putAll(settings);
-      return new BenchmarkOptions(scale, workDir, 1, 0, List.of(1), Duration.ofHours(1), Optional.empty(), false, server);
+      return new BenchmarkOptions(scale, workDir, 1, 0, 0, List.of(1), Duration.ofHours(1), Optional.empty(), false, server);
     }
 
     String commandLine() {

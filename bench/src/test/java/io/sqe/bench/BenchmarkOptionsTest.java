@@ -16,6 +16,7 @@ class BenchmarkOptionsTest {
     assertThat(options.queries()).hasSize(22);
     assertThat(options.runs()).isEqualTo(3);
     assertThat(options.warmups()).isEqualTo(1);
+    assertThat(options.warmPasses()).isEqualTo(1);
     assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(600));
     assertThat(options.dataDir()).isEqualTo(Path.of("bench/target/work/sf1").toAbsolutePath());
   }
@@ -23,13 +24,13 @@ class BenchmarkOptionsTest {
   @Test
   void parsesBothArgumentForms() {
     BenchmarkOptions options =
-        BenchmarkOptions.parse("--scale=0.10", "--queries", "3-5,1,3", "--runs", "5", "--timeout-seconds=2.5", "--output", "r.csv");
+        BenchmarkOptions.parse("--scale=0.10", "--queries", "3-5,1,3", "--runs", "5", "--warm-passes", "2", "--timeout-seconds=2.5", "--output", "r.csv");
     assertThat(options.scaleLabel()).isEqualTo("0.1");
     assertThat(options.queries()).isEqualTo(List.of(3, 4, 5, 1));
     assertThat(options.runs()).isEqualTo(5);
     assertThat(options.timeout()).isEqualTo(Duration.ofMillis(2500));
     assertThat(options.commandLine())
-        .isEqualTo("bin/bench-tpch --scale 0.1 --runs 5 --warmups 1 --queries 3,4,5,1 --timeout-seconds 2.5 --output r.csv");
+        .isEqualTo("bin/bench-tpch --scale 0.1 --runs 5 --warmups 1 --warm-passes 2 --queries 3,4,5,1 --timeout-seconds 2.5 --output r.csv");
   }
 
   @Test
