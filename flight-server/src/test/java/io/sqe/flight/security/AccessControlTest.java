@@ -171,6 +171,26 @@ class AccessControlTest {
   }
 
   @Test
+  void queriesUnderThePolicyRunOnColumnarOperatorsWithTheStatementAboveTheBoundary() throws Exception {
+    List<String> plan = bob("EXPLAIN SELECT region, count(*) FROM hr.employees WHERE ssn <> 'XXX-6789' GROUP BY region")
+        .stream().map(row -> String.valueOf(row.get(0))).toList();
+    assertThat(String.join("\n", plan)).contains("SqePolicyBoundary").doesNotContain("Enumerable");
+    int boundary = indexOf(plan, "SqePolicyBoundary");
+    assertThat(indexOf(plan, "'XXX-6789'")).as("the statement's filter runs above the boundary").isLessThan(boundary);
+    assertThat(bob("SELECT region, count(*) FROM hr.employees WHERE ssn <> 'XXX-6789' GROUP BY region"))
+        .containsExactly(List.of("EU", 1L));
+  }
+
+  private static int indexOf(List<String> lines, String text) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(text)) {
+        return i;
+      }
+    }
+    throw new AssertionError(text + " is not in the plan: " + lines);
+  }
+
+  @Test
   void divisionByZeroBelowTheRowFilterDoesNotLeakHiddenRows() throws Exception {
     // Only the hidden US row has salary 0 and region US: a predicate evaluated below the row
     // filter would fail on it and reveal it.

@@ -17,7 +17,7 @@ import org.apache.calcite.rel.convert.ConverterRule;
  * statement below it: a predicate of the statement never sees a row the policy hides (it could
  * otherwise fail on one, say by dividing by zero, and reveal that the row exists).
  */
-final class PolicyBoundary extends SingleRel {
+public final class PolicyBoundary extends SingleRel {
   static final ConverterRule ENUMERABLE_RULE =
       ConverterRule.Config.INSTANCE
           .withConversion(PolicyBoundary.class, Convention.NONE, EnumerableConvention.INSTANCE, "PolicyBoundaryRule")
@@ -53,7 +53,7 @@ final class PolicyBoundary extends SingleRel {
   }
 
   /** The boundary in a compiled plan: it passes its input's rows through. */
-  static final class Enumerable extends SingleRel implements EnumerableRel {
+  public static final class Enumerable extends SingleRel implements EnumerableRel {
     Enumerable(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
       super(cluster, traits, input);
     }

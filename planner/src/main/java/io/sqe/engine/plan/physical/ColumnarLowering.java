@@ -2,6 +2,7 @@ package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.iceberg.IcebergTableScan;
 import io.sqe.engine.plan.ParallelGather;
+import io.sqe.engine.plan.PolicyBoundary;
 import io.sqe.engine.plan.SharedSubplan;
 import io.sqe.engine.exec.batch.SelectColumns;
 import java.util.List;
@@ -36,8 +37,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * Enumerable...} ones.
  *
  * <p>Policies hold in a columnar plan as in a row one: where a policy's row filter and masks end is
- * a node of its own (the policy boundary), which is never lowered, so a plan that reads a table
- * under a policy keeps the row runtime.
+ * a node of its own in both ({@link SqePolicyBoundary}), above which the optimizer kept every
+ * operator of the statement.
  */
 public final class ColumnarLowering {
   private ColumnarLowering() {}
@@ -63,6 +64,10 @@ public final class ColumnarLowering {
       return input == null
           ? null
           : new SqeSharedSubplan(shared.getTraitSet().replace(SqeRel.CONVENTION), input, shared.ordinal(), shared.key(), shared.maxRows());
+    }
+    if (rel instanceof PolicyBoundary.Enumerable boundary) {
+      SqeRel input = lower(boundary.getInput());
+      return input == null ? null : new SqePolicyBoundary(boundary.getTraitSet().replace(SqeRel.CONVENTION), input);
     }
     if (rel instanceof ParallelGather gather) {
       SqeRel input = lower(gather.getInput());

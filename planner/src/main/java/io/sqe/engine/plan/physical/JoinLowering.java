@@ -86,6 +86,12 @@ final class JoinLowering {
       RelNode input = readingKeys(project.getInput(), project.inputColumn(column), slot);
       return input == null ? null : project.copy(project.getTraitSet(), List.of(input));
     }
+    if (probe instanceof SqePolicyBoundary boundary) {
+      // Reached only through a column the policy passes as it is (a masked one is an expression):
+      // the scan then drops rows whose key no build row has, which cannot fail or reveal a value.
+      RelNode input = readingKeys(boundary.getInput(), column, slot);
+      return input == null ? null : boundary.copy(boundary.getTraitSet(), List.of(input));
+    }
     return null;
   }
 
