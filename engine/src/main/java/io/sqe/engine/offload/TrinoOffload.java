@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class TrinoOffload {
   private static final Logger LOG = LoggerFactory.getLogger(TrinoOffload.class);
+  /**
+   * How long Trino's JDBC client retries one request to a coordinator that does not answer before
+   * it fails the query (its connection's network timeout, which it takes as its client request
+   * timeout). Its default, two minutes, kept a client waiting that long after the coordinator
+   * died; a live coordinator answers each poll of a running query within about a second.
+   */
+  private static final int REQUEST_TIMEOUT_MILLIS = 20_000;
 
   private final OffloadConfig config;
 
@@ -87,6 +94,7 @@ public final class TrinoOffload {
     Connection connection = null;
     try {
       connection = DriverManager.getConnection(config.jdbcUrl(), properties);
+      connection.setNetworkTimeout(Runnable::run, REQUEST_TIMEOUT_MILLIS);
       Statement statement = connection.createStatement();
       run.onCancel(() -> cancel(statement));
       ResultSet rows = statement.executeQuery(sql.sql());
