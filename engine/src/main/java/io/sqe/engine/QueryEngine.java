@@ -736,5 +736,10 @@ public final class QueryEngine {
         throw ExecutionErrors.translate(e, queryId);
       }
     }
+
+    @Override
+    public BufferAllocator allocator(String queryId) {
+      return allocator.newChildAllocator("query-" + queryId + "-write", 0, config.maxQueryMemoryBytes());
+    }
   }
 }

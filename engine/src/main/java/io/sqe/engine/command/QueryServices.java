@@ -1,6 +1,7 @@
 package io.sqe.engine.command;
 
 import io.sqe.engine.exec.BatchStream;
+import org.apache.arrow.memory.BufferAllocator;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
@@ -36,4 +37,10 @@ public interface QueryServices {
    * its record batches, from an allocator of its own under the engine's per-query memory limit.
    */
   BatchStream batches(Session session, PlannedQuery query, List<Object> parameters, String queryId);
+
+  /**
+   * An allocator for the batches a command makes itself (a copy-on-write rewrite's), under the
+   * engine's per-query memory limit; the command closes it.
+   */
+  BufferAllocator allocator(String queryId);
 }

@@ -119,7 +119,7 @@ final class VectorizedTaskReader {
     // Iceberg's static root, every file read would leave one behind in that root's list of children.
     BufferAllocator allocator = ArrowAllocation.rootAllocator().newChildAllocator("sqe-scan-task", 0, Long.MAX_VALUE);
     boolean[] unsupported = new boolean[1];
-    CloseableIterable<VectorHolder[]> batches = batches(io, task, readSchema, constants, allocator, unsupported);
+    CloseableIterable<VectorHolder[]> batches = batches(io, task, task.residual(), readSchema, constants, allocator, unsupported);
     CloseableIterator<VectorHolder[]> iterator;
     try {
       // Opens the file and builds the reader for its schema.
@@ -152,6 +152,19 @@ final class VectorizedTaskReader {
       Map<Integer, ?> constants,
       VectorSelection selection,
       BufferAllocator allocator) {
+    return openBatches(io, task, task.residual(), readSchema, schema, constants, selection, allocator);
+  }
+
+  /** As above, with row groups pruned by {@code residual} rather than the task's own residual. */
+  static CloseableIterator<org.apache.arrow.vector.VectorSchemaRoot> openBatches(
+      FileIO io,
+      FileScanTask task,
+      Expression residual,
+      Schema readSchema,
+      org.apache.arrow.vector.types.pojo.Schema schema,
+      Map<Integer, ?> constants,
+      VectorSelection selection,
+      BufferAllocator allocator) {
     int outputColumns = schema.getFields().size();
     if (outputColumns == 0
         || task.file().format() != FileFormat.PARQUET
@@ -175,7 +188,7 @@ final class VectorizedTaskReader {
     boolean[] unsupported = new boolean[1];
     CloseableIterator<VectorHolder[]> iterator;
     try {
-      iterator = batches(io, task, readSchema, constants, taskAllocator, unsupported).iterator();
+      iterator = batches(io, task, residual, readSchema, constants, taskAllocator, unsupported).iterator();
     } catch (RuntimeException | Error e) {
       closeAllocator(taskAllocator);
       throw e;
@@ -215,11 +228,17 @@ final class VectorizedTaskReader {
    * RowGroupReader} from that footer, unless the file is encrypted or has no field ids (then Iceberg's reader opens the split).
    */
   private static CloseableIterable<VectorHolder[]> batches(
-      FileIO io, FileScanTask task, Schema readSchema, Map<Integer, ?> constants, BufferAllocator allocator, boolean[] unsupported) {
+      FileIO io,
+      FileScanTask task,
+      Expression residual,
+      Schema readSchema,
+      Map<Integer, ?> constants,
+      BufferAllocator allocator,
+      boolean[] unsupported) {
     InputFile file = io.newInputFile(task.file());
     if (task.file().keyMetadata() == null) {
       ParquetFooters.RowGroups rowGroups =
-          ParquetFooters.rowGroups(file, task.start(), task.length(), readSchema, task.residual());
+          ParquetFooters.rowGroups(file, task.start(), task.length(), readSchema, residual);
       if (rowGroups != null) {
         if (rowGroups.isEmpty()) {
           return CloseableIterable.empty();
@@ -230,7 +249,7 @@ final class VectorizedTaskReader {
             file, rowGroups, readSchema, fileSchema -> buildReader(readSchema, fileSchema, constants, allocator, unsupported), batchRows);
       }
     }
-    return batches(file, task.start(), task.length(), task.residual(), readSchema, constants, allocator, unsupported);
+    return batches(file, task.start(), task.length(), residual, readSchema, constants, allocator, unsupported);
   }
 
   private static CloseableIterable<VectorHolder[]> batches(

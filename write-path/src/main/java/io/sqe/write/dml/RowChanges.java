@@ -62,6 +62,13 @@ final class RowChanges {
     return byFile.getOrDefault(file, Map.of()).values().stream().filter(c -> c == DELETE).count();
   }
 
+  /** The positions of {@code file}'s changed rows, in ascending order. */
+  long[] positions(String file) {
+    long[] positions = byFile.getOrDefault(file, Map.of()).keySet().stream().mapToLong(Long::longValue).toArray();
+    java.util.Arrays.sort(positions);
+    return positions;
+  }
+
   /** The change to one row: null when it stays, {@link #isDelete} when it goes, else an {@link Update}. */
   Object change(String file, long position) {
     Map<Long, Object> rows = byFile.get(file);

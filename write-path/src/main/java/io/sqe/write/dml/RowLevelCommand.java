@@ -15,8 +15,10 @@ import io.sqe.write.txn.TableWrite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.iceberg.DataFile;
@@ -176,7 +178,11 @@ final class RowLevelCommand implements PreparedCommand {
     List<DeleteFile> removedDeletes = new ArrayList<>();
     List<DataFile> added;
     Expression scanned = writeTarget.scannedRows();
-    try {
+    // Named apart from the row writer's files: both name theirs by operation and partition id.
+    DataFileWriter.Builder rewritten =
+        DataFileWriter.builder(table).operationId(context.queryId() + "-cow").partitionId(context.attempt());
+    BatchRewrite batches = new BatchRewrite(table, changes, rewritten, () -> context.queries().allocator(context.queryId()));
+    try (batches) {
       RowHandler handler = plan.handler();
       Consumer<Record> inserts = record -> {
         writer.write(record);
@@ -192,11 +198,13 @@ final class RowLevelCommand implements PreparedCommand {
         return CommandResult.rows(0);
       }
       if (!changes.isEmpty()) {
-        rewrite(table, base, scanned, changes, writer, removed, removedDeletes);
+        rewrite(table, base, scanned, changes, batches, writer, removed, removedDeletes);
       }
-      added = writer.complete();
+      added = new ArrayList<>(writer.complete());
+      added.addAll(batches.complete());
     } catch (RuntimeException | Error e) {
       writer.abort();
+      batches.abort();
       throw e;
     }
     OverwriteFiles overwrite = write.newOverwrite();
@@ -210,7 +218,9 @@ final class RowLevelCommand implements PreparedCommand {
     if (isolation(table) == IsolationLevel.SERIALIZABLE) {
       overwrite.validateNoConflictingData();
     }
-    write.commit(overwrite, writer.paths(), what);
+    Set<String> paths = new HashSet<>(writer.paths());
+    paths.addAll(batches.paths());
+    write.commit(overwrite, paths, what);
     return CommandResult.rows(changes.deleted() + changes.updated() + inserted[0]);
   }
 
@@ -220,13 +230,15 @@ final class RowLevelCommand implements PreparedCommand {
 
   /**
    * Writes the rows each changed file keeps, changed where the statement changes them, and notes
-   * the files (and their deletion vectors) the commit removes.
+   * the files (and their deletion vectors) the commit removes: from the file's record batches
+   * where they can be read and written ({@link BatchRewrite}), else row by row.
    */
   private static void rewrite(
       Table table,
       Long base,
       Expression scanned,
       RowChanges changes,
+      BatchRewrite batches,
       DataFileWriter writer,
       List<DataFile> removed,
       List<DeleteFile> removedDeletes) {
@@ -246,6 +258,9 @@ final class RowLevelCommand implements PreparedCommand {
           }
         }
         if (task.deletes().isEmpty() && changes.deletedIn(path) == task.file().recordCount()) {
+          continue;
+        }
+        if (batches.rewrite(task)) {
           continue;
         }
         try (CloseableIterable<Record> rows = DataFileRows.read(table, task)) {
