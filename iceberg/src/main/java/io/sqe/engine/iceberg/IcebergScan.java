@@ -635,7 +635,7 @@ public final class IcebergScan {
       context.stats().fileOpened(task.file().fileSizeInBytes());
       Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
       CloseableIterator<VectorSchemaRoot> gathered =
-          VectorizedTaskReader.openBatches(rows.table.io(), task, rows.projected, schema, constants, rows.selection(), allocator);
+          VectorizedTaskReader.openBatches(rows.table.io(), task, task.residual(), rows.projected, schema, constants, rows.selection(), allocator);
       if (gathered != null) {
         context.stats().fileReadByColumns();
         return gathered;

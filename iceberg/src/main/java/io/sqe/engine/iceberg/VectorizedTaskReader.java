@@ -141,21 +141,10 @@ final class VectorizedTaskReader {
   /**
    * The rows of {@code task} that {@code selection} keeps (all when null) as record batches of
    * {@code schema}, the result's Arrow types for the first {@code schema}'s size columns of {@code
-   * readSchema}, decoded and gathered with buffers from {@code allocator}; or null when this reader
-   * does not handle the task or a column's result type (the caller then reads its rows).
+   * readSchema}, decoded and gathered with buffers from {@code allocator}, from the row groups
+   * {@code residual} (the task's, for a scan) may match; or null when this reader does not handle
+   * the task or a column's result type (the caller then reads its rows).
    */
-  static CloseableIterator<org.apache.arrow.vector.VectorSchemaRoot> openBatches(
-      FileIO io,
-      FileScanTask task,
-      Schema readSchema,
-      org.apache.arrow.vector.types.pojo.Schema schema,
-      Map<Integer, ?> constants,
-      VectorSelection selection,
-      BufferAllocator allocator) {
-    return openBatches(io, task, task.residual(), readSchema, schema, constants, selection, allocator);
-  }
-
-  /** As above, with row groups pruned by {@code residual} rather than the task's own residual. */
   static CloseableIterator<org.apache.arrow.vector.VectorSchemaRoot> openBatches(
       FileIO io,
       FileScanTask task,
