@@ -183,6 +183,38 @@ class MemoryLimitTest {
     assertThatCode(server::close).doesNotThrowAnyException();
   }
 
+  @Test
+  void anUpdateWhoseChangedRowsDoNotFitFailsAndLeavesTheTableAsItWas() throws Exception {
+    // 4 MiB: each of the 120,000 updated rows holds its new value on the heap until the files
+    // are rewritten, about 23 MB in all, which counts against the limit.
+    TestServer server = start("4m");
+    create(server, "big", BIG, MemoryLimitTest::label);
+    String url = server.jdbcUrl() + "&user=admin&password=" + server.adminPassword();
+    try (Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement()) {
+      assertThatThrownBy(() -> statement.executeUpdate("UPDATE s.big SET label = 'x'"))
+          .isInstanceOfSatisfying(SQLException.class, e -> {
+            assertThat(e.getMessage()).contains("UPDATE of").contains("query.max-memory");
+            assertThat(e.toString() + e.getCause()).contains("RESOURCE_EXHAUSTED");
+          });
+      try (ResultSet rs = statement.executeQuery("select count(*), count_if(label = 'x'), sum(n) from s.big")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(BIG);
+        assertThat(rs.getLong(2)).isZero();
+        assertThat(rs.getLong(3)).isEqualTo((long) BIG * (BIG - 1) / 2);
+      }
+      // Under the same limit, an UPDATE of a few rows rewrites their file and commits.
+      assertThat(statement.executeUpdate("UPDATE s.big SET label = 'x' WHERE n < 1000")).isEqualTo(1000);
+      try (ResultSet rs = statement.executeQuery("select count(*), count_if(label = 'x') from s.big")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(BIG);
+        assertThat(rs.getLong(2)).isEqualTo(1000);
+      }
+    }
+    RunningQueries.awaitNone(server, Duration.ofSeconds(10));
+    assertThatCode(server::close).doesNotThrowAnyException();
+  }
+
   /** A table of {@code count} rows whose n is 7 in every row. */
   private static void createOneKey(TestServer server, String table, int count) {
     List<Record> rows = new ArrayList<>();

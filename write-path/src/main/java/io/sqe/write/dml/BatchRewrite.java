@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -37,22 +36,21 @@ final class BatchRewrite implements AutoCloseable {
   private final RowChanges changes;
   private final Optional<BatchFileWriter.Layout> layout;
   private final DataFileWriter.Builder files;
-  private final Supplier<BufferAllocator> allocators;
+  private final BufferAllocator allocator;
   private final Schema schema;
   private final List<Function<Object, Object>> engineValues;
-  private BufferAllocator allocator;
   private BatchFileWriter writer;
 
   /**
    * @param files how the rewritten files are written; its operation id must differ from that of
    *     any other writer of the statement, as the files are named by it
-   * @param allocators the allocator of the batches, made on first use and closed by {@link #close}
+   * @param allocator the allocator of the batches, under the statement's memory limit
    */
-  BatchRewrite(Table table, RowChanges changes, DataFileWriter.Builder files, Supplier<BufferAllocator> allocators) {
+  BatchRewrite(Table table, RowChanges changes, DataFileWriter.Builder files, BufferAllocator allocator) {
     this.table = requireNonNull(table, "table is null");
     this.changes = requireNonNull(changes, "changes is null");
     this.files = requireNonNull(files, "files is null");
-    this.allocators = requireNonNull(allocators, "allocators is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
     this.schema = DataFileBatches.arrowSchema(table.schema());
     this.layout = BatchFileWriter.layout(table, schema, IntStream.range(0, schema.getFields().size()).toArray());
     this.engineValues = DataFileBatches.engineValues(table.schema());
@@ -65,9 +63,6 @@ final class BatchRewrite implements AutoCloseable {
   boolean rewrite(FileScanTask task) {
     if (layout.isEmpty() || !task.deletes().isEmpty()) {
       return false;
-    }
-    if (allocator == null) {
-      allocator = allocators.get();
     }
     Optional<CloseableIterator<VectorSchemaRoot>> read = DataFileBatches.read(table, task, allocator);
     if (read.isEmpty()) {
@@ -191,16 +186,11 @@ final class BatchRewrite implements AutoCloseable {
     }
   }
 
+  /** Releases what the writer holds unless {@link #complete} was called; the allocator stays the caller's. */
   @Override
   public void close() {
-    try {
-      if (writer != null) {
-        writer.close();
-      }
-    } finally {
-      if (allocator != null) {
-        allocator.close();
-      }
+    if (writer != null) {
+      writer.close();
     }
   }
 }

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -171,41 +172,49 @@ final class RowLevelCommand implements PreparedCommand {
       return CommandResult.materialized(0, new CommandResult.Reuse(true, none.reason(), none.detail()));
     }
     String what = kind.description + " " + target.displayName();
-    RowChanges changes = new RowChanges();
     DataFileWriter writer = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt()).build();
     long[] inserted = {0};
     List<DataFile> removed = new ArrayList<>();
     List<DeleteFile> removedDeletes = new ArrayList<>();
     List<DataFile> added;
+    Set<String> paths = new HashSet<>();
+    long count;
     Expression scanned = writeTarget.scannedRows();
     // Named apart from the row writer's files: both name theirs by operation and partition id.
     DataFileWriter.Builder rewritten =
         DataFileWriter.builder(table).operationId(context.queryId() + "-cow").partitionId(context.attempt());
-    BatchRewrite batches = new BatchRewrite(table, changes, rewritten, () -> context.queries().allocator(context.queryId()));
-    try (batches) {
-      RowHandler handler = plan.handler();
-      Consumer<Record> inserts = record -> {
-        writer.write(record);
-        inserted[0]++;
-      };
-      try (RowStream rows = context.queries().rows(context.session(), plan.query(), parameters, context.queryId())) {
-        while (rows.next()) {
-          handler.accept(rows.current(), changes, inserts);
+    // The changed rows and the rewrite's batches count against query.max-memory.
+    try (BufferAllocator memory = context.queries().allocator(context.queryId());
+        RowChanges changes = new RowChanges(memory, what);
+        BatchRewrite batches = new BatchRewrite(table, changes, rewritten, memory)) {
+      try {
+        RowHandler handler = plan.handler();
+        Consumer<Record> inserts = record -> {
+          writer.write(record);
+          inserted[0]++;
+        };
+        try (RowStream rows = context.queries().rows(context.session(), plan.query(), parameters, context.queryId())) {
+          while (rows.next()) {
+            handler.accept(rows.current(), changes, inserts);
+          }
         }
+        if (changes.isEmpty() && inserted[0] == 0) {
+          writer.complete();
+          return CommandResult.rows(0);
+        }
+        if (!changes.isEmpty()) {
+          rewrite(table, base, scanned, changes, batches, writer, removed, removedDeletes);
+        }
+        added = new ArrayList<>(writer.complete());
+        added.addAll(batches.complete());
+      } catch (RuntimeException | Error e) {
+        writer.abort();
+        batches.abort();
+        throw e;
       }
-      if (changes.isEmpty() && inserted[0] == 0) {
-        writer.complete();
-        return CommandResult.rows(0);
-      }
-      if (!changes.isEmpty()) {
-        rewrite(table, base, scanned, changes, batches, writer, removed, removedDeletes);
-      }
-      added = new ArrayList<>(writer.complete());
-      added.addAll(batches.complete());
-    } catch (RuntimeException | Error e) {
-      writer.abort();
-      batches.abort();
-      throw e;
+      paths.addAll(writer.paths());
+      paths.addAll(batches.paths());
+      count = changes.deleted() + changes.updated() + inserted[0];
     }
     OverwriteFiles overwrite = write.newOverwrite();
     overwrite.deleteFiles(DataFileSet.of(removed), DeleteFileSet.of(removedDeletes));
@@ -218,10 +227,8 @@ final class RowLevelCommand implements PreparedCommand {
     if (isolation(table) == IsolationLevel.SERIALIZABLE) {
       overwrite.validateNoConflictingData();
     }
-    Set<String> paths = new HashSet<>(writer.paths());
-    paths.addAll(batches.paths());
     write.commit(overwrite, paths, what);
-    return CommandResult.rows(changes.deleted() + changes.updated() + inserted[0]);
+    return CommandResult.rows(count);
   }
 
   private IsolationLevel isolation(Table table) {
