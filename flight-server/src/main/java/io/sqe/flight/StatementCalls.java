@@ -23,6 +23,7 @@ import io.sqe.flight.runtime.RuntimeSchema;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.tracing.StatementSpan;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -322,25 +323,26 @@ final class StatementCalls {
    */
   static void reported(StatementAudit record, CommandOutcome outcome, QueryTrailers.Holder trailers) {
     record.offloadedTo(outcome.offloadedTo());
+    record.materialized(outcome.reuse());
+    trailersOf(outcome).forEach(trailers::put);
+  }
+
+  /**
+   * The trailers that say whether a statement reused a materialization (none when it materializes
+   * none) and that the Trino cluster ran it (none when it ran here).
+   */
+  static Map<String, String> trailersOf(CommandOutcome outcome) {
+    Map<String, String> trailers = new HashMap<>();
+    CommandResult.Reuse reuse = outcome.reuse();
+    if (reuse != null) {
+      trailers.put("x-sqe-materialization", reuse.outcome());
+      trailers.put("x-sqe-materialization-reason", reuse.reason());
+      trailers.put("x-sqe-materialization-detail", reuse.detail());
+    }
     if (outcome.offloadedTo() != null) {
       trailers.put("x-sqe-runtime", "trino");
     }
-    if (outcome.reuse() == null) {
-      return;
-    }
-    record.materialized(outcome.reuse());
-    trailersOf(outcome.reuse()).forEach(trailers::put);
-  }
-
-  /** The trailers that say whether a statement reused a materialization; none when it materializes none. */
-  static Map<String, String> trailersOf(CommandResult.Reuse reuse) {
-    if (reuse == null) {
-      return Map.of();
-    }
-    return Map.of(
-        "x-sqe-materialization", reuse.outcome(),
-        "x-sqe-materialization-reason", reuse.reason(),
-        "x-sqe-materialization-detail", reuse.detail());
+    return trailers;
   }
 
   /**
@@ -377,7 +379,7 @@ final class StatementCalls {
         ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
         : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
-    pending.trailers(trailersOf(outcome.reuse()));
+    pending.trailers(trailersOf(outcome));
     long records = command.reports() ? outcome.report().size() : outcome.rows();
     byte[] ticket = handles.commandTicket(queryId, session.session(), text, command.reports(), outcome.rows());
     return flightInfo(queryId, result.resultSchema(), descriptor, pending, ticket, records);

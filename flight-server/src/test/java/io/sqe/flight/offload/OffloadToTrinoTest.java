@@ -346,6 +346,11 @@ class OffloadToTrinoTest extends TpchHarness {
       s.execute("SET SESSION offload = 'never'");
       assertThat(count(s, "SELECT count(*) FROM w_replaced")).as("read at once after Trino's INSERT").isEqualTo(10);
     }
+    Map<String, String> asQuery =
+        trailersOf("always", "INSERT INTO tpch.w_replaced SELECT n_nationkey, n_name FROM tpch.nation WHERE n_regionkey = 0", 5);
+    assertThat(asQuery).as("the DoGet of the count of a write sent as a query, as ADBC and dbt send it")
+        .containsEntry("x-sqe-runtime", "trino");
+    assertThat(auditLine(asQuery.get("x-sqe-query-id"))).contains("\"offloaded_to\":\"" + trino.uri() + "\"");
     Map<String, String> again = updateTrailers(replace + "3", 5);
     assertThat(again).containsEntry("x-sqe-runtime", "trino").containsEntry("x-sqe-materialization", "rebuilt")
         .containsEntry("x-sqe-materialization-reason", "no_lineage");
@@ -458,8 +463,9 @@ class OffloadToTrinoTest extends TpchHarness {
   }
 
   /**
-   * Runs {@code sql}, a count, through Flight SQL in a new session (with {@code offload} set to
-   * {@code option} unless null), checks the count, and returns the stream's trailers.
+   * Runs {@code sql}, a count (or a write, which answers with its count), through Flight SQL in a
+   * new session (with {@code offload} set to {@code option} unless null), checks the count, and
+   * returns the stream's trailers.
    */
   private Map<String, String> trailersOf(String option, String sql, long count) throws Exception {
     TrailerCapture trailers = new TrailerCapture();
