@@ -64,8 +64,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TimeZone;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -441,15 +443,11 @@ public final class QueryEngine {
     if (offload.isEmpty()) {
       return new Placed(plan, null);
     }
-    Placement placement;
-    if (session.openTransaction().isPresent()) {
-      placement = Placement.local("in a transaction, whose staged writes Trino cannot see");
-    } else if (!pinned.isEmpty()) {
-      // Planned again on another server for a ticket: the Trino statement would pin the snapshots current now.
-      placement = Placement.local("pinned to the snapshots of a ticket");
-    } else {
-      placement = Placement.of(mode(session), offload.get().config(), plan.reads().scanBytes(), PlanningThreads::checkCancelled);
-    }
+    // Planned again on another server for a ticket: the Trino statement would pin the snapshots
+    // current now. A transaction's reason comes first.
+    Placement placement = pinned.isEmpty() || session.openTransaction().isPresent()
+        ? placement(session, plan, PlanningThreads::checkCancelled)
+        : Placement.local("pinned to the snapshots of a ticket");
     if (!placement.onTrino()) {
       return new Placed(plan, placement);
     }
@@ -466,6 +464,14 @@ public final class QueryEngine {
       }
       throw e;
     }
+  }
+
+  /** Where a statement that reads {@code plan} runs, with a Trino cluster: here in a transaction, else as {@link Placement#of} says. */
+  private Placement placement(Session session, PlannedQuery plan, Runnable checkCancelled) {
+    if (session.openTransaction().isPresent()) {
+      return Placement.local("in a transaction, whose staged writes Trino cannot see");
+    }
+    return Placement.of(mode(session), offload.orElseThrow().config(), plan.reads().scanBytes(), checkCancelled);
   }
 
   /** Where {@code session} asks its queries to run: its {@code offload} option, {@code auto} by default. */
@@ -706,6 +712,39 @@ public final class QueryEngine {
       // prepared, on the planning thread already.
       QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
       return PlanningThreads.plan(planning, () -> planner.plan(session, query, sql, readTables(session, tables)));
+    }
+
+    @Override
+    public Optional<Placement> placeWrite(Session session, PlannedQuery source) {
+      if (offload.isEmpty()) {
+        return Optional.empty();
+      }
+      if (!source.parameterTypes().isEmpty()) {
+        return Optional.of(Placement.local("Trino cannot run it: its query has ? parameters"));
+      }
+      return Optional.of(placement(session, source, running()::checkCancelled));
+    }
+
+    @Override
+    public String trinoSelect(Session session, SqlNode query, String sql, List<String> types, List<String> names) {
+      return planner.trinoSelect(session, query, sql, types, names);
+    }
+
+    @Override
+    public Optional<CommandResult> runOnTrino(String statement, BooleanSupplier unchanged) {
+      TrinoOffload cluster = offload.orElseThrow(() -> new IllegalStateException("No Trino cluster is configured"));
+      OptionalLong count = cluster.write(statement, running(), unchanged);
+      return count.isPresent()
+          ? Optional.of(CommandResult.rows(count.getAsLong()).offloadedTo(cluster.config().trinoUri().orElseThrow()))
+          : Optional.empty();
+    }
+
+    /** The command's run: writes are placed and run while their command runs, not while it is prepared. */
+    private QueryRun running() {
+      if (run == null) {
+        throw new IllegalStateException("A write is placed and run while its command runs");
+      }
+      return run;
     }
 
     @Override

@@ -157,6 +157,7 @@ final class Polls {
             throw StatementCalls.failed(record, queryId, e);
           }
           record.materialized(outcome.reuse());
+          record.offloadedTo(outcome.offloadedTo());
           record.succeeded(queryId, outcome.rows());
           return statements.commandResult(session, queryId, run, outcome, descriptor, keptBytes(descriptor));
         }));

@@ -78,10 +78,15 @@ final class QueryTrailers implements ServerInterceptor {
       others.put(key, value.replaceAll("[^\\x20-\\x7e]", "?"));
     }
 
+    /** The figures' trailers, then the others, which win where both have a key (a count's DoGet says where its write ran). */
     void writeTo(Metadata trailers) {
       QueryFigures current = figures;
       if (current != null) {
-        current.trailers().forEach((key, value) -> trailers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value));
+        current.trailers().forEach((key, value) -> {
+          if (!others.containsKey(key)) {
+            trailers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
+          }
+        });
       }
       others.forEach((key, value) -> trailers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value));
     }

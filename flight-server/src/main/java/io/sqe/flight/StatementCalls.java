@@ -23,6 +23,7 @@ import io.sqe.flight.runtime.RuntimeSchema;
 import io.sqe.flight.session.ClientSession;
 import io.sqe.flight.tracing.StatementSpan;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -209,6 +210,7 @@ final class StatementCalls {
         Prepared.Command run = (Prepared.Command) statement;
         CommandOutcome outcome = runCommand(call.client(), call.session(), run, parameterSets, queryId);
         call.record().materialized(outcome.reuse());
+        call.record().offloadedTo(outcome.offloadedTo());
         call.record().succeeded(queryId, outcome.rows());
         return commandResult(call.client(), queryId, run, outcome, descriptor, 0);
       }
@@ -253,7 +255,10 @@ final class StatementCalls {
           throw FlightErrors.invalid("A query cannot run as an update; execute it as a query");
         }
         CommandOutcome outcome = runCommand(call.client(), call.session(), (Prepared.Command) statement, call.parameterSets().get(), queryId);
-        reported(call.record(), outcome.reuse(), QueryTrailers.current());
+        QueryTrailers.Holder trailers = QueryTrailers.current();
+        // The audit line's key, as a query's DoGet trailers carry it.
+        trailers.put("x-sqe-query-id", queryId);
+        reported(call.record(), outcome, trailers);
         return outcome.rows();
       } finally {
         engine.queries().forget(queryId);
@@ -286,14 +291,16 @@ final class StatementCalls {
         long rows = 0;
         List<Object[]> report = new ArrayList<>();
         CommandResult.Reuse reuse = null;
+        String offloadedTo = null;
         for (List<Object> parameters : parameterSets) {
           CommandResult result = engine.run(statementSession, command, parameters, queryId);
           session.update(result.sessionChange());
           rows += result.rowCount();
           report.addAll(result.report());
           reuse = result.reuse() != null ? result.reuse() : reuse;
+          offloadedTo = result.offloadedTo() != null ? result.offloadedTo() : offloadedTo;
         }
-        return new CommandOutcome(rows, report, reuse);
+        return new CommandOutcome(rows, report, reuse, offloadedTo);
       });
     } catch (RuntimeException | Error e) {
       engine.queries().forget(queryId);
@@ -304,32 +311,38 @@ final class StatementCalls {
   /**
    * What running a command did: the rows it changed, the rows of its report if it makes one, and
    * whether it reused a materialization (null when it materializes none; with several parameter
-   * sets, the last run's).
+   * sets, the last run's), and the Trino cluster that ran it (null when none did).
    */
-  record CommandOutcome(long rows, List<Object[]> report, CommandResult.Reuse reuse) {}
+  record CommandOutcome(long rows, List<Object[]> report, CommandResult.Reuse reuse, String offloadedTo) {}
 
   /**
    * Tells the audit record (and through it the metrics) and the call's trailers ({@code
-   * x-sqe-materialization}: {@code reused} or {@code rebuilt}, with its reason and detail) whether
-   * a statement reused a materialization.
+   * x-sqe-materialization}: {@code reused} or {@code rebuilt}, with its reason and detail; {@code
+   * x-sqe-runtime: trino} for a write the Trino cluster ran) whether a statement reused a
+   * materialization and where it ran.
    */
-  static void reported(StatementAudit record, CommandResult.Reuse reuse, QueryTrailers.Holder trailers) {
-    if (reuse == null) {
-      return;
-    }
-    record.materialized(reuse);
-    trailersOf(reuse).forEach(trailers::put);
+  static void reported(StatementAudit record, CommandOutcome outcome, QueryTrailers.Holder trailers) {
+    record.offloadedTo(outcome.offloadedTo());
+    record.materialized(outcome.reuse());
+    trailersOf(outcome).forEach(trailers::put);
   }
 
-  /** The trailers that say whether a statement reused a materialization; none when it materializes none. */
-  static Map<String, String> trailersOf(CommandResult.Reuse reuse) {
-    if (reuse == null) {
-      return Map.of();
+  /**
+   * The trailers that say whether a statement reused a materialization (none when it materializes
+   * none) and that the Trino cluster ran it (none when it ran here).
+   */
+  static Map<String, String> trailersOf(CommandOutcome outcome) {
+    Map<String, String> trailers = new HashMap<>();
+    CommandResult.Reuse reuse = outcome.reuse();
+    if (reuse != null) {
+      trailers.put("x-sqe-materialization", reuse.outcome());
+      trailers.put("x-sqe-materialization-reason", reuse.reason());
+      trailers.put("x-sqe-materialization-detail", reuse.detail());
     }
-    return Map.of(
-        "x-sqe-materialization", reuse.outcome(),
-        "x-sqe-materialization-reason", reuse.reason(),
-        "x-sqe-materialization-detail", reuse.detail());
+    if (outcome.offloadedTo() != null) {
+      trailers.put("x-sqe-runtime", "trino");
+    }
+    return trailers;
   }
 
   /**
@@ -366,7 +379,7 @@ final class StatementCalls {
         ? new Prepared.Rows(text, command.resultSchema(), outcome.report())
         : new Prepared.Rows(text, Prepared.Command.RESULT_SCHEMA, List.<Object[]>of(new Object[] {outcome.rows()}));
     PendingQuery pending = tickets.register(queryId, session.session(), result, List.of(List.of()), true, alsoKept);
-    pending.trailers(trailersOf(outcome.reuse()));
+    pending.trailers(trailersOf(outcome));
     long records = command.reports() ? outcome.report().size() : outcome.rows();
     byte[] ticket = handles.commandTicket(queryId, session.session(), text, command.reports(), outcome.rows());
     return flightInfo(queryId, result.resultSchema(), descriptor, pending, ticket, records);

@@ -16,8 +16,10 @@ import java.util.function.UnaryOperator;
  * @param reuse for a statement that materializes a table (CREATE OR REPLACE TABLE ... AS),
  *     whether it reused what an earlier run of it committed and why (docs/sql.md); null for the
  *     others
+ * @param offloadedTo the Trino cluster that ran the statement (an offloaded INSERT ... SELECT or
+ *     CREATE TABLE ... AS, which Trino committed); null when it ran here
  */
-public record CommandResult(long rowCount, UnaryOperator<Session> sessionChange, List<Object[]> report, Reuse reuse) {
+public record CommandResult(long rowCount, UnaryOperator<Session> sessionChange, List<Object[]> report, Reuse reuse, String offloadedTo) {
   public CommandResult {
     requireNonNull(sessionChange, "sessionChange is null");
     report = List.copyOf(report);
@@ -52,19 +54,24 @@ public record CommandResult(long rowCount, UnaryOperator<Session> sessionChange,
 
   /** {@code count} rows written by a statement that materialized a table, reusing or not as {@code reuse} says. */
   public static CommandResult materialized(long count, Reuse reuse) {
-    return new CommandResult(count, UnaryOperator.identity(), List.of(), requireNonNull(reuse, "reuse is null"));
+    return new CommandResult(count, UnaryOperator.identity(), List.of(), requireNonNull(reuse, "reuse is null"), null);
   }
 
   public static CommandResult rows(long count) {
-    return new CommandResult(count, UnaryOperator.identity(), List.of(), null);
+    return new CommandResult(count, UnaryOperator.identity(), List.of(), null, null);
   }
 
   public static CommandResult session(UnaryOperator<Session> change) {
-    return new CommandResult(0, change, List.of(), null);
+    return new CommandResult(0, change, List.of(), null, null);
   }
 
   /** What a command with a {@link PreparedCommand#reportSchema() report} did: its rows, and no count. */
   public static CommandResult report(List<Object[]> rows) {
-    return new CommandResult(0, UnaryOperator.identity(), rows, null);
+    return new CommandResult(0, UnaryOperator.identity(), rows, null, null);
+  }
+
+  /** This result, of a statement the Trino cluster at {@code uri} ran. */
+  public CommandResult offloadedTo(String uri) {
+    return new CommandResult(rowCount, sessionChange, report, reuse, requireNonNull(uri, "uri is null"));
   }
 }

@@ -4,10 +4,13 @@ import io.sqe.engine.exec.BatchStream;
 import org.apache.arrow.memory.BufferAllocator;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.offload.Placement;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Session;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -43,4 +46,28 @@ public interface QueryServices {
    * engine's per-query memory limit; the command closes it.
    */
   BufferAllocator allocator(String queryId);
+
+  /**
+   * Where a write whose rows come from {@code source} runs, as a query's placement decides (the
+   * session's {@code offload} option, {@code source}'s estimated scan): on the Trino cluster, which
+   * then commits it, or here; here in a transaction, whose staged writes Trino cannot see, and for
+   * a source with {@code ?} parameters. Empty without a Trino cluster.
+   */
+  Optional<Placement> placeWrite(Session session, PlannedQuery source);
+
+  /**
+   * {@code query} as the SELECT of a write Trino runs: the session's row filters and column masks
+   * inlined, every table pinned to the snapshot planned against, each result column cast to its
+   * Trino type of {@code types} and named as {@code names} says. NOT_SUPPORTED when Trino cannot
+   * run it.
+   */
+  String trinoSelect(Session session, SqlNode query, String sql, List<String> types, List<String> names);
+
+  /**
+   * Runs {@code statement}, a write Trino commits, on the cluster as the service user: the
+   * command's result (its row count, and the cluster that ran it). Empty when the cluster failed,
+   * committed nothing ({@code unchanged}) and {@code offload.fallback} says the write runs here
+   * instead; otherwise a failure is UNAVAILABLE, naming the cluster.
+   */
+  Optional<CommandResult> runOnTrino(String statement, BooleanSupplier unchanged);
 }

@@ -15,7 +15,9 @@ import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -88,13 +90,9 @@ public final class TrinoOffload {
   }
 
   private Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run) {
-    Properties properties = new Properties();
-    properties.setProperty("user", config.user());
-    properties.setProperty("source", "sqe");
     Connection connection = null;
     try {
-      connection = DriverManager.getConnection(config.jdbcUrl(), properties);
-      connection.setNetworkTimeout(Runnable::run, REQUEST_TIMEOUT_MILLIS);
+      connection = connect();
       Statement statement = connection.createStatement();
       run.onCancel(() -> cancel(statement));
       ResultSet rows = statement.executeQuery(sql.sql());
@@ -106,9 +104,57 @@ public final class TrinoOffload {
     }
   }
 
+  /**
+   * Runs {@code sql}, an INSERT or CREATE TABLE ... AS whose Iceberg commit Trino makes, as the
+   * service user, and returns its update count, recording in {@code run}'s statistics that it ran
+   * on the cluster; cancelling {@code run} cancels it there. When the cluster fails, {@code
+   * offload.fallback} allows it and {@code unchanged} says the target is still as it was (Trino
+   * committed nothing), returns empty: the write then runs here. Otherwise the failure is
+   * UNAVAILABLE, naming the cluster.
+   */
+  public OptionalLong write(String sql, QueryRun run, BooleanSupplier unchanged) {
+    try (Connection connection = connect();
+        Statement statement = connection.createStatement()) {
+      run.onCancel(() -> cancel(statement));
+      long count = statement.executeLargeUpdate(sql);
+      run.stats().offloadedTo(config.trinoUri().orElseThrow());
+      return OptionalLong.of(count);
+    } catch (SQLException e) {
+      run.checkCancelled();
+      if (config.fallback() && unchanged.getAsBoolean()) {
+        // The cause's message may quote the statement's literals; the log names the cluster only.
+        LOG.warn("Write {} runs here: the Trino cluster {} failed and committed nothing (offload.fallback)",
+            run.queryId(), config.trinoUri().orElseThrow());
+        return OptionalLong.empty();
+      }
+      throw unavailable(e, "write");
+    }
+  }
+
+  /** A connection to the cluster as the service user, whose requests give up on a coordinator that stops answering. */
+  private Connection connect() throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", config.user());
+    properties.setProperty("source", "sqe");
+    Connection connection = DriverManager.getConnection(config.jdbcUrl(), properties);
+    try {
+      connection.setNetworkTimeout(Runnable::run, REQUEST_TIMEOUT_MILLIS);
+      return connection;
+    } catch (SQLException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
   SqeException unavailable(SQLException e) {
+    return unavailable(e, "query");
+  }
+
+  private SqeException unavailable(SQLException e, String what) {
     return new SqeException(
-        ErrorCode.UNAVAILABLE, "The Trino cluster " + config.trinoUri().orElseThrow() + " failed to run the offloaded query: " + e.getMessage(), e);
+        ErrorCode.UNAVAILABLE,
+        "The Trino cluster " + config.trinoUri().orElseThrow() + " failed to run the offloaded " + what + ": " + e.getMessage(),
+        e);
   }
 
   private static void cancel(Statement statement) {

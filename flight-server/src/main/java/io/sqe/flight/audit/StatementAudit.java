@@ -167,6 +167,9 @@ public final class StatementAudit {
     if (materialization != null) {
       log.listener().materialized(materialization);
     }
+    if (error == null && offloaded != null) {
+      log.listener().offloaded(facts.kind());
+    }
     String tag = session == null ? null : session.options().get(SessionCommands.QUERY_TAG);
     span.end(queryId, facts.kind(), sql, tag, facts.read(), facts.written(), outcome, rows, cached);
     String message = error == null ? null : Outcomes.message(error);

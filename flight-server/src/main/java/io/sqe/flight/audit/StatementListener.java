@@ -22,6 +22,9 @@ public interface StatementListener {
   /** A statement that materializes a table succeeded, reusing what an earlier run committed or not as {@code reuse} says. */
   default void materialized(CommandResult.Reuse reuse) {}
 
+  /** A statement of {@code kind} (as {@link #statementEnded} names it) ran on the Trino cluster and succeeded. */
+  default void offloaded(String kind) {}
+
   /**
    * Hears how a statement failed, after {@link #statementEnded}.
    *

@@ -51,6 +51,7 @@ public final class ServerMetrics implements StatementListener {
   private final Counter spillFiles;
   private final Counter materializationsReused;
   private final Counter materializationsRebuilt;
+  private final Counter offloaded;
   private final Map<String, Cache<?, ?>> caches = new ConcurrentHashMap<>();
   /** Whether the JVM's own metrics are wanted; registered at the first scrape, not at startup. */
   private final boolean jvm;
@@ -106,6 +107,12 @@ public final class ServerMetrics implements StatementListener {
             .register(registry);
     spillFiles =
         Counter.builder().name("sqe_spill_files_total").help("Files (sorted runs) queries wrote to the spill directory").register(registry);
+    offloaded =
+        Counter.builder()
+            .name("sqe_statements_offloaded_total")
+            .help("Statements that ran on the Trino cluster and succeeded (queries, INSERT ... SELECT, CREATE TABLE ... AS), by kind")
+            .labelNames("kind")
+            .register(registry);
     materializationsReused =
         Counter.builder()
             .name("sqe_materializations_reused_total")
@@ -187,6 +194,11 @@ public final class ServerMetrics implements StatementListener {
   @Override
   public void materialized(CommandResult.Reuse reuse) {
     (reuse.reused() ? materializationsReused : materializationsRebuilt).labelValues(reuse.reason()).inc();
+  }
+
+  @Override
+  public void offloaded(String kind) {
+    offloaded.labelValues(kind == null ? "unknown" : kind).inc();
   }
 
   /** A query's results have been sent (or its stream ended early): what it sent, read and spilled. */

@@ -31,6 +31,11 @@ public final class QueryFailures implements StatementListener {
   }
 
   @Override
+  public void offloaded(String kind) {
+    next.offloaded(kind);
+  }
+
+  @Override
   public void statementFailed(String queryId, String code, String message) {
     next.statementFailed(queryId, code, message);
     queries.findWithHistory(queryId).ifPresent(query -> query.failed(code, message));

@@ -166,6 +166,7 @@ final class StatementTask implements Runnable {
       return;
     }
     record.materialized(result.reuse());
+    record.offloadedTo(result.offloadedTo());
     record.succeeded(query.id(), result.rowCount());
     Session after = result.sessionChange().apply(session);
     SessionChanges changes = transactionChanges(session, after).session(session, after).build();

@@ -69,7 +69,8 @@ class OffloadToTrinoTest extends TpchHarness {
           {"role": "analyst", "schema": "tpch", "table": "customer", "privileges": ["SELECT"],
            "filter": "c_mktsegment = 'BUILDING'",
            "columns": [{"name": "c_phone", "mask": "'XX-' || substring(c_phone, 12)"}, {"name": "c_acctbal", "allow": false}]},
-          {"role": "analyst", "schema": "tpch", "table": "nation", "privileges": ["SELECT"]}
+          {"role": "analyst", "schema": "tpch", "table": "nation", "privileges": ["SELECT"]},
+          {"role": "analyst", "schema": "scratch", "privileges": ["OWNERSHIP"]}
         ]
       }
       """;
@@ -285,6 +286,171 @@ class OffloadToTrinoTest extends TpchHarness {
     assertThat(trinoQuery("(query LIKE '%n_name%<> ''auto''%' OR query LIKE '%stays_here%')")).as("Trino ran no small query").isNull();
   }
 
+  /**
+   * CREATE TABLE ... AS (partitioned, sorted, commented) and INSERT ... SELECT (with SQE's implicit
+   * casts to the target's column types, and a column left out) forced to Trino write the tables,
+   * types and rows the same statements write run here; Trino ran them as the service user, and the
+   * counts they answer are the local runs'.
+   */
+  @Test
+  void offloadedInsertAndCtasWriteWhatLocalRunsWrite() throws Exception {
+    String query = "SELECT o_orderkey AS k, o_orderpriority AS priority, o_totalprice / 3 AS third, o_orderdate AS day,"
+        + " CAST(o_orderdate AS TIMESTAMP) + INTERVAL '90' MINUTE AS at, upper(o_clerk) AS clerk FROM orders WHERE o_orderkey < 2000";
+    String insert = " (k, price, total, day, at, clerk) SELECT o_orderkey, o_totalprice / 7, o_totalprice, o_orderdate,"
+        + " CAST(o_orderdate AS TIMESTAMP) + INTERVAL '1' SECOND, o_clerk FROM orders WHERE o_orderkey BETWEEN 100 AND 3000";
+    Map<String, Long> counts = new HashMap<>();
+    try (Connection admin = admin();
+        Statement s = admin.createStatement()) {
+      for (String where : List.of("never", "always")) {
+        s.execute("SET SESSION offload = '" + where + "'");
+        counts.put("ctas " + where, (long) s.executeUpdate("CREATE TABLE w_ctas_" + where + " COMMENT 'orders'"
+            // 70 partitions: Trino writes at most 100 at once (iceberg.max-partitions-per-writer).
+            + " PARTITIONED BY (priority, bucket(2, k), year(day)) SORTED BY (k DESC NULLS LAST) AS " + query));
+        s.execute("SET SESSION offload = 'never'");
+        s.execute("CREATE TABLE w_ins_" + where + " (k INT, price DECIMAL(12, 2), total DOUBLE, day DATE, at TIMESTAMP,"
+            + " clerk VARCHAR, note VARCHAR)");
+        s.execute("SET SESSION offload = '" + where + "'");
+        counts.put("insert " + where, (long) s.executeUpdate("INSERT INTO w_ins_" + where + insert));
+      }
+    }
+    assertThat(counts.get("ctas always")).isEqualTo(counts.get("ctas never")).isPositive();
+    assertThat(counts.get("insert always")).isEqualTo(counts.get("insert never")).isPositive();
+    assertThat(trinoQuery("state = 'FINISHED' AND query LIKE 'CREATE TABLE \"iceberg\".\"tpch\".\"w_ctas_always\"%FOR VERSION AS OF%'"))
+        .as("Trino ran the CTAS").isNotNull();
+    assertThat(trinoQuery("state = 'FINISHED' AND query LIKE 'INSERT INTO \"iceberg\".\"tpch\".\"w_ins_always\"%'"))
+        .as("Trino ran the INSERT").isNotNull();
+    assertThat(trinoQuery("(query LIKE '%w_ctas_never%' OR query LIKE '%w_ins_never%')")).as("Trino ran no local write").isNull();
+    for (String table : List.of("w_ctas", "w_ins")) {
+      assertThat(columns(table + "_always")).as("%s's columns", table).isEqualTo(columns(table + "_never"));
+      assertThat(tableRows(table + "_always")).as("%s's rows", table).isEqualTo(tableRows(table + "_never")).isNotEmpty();
+    }
+    assertThat(layout("w_ctas_always")).isEqualTo(layout("w_ctas_never")).hasSize(3);
+  }
+
+  /**
+   * A CREATE OR REPLACE TABLE ... AS that Trino ran records no lineage: run again it is written
+   * again (never reused), and the table SQE reads has Trino's new rows at once, though SQE read
+   * (and cached) the table just before.
+   */
+  @Test
+  void offloadedWritesAreReadAtOnceAndNeverReused() throws Exception {
+    String replace = "CREATE OR REPLACE TABLE w_replaced AS SELECT n_nationkey, n_name FROM nation WHERE n_regionkey = ";
+    try (Connection admin = admin();
+        Statement s = admin.createStatement()) {
+      s.execute("SET SESSION offload = 'always'");
+      assertThat(s.executeUpdate(replace + "1")).isEqualTo(5);
+      s.execute("SET SESSION offload = 'never'");
+      assertThat(count(s, "SELECT count(*) FROM w_replaced")).isEqualTo(5);
+      s.execute("SET SESSION offload = 'always'");
+      s.executeUpdate("INSERT INTO w_replaced SELECT n_nationkey, n_name FROM nation WHERE n_regionkey = 2");
+      s.execute("SET SESSION offload = 'never'");
+      assertThat(count(s, "SELECT count(*) FROM w_replaced")).as("read at once after Trino's INSERT").isEqualTo(10);
+    }
+    Map<String, String> asQuery =
+        trailersOf("always", "INSERT INTO tpch.w_replaced SELECT n_nationkey, n_name FROM tpch.nation WHERE n_regionkey = 0", 5);
+    assertThat(asQuery).as("the DoGet of the count of a write sent as a query, as ADBC and dbt send it")
+        .containsEntry("x-sqe-runtime", "trino");
+    assertThat(auditLine(asQuery.get("x-sqe-query-id"))).contains("\"offloaded_to\":\"" + trino.uri() + "\"");
+    Map<String, String> again = updateTrailers(replace + "3", 5);
+    assertThat(again).containsEntry("x-sqe-runtime", "trino").containsEntry("x-sqe-materialization", "rebuilt")
+        .containsEntry("x-sqe-materialization-reason", "no_lineage");
+    assertThat(auditLine(again.get("x-sqe-query-id"))).contains("\"offloaded_to\":\"" + trino.uri() + "\"");
+    assertThat(metric("sqe_statements_offloaded_total{kind=\"CREATE TABLE AS\"}")).isPositive();
+    try (Statement s = sqe.createStatement()) {
+      s.execute("SET SESSION offload = 'never'");
+      assertThat(count(s, "SELECT count(*) FROM w_replaced")).as("read at once after Trino's replace").isEqualTo(5);
+      assertThat(count(s, "SELECT count(*) FROM w_replaced WHERE n_name = 'FRANCE'")).isEqualTo(1);
+      s.execute("SET SESSION offload = 'always'");
+    }
+  }
+
+  /**
+   * Bob's offloaded CREATE TABLE ... AS writes only the customers his row filter lets him see,
+   * with his mask on their phones: the rows his local SELECT gives. His INSERT into a table he may
+   * only read is refused before Trino hears of it.
+   */
+  @Test
+  void restrictedUserWritesOnlyWhatItSeesAndNothingItMayNot() throws Exception {
+    String query = "SELECT c_custkey, c_phone, c_mktsegment FROM tpch.customer WHERE c_custkey < 600";
+    List<List<Object>> seen = new ArrayList<>();
+    try (Connection admin = admin();
+        Statement s = admin.createStatement()) {
+      s.execute("CREATE SCHEMA IF NOT EXISTS scratch");
+    }
+    try (Connection bob = DriverManager.getConnection(server.jdbcUrl() + "&schema=scratch&user=bob&password=bob-pw");
+        Statement s = bob.createStatement()) {
+      s.execute("SET SESSION offload = 'never'");
+      try (ResultSet rs = s.executeQuery(query)) {
+        seen.addAll(ResultComparison.rows(rs));
+      }
+      s.execute("SET SESSION offload = 'always'");
+      assertThat(s.executeUpdate("CREATE TABLE bobs AS " + query)).isEqualTo(seen.size());
+      assertThatThrownBy(() -> s.executeUpdate("INSERT INTO tpch.nation SELECT * FROM tpch.nation WHERE n_comment = 'refused by SQE'"))
+          .hasMessageContaining("Access denied: user 'bob' cannot INSERT on iceberg.tpch.nation");
+    }
+    assertThat(seen).isNotEmpty().allSatisfy(row -> {
+      assertThat(row.get(1).toString()).startsWith("XX-");
+      assertThat(row.get(2)).isEqualTo("BUILDING");
+    });
+    seen.sort(java.util.Comparator.comparing(Object::toString));
+    assertThat(tableRows("scratch.bobs")).isEqualTo(seen);
+    assertThat(trinoQuery("query LIKE 'CREATE TABLE \"iceberg\".\"scratch\".\"bobs\"%'")).as("Trino wrote bob's table").isNotNull();
+    assertThat(trinoQuery("query LIKE '%refused by SQE%'")).as("Trino never heard of the refused INSERT").isNull();
+  }
+
+  /** {@code table}'s columns and their types, as SQE's information_schema has them. */
+  private List<List<Object>> columns(String table) throws SQLException {
+    try (Statement s = sqe.createStatement();
+        ResultSet rs = s.executeQuery("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'tpch'"
+            + " AND table_name = '" + table + "' ORDER BY ordinal_position")) {
+      return ResultComparison.rows(rs);
+    }
+  }
+
+  /** Every row of {@code table}, read here, in the order of their texts. */
+  private List<List<Object>> tableRows(String table) throws SQLException {
+    try (Connection admin = admin();
+        Statement s = admin.createStatement()) {
+      s.execute("SET SESSION offload = 'never'");
+      try (ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+        List<List<Object>> rows = new ArrayList<>(ResultComparison.rows(rs));
+        rows.sort(java.util.Comparator.comparing(Object::toString));
+        return rows;
+      }
+    }
+  }
+
+  /** The PARTITIONED BY, SORTED BY and COMMENT lines of {@code table}'s SHOW CREATE TABLE. */
+  private List<String> layout(String table) throws SQLException {
+    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery("SHOW CREATE TABLE " + table)) {
+      assertThat(rs.next()).isTrue();
+      return rs.getString(1).lines().map(String::trim)
+          .filter(line -> line.startsWith("PARTITIONED BY") || line.startsWith("SORTED BY") || line.startsWith("COMMENT"))
+          .toList();
+    }
+  }
+
+  private static long count(Statement s, String sql) throws SQLException {
+    try (ResultSet rs = s.executeQuery(sql)) {
+      assertThat(rs.next()).isTrue();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Runs {@code sql}, an update of {@code count} rows, through Flight SQL as the admin (offload always), and returns its DoPut's trailers. */
+  private Map<String, String> updateTrailers(String sql, long count) throws Exception {
+    TrailerCapture trailers = new TrailerCapture();
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightClient flight = FlightClient.builder(allocator, server.server().location()).intercept(trailers).build();
+        FlightSqlClient client = new FlightSqlClient(flight)) {
+      CallOption admin = flight.authenticateBasicToken(TestServer.ADMIN, server.adminPassword()).orElseThrow();
+      client.executeUpdate("SET SESSION offload = 'always'", admin);
+      client.executeUpdate("USE tpch", admin);
+      assertThat(client.executeUpdate(sql, admin)).isEqualTo(count);
+      return trailers.lastDoPut();
+    }
+  }
+
   /** The last line of {@code sql}'s EXPLAIN: where it runs, and why. */
   private static String lastPlanLine(Statement s, String sql) throws SQLException {
     String last = null;
@@ -297,8 +463,9 @@ class OffloadToTrinoTest extends TpchHarness {
   }
 
   /**
-   * Runs {@code sql}, a count, through Flight SQL in a new session (with {@code offload} set to
-   * {@code option} unless null), checks the count, and returns the stream's trailers.
+   * Runs {@code sql}, a count (or a write, which answers with its count), through Flight SQL in a
+   * new session (with {@code offload} set to {@code option} unless null), checks the count, and
+   * returns the stream's trailers.
    */
   private Map<String, String> trailersOf(String option, String sql, long count) throws Exception {
     TrailerCapture trailers = new TrailerCapture();

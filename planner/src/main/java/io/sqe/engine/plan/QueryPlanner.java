@@ -265,6 +265,27 @@ public final class QueryPlanner {
     }
   }
 
+  /**
+   * {@code query} as the SELECT of a write Trino runs ({@link TrinoStatements#select}): the
+   * principal's row filters and column masks inlined, every table pinned, and each result column
+   * cast to its Trino type of {@code types} under its name of {@code names}. NOT_SUPPORTED for a
+   * query with {@code ?} parameters, whose values Trino's statement cannot take.
+   */
+  public String trinoSelect(Session session, SqlNode query, String sql, List<String> types, List<String> names) {
+    Converted converted = convert(session, query, sql, List.of());
+    if (!converted.parameterTypes().isEmpty()) {
+      throw new SqeException(ErrorCode.NOT_SUPPORTED, "Cannot offload a statement with ? parameters");
+    }
+    try {
+      // Exactly the result's columns, so that the cast list matches them one to one.
+      return TrinoStatements.select(PolicyBoundary.strip(converted.relRoot().project()), types, names);
+    } catch (SqeException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw SqlErrors.translatePlanning(e, sql);
+    }
+  }
+
   /** A statement validated and converted to its logical plan, with what planning it further needs. */
   private record Converted(
       RelRoot relRoot,

@@ -165,6 +165,11 @@ public final class CreateTableAsCommand implements PreparedCommand {
       return CommandResult.materialized(decision.rows(), decision.reuse());
     }
     chosen.checkFree(target.catalog(), target.id());
+    Optional<CommandResult> offloaded = TrinoWrites.createTableAs(context, target, replace, statement.query(), query, schema, layout);
+    if (offloaded.isPresent()) {
+      CommandResult ran = offloaded.get();
+      return replace ? CommandResult.materialized(ran.rowCount(), decision.reuse()).offloadedTo(ran.offloadedTo()) : ran;
+    }
     String what = (replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ") + target.displayName() + " AS";
     Catalog.TableBuilder built = catalog.buildTable(target.id(), schema)
         .withPartitionSpec(layout.spec())

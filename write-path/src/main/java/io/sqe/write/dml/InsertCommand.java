@@ -78,6 +78,13 @@ final class InsertCommand implements PreparedCommand {
     Plan plan = table.schema().schemaId() == prepared.schema.schemaId()
         ? prepared
         : plan(context, target, table, statement);
+    // Columns left out with a default of their own keep the write here: Trino would write NULL.
+    if (statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)) {
+      Optional<CommandResult> offloaded = TrinoWrites.insert(context, target, table, plan.columns(), statement.getSource(), plan.query);
+      if (offloaded.isPresent()) {
+        return offloaded.get();
+      }
+    }
     String what = "INSERT into " + target.displayName();
     Optional<Lineage> lineage = MaterializationReuse.recordable(
         context, plan.query, parameters, "insert " + target.displayName() + " " + Arrays.toString(plan.targets));
@@ -135,6 +142,15 @@ final class InsertCommand implements PreparedCommand {
           template.set(i, defaults[i]);
         }
       }
+    }
+
+    /** The columns the source's columns go to, in its order. */
+    List<Types.NestedField> columns() {
+      List<Types.NestedField> columns = new ArrayList<>();
+      for (int target : targets) {
+        columns.add(schema.columns().get(target));
+      }
+      return columns;
     }
 
     Record record(Object[] row) {

@@ -41,11 +41,20 @@ final class Lakehouse implements AutoCloseable {
     this(IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofMinutes(5)));
   }
 
+  /** The same with the engine configured as {@code config} says. */
+  Lakehouse(Path dir, EngineConfig config) {
+    this(IcebergCatalogFactory.embedded("lake", dir.resolve("warehouse"), Duration.ofMinutes(5)), config);
+  }
+
   /** The same over {@code catalog}, which must be named {@code lake}; closing this closes it. */
   Lakehouse(LakehouseCatalog catalog) {
+    this(catalog, EngineConfig.DEFAULT);
+  }
+
+  private Lakehouse(LakehouseCatalog catalog, EngineConfig config) {
     this.catalog = catalog;
     catalog.namespaces().createNamespace(Namespace.of("s"));
-    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, EngineConfig.DEFAULT, WritePath.executors());
+    engine = new QueryEngine(new Catalogs(List.of(catalog), "lake"), allocator, config, WritePath.executors());
     session = new Session(Principal.of("test"), "lake", "s", ZoneOffset.UTC);
   }
 

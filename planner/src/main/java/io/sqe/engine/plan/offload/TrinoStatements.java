@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.rel2sql.RelToSqlConverter;
@@ -61,6 +62,29 @@ public final class TrinoStatements {
     columnNames(scaled, columns);
     SqlNode statement = new Converter(columns).visitRoot(scaled).asStatement();
     return new Statement(statement.toSqlString(TRINO).getSql(), resultColumns);
+  }
+
+  /**
+   * The SELECT of a write Trino runs for {@code plan}, a logical plan with no SQE-only nodes whose
+   * columns are all the result's: each column cast to its Trino type of {@code types} and named as
+   * {@code names} says, so that the values Trino writes are those of the target's types whatever
+   * types Trino gives the plan's expressions.
+   */
+  public static String select(RelNode plan, List<String> types, List<String> names) {
+    int width = plan.getRowType().getFieldCount();
+    if (types.size() != width || names.size() != width) {
+      throw new IllegalArgumentException("The plan has " + width + " columns, not " + types.size() + " types and " + names.size() + " names");
+    }
+    List<Integer> all = IntStream.range(0, width).boxed().toList();
+    StringBuilder sql = new StringBuilder("SELECT ");
+    StringBuilder columns = new StringBuilder();
+    for (int i = 0; i < width; i++) {
+      String column = TrinoSyntax.identifier("c" + i);
+      sql.append(i == 0 ? "" : ", ").append("CAST(").append(column).append(" AS ").append(types.get(i)).append(") AS ")
+          .append(TrinoSyntax.identifier(names.get(i)));
+      columns.append(i == 0 ? "" : ", ").append(column);
+    }
+    return sql.append(" FROM (").append(write(plan, all).sql()).append(") AS \"source\" (").append(columns).append(')').toString();
   }
 
   /**
