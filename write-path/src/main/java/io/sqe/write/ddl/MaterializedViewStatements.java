@@ -299,7 +299,7 @@ final class MaterializedViewStatements {
   private static CommandResult writeStorage(CommandContext context, ObjectName name, TableIdentifier storage, String sql, boolean replace) {
     try {
       CreateTableAsCommand full = storageWrite(context, name, storage, sql, replace);
-      return replace ? IncrementalRefresh.refresh(context, full, sql) : full.execute(context, List.of());
+      return replace ? IncrementalRefresh.refresh(context, full, sql) : IncrementalRefresh.create(context, full, sql);
     } finally {
       name.catalog().invalidate(storage);
     }
@@ -395,7 +395,10 @@ final class MaterializedViewStatements {
 
   private static void dropStorage(ObjectName name, TableIdentifier storage) {
     try {
+      Optional<Table> dropped = name.catalog().loadTable(storage);
       name.catalog().iceberg().dropTable(storage, true);
+      // A purge deletes the files the table's metadata names; the averages' sums are named by a snapshot summary only.
+      dropped.ifPresent(IncrementalRefresh::deleteKeptBeside);
     } finally {
       name.catalog().invalidate(storage);
     }

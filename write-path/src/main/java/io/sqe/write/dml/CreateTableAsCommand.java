@@ -27,10 +27,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.calcite.rel.type.RelDataType;
@@ -159,6 +161,16 @@ public final class CreateTableAsCommand implements PreparedCommand {
 
   /** Runs the statement as {@code decision} (from {@link #decide}) says: reusing, or writing the query's rows. */
   public CommandResult run(CommandContext context, List<Object> parameters, MaterializationReuse.Decision decision) {
+    return run(context, parameters, decision, table -> Map.of());
+  }
+
+  /**
+   * As {@link #run(CommandContext, List, MaterializationReuse.Decision)}, and before the commit
+   * {@code beside} writes what else the table keeps (into the table given, as created) and returns
+   * the summary properties of the snapshot committed that name it.
+   */
+  public CommandResult run(
+      CommandContext context, List<Object> parameters, MaterializationReuse.Decision decision, Function<Table, Map<String, String>> beside) {
     Catalog catalog = target.catalog().iceberg();
     boolean replace = statement.getReplace();
     if (decision.reuse().reused()) {
@@ -199,6 +211,7 @@ public final class CreateTableAsCommand implements PreparedCommand {
     if (decision.lineage() != null) {
       write.summarize(decision.lineage().summary(written.rowCount(), MaterializationReuse.targetShape(table)));
     }
+    write.summarize(beside.apply(table));
     write.commitAppend(written.files(), written.paths(), what);
     return replace ? CommandResult.materialized(written.rowCount(), decision.reuse()) : CommandResult.rows(written.rowCount());
   }

@@ -20,6 +20,7 @@ import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.SqlUnresolvedFunction;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.apache.calcite.util.Litmus;
@@ -28,8 +29,8 @@ import org.apache.calcite.util.Litmus;
  * Whether a materialized view's query can be refreshed from the rows its sources appended, and
  * how: a SELECT over tables joined by inner (or comma) joins, filtered by any condition without
  * sub-queries, either returning rows (the delta's rows are appended) or grouping them with SUM,
- * COUNT, MIN and MAX (the delta's groups are merged into the stored ones). Everything else, AVG
- * included (a stored average cannot take new rows without its count), refreshes in full.
+ * COUNT, MIN, MAX and AVG (the delta's groups are merged into the stored ones; an average through
+ * the sum and count {@link #withAverageParts} adds). Everything else refreshes in full.
  *
  * @param columns what each column of the query's result is, in order
  * @param tables the number of table references in FROM: the refresh needs each to be a distinct
@@ -46,7 +47,9 @@ public record IncrementalQuery(List<Column> columns, int tables, boolean grouped
     SUM,
     COUNT,
     MIN,
-    MAX
+    MAX,
+    /** An average: merged from its sum and count, which a grouped refresh keeps beside the storage table. */
+    AVG
   }
 
   public IncrementalQuery {
@@ -151,6 +154,34 @@ public record IncrementalQuery(List<Column> columns, int tables, boolean grouped
     return group instanceof SqlNumericLiteral number && number.isExact() && number.intValue(false) == position + 1;
   }
 
+  /** Whether the query has an AVG column, whose merge needs its sum and count. */
+  public boolean averages() {
+    return columns.contains(Column.AVG);
+  }
+
+  /**
+   * {@code query} (one this class accepts, as parsed; changed in place) with, after its own
+   * columns, {@code SUM(x)} and {@code COUNT(x)} of the argument of each {@code AVG(x)} in the
+   * order of its columns: what a merge of averages adds.
+   */
+  public static SqlSelect withAverageParts(SqlNode query) {
+    SqlSelect select = (SqlSelect) query;
+    List<SqlNode> parts = new ArrayList<>();
+    for (SqlNode item : select.getSelectList()) {
+      SqlNode expression = item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item;
+      if (expression instanceof SqlCall call && isAggregate(call.getOperator())
+          && call.getOperator().getName().equalsIgnoreCase("AVG")) {
+        SqlNode argument = call.operand(0);
+        parts.add(SqlStdOperatorTable.SUM.createCall(SqlParserPos.ZERO, argument));
+        parts.add(SqlStdOperatorTable.COUNT.createCall(SqlParserPos.ZERO, argument));
+      }
+    }
+    List<SqlNode> items = new ArrayList<>(select.getSelectList().getList());
+    items.addAll(parts);
+    select.setSelectList(new SqlNodeList(items, select.getSelectList().getParserPosition()));
+    return select;
+  }
+
   /** Adds the column an aggregate call makes; or says why it refreshes in full. */
   private static String aggregateKind(SqlCall call, List<Column> columns) {
     SqlLiteral quantifier = call.getFunctionQuantifier();
@@ -163,12 +194,11 @@ public record IncrementalQuery(List<Column> columns, int tables, boolean grouped
       case "COUNT" -> Column.COUNT;
       case "MIN" -> Column.MIN;
       case "MAX" -> Column.MAX;
+      case "AVG" -> Column.AVG;
       default -> null;
     };
     if (column == null) {
-      return name.equals("AVG")
-          ? "the query has AVG, which the storage table does not keep as a sum and a count"
-          : "the query has aggregate " + name + " (only SUM, COUNT, MIN and MAX merge)";
+      return "the query has aggregate " + name + " (only SUM, COUNT, MIN, MAX and AVG merge)";
     }
     for (SqlNode operand : call.getOperandList()) {
       String scalar = checkScalar(operand, name);

@@ -1,5 +1,6 @@
 package io.sqe.write.reuse;
 
+import static io.sqe.write.reuse.IncrementalQuery.Column.AVG;
 import static io.sqe.write.reuse.IncrementalQuery.Column.COUNT;
 import static io.sqe.write.reuse.IncrementalQuery.Column.DEPENDENT;
 import static io.sqe.write.reuse.IncrementalQuery.Column.KEY;
@@ -9,6 +10,7 @@ import static io.sqe.write.reuse.IncrementalQuery.Column.SUM;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.engine.sql.SqeParser;
+import io.sqe.engine.sql.SqlDialect;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +33,19 @@ class IncrementalQueryTest {
   }
 
   @Test
+  void averagesMergeThroughTheirSumsAndCounts() {
+    String sql = "SELECT region, avg(amount * 2) AS a, count(*) AS n, avg(price) AS p FROM s.c GROUP BY region";
+    IncrementalQuery query = accepted(sql);
+    assertThat(query.columns()).containsExactly(KEY, AVG, COUNT, AVG);
+    assertThat(query.averages()).isTrue();
+    assertThat(SqlDialect.toSql(IncrementalQuery.withAverageParts(SqeParser.parse(sql))))
+        .isEqualTo(SqlDialect.toSql(SqeParser.parse(
+            "SELECT region, avg(amount * 2) AS a, count(*) AS n, avg(price) AS p, sum(amount * 2), count(amount * 2), sum(price), count(price)"
+                + " FROM s.c GROUP BY region")));
+    assertThat(accepted("SELECT region, sum(amount) AS s FROM s.c GROUP BY region").averages()).isFalse();
+  }
+
+  @Test
   void groupKeysByExpressionOrOrdinal() {
     assertThat(accepted("SELECT region AS r, count(*) AS n FROM s.c GROUP BY 1").columns()).containsExactly(KEY, COUNT);
     assertThat(accepted("SELECT upper(region) AS r, count(*) AS n FROM s.c GROUP BY upper(region)").columns()).containsExactly(KEY, COUNT);
@@ -41,7 +56,6 @@ class IncrementalQueryTest {
   @Test
   void everythingElseRefreshesInFull() {
     for (String sql : List.of(
-        "SELECT region, avg(amount) AS a FROM s.c GROUP BY region",
         "SELECT region, count(DISTINCT amount) AS a FROM s.c GROUP BY region",
         "SELECT region, stddev_pop(amount) AS a FROM s.c GROUP BY region",
         "SELECT region, sum(amount) / count(amount) AS a FROM s.c GROUP BY region",
