@@ -3,7 +3,11 @@ package io.sqe.engine.plan;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.Privilege;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.DurationText;
+import io.sqe.engine.session.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,6 +173,21 @@ public final class MaterializedViews {
       return new Freshness(true, moved + " moved, within the view's max_staleness of " + maxStaleness, sources);
     }
     return Freshness.stale(moved + " moved since the refresh");
+  }
+
+  /**
+   * The first source of a fresh view that {@code principal} may not SELECT without restriction (a
+   * row filter, mask or hidden column), or empty: only a reader of the sources as they are may
+   * read the storage table in their place.
+   */
+  static Optional<List<String>> restrictedSource(Freshness freshness, AccessControl access, Principal principal) {
+    for (List<String> source : freshness.sources()) {
+      TableAccess sourceAccess = access.tableAccess(principal, source.get(0), source.get(1), source.get(2));
+      if (!sourceAccess.has(Privilege.SELECT) || sourceAccess.restricts()) {
+        return Optional.of(source);
+      }
+    }
+    return Optional.empty();
   }
 
   /** Whether the two schemas have the same column names and types, field ids aside. */
