@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.flight.testing.JdbcRows;
 import io.sqe.flight.testing.TestServer;
+import io.sqe.flight.testing.TrailerCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,6 +17,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -111,6 +119,38 @@ class MaterializedViewRewriteTest {
       assertSameAnswer(s, query);
       s.executeUpdate("SET SESSION materialized_view_rewrite = false");
       assertThat(explain(s, query)).doesNotContain("materialized view");
+    }
+  }
+
+  @Test
+  void aPlanCachedBeforeAViewWasCreatedIsPlannedAgain() throws Exception {
+    String query = "SELECT c.nation, count(*) AS n FROM r.orders o JOIN r.customers c ON o.customer = c.id GROUP BY c.nation";
+    try (Connection jdbc = admin(); Statement s = jdbc.createStatement()) {
+      s.executeUpdate("DROP MATERIALIZED VIEW r.totals");
+    }
+    TrailerCapture trailers = new TrailerCapture();
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightClient flight = FlightClient.builder(allocator, server.server().location()).intercept(trailers).build();
+        FlightSqlClient sql = new FlightSqlClient(flight)) {
+      CallOption admin = flight.authenticateBasicToken(TestServer.ADMIN, server.adminPassword()).orElseThrow();
+      drain(sql, query, admin);
+      drain(sql, query, admin);
+      assertThat(trailers.lastDoGet()).containsEntry("x-sqe-plan-cached", "true");
+      sql.executeUpdate("CREATE MATERIALIZED VIEW r.totals AS " + TOTALS, admin);
+      // Planned again, now onto the view: a rewritten plan is not kept, so never a cached one.
+      drain(sql, query, admin);
+      assertThat(trailers.lastDoGet()).containsEntry("x-sqe-plan-cached", "false");
+      drain(sql, query, admin);
+      assertThat(trailers.lastDoGet()).containsEntry("x-sqe-plan-cached", "false");
+    }
+  }
+
+  private static void drain(FlightSqlClient sql, String query, CallOption auth) throws Exception {
+    FlightInfo info = sql.execute(query, auth);
+    try (FlightStream stream = sql.getStream(info.getEndpoints().get(0).getTicket(), auth)) {
+      while (stream.next()) {
+        assertThat(stream.getRoot().getRowCount()).isNotNegative();
+      }
     }
   }
 

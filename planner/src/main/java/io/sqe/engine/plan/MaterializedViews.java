@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -44,7 +45,23 @@ public final class MaterializedViews {
   /** Storage table snapshot summary property: the inputs of the refresh that wrote it (see {@code io.sqe.write.reuse.Lineage}). */
   static final String LINEAGE_INPUTS = "sqe.lineage.inputs";
 
+  /** How many materialized views this process created or replaced. */
+  private static final AtomicLong DEFINITIONS = new AtomicLong();
+
   private MaterializedViews() {}
+
+  /**
+   * Counts a materialized view created or replaced: a plan cached before it never looked for it,
+   * so the plan cache plans such a statement again ({@link PlanReads#soughtMaterializedViewsBefore}).
+   */
+  public static void defined() {
+    DEFINITIONS.incrementAndGet();
+  }
+
+  /** See {@link #defined()}. */
+  public static long definitions() {
+    return DEFINITIONS.get();
+  }
 
   /** Whether {@code view} is a materialized view: it names a storage table. */
   public static boolean isMaterialized(View view) {
