@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableList;
 import io.sqe.catalog.Catalogs;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.iceberg.IcebergTable;
+import io.sqe.engine.iceberg.IcebergTableScan;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Principal;
 import java.util.ArrayList;
@@ -222,17 +223,25 @@ final class MaterializedViewRewrite {
     });
   }
 
-  /** The plan's table scans by qualified name, the first of each. */
+  /**
+   * The plan's scans of Iceberg tables by qualified name, the first of each; empty when it scans
+   * anything else too (system and metadata tables), which no view's lineage versions.
+   */
   private static Map<List<String>, TableScan> scans(RelNode query) {
     Map<List<String>, TableScan> scans = new LinkedHashMap<>();
+    boolean[] other = {false};
     query.accept(new RelHomogeneousShuttle() {
       @Override
       public RelNode visit(TableScan scan) {
-        scans.putIfAbsent(scan.getTable().getQualifiedName(), scan);
+        if (scan instanceof IcebergTableScan) {
+          scans.putIfAbsent(scan.getTable().getQualifiedName(), scan);
+        } else {
+          other[0] = true;
+        }
         return scan;
       }
     });
-    return scans;
+    return other[0] ? Map.of() : scans;
   }
 
   /** Whether every table and view the view's SQL names is one the query scans. */
