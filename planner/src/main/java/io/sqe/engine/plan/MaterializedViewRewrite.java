@@ -139,7 +139,11 @@ final class MaterializedViewRewrite {
     }
     MaterializedViews.Freshness freshness = MaterializedViews.freshness(
         catalog, storage.get(), view, MaterializedViews.maxStaleness(view), System.currentTimeMillis());
-    if (freshness.usable() && MaterializedViews.restrictedSource(freshness, access, principal).isPresent()) {
+    // The tables the view's SQL names too: a stale view records no sources, and a user who may
+    // not use the view learns nothing of it, not even that it is stale.
+    List<List<String>> sources = new ArrayList<>(ViewDefinitions.tablesRead(view.currentVersion(), catalog.name(), schema));
+    sources.addAll(freshness.sources());
+    if (MaterializedViews.restrictedSource(sources, access, principal).isPresent()) {
       return query;
     }
     RelOptMaterialization materialization;

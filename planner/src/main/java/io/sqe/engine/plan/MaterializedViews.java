@@ -198,7 +198,12 @@ public final class MaterializedViews {
    * read the storage table in their place.
    */
   static Optional<List<String>> restrictedSource(Freshness freshness, AccessControl access, Principal principal) {
-    for (List<String> source : freshness.sources()) {
+    return restrictedSource(freshness.sources(), access, principal);
+  }
+
+  /** As {@link #restrictedSource(Freshness, AccessControl, Principal)}, of {@code sources} (catalog, schema, name each). */
+  static Optional<List<String>> restrictedSource(List<List<String>> sources, AccessControl access, Principal principal) {
+    for (List<String> source : sources) {
       TableAccess sourceAccess = access.tableAccess(principal, source.get(0), source.get(1), source.get(2));
       if (!sourceAccess.has(Privilege.SELECT) || sourceAccess.restricts()) {
         return Optional.of(source);
