@@ -711,7 +711,10 @@ public final class QueryEngine {
       // A command plans its queries as it runs, under its run's cancellation; while it is
       // prepared, on the planning thread already.
       QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
-      return PlanningThreads.plan(planning, () -> planner.plan(session, query, sql, readTables(session, tables)));
+      // A write's query reads its sources, never a materialized view's storage in their place:
+      // the lineage it records (and a refresh of the view itself) needs the sources' snapshots.
+      Session sources = session.withOption(PlannerOptions.MATERIALIZED_VIEW_REWRITE, "false");
+      return PlanningThreads.plan(planning, () -> planner.plan(sources, query, sql, readTables(session, tables)));
     }
 
     @Override

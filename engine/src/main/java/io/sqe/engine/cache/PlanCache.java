@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.ConcurrentStatsCounter;
 import com.github.benmanes.caffeine.cache.stats.StatsCounter;
+import io.sqe.engine.plan.MaterializedViews;
 import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.PlannerOptions;
@@ -15,8 +16,9 @@ import java.util.Optional;
 /**
  * Compiled plans of queries by their SQL text, the session facts planning used (catalog,
  * schema, time zone, principal) and the planner options they were made with. A plan is handed out again only while the tables and views it
- * read keep their identity, schema and version and the policy gives the principal the same access;
- * otherwise the statement is planned again. A plan never holds a snapshot: each run reads the
+ * read keep their identity, schema and version and the policy gives the principal the same access,
+ * and, for a plan that looked for materialized views to rewrite onto, while this process made no
+ * new one; otherwise the statement is planned again. A plan never holds a snapshot: each run reads the
  * tables' current ones.
  */
 public final class PlanCache {
@@ -52,7 +54,7 @@ public final class PlanCache {
     if (plan == null) {
       return Optional.empty();
     }
-    if (!versions.current(plan.reads(), session.principal())) {
+    if (plan.reads().soughtMaterializedViewsBefore(MaterializedViews.definitions()) || !versions.current(plan.reads(), session.principal())) {
       plans.asMap().remove(key, plan);
       return Optional.empty();
     }

@@ -88,7 +88,8 @@ public final class SessionCommands implements CommandExecutor {
             throw error(
                 ErrorCode.INVALID_ARGUMENT,
                 "Unknown session property '" + name + "'; SQE has catalog, schema, time_zone, statement_timeout and the"
-                    + " options of docs/configuration.md (query.parallelism, planner.*, execution.*, materialization_reuse)",
+                    + " options of docs/configuration.md (query.parallelism, planner.*, execution.*, materialization_reuse,"
+                    + " materialized_view_rewrite)",
                 set.getName());
           }
           String value = text(name, valueNode);

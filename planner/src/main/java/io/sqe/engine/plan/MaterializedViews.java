@@ -3,12 +3,17 @@ package io.sqe.engine.plan;
 import static java.util.Objects.requireNonNull;
 
 import io.sqe.catalog.LakehouseCatalog;
+import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.security.Privilege;
+import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.DurationText;
+import io.sqe.engine.session.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -40,7 +45,23 @@ public final class MaterializedViews {
   /** Storage table snapshot summary property: the inputs of the refresh that wrote it (see {@code io.sqe.write.reuse.Lineage}). */
   static final String LINEAGE_INPUTS = "sqe.lineage.inputs";
 
+  /** How many materialized views this process created or replaced. */
+  private static final AtomicLong DEFINITIONS = new AtomicLong();
+
   private MaterializedViews() {}
+
+  /**
+   * Counts a materialized view created or replaced: a plan cached before it never looked for it,
+   * so the plan cache plans such a statement again ({@link PlanReads#soughtMaterializedViewsBefore}).
+   */
+  public static void defined() {
+    DEFINITIONS.incrementAndGet();
+  }
+
+  /** See {@link #defined()}. */
+  public static long definitions() {
+    return DEFINITIONS.get();
+  }
 
   /** Whether {@code view} is a materialized view: it names a storage table. */
   public static boolean isMaterialized(View view) {
@@ -169,6 +190,26 @@ public final class MaterializedViews {
       return new Freshness(true, moved + " moved, within the view's max_staleness of " + maxStaleness, sources);
     }
     return Freshness.stale(moved + " moved since the refresh");
+  }
+
+  /**
+   * The first source of a fresh view that {@code principal} may not SELECT without restriction (a
+   * row filter, mask or hidden column), or empty: only a reader of the sources as they are may
+   * read the storage table in their place.
+   */
+  static Optional<List<String>> restrictedSource(Freshness freshness, AccessControl access, Principal principal) {
+    return restrictedSource(freshness.sources(), access, principal);
+  }
+
+  /** As {@link #restrictedSource(Freshness, AccessControl, Principal)}, of {@code sources} (catalog, schema, name each). */
+  static Optional<List<String>> restrictedSource(List<List<String>> sources, AccessControl access, Principal principal) {
+    for (List<String> source : sources) {
+      TableAccess sourceAccess = access.tableAccess(principal, source.get(0), source.get(1), source.get(2));
+      if (!sourceAccess.has(Privilege.SELECT) || sourceAccess.restricts()) {
+        return Optional.of(source);
+      }
+    }
+    return Optional.empty();
   }
 
   /** Whether the two schemas have the same column names and types, field ids aside. */

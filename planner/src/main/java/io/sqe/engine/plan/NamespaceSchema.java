@@ -204,12 +204,10 @@ final class NamespaceSchema extends AbstractSchema {
       reads.note(qualified + "its query (" + freshness.reason() + ")");
       return null;
     }
-    for (List<String> source : freshness.sources()) {
-      TableAccess sourceAccess = access.tableAccess(principal, source.get(0), source.get(1), source.get(2));
-      if (!sourceAccess.has(Privilege.SELECT) || sourceAccess.restricts()) {
-        reads.note(qualified + "its query (the user's access to " + String.join(".", source) + " is restricted)");
-        return null;
-      }
+    Optional<List<String>> restricted = MaterializedViews.restrictedSource(freshness, access, principal);
+    if (restricted.isPresent()) {
+      reads.note(qualified + "its query (the user's access to " + String.join(".", restricted.get()) + " is restricted)");
+      return null;
     }
     reads.note(qualified + "storage table " + storageId.get() + " (" + freshness.reason() + ")");
     reads.table(catalog.name(), storageId.get(), storage.get());

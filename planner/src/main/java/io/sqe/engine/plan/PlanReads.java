@@ -63,6 +63,8 @@ public final class PlanReads {
   private final List<ScanRead> scans = new ArrayList<>();
   private final List<ScanBytes> scanBytes = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
+  /** {@link MaterializedViews#definitions()} when planning looked for materialized views to rewrite onto; -1 if it did not. */
+  private long materializedViewsSought = -1;
 
   synchronized void context(Session session) {
     context = PlanContext.of(session);
@@ -108,6 +110,19 @@ public final class PlanReads {
     if (resultUncacheable == null) {
       resultUncacheable = reason;
     }
+  }
+
+  /** Planning looked for materialized views that answer the query, after {@code definitions} of them were made. */
+  synchronized void materializedViewsSought(long definitions) {
+    materializedViewsSought = definitions;
+  }
+
+  /**
+   * Whether planning looked for materialized views to rewrite onto before the {@code
+   * definitions}-th was made (in this process): a new view may answer the statement now.
+   */
+  public synchronized boolean soughtMaterializedViewsBefore(long definitions) {
+    return materializedViewsSought >= 0 && materializedViewsSought < definitions;
   }
 
   /** What planning chose that the plan's text does not show (which part of a materialized view answers, and why), for EXPLAIN. */

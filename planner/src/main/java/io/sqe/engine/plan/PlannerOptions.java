@@ -28,6 +28,8 @@ import org.apache.calcite.plan.RelOptPlanner;
  * @param columnar whether the part of a plan SQE's columnar operators implement runs on them
  *     ({@link io.sqe.engine.plan.physical.ColumnarLowering}) instead of Calcite's row runtime; off
  *     only to compare, while the row runtime is being replaced (issue 27)
+ * @param materializedViewRewrite whether a query a fresh materialized view answers reads the
+ *     view's storage table ({@link MaterializedViewRewrite})
  */
 public record PlannerOptions(
     int parallelism,
@@ -37,7 +39,8 @@ public record PlannerOptions(
     double sharedSubplanMinCost,
     boolean hashGrouping,
     boolean deriveOrPredicates,
-    boolean columnar) {
+    boolean columnar,
+    boolean materializedViewRewrite) {
   public static final String PARALLELISM = "query.parallelism";
   public static final String PARALLEL_MIN_ROWS = "planner.parallel-min-rows";
   public static final String SHARED_SUBPLANS = "planner.shared-subplans";
@@ -46,6 +49,7 @@ public record PlannerOptions(
   public static final String HASH_GROUPING = "planner.hash-grouping";
   public static final String DERIVE_OR_PREDICATES = "planner.derive-or-predicates";
   public static final String COLUMNAR = "planner.columnar";
+  public static final String MATERIALIZED_VIEW_REWRITE = "materialized-view-rewrite";
   /** The options' names, as {@code sqe.yaml} and {@code SET} write them. */
   public static final Set<String> NAMES =
       Set.of(
@@ -56,7 +60,8 @@ public record PlannerOptions(
           SHARED_SUBPLAN_MIN_COST,
           HASH_GROUPING,
           DERIVE_OR_PREDICATES,
-          COLUMNAR);
+          COLUMNAR,
+          MATERIALIZED_VIEW_REWRITE);
 
   /** The most {@link #parallelism()} a server or session may set. */
   public static final int MAX_PARALLELISM = 1_024;
@@ -73,6 +78,7 @@ public record PlannerOptions(
           true,
           DEFAULT_SHARED_SUBPLAN_MAX_ROWS,
           DEFAULT_SHARED_SUBPLAN_MIN_COST,
+          true,
           true,
           true,
           true);
@@ -115,6 +121,7 @@ public record PlannerOptions(
     boolean grouping = hashGrouping;
     boolean derive = deriveOrPredicates;
     boolean columns = columnar;
+    boolean rewrite = materializedViewRewrite;
     switch (name) {
       case PARALLELISM:
         long parsed = OptionText.atLeast(name, value, 1);
@@ -145,10 +152,13 @@ public record PlannerOptions(
       case COLUMNAR:
         columns = OptionText.bool(name, value);
         break;
+      case MATERIALIZED_VIEW_REWRITE:
+        rewrite = OptionText.bool(name, value);
+        break;
       default:
         throw new IllegalArgumentException("Not a planner option: " + name);
     }
-    return new PlannerOptions(p, minRows, shared, sharedRows, sharedCost, grouping, derive, columns);
+    return new PlannerOptions(p, minRows, shared, sharedRows, sharedCost, grouping, derive, columns, rewrite);
   }
 
   /** These options with those of {@code values} (by normalized name) that are planner options. */

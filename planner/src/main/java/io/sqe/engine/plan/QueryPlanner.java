@@ -198,8 +198,14 @@ public final class QueryPlanner {
       RelTraitSet desired =
           relRoot.rel.getTraitSet().replace(EnumerableConvention.INSTANCE).replace(relRoot.collation).simplify();
       RelNode rel = relRoot.rel;
+      // Staged or pinned tables are not what a view's freshness was judged against.
+      Program views = planOptions.materializedViewRewrite() && tables.isEmpty()
+          ? (p, r, t, m, l) ->
+              new MaterializedViewRewrite(catalogs, access, session.principal(), reads, converted.expander(), converted.reader())
+                  .rewrite(r)
+          : (p, r, t, m, l) -> r;
       RelNode best = Spans.traced("sqe.optimize",
-          () -> program(planner.getRules(), maxReorderedJoins).run(planner, rel, desired, List.of(), List.of()));
+          () -> program(planner.getRules(), maxReorderedJoins, views).run(planner, rel, desired, List.of(), List.of()));
       enumerable = project((EnumerableRel) best, relRoot);
       PlanInspection.inspect(enumerable, reads);
     } catch (SqeException e) {
@@ -295,7 +301,9 @@ public final class QueryPlanner {
       CalciteSchema root,
       PlanReads reads,
       VolcanoPlanner planner,
-      PlannerOptions options) {}
+      PlannerOptions options,
+      RelOptTable.ViewExpander expander,
+      SessionCatalogReader reader) {}
 
   private Converted convert(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     PlannerOptions planOptions = options(session);
@@ -359,9 +367,10 @@ public final class QueryPlanner {
     planner.addRule(PolicyBoundary.ENUMERABLE_RULE);
     RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
     cluster.setMetadataQuerySupplier(JoinCardinality::new);
+    ViewExpansion expander = new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads, samples);
     SqlToRelConverter converter =
         new InListConverter(
-            new ViewExpansion(root, typeFactory, cluster, session, namespaces, reads, samples),
+            expander,
             validator,
             reader,
             cluster,
@@ -378,7 +387,7 @@ public final class QueryPlanner {
     } catch (RuntimeException e) {
       throw SqlErrors.translatePlanning(e, sql);
     }
-    return new Converted(relRoot, validator, validated, parameterTypes, root, reads, planner, planOptions);
+    return new Converted(relRoot, validator, validated, parameterTypes, root, reads, planner, planOptions, expander, reader);
   }
 
 
@@ -570,10 +579,12 @@ public final class QueryPlanner {
     return types;
   }
 
-  private static Program program(List<RelOptRule> rules, int maxReorderedJoins) {
+  private static Program program(List<RelOptRule> rules, int maxReorderedJoins, Program materializedViews) {
     return checked(
         Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
         Programs.decorrelate(),
+        // On the logical plan as converted, before rules change the shape views are matched by.
+        materializedViews,
         ConstantFolding.program(),
         new FactorOrConditions(),
         FilterIntoScanRule.likesIntoScans(),

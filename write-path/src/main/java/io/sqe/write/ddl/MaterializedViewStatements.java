@@ -121,6 +121,7 @@ final class MaterializedViewStatements {
           builder = builder.withProperty(MaterializedViews.MAX_STALENESS, maxStaleness.get());
         }
         View view = previous != null ? builder.replace() : builder.create();
+        MaterializedViews.defined();
         if (previous != null) {
           // A replaced view is a new definition; Iceberg would carry the old properties over.
           if (create.comment() == null && view.properties().containsKey(ViewProperties.COMMENT)) {
