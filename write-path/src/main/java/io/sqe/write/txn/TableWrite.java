@@ -131,8 +131,10 @@ public final class TableWrite {
   }
 
   /**
-   * Commits (or stages) an append of {@code files}; with none, only what the write does anyway
-   * (a creation still creates the table).
+   * Commits (or stages) an append of {@code files}; with none, only what the write does anyway. A
+   * creation (CTAS, CREATE OR REPLACE ... AS) always commits a snapshot, empty if need be: its
+   * summary records the statement's lineage, and a replace with no snapshot would leave the table
+   * none, so that a materialized view refreshed to no rows could never be found fresh.
    */
   public void commitAppend(List<DataFile> files, Set<String> written, String what) {
     if (transaction == null && creation == null && !files.isEmpty()) {
@@ -140,7 +142,7 @@ public final class TableWrite {
       return;
     }
     AppendFiles append = null;
-    if (!files.isEmpty()) {
+    if (!files.isEmpty() || creation != null) {
       append = newAppend();
       files.forEach(append::appendFile);
     }
