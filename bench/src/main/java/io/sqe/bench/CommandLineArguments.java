@@ -1,12 +1,34 @@
 package io.sqe.bench;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /** The benchmarks' command lines: {@code --name value} and {@code --name=value}, and flags without a value. */
 final class CommandLineArguments {
   private CommandLineArguments() {}
+
+  /**
+   * A benchmark's options from its {@code main}'s arguments: empty after printing {@code usage} for
+   * {@code --help} or {@code -h}; a bad argument prints its error and the usage and exits with 2.
+   */
+  static <T> Optional<T> optionsOrExit(String[] args, String usage, Function<String[], T> parse) {
+    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+      System.out.print(usage);
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(parse.apply(args));
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.print(usage);
+      System.exit(2);
+      return Optional.empty();
+    }
+  }
 
   /** The arguments by name, in order; a flag maps to {@code "true"}. */
   static Map<String, String> parse(Set<String> flags, String... args) {

@@ -15,12 +15,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.ToLongFunction;
 import org.apache.arrow.adbc.core.AdbcConnection;
 import org.apache.arrow.adbc.core.AdbcDatabase;
@@ -141,20 +141,10 @@ public final class FlightThroughputBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-      System.out.print(USAGE);
-      return;
+    Optional<FlightThroughputBenchmark> benchmark = CommandLineArguments.optionsOrExit(args, USAGE, a -> parse(a, System.out));
+    if (benchmark.isPresent()) {
+      benchmark.get().run();
     }
-    FlightThroughputBenchmark benchmark;
-    try {
-      benchmark = parse(args, System.out);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.print(USAGE);
-      System.exit(2);
-      return;
-    }
-    benchmark.run();
   }
 
   static FlightThroughputBenchmark parse(String[] args, PrintStream out) {

@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -146,21 +145,11 @@ public final class MaterializedViewBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Options options;
-    try {
-      if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-        System.out.print(USAGE);
-        return;
-      }
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.print(USAGE);
-      System.exit(2);
-      return;
+    Optional<Options> options = CommandLineArguments.optionsOrExit(args, USAGE, Options::parse);
+    if (options.isPresent()) {
+      new MaterializedViewBenchmark(options.get(), System.out).run();
+      System.exit(0);
     }
-    new MaterializedViewBenchmark(options, System.out).run();
-    System.exit(0);
   }
 
   public Report run() throws Exception {

@@ -12,11 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -50,21 +50,12 @@ public final class MetadataBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-      System.out.print(MetadataBenchmarkOptions.USAGE);
-      return;
+    Optional<MetadataBenchmarkOptions> options =
+        CommandLineArguments.optionsOrExit(args, MetadataBenchmarkOptions.USAGE, MetadataBenchmarkOptions::parse);
+    if (options.isPresent()) {
+      Result result = new MetadataBenchmark(options.get(), System.out).run();
+      System.exit(result.mismatches() > 0 ? 3 : 0);
     }
-    MetadataBenchmarkOptions options;
-    try {
-      options = MetadataBenchmarkOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.print(MetadataBenchmarkOptions.USAGE);
-      System.exit(2);
-      return;
-    }
-    Result result = new MetadataBenchmark(options, System.out).run();
-    System.exit(result.mismatches() > 0 ? 3 : 0);
   }
 
   /**

@@ -15,11 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -46,19 +46,11 @@ public final class TpchBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    BenchmarkOptions options;
-    try {
-      if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-        System.out.print(BenchmarkOptions.USAGE);
-        return;
-      }
-      options = BenchmarkOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.print(BenchmarkOptions.USAGE);
-      System.exit(2);
+    Optional<BenchmarkOptions> parsed = CommandLineArguments.optionsOrExit(args, BenchmarkOptions.USAGE, BenchmarkOptions::parse);
+    if (parsed.isEmpty()) {
       return;
     }
+    BenchmarkOptions options = parsed.get();
     TpchBenchmark benchmark = new TpchBenchmark(options, System.out);
     int status = 0;
     if (options.explain()) {
