@@ -17,6 +17,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -42,6 +43,12 @@ public final class TrinoOffload {
    * died; a live coordinator answers each poll of a running query within about a second.
    */
   private static final int REQUEST_TIMEOUT_MILLIS = 20_000;
+  /**
+   * Trino's error codes of errors in a statement's data: GENERIC_USER_ERROR, INVALID_FUNCTION_ARGUMENT,
+   * DIVISION_BY_ZERO, INVALID_CAST_ARGUMENT, CONSTRAINT_VIOLATION, NUMERIC_VALUE_OUT_OF_RANGE and
+   * SUBQUERY_MULTIPLE_ROWS (its {@code StandardErrorCode}).
+   */
+  private static final Set<Integer> DATA_ERRORS = Set.of(0, 7, 8, 9, 16, 19, 28);
 
   private final OffloadConfig config;
 
@@ -64,7 +71,8 @@ public final class TrinoOffload {
    * in {@code run}'s statistics that they come from the cluster; the enumerator's close ends the
    * query there. When the cluster cannot be reached or fails before its first row, and {@code
    * offload.fallback} allows it, returns the rows of {@code local} instead (the same query run
-   * here), and the statistics say it ran here; otherwise that failure is UNAVAILABLE.
+   * here), and the statistics say it ran here; otherwise that failure is UNAVAILABLE (or, for an
+   * error of the statement itself, INVALID_ARGUMENT, which never falls back).
    */
   public Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run, Supplier<Enumerator<Object>> local) {
     Enumerator<Object> rows;
@@ -109,8 +117,8 @@ public final class TrinoOffload {
    * service user, and returns its update count, recording in {@code run}'s statistics that it ran
    * on the cluster; cancelling {@code run} cancels it there. When the cluster fails, {@code
    * offload.fallback} allows it and {@code unchanged} says the target is still as it was (Trino
-   * committed nothing), returns empty: the write then runs here. Otherwise the failure is
-   * UNAVAILABLE, naming the cluster.
+   * committed nothing), returns empty: the write then runs here. Otherwise the failure names the
+   * cluster: INVALID_ARGUMENT for an error of the statement, else as {@link #unavailable} says.
    */
   public OptionalLong write(String sql, QueryRun run, BooleanSupplier unchanged) {
     try (Connection connection = connect();
@@ -121,13 +129,14 @@ public final class TrinoOffload {
       return OptionalLong.of(count);
     } catch (SQLException e) {
       run.checkCancelled();
-      if (config.fallback() && unchanged.getAsBoolean()) {
+      SqeException failure = unavailable(e, "write");
+      if (failure.code() == ErrorCode.UNAVAILABLE && config.fallback() && unchanged.getAsBoolean()) {
         // The cause's message may quote the statement's literals; the log names the cluster only.
         LOG.warn("Write {} runs here: the Trino cluster {} failed and committed nothing (offload.fallback)",
             run.queryId(), config.trinoUri().orElseThrow());
         return OptionalLong.empty();
       }
-      throw unavailable(e, "write");
+      throw failure;
     }
   }
 
@@ -150,11 +159,27 @@ public final class TrinoOffload {
     return unavailable(e, "query");
   }
 
+  /**
+   * The status of a failure on the cluster. Trino's JDBC driver gives an error the query raised as
+   * a "Query failed" exception with Trino's error code. An error of the statement's data (Trino's
+   * {@link #DATA_ERRORS}: a division by zero, a failed cast, a value out of range, a scalar
+   * sub-query of several rows) would be the same here, so it is INVALID_ARGUMENT and never a reason
+   * to run the statement here instead; Trino's insufficient-resources codes (0x20000 to 0x2FFFF:
+   * memory, time, a full queue) are RESOURCE_EXHAUSTED. Everything else is UNAVAILABLE: the
+   * cluster unreachable, its internal errors, a connector's codes, and user errors that are the
+   * deployment's (the service user's rights, a table Trino does not find, a query it abandoned).
+   */
   private SqeException unavailable(SQLException e, String what) {
-    return new SqeException(
-        ErrorCode.UNAVAILABLE,
-        "The Trino cluster " + config.trinoUri().orElseThrow() + " failed to run the offloaded " + what + ": " + e.getMessage(),
-        e);
+    String cluster = "The Trino cluster " + config.trinoUri().orElseThrow();
+    boolean raised = e.getMessage() != null && e.getMessage().startsWith("Query failed (#");
+    int code = e.getErrorCode();
+    if (raised && DATA_ERRORS.contains(code)) {
+      return new SqeException(ErrorCode.INVALID_ARGUMENT, cluster + " rejected the offloaded " + what + ": " + e.getMessage(), e);
+    }
+    if (raised && code >= 0x2_0000 && code < 0x3_0000) {
+      return new SqeException(ErrorCode.RESOURCE_EXHAUSTED, cluster + " ran out of resources for the offloaded " + what + ": " + e.getMessage(), e);
+    }
+    return new SqeException(ErrorCode.UNAVAILABLE, cluster + " failed to run the offloaded " + what + ": " + e.getMessage(), e);
   }
 
   private static void cancel(Statement statement) {

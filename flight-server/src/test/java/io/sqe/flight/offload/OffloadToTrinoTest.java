@@ -170,6 +170,28 @@ class OffloadToTrinoTest extends TpchHarness {
     ResultComparison.assertSameRows(sql, offloaded, local);
   }
 
+  /**
+   * An error the statement itself raises on Trino is the statement's: INVALID_ARGUMENT with
+   * Trino's message, not UNAVAILABLE, and so never a reason to run the query here instead.
+   */
+  @Test
+  void anErrorOfTheStatementOnTrinoIsInvalidArgument() throws Exception {
+    try (Statement s = sqe.createStatement()) {
+      assertThatThrownBy(() -> {
+            try (ResultSet rs = s.executeQuery("SELECT n_name, 10 / (n_nationkey - 3) FROM nation")) {
+              while (rs.next()) {
+                // read until the error
+              }
+            }
+          })
+          .satisfies(e -> {
+            assertThat(e.getMessage()).contains("The Trino cluster " + trino.uri() + " rejected the offloaded query")
+                .containsIgnoringCase("division by zero");
+            assertThat(e.toString() + e.getCause()).contains("INVALID_ARGUMENT");
+          });
+    }
+  }
+
   @Test
   void explainAndTrinoShowWhereTheQueryRan() throws Exception {
     List<String> plan = new ArrayList<>();
