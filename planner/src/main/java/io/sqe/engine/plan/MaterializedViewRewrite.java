@@ -137,8 +137,10 @@ final class MaterializedViewRewrite {
     if (storage.isEmpty()) {
       return query;
     }
+    // Strictly fresh: max_staleness lets a reader of the view itself accept older rows, but a
+    // query of the sources asked for the sources' rows, so no grace period applies here.
     MaterializedViews.Freshness freshness = MaterializedViews.freshness(
-        catalog, storage.get(), view, MaterializedViews.maxStaleness(view), System.currentTimeMillis());
+        catalog, storage.get(), view, java.time.Duration.ZERO, System.currentTimeMillis());
     // The tables the view's SQL names too: a stale view records no sources, and a user who may
     // not use the view learns nothing of it, not even that it is stale.
     List<List<String>> sources = new ArrayList<>(ViewDefinitions.tablesRead(view.currentVersion(), catalog.name(), schema));
