@@ -179,14 +179,10 @@ final class BatchRewrite implements AutoCloseable {
     return writer == null ? Set.of() : writer.paths();
   }
 
-  /** Deletes what was written: the statement failed. */
-  void abort() {
-    if (writer != null) {
-      writer.abort();
-    }
-  }
-
-  /** Releases what the writer holds unless {@link #complete} was called; the allocator stays the caller's. */
+  /**
+   * Unless {@link #complete} was called, deletes what was written and releases what the writer
+   * holds (the statement failed); the allocator stays the caller's.
+   */
   @Override
   public void close() {
     if (writer != null) {

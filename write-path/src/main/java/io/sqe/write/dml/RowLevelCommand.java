@@ -209,7 +209,6 @@ final class RowLevelCommand implements PreparedCommand {
         added.addAll(batches.complete());
       } catch (RuntimeException | Error e) {
         writer.abort();
-        batches.abort();
         throw e;
       }
       paths.addAll(writer.paths());
