@@ -217,6 +217,23 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
     compare(sql, sql);
   }
 
+  /** SUBSTRING with constant bounds, computed and compared on the batches' bytes (TPC-H Q22's country codes). */
+  static Stream<String> substrings() {
+    return Stream.of(
+        "select c_custkey, substring(c_phone from 1 for 2) as cc, substring(c_name from 10 for 4) as tail from customer"
+            + " where substring(c_phone from 1 for 2) in ('13', '31', '23', '29') and substring(c_address from 2 for 3) >= 'M'"
+            + " order by c_custkey",
+        "select substring(o_orderpriority from 3 for 20) as p, count(*) as n from orders"
+            + " where substring(o_clerk from 7 for 3) = '000' or substring(o_comment from 0 for 3) < 'c' group by substring(o_orderpriority from 3 for 20) order by p");
+  }
+
+  @ParameterizedTest
+  @MethodSource("substrings")
+  void substringsRunOnBatchesAndMatchDuckDb(String sql) throws Exception {
+    assertThat(plan(sqe, sql)).as(sql).contains("SqeFilter").doesNotContain("Enumerable").doesNotContain("rowwise");
+    compare(sql, sql);
+  }
+
   @ParameterizedTest
   @MethodSource("sorts")
   void sortsPlanColumnarAndMatchDuckDb(String sql) throws Exception {

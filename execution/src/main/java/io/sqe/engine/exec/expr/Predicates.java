@@ -219,6 +219,27 @@ public final class Predicates {
     };
   }
 
+  /** {@code SUBSTRING(column ...)} of a text column, {@code slice}, compared with {@code value} by unsigned bytes. */
+  public static Predicate compareSlice(int column, TextSlice slice, Comparison op, byte[] value) {
+    byte[] constant = value.clone();
+    return (batch, sel, count) -> {
+      BaseVariableWidthVector vector = (BaseVariableWidthVector) batch.getVector(column);
+      TextSlice.Cursor text = new TextSlice.Cursor(slice);
+      int kept = 0;
+      for (int i = 0; i < count; i++) {
+        int row = sel[i];
+        if (vector.isNull(row)) {
+          continue;
+        }
+        text.at(vector, row);
+        if (op.holds(text.compareTo(constant))) {
+          sel[kept++] = row;
+        }
+      }
+      return kept;
+    };
+  }
+
   /** Two text or binary columns compared by unsigned bytes. */
   public static Predicate compareBytesColumns(int left, Comparison op, int right) {
     return (batch, sel, count) -> {
@@ -299,13 +320,86 @@ public final class Predicates {
 
   /** A text or binary column within any of {@code ranges}, by unsigned bytes; null rows kept when {@code nullsKept}. */
   public static Predicate bytesRanges(int column, List<Range<byte[]>> ranges, boolean nullsKept) {
+    return bytesRanges(column, null, ranges, nullsKept);
+  }
+
+  /**
+   * A text or binary column, or {@code slice} of a text column ({@code SUBSTRING}) when not null,
+   * within any of {@code ranges}, by unsigned bytes; null rows kept when {@code nullsKept}.
+   */
+  public static Predicate bytesRanges(int column, TextSlice slice, List<Range<byte[]>> ranges, boolean nullsKept) {
     List<Range<byte[]>> copy = List.copyOf(ranges);
+    byte[][] points = points(copy);
+    if (points != null) {
+      return bytesIn(column, slice, points, nullsKept);
+    }
     return (batch, sel, count) -> {
       BaseVariableWidthVector vector = (BaseVariableWidthVector) batch.getVector(column);
+      TextSlice.Cursor text = new TextSlice.Cursor(slice);
       int kept = 0;
       for (int i = 0; i < count; i++) {
         int row = sel[i];
-        boolean keep = vector.isNull(row) ? nullsKept : inBytesRanges(vector, row, copy);
+        boolean keep;
+        if (vector.isNull(row)) {
+          keep = nullsKept;
+        } else {
+          text.at(vector, row);
+          keep = inBytesRanges(text, copy);
+        }
+        if (keep) {
+          sel[kept++] = row;
+        }
+      }
+      return kept;
+    };
+  }
+
+  /** The values of ranges that are all single values (an IN list), else null. */
+  private static byte[][] points(List<Range<byte[]>> ranges) {
+    byte[][] points = new byte[ranges.size()][];
+    for (int i = 0; i < points.length; i++) {
+      Range<byte[]> range = ranges.get(i);
+      byte[] low = range.low().value();
+      if (low == null || !range.low().inclusive() || !range.high().inclusive() || !Arrays.equals(low, range.high().value())) {
+        return null;
+      }
+      points[i] = low;
+    }
+    return points;
+  }
+
+  /**
+   * A text or binary column (or a slice of text) equal to one of {@code points}: a hash of each
+   * value looked up in an open-addressing table of the points, then compared byte for byte.
+   */
+  private static Predicate bytesIn(int column, TextSlice slice, byte[][] points, boolean nullsKept) {
+    int size = Integer.highestOneBit(Math.max(points.length, 1) * 4 - 1) << 1;
+    byte[][] table = new byte[size][];
+    int mask = size - 1;
+    for (byte[] point : points) {
+      int at = TextSlice.Cursor.hash(point) & mask;
+      while (table[at] != null && !Arrays.equals(table[at], point)) {
+        at = (at + 1) & mask;
+      }
+      table[at] = point.clone();
+    }
+    return (batch, sel, count) -> {
+      BaseVariableWidthVector vector = (BaseVariableWidthVector) batch.getVector(column);
+      TextSlice.Cursor text = new TextSlice.Cursor(slice);
+      int kept = 0;
+      for (int i = 0; i < count; i++) {
+        int row = sel[i];
+        boolean keep = nullsKept;
+        if (!vector.isNull(row)) {
+          text.at(vector, row);
+          keep = false;
+          for (int at = text.hash() & mask; table[at] != null; at = (at + 1) & mask) {
+            if (text.isEqualTo(table[at])) {
+              keep = true;
+              break;
+            }
+          }
+        }
         if (keep) {
           sel[kept++] = row;
         }
@@ -424,18 +518,18 @@ public final class Predicates {
     return false;
   }
 
-  private static boolean inBytesRanges(BaseVariableWidthVector vector, int row, List<Range<byte[]>> ranges) {
+  private static boolean inBytesRanges(TextSlice.Cursor text, List<Range<byte[]>> ranges) {
     for (Range<byte[]> range : ranges) {
       Bound<byte[]> low = range.low();
       Bound<byte[]> high = range.high();
       if (low.value() != null) {
-        int order = ColumnValues.compareBytes(vector, row, low.value());
+        int order = text.compareTo(low.value());
         if (low.inclusive() ? order < 0 : order <= 0) {
           continue;
         }
       }
       if (high.value() != null) {
-        int order = ColumnValues.compareBytes(vector, row, high.value());
+        int order = text.compareTo(high.value());
         if (high.inclusive() ? order > 0 : order >= 0) {
           continue;
         }

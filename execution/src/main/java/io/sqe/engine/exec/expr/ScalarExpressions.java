@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.LongBinaryOperator;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DecimalVector;
@@ -243,6 +244,33 @@ public final class ScalarExpressions {
           if (value != null) {
             value.close();
           }
+        }
+      }
+    };
+  }
+
+  /** {@code slice} of a text expression's values, into a vector of {@code field}'s (text) type; null stays null. */
+  public static ScalarExpression substring(Field field, ScalarExpression text, TextSlice slice) {
+    return (batch, allocator) -> {
+      int rows = batch.getRowCount();
+      try (Evaluated in = text.evaluate(batch, allocator)) {
+        BaseVariableWidthVector values = (BaseVariableWidthVector) in.vector();
+        BaseVariableWidthVector out = (BaseVariableWidthVector) allocate(field, allocator, rows);
+        try {
+          TextSlice.Cursor cursor = new TextSlice.Cursor(slice);
+          for (int r = 0; r < rows; r++) {
+            if (values.isNull(r)) {
+              out.setNull(r);
+            } else {
+              cursor.at(values, r);
+              cursor.copyTo(out, r);
+            }
+          }
+          out.setValueCount(rows);
+          return new Evaluated(out, true);
+        } catch (RuntimeException | Error e) {
+          out.close();
+          throw e;
         }
       }
     };

@@ -4,6 +4,7 @@ import io.sqe.catalog.types.CalciteTypeMapping;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.ScalarExpression;
 import io.sqe.engine.exec.expr.ScalarExpressions;
+import io.sqe.engine.exec.expr.TextSlice;
 import io.sqe.engine.exec.expr.WideDecimals;
 import io.sqe.engine.sql.functions.ArithmeticFunctions;
 import java.math.BigDecimal;
@@ -17,6 +18,7 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
@@ -89,8 +91,39 @@ final class ExpressionCompiler {
       case MINUS_PREFIX:
         return negate(call);
       default:
-        return null;
+        return substring(call);
     }
+  }
+
+  /** {@code SUBSTRING(text FROM start FOR length)} with constant bounds, cut as the row runtime cuts it. */
+  private Compiled substring(RexCall call) {
+    TextSlice slice = textSlice(call);
+    Compiled text = slice == null ? null : compile(call.getOperands().get(0));
+    if (text == null || call.getType().getSqlTypeName() != SqlTypeName.VARCHAR) {
+      return null;
+    }
+    return new Compiled(ScalarExpressions.substring(field(call.getType()), text.expression(), slice), Kind.OTHER, 0, 0, text.canFail());
+  }
+
+  /**
+   * The slice {@code node} cuts when it is {@code SUBSTRING} of a VARCHAR with an INTEGER start
+   * and a non-negative INTEGER length, both constants, else null (a negative length fails in the
+   * row runtime, which reports it).
+   */
+  static TextSlice textSlice(RexNode node) {
+    if (!(node instanceof RexCall call) || call.getOperator() != SqlStdOperatorTable.SUBSTRING || call.getOperands().size() != 3
+        || call.getOperands().get(0).getType().getSqlTypeName() != SqlTypeName.VARCHAR) {
+      return null;
+    }
+    Integer start = integerLiteral(call.getOperands().get(1));
+    Integer length = integerLiteral(call.getOperands().get(2));
+    return start == null || length == null || length < 0 ? null : new TextSlice(start, length);
+  }
+
+  private static Integer integerLiteral(RexNode node) {
+    return node instanceof RexLiteral literal && !literal.isNull() && literal.getType().getSqlTypeName() == SqlTypeName.INTEGER
+        ? literal.getValueAs(Integer.class)
+        : null;
   }
 
   /** {@code -x}: zero minus it, through the same operators as a subtraction (so {@code -MIN} fails as there). */

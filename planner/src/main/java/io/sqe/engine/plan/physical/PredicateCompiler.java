@@ -5,6 +5,7 @@ import com.google.common.collect.Range;
 import io.sqe.engine.exec.expr.Comparison;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.Predicates;
+import io.sqe.engine.exec.expr.TextSlice;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -42,8 +43,15 @@ final class PredicateCompiler {
     BYTES
   }
 
-  /** A column as the evaluator reads it: its position, kind, and for decimals the scale of its unscaled longs. */
-  private record Column(int index, Kind kind, int scale, RelDataType type) {}
+  /**
+   * A column as the evaluator reads it: its position, kind, for decimals the scale of its unscaled
+   * longs, and for {@code SUBSTRING} of a text column with constant bounds the slice it reads.
+   */
+  private record Column(int index, Kind kind, int scale, RelDataType type, TextSlice slice) {
+    Column(int index, Kind kind, int scale, RelDataType type) {
+      this(index, kind, scale, type, null);
+    }
+  }
 
   private final RelDataType rowType;
   /** Whether comparisons may take a parameter, whose predicate an execution binds ({@link Predicate#bind}). */
@@ -135,7 +143,7 @@ final class PredicateCompiler {
       }
     }
     if (a != null && b != null) {
-      if (a.kind() != b.kind() || a.scale() != b.scale()) {
+      if (a.kind() != b.kind() || a.scale() != b.scale() || a.slice() != null || b.slice() != null) {
         return null;
       }
       return switch (a.kind()) {
@@ -203,7 +211,10 @@ final class PredicateCompiler {
       }
       default: {
         byte[] v = bytesValue(value);
-        return v == null ? null : Predicates.compareBytes(column.index(), op, v);
+        if (v == null) {
+          return null;
+        }
+        return column.slice() == null ? Predicates.compareBytes(column.index(), op, v) : Predicates.compareSlice(column.index(), column.slice(), op, v);
       }
     }
   }
@@ -278,7 +289,7 @@ final class PredicateCompiler {
     Column column = column(operands.get(0));
     String pattern = text(operands.get(1));
     String escape = operands.size() == 3 ? text(operands.get(2)) : null;
-    if (!parameters || column == null || column.kind() != Kind.BYTES || pattern == null || (operands.size() == 3 && escape == null)) {
+    if (!parameters || column == null || column.kind() != Kind.BYTES || column.slice() != null || pattern == null || (operands.size() == 3 && escape == null)) {
       return null;
     }
     LikePattern compiled;
@@ -392,7 +403,7 @@ final class PredicateCompiler {
           }
           converted.add(new Predicates.Range<>(low, high));
         }
-        return Predicates.bytesRanges(column.index(), converted, nullsKept);
+        return Predicates.bytesRanges(column.index(), column.slice(), converted, nullsKept);
       }
     }
   }
@@ -435,6 +446,13 @@ final class PredicateCompiler {
     }
     if (node instanceof RexInputRef ref) {
       return columnOf(ref.getIndex(), rowType.getFieldList().get(ref.getIndex()).getType());
+    }
+    TextSlice slice = ExpressionCompiler.textSlice(node);
+    if (slice != null) {
+      Column text = column(((RexCall) node).getOperands().get(0));
+      return text != null && text.kind() == Kind.BYTES && text.slice() == null
+          ? new Column(text.index(), Kind.BYTES, 0, node.getType(), slice)
+          : null;
     }
     return null;
   }
