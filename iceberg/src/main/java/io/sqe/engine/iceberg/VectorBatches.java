@@ -36,6 +36,9 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * dictionary and gathered by its ids.
  */
 final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
+  /** The longest dictionary value gathered byte by byte rather than copied. */
+  private static final int SHORT_TEXT = 16;
+
   private final CloseableIterator<VectorHolder[]> holders;
   private final Runnable release;
   private final Schema schema;
@@ -335,8 +338,16 @@ final class VectorBatches implements CloseableIterator<VectorSchemaRoot> {
         int r = sel[i];
         if (!hasNulls || nulls.isNullAt(r) == 0) {
           byte[] value = values.bytes[ids.getInt((long) r * 4)];
-          out.setBytes(end, value);
-          end += value.length;
+          int length = value.length;
+          if (length <= SHORT_TEXT) {
+            // A flag or a code: byte by byte, where a copy of a few bytes costs more than them.
+            for (int k = 0; k < length; k++) {
+              out.setByte(end + k, value[k]);
+            }
+          } else {
+            out.setBytes(end, value);
+          }
+          end += length;
         }
         outOffsets.setInt((long) (i + 1) * 4, end);
       }
