@@ -25,4 +25,12 @@ public interface Predicate {
   default Predicate bind(Function<String, Object> parameters) {
     return this;
   }
+
+  /**
+   * The positions of the columns this condition reads, ascending, so that a caller may fill only
+   * those of the batches it passes; null when it does not say (it may read any).
+   */
+  default int[] columns() {
+    return null;
+  }
 }

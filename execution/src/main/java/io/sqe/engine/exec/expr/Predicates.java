@@ -408,6 +408,29 @@ public final class Predicates {
     };
   }
 
+  /** {@code predicate}, saying that it reads only {@code columns} ({@link Predicate#columns}). */
+  public static Predicate reading(Predicate predicate, int[] columns) {
+    int[] read = columns.clone();
+    Arrays.sort(read);
+    return new Predicate() {
+      @Override
+      public int filter(VectorSchemaRoot batch, int[] selection, int count) {
+        return predicate.filter(batch, selection, count);
+      }
+
+      @Override
+      public Predicate bind(Function<String, Object> parameters) {
+        Predicate bound = predicate.bind(parameters);
+        return bound == predicate ? this : reading(bound, read);
+      }
+
+      @Override
+      public int[] columns() {
+        return read.clone();
+      }
+    };
+  }
+
   /** All of {@code conjuncts}, each seeing only the rows the ones before it kept. */
   public static Predicate and(List<Predicate> conjuncts) {
     List<Predicate> copy = List.copyOf(conjuncts);

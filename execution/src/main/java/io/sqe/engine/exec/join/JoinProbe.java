@@ -33,6 +33,8 @@ public final class JoinProbe implements AutoCloseable {
   private final JoinType type;
   /** The residual condition over a probe row's columns followed by a build row's; null for none. */
   private final Predicate residual;
+  /** The columns of a candidate pair the residual condition reads, the only ones copied for it; null for all. */
+  private final int[] residualColumns;
   private final int probeColumns;
   private final Schema pairSchema;
   private final Schema outputSchema;
@@ -85,6 +87,7 @@ public final class JoinProbe implements AutoCloseable {
     this.matches = requireNonNull(matches, "matches is null");
     this.type = requireNonNull(type, "type is null");
     this.residual = residual;
+    this.residualColumns = residual == null ? null : residual.columns();
     this.probeColumns = probeSchema.getFields().size();
     List<Field> pairFields = new ArrayList<>(probeSchema.getFields());
     pairFields.addAll(buildSchema.getFields());
@@ -225,7 +228,9 @@ public final class JoinProbe implements AutoCloseable {
       return;
     }
     Arrays.fill(kept, 0, count, false);
-    try (VectorSchemaRoot pairs = gather(pairSchema, true, candidateProbe, candidateBuild, count)) {
+    try (VectorSchemaRoot pairs = residualColumns == null
+        ? gather(pairSchema, true, candidateProbe, candidateBuild, count)
+        : gatherRead(count)) {
       for (int i = 0; i < count; i++) {
         selection[i] = i;
       }
@@ -263,21 +268,7 @@ public final class JoinProbe implements AutoCloseable {
    */
   private VectorSchemaRoot gather(Schema schema, boolean withBuild, int[] probeRows, int[] buildRows, int count) {
     if (withBuild) {
-      int batch = 0;
-      for (int i = 0; i < count; i++) {
-        int b = buildRows[i];
-        if (b >= 0) {
-          // Candidates of one probe row are often in one batch: try the last one first.
-          if (!build.holds(batch, b)) {
-            batch = build.batchOf(b);
-          }
-          buildBatch[i] = batch;
-          buildRow[i] = build.rowInBatch(batch, b);
-        } else {
-          buildBatch[i] = 0;
-          buildRow[i] = -1;
-        }
-      }
+      locateBuildRows(buildRows, count);
     }
     VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator);
     try {
@@ -294,6 +285,51 @@ public final class JoinProbe implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       out.close();
       throw e;
+    }
+  }
+
+  /**
+   * The first {@code count} candidate pairs as a batch of the pair schema in which only the columns
+   * the residual condition reads hold values; the others are empty vectors, never read.
+   */
+  private VectorSchemaRoot gatherRead(int count) {
+    locateBuildRows(candidateBuild, count);
+    List<Field> fields = pairSchema.getFields();
+    List<FieldVector> vectors = new ArrayList<>(fields.size());
+    try {
+      for (Field field : fields) {
+        vectors.add(field.createVector(allocator));
+      }
+      for (int c : residualColumns) {
+        if (c < probeColumns) {
+          probeColumn(c).into(vectors.get(c), null, candidateProbe, count);
+        } else {
+          buildColumn(c - probeColumns).into(vectors.get(c), buildBatch, buildRow, count);
+        }
+      }
+      return new VectorSchemaRoot(fields, vectors, count);
+    } catch (RuntimeException | Error e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+  }
+
+  /** Sets {@link #buildBatch} and {@link #buildRow} for the first {@code count} of {@code buildRows} (-1: none). */
+  private void locateBuildRows(int[] buildRows, int count) {
+    int batch = 0;
+    for (int i = 0; i < count; i++) {
+      int b = buildRows[i];
+      if (b >= 0) {
+        // Candidates of one probe row are often in one batch: try the last one first.
+        if (!build.holds(batch, b)) {
+          batch = build.batchOf(b);
+        }
+        buildBatch[i] = batch;
+        buildRow[i] = build.rowInBatch(batch, b);
+      } else {
+        buildBatch[i] = 0;
+        buildRow[i] = -1;
+      }
     }
   }
 

@@ -1,15 +1,19 @@
 package io.sqe.engine.plan.physical;
 
+import io.sqe.engine.exec.expr.Predicate;
+import io.sqe.engine.exec.expr.Predicates;
 import io.sqe.engine.exec.join.JoinType;
 import io.sqe.engine.iceberg.DynamicFilters;
 import io.sqe.engine.plan.SharedInput;
 import java.util.List;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.validate.SqlValidatorUtil;
 
 /**
@@ -115,5 +119,15 @@ final class JoinLowering {
    */
   static RelDataType pairType(RelNode left, RelNode right) {
     return SqlValidatorUtil.createJoinType(left.getCluster().getTypeFactory(), left.getRowType(), right.getRowType(), null, List.of());
+  }
+
+  /**
+   * A join's condition over a probe row's columns followed by a build row's, saying which columns
+   * it reads, so that the join copies only those of each candidate pair; null when the evaluator
+   * cannot run it.
+   */
+  static Predicate condition(RexNode condition, RelNode left, RelNode right) {
+    Predicate predicate = SqeFilter.predicate(condition, pairType(left, right), left.getCluster().getRexBuilder());
+    return predicate == null ? null : Predicates.reading(predicate, RelOptUtil.InputFinder.bits(condition).toArray());
   }
 }

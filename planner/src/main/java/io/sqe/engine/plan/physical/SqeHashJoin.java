@@ -132,7 +132,7 @@ public final class SqeHashJoin extends Join implements SqeRel {
     Predicate residual = null;
     if (!info.nonEquiConditions.isEmpty()) {
       RexNode remaining = RexUtil.composeConjunction(left.getCluster().getRexBuilder(), info.nonEquiConditions);
-      residual = SqeFilter.predicate(remaining, JoinLowering.pairType(left, right), left.getCluster().getRexBuilder());
+      residual = JoinLowering.condition(remaining, left, right);
       if (residual == null) {
         return null;
       }

@@ -32,7 +32,7 @@ public final class SqeNestedLoopJoin extends Join implements SqeRel {
     }
     Predicate predicate = null;
     if (!condition.isAlwaysTrue()) {
-      predicate = SqeFilter.predicate(condition, JoinLowering.pairType(left, right), left.getCluster().getRexBuilder());
+      predicate = JoinLowering.condition(condition, left, right);
       if (predicate == null) {
         return null;
       }
