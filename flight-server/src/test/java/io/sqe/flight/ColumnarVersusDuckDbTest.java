@@ -80,7 +80,13 @@ class ColumnarVersusDuckDbTest extends TpchHarness {
             + " order by c_custkey, o_orderkey limit 100000",
         "select s_suppkey, p_partkey from supplier full join part on s_suppkey = p_partkey and p_size < 10"
             + " order by s_suppkey, p_partkey limit 100000",
-        "select n_name, r_name from nation, region where n_regionkey < r_regionkey order by n_name, r_name limit 1000");
+        "select n_name, r_name from nation, region where n_regionkey < r_regionkey order by n_name, r_name limit 1000",
+        // Sums are DECIMAL(38, s): their HAVING compares 128-bit values with the constant.
+        "select l_orderkey, sum(l_quantity) as q, sum(l_extendedprice) as p from lineitem group by l_orderkey"
+            + " having sum(l_quantity) > 150 and sum(l_extendedprice) <= 350000.555 or sum(l_quantity) = 12"
+            + " or sum(l_extendedprice) < 2000.5 order by l_orderkey",
+        "select o_custkey, sum(o_totalprice) as t from orders group by o_custkey"
+            + " having sum(o_totalprice) >= 1000000.001 and sum(o_totalprice) <> 1234567.89 order by o_custkey");
   }
 
   /** ORDER BYs without a bound the top-N takes: SqeSort over the whole input. */

@@ -69,6 +69,32 @@ final class DecimalComparison {
     };
   }
 
+  /**
+   * An exact-number column (a decimal of any precision, or an integer) compared with a constant of
+   * its own scale, {@code high:low} as a 128-bit two's-complement unscaled value.
+   */
+  static Predicate compareConstant(int column, Comparison op, long high, long low) {
+    return (batch, sel, count) -> {
+      FieldVector vector = batch.getVector(column);
+      Wide x = wide(vector);
+      int kept = 0;
+      for (int i = 0; i < count; i++) {
+        int row = sel[i];
+        if (vector.isNull(row)) {
+          continue;
+        }
+        int order = Long.compare(x.high(row), high);
+        if (order == 0) {
+          order = Long.compareUnsigned(x.low(row), low);
+        }
+        if (op.holds(order)) {
+          sel[kept++] = row;
+        }
+      }
+      return kept;
+    };
+  }
+
   /** Whether {@code value} times ten to {@code shift} fits a long. */
   private static boolean fits(long value, int shift) {
     if (shift == 0) {

@@ -1,5 +1,6 @@
 package io.sqe.engine.exec.expr;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -167,6 +168,24 @@ public final class Predicates {
    */
   public static Predicate compareExactColumns(int left, int leftScale, Comparison op, int right, int rightScale) {
     return DecimalComparison.compare(left, leftScale, op, right, rightScale);
+  }
+
+  /**
+   * An exact-number column of up to 38 digits (read as 128 bits) compared with {@code unscaled}, a
+   * value of the column's scale; a value past 128 bits compares as beyond every value the column holds.
+   */
+  public static Predicate compareExactConstant(int column, Comparison op, BigInteger unscaled) {
+    if (unscaled.bitLength() > 127) {
+      boolean above = unscaled.signum() > 0;
+      boolean holds = switch (op) {
+        case EQUAL -> false;
+        case NOT_EQUAL -> true;
+        case LESS, LESS_OR_EQUAL -> above;
+        case GREATER, GREATER_OR_EQUAL -> !above;
+      };
+      return holds ? isNull(column, false) : none();
+    }
+    return DecimalComparison.compareConstant(column, op, unscaled.shiftRight(64).longValue(), unscaled.longValue());
   }
 
   /** A column of doubles compared with {@code value}; NaN compares as Java's operators do (never equal, never ordered). */

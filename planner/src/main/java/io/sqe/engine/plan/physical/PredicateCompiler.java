@@ -141,6 +141,12 @@ final class PredicateCompiler {
       if (x != null && y != null) {
         return Predicates.compareExactColumns(x.index(), x.scale(), op, y.index(), y.scale());
       }
+      if (a == null && x != null && right instanceof RexLiteral literal) {
+        return compareExactConstant(x, op, literal);
+      }
+      if (b == null && y != null && left instanceof RexLiteral literal) {
+        return compareExactConstant(y, op.flipped(), literal);
+      }
     }
     if (a != null && b != null) {
       if (a.kind() != b.kind() || a.scale() != b.scale() || a.slice() != null || b.slice() != null) {
@@ -253,6 +259,42 @@ final class PredicateCompiler {
         }
         return low.compareTo(LONG_MAX) > 0 ? Predicates.none() : Predicates.compareLong(column.index(), Comparison.GREATER_OR_EQUAL, low.longValue());
       }
+    }
+  }
+
+  /**
+   * An exact-number column the evaluator reads as 128 bits (a decimal past 18 digits: a sum's
+   * DECIMAL(38, s)) compared with a constant: an equality with the constant at the column's scale
+   * (none when it has more digits after the point), an order with the constant rounded inwards to
+   * an inclusive bound; null for a null or inexact constant, which the row runtime compares.
+   */
+  private static Predicate compareExactConstant(ExactColumn column, Comparison op, RexLiteral literal) {
+    if (literal.isNull()) {
+      return null;
+    }
+    BigDecimal decimal = decimal(literal.getValueAs(Comparable.class));
+    if (decimal == null) {
+      return null;
+    }
+    int scale = column.scale();
+    switch (op) {
+      case EQUAL:
+      case NOT_EQUAL: {
+        BigInteger exact;
+        try {
+          exact = decimal.setScale(scale, RoundingMode.UNNECESSARY).unscaledValue();
+        } catch (ArithmeticException e) {
+          return op == Comparison.EQUAL ? Predicates.none() : Predicates.isNull(column.index(), false);
+        }
+        return Predicates.compareExactConstant(column.index(), op, exact);
+      }
+      case LESS:
+      case LESS_OR_EQUAL:
+        return Predicates.compareExactConstant(
+            column.index(), Comparison.LESS_OR_EQUAL, inward(decimal, scale, false, op == Comparison.LESS));
+      default:
+        return Predicates.compareExactConstant(
+            column.index(), Comparison.GREATER_OR_EQUAL, inward(decimal, scale, true, op == Comparison.GREATER));
     }
   }
 
