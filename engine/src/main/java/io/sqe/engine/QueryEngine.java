@@ -376,27 +376,14 @@ public final class QueryEngine {
       }
       return new Prepared.Command(sql, new ExplainAnalyze(this, planQuery(session, analyze.getExplicandum(), sql, pinned).plan()));
     }
+    if (node.getKind() == SqlKind.EXPLAIN && !((SqlExplain) node).getExplicandum().isA(SqlKind.QUERY)) {
+      SqlNode statement = ((SqlExplain) node).getExplicandum();
+      privileges.check(session, statement);
+      return Explains.command(sql, statement, statementName(statement), new CommandContext(session, catalogs, services, "prepare"), executors);
+    }
     if (node.getKind() == SqlKind.EXPLAIN) {
-      SqlExplain explain = (SqlExplain) node;
-      Placed placed = planQuery(session, explain.getExplicandum(), sql, pinned);
-      PlannedQuery plan = placed.plan();
-      List<Object[]> rows = new ArrayList<>();
-      if (plan.trinoStatement() != null) {
-        // Where it runs, then what runs there; the local plan below is the fallback's.
-        rows.add(new Object[] {offload.orElseThrow().where()});
-        rows.add(new Object[] {plan.trinoStatement().sql()});
-      }
-      for (String line : plan.explain().split("\n")) {
-        rows.add(new Object[] {line});
-      }
-      for (String note : plan.reads().notes()) {
-        rows.add(new Object[] {"-- " + note});
-      }
-      if (placed.placement() != null) {
-        rows.add(new Object[] {placed.placement().explainLine()});
-      }
-      Schema schema = new Schema(List.of(new Field("plan", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
-      return new Prepared.Rows(sql, schema, rows);
+      Placed placed = planQuery(session, ((SqlExplain) node).getExplicandum(), sql, pinned);
+      return Explains.query(sql, placed.plan(), offload.map(TrinoOffload::where), placed.placement());
     }
     if (node instanceof SqlShow && ((SqlShow) node).kind() == SqlShow.Kind.QUERIES) {
       return showQueries(sql, session.principal(), (SqlShow) node);
@@ -725,7 +712,13 @@ public final class QueryEngine {
       if (!source.parameterTypes().isEmpty()) {
         return Optional.of(Placement.local("Trino cannot run it: its query has ? parameters"));
       }
-      return Optional.of(placement(session, source, running()::checkCancelled));
+      // Placed while its command runs, or while EXPLAIN prepares it (on the planning thread).
+      return Optional.of(placement(session, source, run != null ? run::checkCancelled : PlanningThreads::checkCancelled));
+    }
+
+    @Override
+    public Optional<String> offloadTarget() {
+      return offload.map(TrinoOffload::where);
     }
 
     @Override

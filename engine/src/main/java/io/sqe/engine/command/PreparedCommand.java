@@ -30,6 +30,14 @@ public interface PreparedCommand {
   }
 
   /**
+   * What EXPLAIN shows of the statement, a line per row, without running it: what it writes,
+   * where it runs and the plan of the query it reads; empty for a statement EXPLAIN does not take.
+   */
+  default Optional<List<String>> explain(CommandContext context) {
+    return Optional.empty();
+  }
+
+  /**
    * Runs the statement once. A failure leaves tables as they were.
    *
    * @param parameters values for the parameters, in their engine representation

@@ -55,6 +55,11 @@ public interface QueryServices {
    */
   Optional<Placement> placeWrite(Session session, PlannedQuery source);
 
+  /** What EXPLAIN says of a statement placed on the Trino cluster ("offloaded to trino" and its address); empty without one. */
+  default Optional<String> offloadTarget() {
+    return Optional.empty();
+  }
+
   /**
    * {@code query} as the SELECT of a write Trino runs: the session's row filters and column masks
    * inlined, every table pinned to the snapshot planned against, each result column cast to its

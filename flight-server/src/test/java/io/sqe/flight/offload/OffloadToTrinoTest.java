@@ -332,6 +332,25 @@ class OffloadToTrinoTest extends TpchHarness {
         s.execute("CREATE TABLE w_ins_" + where + " (k INT, price DECIMAL(12, 2), total DOUBLE, day DATE, at TIMESTAMP,"
             + " clerk VARCHAR, note VARCHAR)");
         s.execute("SET SESSION offload = '" + where + "'");
+        // EXPLAIN says where the INSERT runs, and what Trino runs; it writes nothing.
+        List<String> explained = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("EXPLAIN INSERT INTO w_ins_" + where + insert)) {
+          while (rs.next()) {
+            explained.add(rs.getString(1));
+          }
+        }
+        assertThat(explained.get(0)).startsWith("Insert into iceberg.tpch.w_ins_" + where + " (k, price, total, day, at, clerk)");
+        assertThat(explained).anySatisfy(line -> assertThat(line).contains("SqeTableScan(table=[[iceberg, tpch, orders]]"));
+        if (where.equals("always")) {
+          assertThat(explained).contains("offloaded to trino " + trino.uri());
+          assertThat(explained).anySatisfy(line -> assertThat(line).startsWith("INSERT INTO \"iceberg\".\"tpch\".\"w_ins_always\"")
+              .contains("FOR VERSION AS OF"));
+          assertThat(explained.get(explained.size() - 1)).isEqualTo("-- offload: trino (offload = 'always')");
+        } else {
+          assertThat(explained).noneSatisfy(line -> assertThat(line).containsIgnoringCase("INSERT INTO \""));
+          assertThat(explained.get(explained.size() - 1)).startsWith("-- offload: local");
+        }
+        assertThat(tableRows("w_ins_" + where)).as("rows after EXPLAIN").isEmpty();
         counts.put("insert " + where, (long) s.executeUpdate("INSERT INTO w_ins_" + where + insert));
       }
     }

@@ -150,6 +150,9 @@ class AccessControlTest {
     try (Connection c = connect("bob", "bob-pw"); Statement s = c.createStatement()) {
       assertThatThrownBy(() -> s.executeUpdate("INSERT INTO hr.employees VALUES (9, 'x', 'y', 'EU', 1)"))
           .hasMessageContaining("Access denied").hasMessageContaining("INSERT on iceberg.hr.employees");
+      // EXPLAIN of a write needs the write's privileges: it would show the plan of what may not run.
+      assertThatThrownBy(() -> s.executeQuery("EXPLAIN PLAN FOR INSERT INTO hr.employees SELECT * FROM hr.employees"))
+          .hasMessageContaining("Access denied").hasMessageContaining("INSERT on iceberg.hr.employees");
       assertThatThrownBy(() -> s.execute("DROP TABLE hr.employees")).hasMessageContaining("Access denied");
       assertThatThrownBy(() -> s.execute("DROP TABLE hr.secret")).hasMessageContaining("does not exist");
       assertThatThrownBy(() -> s.execute("CREATE TABLE hr.mine (id INT)")).hasMessageContaining("Access denied");

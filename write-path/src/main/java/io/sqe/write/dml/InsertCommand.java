@@ -8,6 +8,7 @@ import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.offload.Placement;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.BatchFileWriter;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.SqlIdentifier;
@@ -102,6 +104,31 @@ final class InsertCommand implements PreparedCommand {
     lineage.ifPresent(l -> write.summarize(l.summary(written.rowCount(), MaterializationReuse.targetShape(table))));
     write.commitAppend(written.files(), written.paths(), what);
     return CommandResult.rows(written.rowCount());
+  }
+
+  /**
+   * What it writes, then as EXPLAIN shows a query: where it runs (with a Trino cluster), the
+   * statement Trino would run, and the local plan of its query (the fallback's, when offloaded).
+   */
+  @Override
+  public Optional<List<String>> explain(CommandContext context) {
+    Table table = TableWrite.current(context.session(), target.catalog(), target.id(), target::loadFresh);
+    Plan plan = table.schema().schemaId() == prepared.schema.schemaId() ? prepared : plan(context, target, table, statement);
+    List<String> lines = new ArrayList<>();
+    lines.add("Insert into " + target.displayName()
+        + plan.columns().stream().map(Types.NestedField::name).collect(Collectors.joining(", ", " (", ")")));
+    Optional<Placement> placement = context.queries().placeWrite(context.session(), plan.query);
+    if (statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)) {
+      Optional<String> trino = TrinoWrites.insertStatement(context, target, plan.columns(), statement.getSource(), plan.query);
+      if (trino.isPresent()) {
+        lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));
+        lines.add(trino.get());
+      }
+    }
+    lines.addAll(List.of(plan.query.explain().split("\n")));
+    plan.query.reads().notes().forEach(note -> lines.add("-- " + note));
+    placement.ifPresent(p -> lines.add(p.explainLine()));
+    return Optional.of(lines);
   }
 
   private static BatchWrites.Written writeRows(CommandContext context, List<Object> parameters, Plan plan, DataFileWriter.Builder files) {

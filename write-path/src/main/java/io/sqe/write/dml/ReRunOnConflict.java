@@ -62,6 +62,11 @@ final class ReRunOnConflict implements PreparedCommand {
   }
 
   @Override
+  public Optional<List<String>> explain(CommandContext context) {
+    return command.explain(context);
+  }
+
+  @Override
   public CommandResult execute(CommandContext context, List<Object> parameters) {
     if (context.session().openTransaction().isPresent()) {
       return command.execute(context, parameters);

@@ -49,6 +49,16 @@ final class TrinoWrites {
    */
   static Optional<CommandResult> insert(
       CommandContext context, TableRef target, Table table, List<Types.NestedField> columns, SqlNode source, PlannedQuery query) {
+    Optional<String> statement = insertStatement(context, target, columns, source, query);
+    return statement.isEmpty() ? Optional.empty() : run(context, target, statement.get(), snapshotOf(table));
+  }
+
+  /**
+   * The {@code INSERT INTO target (columns) SELECT ...} Trino runs when the write is placed there;
+   * empty when it runs here.
+   */
+  static Optional<String> insertStatement(
+      CommandContext context, TableRef target, List<Types.NestedField> columns, SqlNode source, PlannedQuery query) {
     if (!onTrino(context, query)) {
       return Optional.empty();
     }
@@ -63,7 +73,7 @@ final class TrinoWrites {
       return Optional.empty();
     }
     sql.append(") ").append(select.get());
-    return run(context, target, sql.toString(), snapshotOf(table));
+    return Optional.of(sql.toString());
   }
 
   /**
