@@ -285,10 +285,18 @@ class QueryControlTest {
     assertThat(lines).anySatisfy(line -> assertThat(line).contains("SqeTableScan(table=[[iceberg, s, numbers]]"));
     assertThat(lines).noneSatisfy(line -> assertThat(line).contains("trino"));
     assertThat(rows(admin, "select count(*) from s.explained")).containsExactly(List.of(0L));
-    // A write EXPLAIN does not describe yet says so, and changes nothing either.
-    assertThatThrownBy(() -> rows(admin, "explain plan for delete from s.numbers where n < 7"))
-        .hasMessageContaining("EXPLAIN of DELETE statements is not supported yet");
-    assertThat(rows(admin, "select count(*) from s.numbers")).containsExactly(List.of((long) ROWS));
+    // Row-level writes show the query that finds their rows, and change nothing either.
+    admin.sql.executeUpdate("insert into s.explained select n, label from s.numbers where n < 10", admin.auth);
+    for (String statement : List.of("delete from s.explained where n < 7", "update s.explained set label = 'x' where n = 3")) {
+      List<String> plan = rows(admin, "explain plan for " + statement).stream().map(row -> (String) row.get(0)).toList();
+      assertThat(plan.get(0)).as(statement).matches("(Delete from|Update) iceberg\\.s\\.explained \\(copy-on-write.*");
+      assertThat(plan).as(statement).anySatisfy(line -> assertThat(line).contains("TableScan(table=[[iceberg, s, explained]]"));
+    }
+    // A write EXPLAIN does not describe yet says so.
+    assertThatThrownBy(() -> rows(admin, "explain plan for merge into s.explained t using (select n from s.numbers where n < 20) src"
+        + " on t.n = src.n when matched then update set label = 'y' when not matched then insert (n, label) values (src.n, 'z')"))
+        .hasMessageContaining("EXPLAIN of MERGE statements is not supported yet");
+    assertThat(rows(admin, "select count(*), count(label), sum(n) from s.explained")).containsExactly(List.of(10L, 10L, 45L));
   }
 
   @Test

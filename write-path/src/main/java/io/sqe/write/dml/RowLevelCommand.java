@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.calcite.rel.type.RelDataType;
@@ -51,15 +52,18 @@ import org.apache.iceberg.util.DeleteFileSet;
 final class RowLevelCommand implements PreparedCommand {
   /** The statements, with the table property that sets their isolation level. */
   enum Kind {
-    DELETE("DELETE from", TableProperties.DELETE_ISOLATION_LEVEL),
-    UPDATE("UPDATE of", TableProperties.UPDATE_ISOLATION_LEVEL),
-    MERGE("MERGE into", TableProperties.MERGE_ISOLATION_LEVEL);
+    DELETE("DELETE from", "Delete from", TableProperties.DELETE_ISOLATION_LEVEL),
+    UPDATE("UPDATE of", "Update", TableProperties.UPDATE_ISOLATION_LEVEL),
+    MERGE("MERGE into", "Merge into", TableProperties.MERGE_ISOLATION_LEVEL);
 
     private final String description;
+    /** How EXPLAIN's first line names the statement. */
+    private final String explained;
     private final String isolationProperty;
 
-    Kind(String description, String isolationProperty) {
+    Kind(String description, String explained, String isolationProperty) {
       this.description = description;
+      this.explained = explained;
       this.isolationProperty = isolationProperty;
     }
   }
@@ -150,6 +154,25 @@ final class RowLevelCommand implements PreparedCommand {
   @Override
   public List<RelDataType> parameterTypes() {
     return prepared.query().parameterTypes();
+  }
+
+  /**
+   * The statement and its target, then the plan of its query over the target's current snapshot
+   * (with each row's file and position), whose rows say what goes, changes and is added; it runs
+   * here even with a Trino cluster.
+   */
+  @Override
+  public Optional<List<String>> explain(CommandContext context) {
+    List<String> lines = new ArrayList<>();
+    lines.add(kind.explained + " " + target.displayName() + " (copy-on-write: each data file with a changed row is rewritten)");
+    if (prepared instanceof NoChange none) {
+      lines.add("-- changes no row: " + none.detail());
+    } else {
+      lines.addAll(List.of(prepared.query().explain().split("\n")));
+      prepared.query().reads().notes().forEach(note -> lines.add("-- " + note));
+    }
+    context.queries().offloadTarget().ifPresent(cluster -> lines.add("-- offload: local (MERGE, UPDATE and DELETE run here)"));
+    return Optional.of(lines);
   }
 
   @Override
