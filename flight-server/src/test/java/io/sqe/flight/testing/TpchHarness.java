@@ -101,4 +101,28 @@ public abstract class TpchHarness {
       server.close();
     }
   }
+
+  /** The server's {@code sqe_spill_bytes_total}: bytes its queries wrote to the spill directory. */
+  protected double spilledBytes() throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    server.server().metrics().writeTo(out);
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+        .filter(line -> line.startsWith("sqe_spill_bytes_total "))
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.indexOf(' ') + 1)))
+        .sum();
+  }
+
+  /**
+   * {@link #spilledBytes} once it passes {@code before}, or as it is after 10 s: the server counts
+   * a query's spill when its result stream closes, which the client may see end first.
+   */
+  protected double spilledBytesAbove(double before) throws Exception {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    double now = spilledBytes();
+    while (now <= before && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+      now = spilledBytes();
+    }
+    return now;
+  }
 }
