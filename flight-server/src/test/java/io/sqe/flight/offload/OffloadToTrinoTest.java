@@ -346,6 +346,15 @@ class OffloadToTrinoTest extends TpchHarness {
           assertThat(explained).anySatisfy(line -> assertThat(line).startsWith("INSERT INTO \"iceberg\".\"tpch\".\"w_ins_always\"")
               .contains("FOR VERSION AS OF"));
           assertThat(explained.get(explained.size() - 1)).isEqualTo("-- offload: trino (offload = 'always')");
+          // VALUES stay here whatever the session asks, and EXPLAIN says so.
+          List<String> values = new ArrayList<>();
+          try (ResultSet rs = s.executeQuery("EXPLAIN INSERT INTO w_ins_always (k, clerk) VALUES (1, 'a')")) {
+            while (rs.next()) {
+              values.add(rs.getString(1));
+            }
+          }
+          assertThat(values).noneSatisfy(line -> assertThat(line).startsWith("offloaded to trino"));
+          assertThat(values.get(values.size() - 1)).startsWith("-- offload: local (VALUES");
         } else {
           assertThat(explained).noneSatisfy(line -> assertThat(line).containsIgnoringCase("INSERT INTO \""));
           assertThat(explained.get(explained.size() - 1)).startsWith("-- offload: local");

@@ -118,16 +118,19 @@ final class InsertCommand implements PreparedCommand {
     lines.add("Insert into " + target.displayName()
         + plan.columns().stream().map(Types.NestedField::name).collect(Collectors.joining(", ", " (", ")")));
     Optional<Placement> placement = context.queries().placeWrite(context.session(), plan.query);
-    if (statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)) {
-      Optional<String> trino = TrinoWrites.insertStatement(context, target, plan.columns(), statement.getSource(), plan.query);
-      if (trino.isPresent()) {
-        lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));
-        lines.add(trino.get());
-      }
+    Optional<String> trino = statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)
+        ? TrinoWrites.insertStatement(context, target, plan.columns(), statement.getSource(), plan.query)
+        : Optional.empty();
+    if (trino.isPresent()) {
+      lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));
+      lines.add(trino.get());
     }
     lines.addAll(List.of(plan.query.explain().split("\n")));
     plan.query.reads().notes().forEach(note -> lines.add("-- " + note));
-    placement.ifPresent(p -> lines.add(p.explainLine()));
+    placement
+        // Placed on Trino, but written here as execute() would: VALUES, defaults, or a query Trino cannot run.
+        .map(p -> p.onTrino() && trino.isEmpty() ? Placement.local("VALUES, a column's default or a query Trino cannot run keep it here") : p)
+        .ifPresent(p -> lines.add(p.explainLine()));
     return Optional.of(lines);
   }
 
