@@ -287,15 +287,16 @@ class QueryControlTest {
     assertThat(rows(admin, "select count(*) from s.explained")).containsExactly(List.of(0L));
     // Row-level writes show the query that finds their rows, and change nothing either.
     admin.sql.executeUpdate("insert into s.explained select n, label from s.numbers where n < 10", admin.auth);
-    for (String statement : List.of("delete from s.explained where n < 7", "update s.explained set label = 'x' where n = 3")) {
+    for (String statement : List.of(
+        "delete from s.explained where n < 7",
+        "update s.explained set label = 'x' where n = 3",
+        // Over two lines: parsed again from its own text, as SQE's MERGE.
+        "merge into s.explained t using (select n from s.numbers where n < 20) src on t.n = src.n\n"
+            + " when matched then update set label = 'y' when not matched then insert (n, label) values (src.n, 'z')")) {
       List<String> plan = rows(admin, "explain plan for " + statement).stream().map(row -> (String) row.get(0)).toList();
-      assertThat(plan.get(0)).as(statement).matches("(Delete from|Update) iceberg\\.s\\.explained \\(copy-on-write.*");
+      assertThat(plan.get(0)).as(statement).matches("(Delete from|Update|Merge into) iceberg\\.s\\.explained \\(copy-on-write.*");
       assertThat(plan).as(statement).anySatisfy(line -> assertThat(line).contains("TableScan(table=[[iceberg, s, explained]]"));
     }
-    // A write EXPLAIN does not describe yet says so.
-    assertThatThrownBy(() -> rows(admin, "explain plan for merge into s.explained t using (select n from s.numbers where n < 20) src"
-        + " on t.n = src.n when matched then update set label = 'y' when not matched then insert (n, label) values (src.n, 'z')"))
-        .hasMessageContaining("EXPLAIN of MERGE statements is not supported yet");
     assertThat(rows(admin, "select count(*), count(label), sum(n) from s.explained")).containsExactly(List.of(10L, 10L, 45L));
   }
 
