@@ -9,6 +9,7 @@ import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.iceberg.IcebergTableScan;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.session.Principal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -140,7 +141,7 @@ final class MaterializedViewRewrite {
     // Strictly fresh: max_staleness lets a reader of the view itself accept older rows, but a
     // query of the sources asked for the sources' rows, so no grace period applies here.
     MaterializedViews.Freshness freshness = MaterializedViews.freshness(
-        catalog, storage.get(), view, java.time.Duration.ZERO, System.currentTimeMillis());
+        catalog, storage.get(), view, Duration.ZERO, System.currentTimeMillis());
     // The tables the view's SQL names too: a stale view records no sources, and a user who may
     // not use the view learns nothing of it, not even that it is stale.
     List<List<String>> sources = new ArrayList<>(ViewDefinitions.tablesRead(view.currentVersion(), catalog.name(), schema));

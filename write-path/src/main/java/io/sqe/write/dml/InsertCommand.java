@@ -118,8 +118,10 @@ final class InsertCommand implements PreparedCommand {
     lines.add("Insert into " + target.displayName()
         + plan.columns().stream().map(Types.NestedField::name).collect(Collectors.joining(", ", " (", ")")));
     Optional<Placement> placement = context.queries().placeWrite(context.session(), plan.query);
-    Optional<String> trino = statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)
-        ? TrinoWrites.insertStatement(context, target, plan.columns(), statement.getSource(), plan.query)
+    // The placement decided once: execute() would send the same statement, under the same conditions.
+    Optional<String> trino = placement.map(Placement::onTrino).orElse(false)
+            && statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)
+        ? TrinoWrites.insertStatement(context, target, plan.columns(), statement.getSource())
         : Optional.empty();
     if (trino.isPresent()) {
       lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));

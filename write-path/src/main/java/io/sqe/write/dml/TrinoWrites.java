@@ -49,19 +49,18 @@ final class TrinoWrites {
    */
   static Optional<CommandResult> insert(
       CommandContext context, TableRef target, Table table, List<Types.NestedField> columns, SqlNode source, PlannedQuery query) {
-    Optional<String> statement = insertStatement(context, target, columns, source, query);
+    if (!onTrino(context, query)) {
+      return Optional.empty();
+    }
+    Optional<String> statement = insertStatement(context, target, columns, source);
     return statement.isEmpty() ? Optional.empty() : run(context, target, statement.get(), snapshotOf(table));
   }
 
   /**
-   * The {@code INSERT INTO target (columns) SELECT ...} Trino runs when the write is placed there;
-   * empty when it runs here.
+   * The {@code INSERT INTO target (columns) SELECT ...} Trino runs for a write placed there; empty
+   * when Trino cannot run its query.
    */
-  static Optional<String> insertStatement(
-      CommandContext context, TableRef target, List<Types.NestedField> columns, SqlNode source, PlannedQuery query) {
-    if (!onTrino(context, query)) {
-      return Optional.empty();
-    }
+  static Optional<String> insertStatement(CommandContext context, TableRef target, List<Types.NestedField> columns, SqlNode source) {
     List<String> names = new ArrayList<>();
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(name(target)).append(" (");
     for (int i = 0; i < columns.size(); i++) {

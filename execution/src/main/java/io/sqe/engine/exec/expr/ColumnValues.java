@@ -90,13 +90,6 @@ final class ColumnValues {
     throw new IllegalArgumentException("Not a column of doubles: " + vector.getField());
   }
 
-  /** How the value at {@code row} of a text or binary column compares to {@code value}, by unsigned bytes. */
-  static int compareBytes(BaseVariableWidthVector vector, int row, byte[] value) {
-    ArrowBuf offsets = vector.getOffsetBuffer();
-    int start = offsets.getInt((long) row * 4);
-    int end = offsets.getInt((long) (row + 1) * 4);
-    return ByteFunctionHelpers.compare(vector.getDataBuffer(), start, end, value, 0, value.length);
-  }
 
   /** How the values at {@code row} of two text or binary columns compare, by unsigned bytes. */
   static int compareBytes(BaseVariableWidthVector left, BaseVariableWidthVector right, int row) {

@@ -224,22 +224,14 @@ public final class Predicates {
 
   /** A text or binary column compared with {@code value} by unsigned bytes (text: UTF-8, so by code points). */
   public static Predicate compareBytes(int column, Comparison op, byte[] value) {
-    byte[] constant = value.clone();
-    return (batch, sel, count) -> {
-      BaseVariableWidthVector vector = (BaseVariableWidthVector) batch.getVector(column);
-      int kept = 0;
-      for (int i = 0; i < count; i++) {
-        int row = sel[i];
-        if (!vector.isNull(row) && op.holds(ColumnValues.compareBytes(vector, row, constant))) {
-          sel[kept++] = row;
-        }
-      }
-      return kept;
-    };
+    return compareBytes(column, null, op, value);
   }
 
-  /** {@code SUBSTRING(column ...)} of a text column, {@code slice}, compared with {@code value} by unsigned bytes. */
-  public static Predicate compareSlice(int column, TextSlice slice, Comparison op, byte[] value) {
+  /**
+   * A text or binary column, or {@code slice} of a text column ({@code SUBSTRING}) when not null,
+   * compared with {@code value} by unsigned bytes.
+   */
+  public static Predicate compareBytes(int column, TextSlice slice, Comparison op, byte[] value) {
     byte[] constant = value.clone();
     return (batch, sel, count) -> {
       BaseVariableWidthVector vector = (BaseVariableWidthVector) batch.getVector(column);

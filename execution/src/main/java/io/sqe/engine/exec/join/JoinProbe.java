@@ -228,9 +228,7 @@ public final class JoinProbe implements AutoCloseable {
       return;
     }
     Arrays.fill(kept, 0, count, false);
-    try (VectorSchemaRoot pairs = residualColumns == null
-        ? gather(pairSchema, true, candidateProbe, candidateBuild, count)
-        : gatherRead(count)) {
+    try (VectorSchemaRoot pairs = gather(pairSchema, true, candidateProbe, candidateBuild, count, residualColumns)) {
       for (int i = 0; i < count; i++) {
         selection[i] = i;
       }
@@ -267,42 +265,27 @@ public final class JoinProbe implements AutoCloseable {
    * null columns.
    */
   private VectorSchemaRoot gather(Schema schema, boolean withBuild, int[] probeRows, int[] buildRows, int count) {
-    if (withBuild) {
-      locateBuildRows(buildRows, count);
-    }
-    VectorSchemaRoot out = VectorSchemaRoot.create(schema, allocator);
-    try {
-      List<FieldVector> to = out.getFieldVectors();
-      for (int c = 0; c < to.size(); c++) {
-        if (c < probeColumns) {
-          probeColumn(c).into(to.get(c), null, probeRows, count);
-        } else {
-          buildColumn(c - probeColumns).into(to.get(c), buildBatch, buildRow, count);
-        }
-      }
-      out.setRowCount(count);
-      return out;
-    } catch (RuntimeException | Error e) {
-      out.close();
-      throw e;
-    }
+    return gather(schema, withBuild, probeRows, buildRows, count, null);
   }
 
   /**
-   * The first {@code count} candidate pairs as a batch of the pair schema in which only the columns
-   * the residual condition reads hold values; the others are empty vectors, never read.
+   * As {@link #gather(Schema, boolean, int[], int[], int)}, filling only {@code columns} (all when
+   * null); the others are empty vectors, for a reader of those columns alone.
    */
-  private VectorSchemaRoot gatherRead(int count) {
-    locateBuildRows(candidateBuild, count);
-    List<Field> fields = pairSchema.getFields();
+  private VectorSchemaRoot gather(Schema schema, boolean withBuild, int[] probeRows, int[] buildRows, int count, int[] columns) {
+    if (withBuild) {
+      locateBuildRows(buildRows, count);
+    }
+    List<Field> fields = schema.getFields();
     List<FieldVector> vectors = new ArrayList<>(fields.size());
     try {
       for (Field field : fields) {
         vectors.add(field.createVector(allocator));
       }
-      for (int c : residualColumns) {
+      for (int i = 0; i < (columns == null ? fields.size() : columns.length); i++) {
+        int c = columns == null ? i : columns[i];
         if (c < probeColumns) {
-          probeColumn(c).into(vectors.get(c), null, candidateProbe, count);
+          probeColumn(c).into(vectors.get(c), null, probeRows, count);
         } else {
           buildColumn(c - probeColumns).into(vectors.get(c), buildBatch, buildRow, count);
         }

@@ -55,7 +55,7 @@ class TextSliceTest {
           byte[] bound = constant.getBytes(StandardCharsets.UTF_8);
           for (Comparison op : Comparison.values()) {
             int[] sel = all(values.size());
-            int kept = Predicates.compareSlice(0, slice, op, bound).filter(batch, sel, sel.length);
+            int kept = Predicates.compareBytes(0, slice, op, bound).filter(batch, sel, sel.length);
             List<Integer> expected = new ArrayList<>();
             for (int r = 0; r < values.size(); r++) {
               if (values.get(r) != null && op.holds(Integer.signum(compareUtf8(SqlFunctions.substring(values.get(r), start, length), constant)))) {

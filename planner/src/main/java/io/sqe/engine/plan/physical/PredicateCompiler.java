@@ -220,7 +220,7 @@ final class PredicateCompiler {
         if (v == null) {
           return null;
         }
-        return column.slice() == null ? Predicates.compareBytes(column.index(), op, v) : Predicates.compareSlice(column.index(), column.slice(), op, v);
+        return Predicates.compareBytes(column.index(), column.slice(), op, v);
       }
     }
   }
