@@ -125,7 +125,9 @@ class ParallelPipelinesTest {
             "select count(*), sum(d) from s.r where g in (select key from s.dim where key < 10)",
             "select g, count(*) from s.r where not exists (select 1 from s.dim where dim.key = r.g) group by g",
             // A build side as large as the probe side: read by parts of its own.
-            "select a.g, count(*), sum(b.d) from s.r a join s.r b on a.id = b.id and a.k = b.k group by a.g");
+            "select a.g, count(*), sum(b.d) from s.r a join s.r b on a.id = b.id and a.k = b.k group by a.g",
+            // A large build side under a probe side too small to split: gathered from parts of its own.
+            "select dim.name, count(r.id), sum(r.d) from s.dim left join s.r on dim.key = r.g and r.x > 1000 group by dim.name");
     for (String sql : queries) {
       List<List<Object>> serial = sorted(run(sql, 1));
       List<List<Object>> parallel = sorted(run(sql, 3));

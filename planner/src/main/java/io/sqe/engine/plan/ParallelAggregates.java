@@ -44,6 +44,10 @@ import org.apache.calcite.util.ImmutableBitSet;
  * expressions, or a scan estimated below {@link PlannerOptions#parallelMinRows()} rows are left alone.
  * AVG arrives here already reduced to SUM / COUNT by Calcite's {@code AggregateReduceFunctionsRule}.
  *
+ * <p>Outside such a split, a hash join's build side that is such a chain over a large scan is
+ * gathered from parallel parts: when the probe side is too small to split (TPC-H Q5's customers
+ * probing the join of lineitem and orders), the build side is where the work is.
+ *
  * <p>Runs after cost-based planning, on the physical plan, so the plan's shape and costs are what
  * they would be without it.
  */
@@ -77,6 +81,13 @@ final class ParallelAggregates implements Program {
     List<RelNode> inputs = new ArrayList<>();
     for (RelNode input : rel.getInputs()) {
       inputs.add(rewrite(input, options));
+    }
+    if (rel instanceof EnumerableHashJoin) {
+      RelNode build = rel.getInputs().get(1);
+      RelNode split = partitioned(build, options);
+      if (split != null) {
+        inputs.set(1, new ParallelGather(build.getCluster(), build.getTraitSet(), split, options.parallelism()));
+      }
     }
     return withInputs(rel, inputs);
   }
