@@ -161,7 +161,7 @@ final class AggregationPass implements AutoCloseable {
    * again), or holds a sixteenth while the query as a whole holds half (scans' prefetched batches,
    * other operators, parallel parts), which leaves them room.
    */
-  private boolean overBudget() {
+  boolean overBudget() {
     long limit = shape.query().getLimit();
     long held = shape.memory().getAllocatedMemory();
     return held > limit / 8 * 3 || shape.query().getAllocatedMemory() > limit / 2 && held > limit / 16;

@@ -54,7 +54,10 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
   private final AggregationPass.Shape shape;
   /** Partitions spilled and not yet aggregated, the deepest level's first. */
   private final Deque<Spilled> pending = new ArrayDeque<>();
+  /** The groups a partial aggregate holds at most before it returns them and starts again; 0 for a whole one. */
+  private final int flushGroups;
   private AggregationPass pass;
+  private boolean started;
   private boolean drained;
   private boolean inputClosed;
 
@@ -71,7 +74,29 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
       Schema schema,
       QueryContext context,
       BufferAllocator allocator) {
-    this(input, keyColumns, keyFields, calls, schema, context, allocator, MAX_LEVEL);
+    this(input, keyColumns, keyFields, calls, schema, context, allocator, MAX_LEVEL, 0);
+  }
+
+  /**
+   * The partial phase of a split aggregate, whose groups a final phase combines: it returns the
+   * groups it holds and starts again with none whenever it holds {@code flushGroups} of them or its
+   * memory passes its budget, instead of spilling. A table of that many groups stays in the
+   * processor's caches, where one of every group misses them on each new key (TPC-H Q18's 1.5
+   * million orders); input clustered by the keys (lineitem by l_orderkey) loses nothing by it.
+   */
+  public static HashAggregateBatches partial(
+      BatchOperator input,
+      int[] keyColumns,
+      List<Field> keyFields,
+      List<AggregateCall> calls,
+      Schema schema,
+      QueryContext context,
+      BufferAllocator allocator,
+      int flushGroups) {
+    if (flushGroups <= 0) {
+      throw new IllegalArgumentException("A partial aggregate returns its groups after at least one: " + flushGroups);
+    }
+    return new HashAggregateBatches(input, keyColumns, keyFields, calls, schema, context, allocator, MAX_LEVEL, flushGroups);
   }
 
   /** @param maxLevel the deepest level whose passes may spill; -1 for none */
@@ -84,6 +109,20 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
       QueryContext context,
       BufferAllocator allocator,
       int maxLevel) {
+    this(input, keyColumns, keyFields, calls, schema, context, allocator, maxLevel, 0);
+  }
+
+  private HashAggregateBatches(
+      BatchOperator input,
+      int[] keyColumns,
+      List<Field> keyFields,
+      List<AggregateCall> calls,
+      Schema schema,
+      QueryContext context,
+      BufferAllocator allocator,
+      int maxLevel,
+      int flushGroups) {
+    this.flushGroups = flushGroups;
     this.input = requireNonNull(input, "input is null");
     this.context = requireNonNull(context, "context is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -110,7 +149,8 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
   @Override
   public VectorSchemaRoot next() {
     try {
-      if (!drained) {
+      if (!started) {
+        started = true;
         drain();
       }
       while (true) {
@@ -129,7 +169,13 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
         }
         Spilled next = pending.peek();
         if (next == null) {
-          return null;
+          if (drained) {
+            return null;
+          }
+          // A partial aggregate returned what it held: a new pass takes the rest of the input.
+          pass = new AggregationPass(shape, 0);
+          drain();
+          continue;
         }
         context.checkCancelled();
         int partition = next.nextPartition();
@@ -146,8 +192,8 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
     }
   }
 
+  /** Adds the input to the pass, up to its end, or for a partial aggregate until the pass is full. */
   private void drain() {
-    drained = true;
     while (true) {
       try (VectorSchemaRoot batch = input.next()) {
         if (batch == null) {
@@ -156,7 +202,12 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
         pass.add(batch);
       }
       context.checkCancelled();
+      if (flushGroups > 0 && (pass.groups() >= flushGroups || pass.overBudget())) {
+        pass.finishInput();
+        return;
+      }
     }
+    drained = true;
     // The input's readers and buffers go now, before the partitions need the memory.
     closeInput();
     pass.finishInput();

@@ -128,6 +128,58 @@ class HashAggregateBatchesTest {
   }
 
   @Test
+  void aPartialAggregateReturnsItsGroupsWhenItHoldsEnoughAndStartsAgain() {
+    long seed = System.nanoTime();
+    System.out.println("seed " + seed);
+    Random random = new Random(seed);
+    Schema input = new Schema(List.of(KEY, BIGINT));
+    Map<Integer, Long> sums = new HashMap<>();
+    Map<Integer, Long> counts = new HashMap<>();
+    List<VectorSchemaRoot> batches = new ArrayList<>();
+    for (int b = 0; b < 8; b++) {
+      VectorSchemaRoot batch = VectorSchemaRoot.create(input, root);
+      batch.allocateNew();
+      for (int r = 0; r < 1000; r++) {
+        // Keys clustered by batch, as a table sorted by them, with some from anywhere.
+        int k = random.nextInt(5) == 0 ? random.nextInt(8000) : b * 1000 + random.nextInt(1000);
+        long value = random.nextInt(2000) - 1000;
+        ((IntVector) batch.getVector(0)).setSafe(r, k);
+        ((BigIntVector) batch.getVector(1)).setSafe(r, value);
+        sums.merge(k, value, Long::sum);
+        counts.merge(k, 1L, Long::sum);
+      }
+      batch.setRowCount(1000);
+      batches.add(batch);
+    }
+    Field count = Field.notNullable("c", new ArrowType.Int(64, true));
+    List<AggregateCall> calls = List.of(new AggregateCall(Kind.SUM, 1, -1, BIGINT, BIGINT), new AggregateCall(Kind.COUNT_STAR, -1, -1, null, count));
+    Schema output = new Schema(List.of(KEY, BIGINT, count));
+    Map<Integer, Long> combinedSums = new HashMap<>();
+    Map<Integer, Long> combinedCounts = new HashMap<>();
+    int rows = 0;
+    try (HashAggregateBatches aggregate =
+        HashAggregateBatches.partial(source(batches), new int[] {0}, List.of(KEY), calls, output, context(), root, 700)) {
+      while (true) {
+        try (VectorSchemaRoot batch = aggregate.next()) {
+          if (batch == null) {
+            break;
+          }
+          for (int r = 0; r < batch.getRowCount(); r++) {
+            int k = ((IntVector) batch.getVector(0)).get(r);
+            combinedSums.merge(k, ((BigIntVector) batch.getVector(1)).get(r), Long::sum);
+            combinedCounts.merge(k, ((BigIntVector) batch.getVector(2)).get(r), Long::sum);
+            rows++;
+          }
+        }
+      }
+    }
+    assertThat(combinedSums).isEqualTo(sums);
+    assertThat(combinedCounts).isEqualTo(counts);
+    // It started again: keys seen before and after a return come out twice.
+    assertThat(rows).isGreaterThan(sums.size());
+  }
+
+  @Test
   void singleValueFailsOnASecondRowAndAnyValueKeepsOne() {
     VectorSchemaRoot batch = VectorSchemaRoot.create(new Schema(List.of(KEY, BIGINT)), root);
     batch.allocateNew();

@@ -45,9 +45,29 @@ final class AggregateLowering {
   }
 
   private static SqeRel computed(RelTraitSet traits, SqeRel input, Aggregate aggregate) {
-    return aggregate.getGroupType() == Aggregate.Group.SIMPLE
-        ? SqeAggregate.of(traits, input, aggregate)
-        : SqeGroupingSets.of(traits, input, aggregate);
+    if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
+      return SqeGroupingSets.of(traits, input, aggregate);
+    }
+    if (aggregate.getGroupCount() > 0 && input instanceof SqeGather gather) {
+      SqeRel split = splitByKeys(traits, gather, aggregate);
+      if (split != null) {
+        return split;
+      }
+    }
+    return SqeAggregate.of(traits, input, aggregate);
+  }
+
+  /**
+   * The final phase of a split aggregate (above the gather of the partial ones) split too: its
+   * groups by a hash of their keys, each share finished by one part of a gather of its own, where
+   * it ran on one thread (TPC-H Q18 combines 1.5 million partial groups). Null when the aggregate
+   * cannot be computed on batches.
+   */
+  private static SqeRel splitByKeys(RelTraitSet traits, SqeGather gather, Aggregate aggregate) {
+    SqeRel partial = gather.getInput() instanceof SqeAggregate aggregated ? aggregated.partial() : (SqeRel) gather.getInput();
+    SqeExchange exchange = new SqeExchange(partial.getTraitSet(), partial, aggregate.getGroupSet(), gather.parts());
+    SqeAggregate last = SqeAggregate.of(traits, exchange, aggregate);
+    return last == null ? null : new SqeGather(traits, last, gather.parts());
   }
 
   private static boolean isLiteral(AggregateCall call) {

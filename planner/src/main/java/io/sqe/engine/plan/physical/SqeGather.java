@@ -21,6 +21,10 @@ public final class SqeGather extends SingleRel implements SqeRel {
     this.parts = parts;
   }
 
+  int parts() {
+    return parts;
+  }
+
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
     return new SqeGather(traitSet, sole(inputs), parts);

@@ -1,0 +1,328 @@
+package io.sqe.engine.exec.parallel;
+
+import static java.util.Objects.requireNonNull;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.ExecutionErrors;
+import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.batch.BatchOperator;
+import io.sqe.engine.exec.batch.BatchPlan;
+import io.sqe.engine.exec.batch.Gather;
+import io.sqe.engine.exec.hash.KeyHasher;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The batches of a parallel pipeline's parts (the producers: a partial aggregate over a split
+ * scan, say), each row sent to one of the partitions of the parallel pipeline above by a hash of
+ * its key columns (the consumers: the parts of a {@link GatherBatches}, each finishing the
+ * aggregate of its keys). A consumer thus sees every row of its keys and none of another's, so the
+ * final phase of an aggregate runs in as many parts as the partial one, where it ran on one
+ * thread above a gather.
+ *
+ * <p>It has no threads of its own. A consumer whose partition holds no batch runs a producer no
+ * other consumer runs, for one batch, and queues that batch's rows in every partition; it waits
+ * only while another consumer runs each unfinished producer, and it holds no producer between
+ * batches, so a consumer stalled above (its gather's queue full) never keeps the others waiting.
+ * With a single consumer thread (the pool had none to spare), that thread runs every producer and
+ * the other partitions' rows wait in their queues for their consumers, which then run after it.
+ *
+ * <p>The first failure of a producer is every consumer's. The consumers' gather closes the
+ * exchange once no consumer runs any more: producers not finished are closed and queued batches
+ * released.
+ */
+public final class HashExchange implements AutoCloseable {
+  private static final long WAIT_MILLIS = 50;
+  /** Mixed into the key hash: a partition's keys then still spread over a hash table's slots. */
+  private static final long SALT = 0x6A09E667F3BCC909L;
+
+  private final BatchPlan producer;
+  private final int producers;
+  private final int partitions;
+  private final int[] keyColumns;
+  private final KeyHasher hasher;
+  private final Schema schema;
+  private final QueryContext context;
+  private final BufferAllocator allocator;
+  private final PartContext.Shared producerShared;
+  private final BatchOperator[] operators;
+  private final boolean[] claimed;
+  private final boolean[] finished;
+  private final ArrayDeque<VectorSchemaRoot>[] queues;
+  private int finishedCount;
+  private Throwable failure;
+  private boolean closed;
+
+  @SuppressWarnings("unchecked")
+  private HashExchange(
+      BatchPlan producer,
+      int producers,
+      int partitions,
+      int[] keyColumns,
+      List<Field> keyFields,
+      Schema schema,
+      QueryContext context,
+      BufferAllocator allocator) {
+    this.producer = requireNonNull(producer, "producer is null");
+    this.producers = producers;
+    this.partitions = partitions;
+    this.keyColumns = keyColumns.clone();
+    this.hasher = new KeyHasher(keyFields);
+    this.schema = requireNonNull(schema, "schema is null");
+    this.context = requireNonNull(context, "context is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.producerShared = new PartContext.Shared(producers);
+    this.operators = new BatchOperator[producers];
+    this.claimed = new boolean[producers];
+    this.finished = new boolean[producers];
+    this.queues = new ArrayDeque[partitions];
+    for (int p = 0; p < partitions; p++) {
+      queues[p] = new ArrayDeque<>();
+    }
+  }
+
+  /**
+   * The plan of one consumer's input: the batches of its part's partition of the exchange all the
+   * parts of the parallel pipeline it runs in share (made by the first of them to open it). Outside
+   * a parallel pipeline, all the producers' batches.
+   *
+   * @param producer the plan of one producer, opened {@code producers} times as the parts of a
+   *     parallel pipeline of its own
+   * @param keyColumns the columns of the producer's batches whose hash chooses a row's partition
+   * @param keyFields their fields
+   * @param schema the producer's batches' schema
+   */
+  public static BatchPlan partition(BatchPlan producer, int producers, int[] keyColumns, List<Field> keyFields, Schema schema) {
+    Object key = new Object();
+    List<Field> fields = List.copyOf(keyFields);
+    int[] keys = keyColumns.clone();
+    return (context, allocator) -> {
+      ScanPart part = ScanPart.of(context);
+      if (part == null) {
+        HashExchange alone = new HashExchange(producer, producers, 1, keys, fields, schema, context, allocator);
+        return new Source(alone, 0, true);
+      }
+      HashExchange exchange = part.shared(
+          key, () -> new HashExchange(producer, producers, part.parts(), keys, fields, schema, context, allocator));
+      return new Source(exchange, part.index(), false);
+    };
+  }
+
+  /** The next batch of partition {@code partition}, or null once every producer has finished and its queue is empty. */
+  VectorSchemaRoot next(int partition) {
+    while (true) {
+      int run = -1;
+      synchronized (this) {
+        while (run < 0) {
+          if (failure != null) {
+            throw ExecutionErrors.rethrow(failure);
+          }
+          VectorSchemaRoot queued = queues[partition].poll();
+          if (queued != null) {
+            return queued;
+          }
+          if (finishedCount == producers) {
+            return null;
+          }
+          run = unclaimed();
+          if (run >= 0) {
+            claimed[run] = true;
+          } else {
+            await();
+          }
+        }
+      }
+      produce(run);
+    }
+  }
+
+  private int unclaimed() {
+    for (int p = 0; p < producers; p++) {
+      if (!claimed[p] && !finished[p]) {
+        return p;
+      }
+    }
+    return -1;
+  }
+
+  private void await() {
+    try {
+      wait(WAIT_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SqeException(ErrorCode.CANCELLED, "Interrupted while waiting for the parts of a parallel pipeline");
+    }
+    context.checkCancelled();
+  }
+
+  /** Runs producer {@code index}, claimed by this thread, for one batch, and queues its rows by partition. */
+  private void produce(int index) {
+    VectorSchemaRoot[] pieces = null;
+    boolean done = false;
+    try {
+      context.checkCancelled();
+      BatchOperator operator = operators[index];
+      if (operator == null) {
+        operator = open(index);
+        operators[index] = operator;
+      }
+      VectorSchemaRoot batch = operator.next();
+      if (batch == null) {
+        done = true;
+        operators[index] = null;
+        operator.close();
+      } else {
+        pieces = split(batch);
+      }
+    } catch (RuntimeException | Error e) {
+      synchronized (this) {
+        failure = failure == null ? e : failure;
+        claimed[index] = false;
+        notifyAll();
+      }
+      throw e;
+    }
+    synchronized (this) {
+      claimed[index] = false;
+      if (done) {
+        finished[index] = true;
+        finishedCount++;
+      } else {
+        for (int p = 0; p < partitions; p++) {
+          if (pieces[p] != null) {
+            queues[p].add(pieces[p]);
+          }
+        }
+      }
+      notifyAll();
+    }
+  }
+
+  private BatchOperator open(int index) {
+    PartContext partContext = new PartContext(context, index, producerShared);
+    return producer.open(context.forPart(partContext, partContext.runtimeState()), allocator);
+  }
+
+  /** {@code batch}'s rows by partition, null for a partition without any; takes the batch. */
+  private VectorSchemaRoot[] split(VectorSchemaRoot batch) {
+    VectorSchemaRoot[] pieces = new VectorSchemaRoot[partitions];
+    int rows = batch.getRowCount();
+    if (partitions == 1 || rows == 0) {
+      pieces[0] = batch;
+      return pieces;
+    }
+    try {
+      int[] partitionOf = partitionsOf(batch, rows);
+      int[] counts = new int[partitions + 1];
+      for (int r = 0; r < rows; r++) {
+        counts[partitionOf[r] + 1]++;
+      }
+      for (int p = 0; p < partitions; p++) {
+        if (counts[p + 1] == rows) {
+          pieces[p] = batch;
+          return pieces;
+        }
+        counts[p + 1] += counts[p];
+      }
+      int[] byPartition = new int[rows];
+      int[] next = counts.clone();
+      for (int r = 0; r < rows; r++) {
+        byPartition[next[partitionOf[r]]++] = r;
+      }
+      for (int p = 0; p < partitions; p++) {
+        int count = counts[p + 1] - counts[p];
+        if (count > 0) {
+          int[] selected = Arrays.copyOfRange(byPartition, counts[p], counts[p + 1]);
+          pieces[p] = Gather.rows(schema, allocator, count, batch, selected);
+        }
+      }
+      batch.close();
+      return pieces;
+    } catch (RuntimeException | Error e) {
+      for (VectorSchemaRoot piece : pieces) {
+        if (piece != null && piece != batch) {
+          piece.close();
+        }
+      }
+      batch.close();
+      throw e;
+    }
+  }
+
+  private int[] partitionsOf(VectorSchemaRoot batch, int rows) {
+    List<FieldVector> keys = new ArrayList<>(keyColumns.length);
+    for (int column : keyColumns) {
+      keys.add(batch.getVector(column));
+    }
+    long[] hashes = new long[rows];
+    hasher.hash(keys, rows, hashes);
+    int[] partitionOf = new int[rows];
+    for (int r = 0; r < rows; r++) {
+      long h = hashes[r] ^ SALT;
+      h ^= h >>> 33;
+      h *= 0xC4CEB9FE1A85EC53L;
+      h ^= h >>> 33;
+      // The high 32 bits, scaled to the count: any count, not only powers of two.
+      partitionOf[r] = (int) (((h >>> 32) * partitions) >>> 32);
+    }
+    return partitionOf;
+  }
+
+  /** Closes the producers not finished and releases the queued batches; once no consumer runs any more. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      for (int p = 0; p < producers; p++) {
+        if (operators[p] != null) {
+          BatchOperator operator = operators[p];
+          operators[p] = null;
+          operator.close();
+        }
+      }
+    } finally {
+      for (ArrayDeque<VectorSchemaRoot> queue : queues) {
+        for (VectorSchemaRoot batch = queue.poll(); batch != null; batch = queue.poll()) {
+          batch.close();
+        }
+      }
+      producerShared.close();
+    }
+  }
+
+  /** One consumer's partition of the exchange, as its input. */
+  private static final class Source implements BatchOperator {
+    private final HashExchange exchange;
+    private final int partition;
+    private final boolean owned;
+
+    Source(HashExchange exchange, int partition, boolean owned) {
+      this.exchange = exchange;
+      this.partition = partition;
+      this.owned = owned;
+    }
+
+    @Override
+    public VectorSchemaRoot next() {
+      return exchange.next(partition);
+    }
+
+    @Override
+    public void close() {
+      if (owned) {
+        exchange.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.sqe.engine.exec.parallel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.sqe.engine.ErrorCode;
+import io.sqe.engine.SqeException;
+import io.sqe.engine.exec.QueryContext;
+import io.sqe.engine.exec.QueryRun;
+import io.sqe.engine.exec.batch.BatchOperator;
+import io.sqe.engine.exec.batch.BatchPlan;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exchange under a gather: random batches of several producers, keyed by an integer and a
+ * text column (NULLs included), reach the consumers whole (every row once, checked against the
+ * rows made here) and split by key (no key in two consumers' partitions); a producer's failure is
+ * the gather's; the root allocator, closed after each test, fails on any buffer left behind.
+ */
+class HashExchangeTest {
+  private static final Field KEY = Field.nullable("k", new ArrowType.Int(32, true));
+  private static final Field NAME = Field.nullable("name", ArrowType.Utf8.INSTANCE);
+  private static final Field VALUE = Field.nullable("v", new ArrowType.Int(64, true));
+  private static final Schema SCHEMA = new Schema(List.of(KEY, NAME, VALUE));
+
+  private BufferAllocator root;
+
+  @BeforeEach
+  void open() {
+    root = new RootAllocator();
+  }
+
+  @AfterEach
+  void close() {
+    root.close();
+  }
+
+  @Test
+  void everyRowReachesTheOneConsumerOfItsKey() {
+    long seed = System.nanoTime();
+    System.out.println("seed " + seed);
+    Random random = new Random(seed);
+    int producers = 3;
+    int consumers = 3;
+    // rows[p][b] = the rows of producer p's batch b: key (or null), name (or null), value.
+    List<List<List<Object[]>>> rows = new ArrayList<>();
+    Map<List<Object>, Integer> expected = new HashMap<>();
+    long value = 0;
+    for (int p = 0; p < producers; p++) {
+      List<List<Object[]>> batches = new ArrayList<>();
+      for (int b = 0; b < 5 + random.nextInt(5); b++) {
+        List<Object[]> batch = new ArrayList<>();
+        for (int r = 0; r < 1 + random.nextInt(700); r++) {
+          Integer key = random.nextInt(20) == 0 ? null : random.nextInt(300);
+          String name = random.nextInt(15) == 0 ? null : "n" + random.nextInt(4);
+          Object[] row = {key, name, value++};
+          batch.add(row);
+          expected.merge(List.of(String.valueOf(key), String.valueOf(name), row[2]), 1, Integer::sum);
+        }
+        batches.add(batch);
+      }
+      rows.add(batches);
+    }
+    BatchPlan producer = (context, allocator) -> source(rows.get(ScanPart.of(context).index()), allocator, -1);
+    BatchPlan exchange = HashExchange.partition(producer, producers, new int[] {0, 1}, List.of(KEY, NAME), SCHEMA);
+    ConcurrentHashMap<List<String>, Integer> consumerOfKey = new ConcurrentHashMap<>();
+    ConcurrentLinkedQueue<String> conflicts = new ConcurrentLinkedQueue<>();
+    Map<List<Object>, Integer> seen = new HashMap<>();
+    BatchPlan consumer = (context, allocator) -> {
+      int index = ScanPart.of(context).index();
+      BatchOperator input = exchange.open(context, allocator);
+      return new BatchOperator() {
+        @Override
+        public VectorSchemaRoot next() {
+          VectorSchemaRoot batch = input.next();
+          if (batch != null) {
+            for (int r = 0; r < batch.getRowCount(); r++) {
+              List<String> key = List.of(String.valueOf(batch.getVector(0).getObject(r)), String.valueOf(batch.getVector(1).getObject(r)));
+              Integer before = consumerOfKey.putIfAbsent(key, index);
+              if (before != null && before != index) {
+                conflicts.add(key + " in " + before + " and " + index);
+              }
+            }
+          }
+          return batch;
+        }
+
+        @Override
+        public void close() {
+          input.close();
+        }
+      };
+    };
+    try (GatherBatches gather = new GatherBatches(consumer, consumers, context(), root)) {
+      while (true) {
+        try (VectorSchemaRoot batch = gather.next()) {
+          if (batch == null) {
+            break;
+          }
+          for (int r = 0; r < batch.getRowCount(); r++) {
+            Object key = batch.getVector(0).getObject(r);
+            Object name = batch.getVector(1).getObject(r);
+            seen.merge(List.of(String.valueOf(key), String.valueOf(name), batch.getVector(2).getObject(r)), 1, Integer::sum);
+          }
+        }
+      }
+    }
+    assertThat(seen).isEqualTo(expected);
+    assertThat(conflicts).isEmpty();
+    // With 300 keys, each consumer had some.
+    assertThat(new java.util.HashSet<>(consumerOfKey.values())).hasSize(consumers);
+  }
+
+  @Test
+  void aProducersFailureIsTheGathersAndLeavesNothingBehind() {
+    List<List<Object[]>> batches = new ArrayList<>();
+    for (int b = 0; b < 6; b++) {
+      List<Object[]> batch = new ArrayList<>();
+      for (int r = 0; r < 100; r++) {
+        batch.add(new Object[] {r, "x", (long) r});
+      }
+      batches.add(batch);
+    }
+    BatchPlan producer = (context, allocator) -> source(batches, allocator, ScanPart.of(context).index() == 1 ? 3 : -1);
+    BatchPlan exchange = HashExchange.partition(producer, 2, new int[] {0}, List.of(KEY), SCHEMA);
+    Throwable failure;
+    try (GatherBatches gather = new GatherBatches(exchange, 2, context(), root)) {
+      failure = catchThrowable(() -> {
+        while (true) {
+          try (VectorSchemaRoot batch = gather.next()) {
+            if (batch == null) {
+              break;
+            }
+          }
+        }
+      });
+    }
+    assertThat(failure).isInstanceOf(SqeException.class).hasMessage("producer failed at batch 3");
+    assertThat(((SqeException) failure).code()).isEqualTo(ErrorCode.INTERNAL);
+  }
+
+  /** The batches of {@code rows}, made as they are asked for; fails when asked for batch {@code failAt}. */
+  private static BatchOperator source(List<List<Object[]>> rows, BufferAllocator allocator, int failAt) {
+    return new BatchOperator() {
+      private int next;
+
+      @Override
+      public VectorSchemaRoot next() {
+        if (next == failAt) {
+          throw new SqeException(ErrorCode.INTERNAL, "producer failed at batch " + next);
+        }
+        if (next == rows.size()) {
+          return null;
+        }
+        List<Object[]> batch = rows.get(next++);
+        VectorSchemaRoot out = VectorSchemaRoot.create(SCHEMA, allocator);
+        out.allocateNew();
+        for (int r = 0; r < batch.size(); r++) {
+          Object[] row = batch.get(r);
+          if (row[0] == null) {
+            ((IntVector) out.getVector(0)).setNull(r);
+          } else {
+            ((IntVector) out.getVector(0)).setSafe(r, (Integer) row[0]);
+          }
+          if (row[1] == null) {
+            ((VarCharVector) out.getVector(1)).setNull(r);
+          } else {
+            ((VarCharVector) out.getVector(1)).setSafe(r, ((String) row[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          }
+          ((BigIntVector) out.getVector(2)).setSafe(r, (Long) row[2]);
+        }
+        out.setRowCount(batch.size());
+        return out;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  private static QueryContext context() {
+    QueryRun run = QueryRun.untracked("exchange-test");
+    return new QueryContext(run.queryId(), CalciteSchema.createRootSchema(false).plus(), new JavaTypeFactoryImpl(), Map.of(), run);
+  }
+}
