@@ -99,6 +99,43 @@ class WideDecimalsTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(WideDecimals.Operation.class)
+  void computesTheExtremesOfBigintExactly(WideDecimals.Operation operation) {
+    long[] extremes = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+    BigInteger[] lefts = new BigInteger[ROWS];
+    BigInteger[] rights = new BigInteger[ROWS];
+    for (int i = 0; i < extremes.length * extremes.length; i++) {
+      lefts[i] = BigInteger.valueOf(extremes[i / extremes.length]);
+      rights[i] = BigInteger.valueOf(extremes[i % extremes.length]);
+    }
+    for (int r = extremes.length * extremes.length; r < ROWS; r++) {
+      lefts[r] = BigInteger.ZERO;
+      rights[r] = BigInteger.ZERO;
+    }
+    try (BufferAllocator allocator = new RootAllocator()) {
+      FieldVector left = bigints(allocator, lefts);
+      FieldVector right = bigints(allocator, rights);
+      try (VectorSchemaRoot batch = new VectorSchemaRoot(List.of(left, right))) {
+        batch.setRowCount(ROWS);
+        Field field = new Field("value", FieldType.nullable(new ArrowType.Decimal(38, 0, 128)), null);
+        ScalarExpression expression =
+            WideDecimals.of(field, ScalarExpressions.column(0), 0, ScalarExpressions.column(1), 0, operation, true);
+        try (Evaluated result = expression.evaluate(batch, allocator)) {
+          DecimalVector out = (DecimalVector) result.vector();
+          for (int r = 0; r < extremes.length * extremes.length; r++) {
+            BigInteger expected = switch (operation) {
+              case ADD -> lefts[r].add(rights[r]);
+              case SUBTRACT -> lefts[r].subtract(rights[r]);
+              case MULTIPLY -> lefts[r].multiply(rights[r]);
+            };
+            assertThat(out.getObject(r)).as(lefts[r] + " " + operation + " " + rights[r]).isEqualTo(new BigDecimal(expected));
+          }
+        }
+      }
+    }
+  }
+
   /** Random unscaled values of up to {@code digits} digits, small ones often, one in ten NULL. */
   private static BigInteger[] values(Random random, int digits) {
     BigInteger[] values = new BigInteger[ROWS];
