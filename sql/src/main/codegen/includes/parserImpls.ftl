@@ -1013,7 +1013,8 @@ SqlSetOption SqeSetOption(Span s, String scope) :
 /**
  * {@code EXPLAIN query} and {@code EXPLAIN ANALYZE query} (as in Trino, PostgreSQL and DuckDB),
  * besides Calcite's {@code EXPLAIN PLAN [...] FOR query}; and {@code EXPLAIN REFRESH MATERIALIZED
- * VIEW name}, which the write path answers.
+ * VIEW name}, which the write path answers. The statement explained may be SQE's MERGE (every form
+ * it runs, where Calcite's takes one WHEN of each kind) and {@code CREATE [OR REPLACE] TABLE}.
  */
 SqlNode SqeExplain() :
 {
@@ -1049,14 +1050,33 @@ SqlNode SqeExplain() :
         |
             { format = SqlExplainFormat.TEXT; }
         )
-        <FOR> stmt = SqlQueryOrDml()
+        <FOR> stmt = SqeExplained()
     |
-        stmt = SqlQueryOrDml()
+        stmt = SqeExplained()
     )
     {
         return new SqlExplain(s.end(this), stmt, detailLevel.symbol(SqlParserPos.ZERO),
             depth.symbol(SqlParserPos.ZERO), format.symbol(SqlParserPos.ZERO), nDynamicParams);
     }
+}
+
+/** A statement EXPLAIN describes without running it: a query, a DML statement, or CREATE TABLE. */
+SqlNode SqeExplained() :
+{
+    final Span s;
+    boolean replace = false;
+    final SqlNode stmt;
+}
+{
+    (
+        // SQE's MERGE, not Calcite's, which SqlQueryOrDml would take.
+        LOOKAHEAD(1) stmt = SqeMerge()
+    |
+        <CREATE> { s = span(); } [ <OR> <REPLACE> { replace = true; } ] stmt = SqeCreateTable(s, replace)
+    |
+        stmt = SqlQueryOrDml()
+    )
+    { return stmt; }
 }
 
 SqlNode SqeUse() :

@@ -12,11 +12,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import io.sqe.engine.sql.SqeParser;
-import io.sqe.engine.sql.ddl.SqlMergeStatement;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.calcite.sql.parser.SqlParserPos;
 
 /** The rows EXPLAIN returns: a plan line each, in one text column. */
 final class Explains {
@@ -60,23 +56,6 @@ final class Explains {
       }
     }
     throw new SqeException(ErrorCode.NOT_SUPPORTED, "EXPLAIN of " + name + " statements is not supported yet");
-  }
-
-  /**
-   * The statement EXPLAIN explains, as it is parsed on its own: under EXPLAIN the grammar gives
-   * Calcite's MERGE, which allows one WHEN of each kind, where SQE's own takes several; such a
-   * statement is parsed again from its text.
-   */
-  static SqlNode statement(String sql, SqlNode explicandum) {
-    if (explicandum.getKind() != SqlKind.MERGE || explicandum instanceof SqlMergeStatement) {
-      return explicandum;
-    }
-    SqlParserPos position = explicandum.getParserPosition();
-    int offset = 0;
-    for (int line = 1; line < position.getLineNum(); line++) {
-      offset = sql.indexOf('\n', offset) + 1;
-    }
-    return SqeParser.parse(sql.substring(offset + position.getColumnNum() - 1));
   }
 
   private static Prepared.Rows rows(String sql, List<String> lines) {

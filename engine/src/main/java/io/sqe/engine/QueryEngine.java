@@ -377,7 +377,7 @@ public final class QueryEngine {
       return new Prepared.Command(sql, new ExplainAnalyze(this, planQuery(session, analyze.getExplicandum(), sql, pinned).plan()));
     }
     if (node.getKind() == SqlKind.EXPLAIN && !((SqlExplain) node).getExplicandum().isA(SqlKind.QUERY)) {
-      SqlNode statement = Explains.statement(sql, ((SqlExplain) node).getExplicandum());
+      SqlNode statement = ((SqlExplain) node).getExplicandum();
       privileges.check(session, statement);
       return Explains.command(sql, statement, statementName(statement), new CommandContext(session, catalogs, services, "prepare"), executors);
     }

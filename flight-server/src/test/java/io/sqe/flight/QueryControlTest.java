@@ -290,14 +290,39 @@ class QueryControlTest {
     for (String statement : List.of(
         "delete from s.explained where n < 7",
         "update s.explained set label = 'x' where n = 3",
-        // Over two lines: parsed again from its own text, as SQE's MERGE.
         "merge into s.explained t using (select n from s.numbers where n < 20) src on t.n = src.n\n"
-            + " when matched then update set label = 'y' when not matched then insert (n, label) values (src.n, 'z')")) {
+            + " when matched then update set label = 'y' when not matched then insert (n, label) values (src.n, 'z')",
+        // SQE's extended forms: several WHEN clauses, AND conditions, DELETE.
+        "merge into s.explained t using (select n from s.numbers where n < 20) src on t.n = src.n"
+            + " when matched and src.n < 3 then delete when matched and src.n < 6 then update set label = 'u'"
+            + " when not matched and src.n > 15 then insert (n, label) values (src.n, 'z')")) {
       List<String> plan = rows(admin, "explain plan for " + statement).stream().map(row -> (String) row.get(0)).toList();
       assertThat(plan.get(0)).as(statement).matches("(Delete from|Update|Merge into) iceberg\\.s\\.explained \\(copy-on-write.*");
       assertThat(plan).as(statement).anySatisfy(line -> assertThat(line).contains("TableScan(table=[[iceberg, s, explained]]"));
     }
     assertThat(rows(admin, "select count(*), count(label), sum(n) from s.explained")).containsExactly(List.of(10L, 10L, 45L));
+    // CREATE TABLE ... AS shows the table it would make and its query's plan, and makes nothing.
+    for (String explain : List.of("explain ", "explain plan for ")) {
+      List<String> ctas = rows(admin, explain + "create table s.made partitioned by (bucket(4, n)) sorted by (n desc)"
+          + " as select n, label from s.numbers where n < 5").stream().map(row -> (String) row.get(0)).toList();
+      assertThat(ctas.get(0)).isEqualTo("Create table iceberg.s.made (n long, label string)");
+      assertThat(ctas.get(1)).isEqualTo("  partitioned by bucket[4](n)");
+      assertThat(ctas.get(2)).isEqualTo("  sorted by n DESC NULLS LAST");
+      assertThat(ctas).anySatisfy(line -> assertThat(line).contains("TableScan(table=[[iceberg, s, numbers]]"));
+    }
+    assertThatThrownBy(() -> rows(admin, "select count(*) from s.made")).hasMessageContaining("made");
+    // A CREATE OR REPLACE says whether it would keep the table's rows.
+    admin.sql.executeUpdate("create or replace table s.made as select n from s.numbers where n < 5", admin.auth);
+    List<String> replace = rows(admin, "explain create or replace table s.made as select n from s.numbers where n < 5").stream()
+        .map(row -> (String) row.get(0))
+        .toList();
+    assertThat(replace.get(0)).isEqualTo("Create or replace table iceberg.s.made (n long)");
+    assertThat(replace).anySatisfy(line -> assertThat(line)
+        .matches("-- materialization reuse: the table's rows would be kept \\(nothing it reads changed since snapshot \\d+ of the table\\)"));
+    assertThat(rows(admin, "select count(*) from s.made")).containsExactly(List.of(5L));
+    // A plain CREATE TABLE has no plan to show.
+    assertThatThrownBy(() -> rows(admin, "explain create table s.other (n bigint)"))
+        .hasMessageContaining("EXPLAIN of CREATE TABLE statements is not supported");
   }
 
   @Test

@@ -325,9 +325,28 @@ class OffloadToTrinoTest extends TpchHarness {
         Statement s = admin.createStatement()) {
       for (String where : List.of("never", "always")) {
         s.execute("SET SESSION offload = '" + where + "'");
-        counts.put("ctas " + where, (long) s.executeUpdate("CREATE TABLE w_ctas_" + where + " COMMENT 'orders'"
+        String ctas = "CREATE TABLE w_ctas_" + where + " COMMENT 'orders'"
             // 70 partitions: Trino writes at most 100 at once (iceberg.max-partitions-per-writer).
-            + " PARTITIONED BY (priority, bucket(2, k), year(day)) SORTED BY (k DESC NULLS LAST) AS " + query));
+            + " PARTITIONED BY (priority, bucket(2, k), year(day)) SORTED BY (k DESC NULLS LAST) AS " + query;
+        // EXPLAIN says where the CTAS runs, and what Trino runs; it makes no table.
+        List<String> explainedCtas = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("EXPLAIN " + ctas)) {
+          while (rs.next()) {
+            explainedCtas.add(rs.getString(1));
+          }
+        }
+        assertThat(explainedCtas.get(0)).startsWith("Create table iceberg.tpch.w_ctas_" + where + " (k long, priority string, third decimal(26, 13)");
+        assertThat(explainedCtas).anySatisfy(line -> assertThat(line).contains("SqeTableScan(table=[[iceberg, tpch, orders]]"));
+        if (where.equals("always")) {
+          assertThat(explainedCtas).contains("offloaded to trino " + trino.uri());
+          assertThat(explainedCtas).anySatisfy(line -> assertThat(line)
+              .startsWith("CREATE TABLE \"iceberg\".\"tpch\".\"w_ctas_always\" COMMENT 'orders' WITH (partitioning = ARRAY["));
+          assertThat(explainedCtas.get(explainedCtas.size() - 1)).isEqualTo("-- offload: trino (offload = 'always')");
+        } else {
+          assertThat(explainedCtas).noneSatisfy(line -> assertThat(line).contains("CREATE TABLE \""));
+        }
+        assertThat(columns("w_ctas_" + where)).as("no table after EXPLAIN").isEmpty();
+        counts.put("ctas " + where, (long) s.executeUpdate(ctas));
         s.execute("SET SESSION offload = 'never'");
         s.execute("CREATE TABLE w_ins_" + where + " (k INT, price DECIMAL(12, 2), total DOUBLE, day DATE, at TIMESTAMP,"
             + " clerk VARCHAR, note VARCHAR)");

@@ -12,6 +12,7 @@ import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.command.WriteOptions;
 import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.offload.Placement;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
@@ -34,6 +35,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
@@ -144,6 +146,51 @@ public final class CreateTableAsCommand implements PreparedCommand {
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
     }
     return run(context, parameters, decide(context, parameters));
+  }
+
+  /**
+   * The table it makes (its columns, partitioning and sort order), the statement Trino would run
+   * when the write is placed there, the plan of its query, whether a CREATE OR REPLACE would reuse
+   * the table's rows now, and where it runs; it commits nothing.
+   */
+  @Override
+  public Optional<List<String>> explain(CommandContext context) {
+    List<String> lines = new ArrayList<>();
+    lines.add((statement.getReplace() ? "Create or replace table " : "Create table ") + target.displayName()
+        + schema.columns().stream().map(column -> column.name() + " " + column.type()).collect(Collectors.joining(", ", " (", ")")));
+    if (!layout.spec().isUnpartitioned()) {
+      lines.add("  partitioned by " + layout.spec().fields().stream()
+          .map(field -> field.transform().isIdentity()
+              ? schema.findColumnName(field.sourceId())
+              : field.transform() + "(" + schema.findColumnName(field.sourceId()) + ")")
+          .collect(Collectors.joining(", ")));
+    }
+    if (!layout.sortOrder().isUnsorted()) {
+      lines.add("  sorted by " + layout.sortOrder().fields().stream()
+          .map(field -> schema.findColumnName(field.sourceId()) + " " + field.direction() + " " + field.nullOrder())
+          .collect(Collectors.joining(", ")));
+    }
+    Optional<Placement> placement = context.queries().placeWrite(context.session(), query);
+    // The placement decided once: execute() would send the same statement, under the same conditions.
+    Optional<String> trino = placement.map(Placement::onTrino).orElse(false)
+        ? TrinoWrites.createTableAsStatement(context, target, statement.getReplace(), statement.query(), schema, layout)
+        : Optional.empty();
+    if (trino.isPresent()) {
+      lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));
+      lines.add(trino.get());
+    }
+    lines.addAll(List.of(query.explain().split("\n")));
+    query.reads().notes().forEach(note -> lines.add("-- " + note));
+    if (statement.getReplace() && query.parameterTypes().isEmpty()) {
+      CommandResult.Reuse reuse = decide(context, List.of()).reuse();
+      lines.add(reuse.reused()
+          ? "-- materialization reuse: the table's rows would be kept (" + reuse.detail() + ")"
+          : "-- materialization reuse: the query would run (" + reuse.reason() + ": " + reuse.detail() + ")");
+    }
+    placement
+        .map(p -> p.onTrino() && trino.isEmpty() ? Placement.local("a table layout or a query Trino cannot make keeps it here") : p)
+        .ifPresent(p -> lines.add(p.explainLine()));
+    return Optional.of(lines);
   }
 
   /** Whether the statement would reuse the table's rows now, and else the lineage its run records. */

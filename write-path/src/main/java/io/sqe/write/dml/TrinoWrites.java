@@ -87,7 +87,24 @@ final class TrinoWrites {
       PlannedQuery query,
       Schema schema,
       TableLayout layout) {
-    if (!onTrino(context, query) || !sameTable(schema, layout)) {
+    if (!onTrino(context, query)) {
+      return Optional.empty();
+    }
+    Optional<String> statement = createTableAsStatement(context, target, replace, source, schema, layout);
+    if (statement.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Table> before = load(target);
+    return run(context, target, statement.get(), before.map(TrinoWrites::snapshotOf).orElse(null));
+  }
+
+  /**
+   * The {@code CREATE [OR REPLACE] TABLE target WITH (...) AS SELECT ...} Trino runs for a CTAS
+   * placed there; empty when Trino would not make the table SQE would or cannot run its query.
+   */
+  static Optional<String> createTableAsStatement(
+      CommandContext context, TableRef target, boolean replace, SqlNode source, Schema schema, TableLayout layout) {
+    if (!sameTable(schema, layout)) {
       return Optional.empty();
     }
     List<Types.NestedField> columns = schema.columns();
@@ -120,8 +137,7 @@ final class TrinoWrites {
       sql.append(" WITH (").append(String.join(", ", with)).append(')');
     }
     sql.append(" AS ").append(select.get());
-    Optional<Table> before = load(target);
-    return run(context, target, sql.toString(), before.map(TrinoWrites::snapshotOf).orElse(null));
+    return Optional.of(sql.toString());
   }
 
   /** Whether the write's query is placed on the Trino cluster. */
