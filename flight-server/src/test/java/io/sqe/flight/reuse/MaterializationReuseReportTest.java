@@ -78,7 +78,13 @@ class MaterializationReuseReportTest {
       assertThat(trailers.lastDoPut()).containsEntry("x-sqe-materialization", "reused").containsEntry("x-sqe-materialization-reason", "unchanged");
       sql.executeUpdate("INSERT INTO c.sales VALUES ('US', 1)", admin);
       assertThat(trailers.lastDoPut()).doesNotContainKey("x-sqe-materialization");
+      // Its source only had an append: the rows appended are added, the others kept.
       assertThat(sql.executeUpdate(model, admin)).isEqualTo(3);
+      assertThat(trailers.lastDoPut()).containsEntry("x-sqe-materialization", "refreshed").containsEntry("x-sqe-materialization-reason", "incremental");
+      assertThat(trailers.lastDoPut().get("x-sqe-materialization-detail")).startsWith("rows appended to iceberg.c.sales after snapshot ");
+      // A delete is no append: the table is written again.
+      sql.executeUpdate("DELETE FROM c.sales WHERE amount = 7", admin);
+      assertThat(sql.executeUpdate(model, admin)).isEqualTo(2);
       assertThat(trailers.lastDoPut()).containsEntry("x-sqe-materialization", "rebuilt").containsEntry("x-sqe-materialization-reason", "input_changed");
       assertThat(trailers.lastDoPut().get("x-sqe-materialization-detail")).contains("iceberg.c.sales");
     }

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.flight.testing.JdbcRows;
 import io.sqe.flight.testing.TestServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -11,11 +15,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -107,6 +116,72 @@ class MaterializationReuseTest {
     assertRunsAgainAfter("INSERT INTO c.sales VALUES ('US', 3)", 3);
     assertRunsAgainAfter("DELETE FROM c.sales WHERE region = 'APAC'", 2);
     assertRunsAgainAfter("UPDATE c.sales SET amount = amount + 1 WHERE region = 'EU'", 2);
+  }
+
+  /**
+   * A model whose sources only had appends reads only the appended rows: a join against an
+   * unchanged table adds the new rows' files and keeps the old ones; a grouped model merges the new
+   * groups into its stored ones; an average, whose sum and count a table keeps nowhere, and a
+   * HAVING are written again in full. Each equals its query afterwards.
+   */
+  @Test
+  void appendsToTheSourcesAreAddedToTheTableWithoutReadingTheRest() throws Exception {
+    statement.executeUpdate("CREATE OR REPLACE TABLE c.sizes (amount BIGINT, size VARCHAR)");
+    statement.executeUpdate("INSERT INTO c.sizes VALUES (10, 'large'), (5, 'medium'), (3, 'small'), (7, 'medium')");
+    String join = "SELECT s.region, s.amount, z.size FROM c.sales s JOIN c.sizes z ON s.amount = z.amount WHERE s.region <> 'APAC'";
+    String grouped = "SELECT region, sum(amount) AS total, count(*) AS n, min(amount) AS least, max(amount) AS most FROM c.sales GROUP BY region";
+    String averaged = "SELECT region, avg(amount) AS mean FROM c.sales GROUP BY region";
+    String having = "SELECT region, count(*) AS n FROM c.sales GROUP BY region HAVING count(*) > 1";
+    Map<String, String> models = Map.of("m_join", join, "m_grouped", grouped, "m_avg", averaged, "m_having", having);
+    for (Map.Entry<String, String> model : models.entrySet()) {
+      statement.executeUpdate("CREATE OR REPLACE TABLE c." + model.getKey() + " AS " + model.getValue());
+    }
+    Set<String> joinFiles = dataFiles("m_join");
+    statement.executeUpdate("INSERT INTO c.sales VALUES ('US', 3), ('EU', 5), ('LATAM', 10)");
+    Map<String, Boolean> incremental = new HashMap<>();
+    for (Map.Entry<String, String> model : models.entrySet()) {
+      double before = incrementalRuns();
+      statement.executeUpdate("CREATE OR REPLACE TABLE c." + model.getKey() + " AS " + model.getValue());
+      incremental.put(model.getKey(), incrementalRuns() > before);
+      assertThat(rows("SELECT * FROM c." + model.getKey())).as(model.getKey())
+          .containsExactlyInAnyOrderElementsOf(rows(model.getValue()));
+    }
+    assertThat(incremental).isEqualTo(Map.of("m_join", true, "m_grouped", true, "m_avg", false, "m_having", false));
+    assertThat(dataFiles("m_join")).containsAll(joinFiles).hasSizeGreaterThan(joinFiles.size());
+    // An append to the table the join reads second: the delta rule's other term.
+    statement.executeUpdate("INSERT INTO c.sizes VALUES (1, 'tiny'), (3, 'three')");
+    // EXPLAIN says so first, with the plan of the term that reads the appended rows.
+    List<String> explained = rows("EXPLAIN CREATE OR REPLACE TABLE c.m_join AS " + join).stream().map(row -> (String) row.get(0)).toList();
+    assertThat(explained.get(1)).matches("-- materialization: incremental \\(rows appended to iceberg\\.c\\.sizes after snapshot \\d+, appended\\)");
+    assertThat(explained.get(2)).matches("-- rows appended to iceberg\\.c\\.sizes after snapshot \\d+ up to \\d+");
+    assertThat(explained).anySatisfy(line -> assertThat(line).contains("TableScan(table=[[iceberg, c, sizes]]"));
+    double before = incrementalRuns();
+    statement.executeUpdate("CREATE OR REPLACE TABLE c.m_join AS " + join);
+    assertThat(incrementalRuns()).isGreaterThan(before);
+    assertThat(rows("SELECT * FROM c.m_join")).containsExactlyInAnyOrderElementsOf(rows(join));
+  }
+
+  /** How many statements rewrote a table from its sources' appended rows only, as /metrics counts them. */
+  private static double incrementalRuns() throws IOException {
+    ByteArrayOutputStream scraped = new ByteArrayOutputStream();
+    server.server().metrics().writeTo(scraped);
+    String name = "sqe_materializations_rebuilt_total{reason=\"incremental\"} ";
+    for (String line : scraped.toString(StandardCharsets.UTF_8).split("\n")) {
+      if (line.startsWith(name)) {
+        return Double.parseDouble(line.substring(name.length()).trim());
+      }
+    }
+    return 0;
+  }
+
+  private static Set<String> dataFiles(String name) {
+    Set<String> paths = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table(name).newScan().planFiles()) {
+      tasks.forEach(task -> paths.add(task.file().path().toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return paths;
   }
 
   @Test

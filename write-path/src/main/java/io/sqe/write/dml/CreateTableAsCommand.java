@@ -14,6 +14,7 @@ import io.sqe.engine.command.WriteOptions;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.offload.Placement;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.sql.SqlDialect;
 import io.sqe.engine.sql.ddl.SqlColumnDeclaration;
 import io.sqe.engine.sql.ddl.SqlCreateTable;
 import io.sqe.write.dml.TableNames.TableRef;
@@ -145,6 +146,9 @@ public final class CreateTableAsCommand implements PreparedCommand {
       }
       throw error(ErrorCode.ALREADY_EXISTS, "Table " + target.displayName() + " already exists", statement.name());
     }
+    if (statement.getReplace() && parameters.isEmpty()) {
+      return IncrementalRefresh.replace(context, this, SqlDialect.toSql(statement.query()));
+    }
     return run(context, parameters, decide(context, parameters));
   }
 
@@ -171,6 +175,14 @@ public final class CreateTableAsCommand implements PreparedCommand {
           .collect(Collectors.joining(", ")));
     }
     Optional<Placement> placement = context.queries().placeWrite(context.session(), query);
+    if (statement.getReplace() && query.parameterTypes().isEmpty()) {
+      Optional<List<String>> incremental = IncrementalRefresh.explainReplace(context, this, SqlDialect.toSql(statement.query()));
+      if (incremental.isPresent()) {
+        lines.addAll(incremental.get());
+        placement.ifPresent(p -> lines.add(Placement.local("only the rows its sources appended are read, here").explainLine()));
+        return Optional.of(lines);
+      }
+    }
     // The placement decided once: execute() would send the same statement, under the same conditions.
     Optional<String> trino = placement.map(Placement::onTrino).orElse(false)
         ? TrinoWrites.createTableAsStatement(context, target, statement.getReplace(), statement.query(), schema, layout)

@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -124,20 +125,40 @@ public final class IncrementalRefresh {
    * by {@code full}.
    */
   public static CommandResult refresh(CommandContext context, CreateTableAsCommand full, String sql) {
+    return incrementally(context, full, sql, (run, decision) -> rewriteInFull(run, full, sql, decision));
+  }
+
+  /**
+   * Runs {@code full}, a user's CREATE OR REPLACE TABLE ... AS of {@code sql} without parameters,
+   * over the table it made before: nothing when nothing it reads changed, incrementally when its
+   * sources only had appends since and its query allows it (the rows of a {@code table} model in
+   * dbt whose sources were appended to), else as it is. No sums and counts are kept for averages:
+   * a grouped query with AVG rewrites in full.
+   */
+  public static CommandResult replace(CommandContext context, CreateTableAsCommand full, String sql) {
+    return incrementally(context, full, sql, (run, decision) -> full.run(run, List.of(), decision));
+  }
+
+  /** Runs {@code full} incrementally when it can, else as {@code otherwise} does with the decision made. */
+  private static CommandResult incrementally(
+      CommandContext context,
+      CreateTableAsCommand full,
+      String sql,
+      BiFunction<CommandContext, MaterializationReuse.Decision, CommandResult> otherwise) {
     for (int attempt = 0; ; attempt++) {
       // A retry writes files named apart from those of the attempt that lost.
       CommandContext run = attempt == 0 ? context : context.withAttempt(context.attempt() + attempt);
       Choice choice = choose(run, full, sql);
       if (choice.incremental() == null) {
-        return rewriteInFull(run, full, sql, choice.decision());
+        return otherwise.apply(run, choice.decision());
       }
       try {
         return choice.incremental().run(run);
       } catch (ArithmeticException e) {
         // A sum outgrew its column's type: the full rewrite reports it as the query would.
-        return rewriteInFull(run, full, sql, rewrite(choice.decision(), "a merged sum does not fit its column"));
+        return otherwise.apply(run, rewrite(choice.decision(), "a merged sum does not fit its column"));
       } catch (Unmergeable e) {
-        return rewriteInFull(run, full, sql, rewrite(choice.decision(), e.getMessage()));
+        return otherwise.apply(run, rewrite(choice.decision(), e.getMessage()));
       } catch (SqeException e) {
         // Another refresh committed first: decide again from what it wrote (most often, nothing to do).
         if (attempt >= RACE_ATTEMPTS - 1 || !Commits.lostRace(e)) {
@@ -287,12 +308,32 @@ public final class IncrementalRefresh {
       lines.addAll(List.of(full.query().explain().split("\n")));
       return lines;
     }
-    IncrementalRefresh incremental = choice.incremental();
-    lines.add("-- refresh: " + REASON + " (" + incremental.detail() + ")");
-    List<SourceDeltas.Source> moved = incremental.sources.stream().filter(SourceDeltas.Source::moved).toList();
-    for (SourceDeltas.Source source : moved) {
+    lines.add("-- refresh: " + REASON + " (" + choice.incremental().detail() + ")");
+    lines.addAll(choice.incremental().termPlans(context));
+    return lines;
+  }
+
+  /**
+   * What {@link #replace} would do now when it reads only appended rows: a line saying so, then
+   * the plans it would run, one line each; empty when it would run {@code full} as it is.
+   */
+  public static Optional<List<String>> explainReplace(CommandContext context, CreateTableAsCommand full, String sql) {
+    Choice choice = choose(context, full, sql);
+    if (choice.incremental() == null) {
+      return Optional.empty();
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add("-- materialization: " + REASON + " (" + choice.incremental().detail() + ")");
+    lines.addAll(choice.incremental().termPlans(context));
+    return Optional.of(lines);
+  }
+
+  /** Each moved source's appended range and the plan of its delta term. */
+  private List<String> termPlans(CommandContext context) {
+    List<String> lines = new ArrayList<>();
+    for (SourceDeltas.Source source : sources.stream().filter(SourceDeltas.Source::moved).toList()) {
       lines.add("-- rows appended to " + source.name() + " after snapshot " + source.before() + " up to " + source.after());
-      lines.addAll(List.of(incremental.term(context, incremental.sources.indexOf(source)).explain().split("\n")));
+      lines.addAll(List.of(term(context, sources.indexOf(source)).explain().split("\n")));
     }
     return lines;
   }
@@ -481,7 +522,7 @@ public final class IncrementalRefresh {
           .conflictDetectionFilter(Expressions.alwaysTrue())
           .validateNoConflictingData()
           .validateNoConflictingDeletes();
-      write.commit(overwrite, writer.paths(), "REFRESH of " + target.displayName());
+      write.commit(overwrite, writer.paths(), "incremental CREATE OR REPLACE TABLE " + target.displayName() + " AS");
     } catch (RuntimeException | Error e) {
       if (statePath != null) {
         AverageState.delete(storage, statePath);
