@@ -99,20 +99,11 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
     return new HashAggregateBatches(input, keyColumns, keyFields, calls, schema, context, allocator, MAX_LEVEL, flushGroups);
   }
 
-  /** @param maxLevel the deepest level whose passes may spill; -1 for none */
+  /**
+   * @param maxLevel the deepest level whose passes may spill; -1 for none
+   * @param flushGroups for a partial aggregate, the groups it holds at most (see {@link #partial}); 0 for a whole one
+   */
   HashAggregateBatches(
-      BatchOperator input,
-      int[] keyColumns,
-      List<Field> keyFields,
-      List<AggregateCall> calls,
-      Schema schema,
-      QueryContext context,
-      BufferAllocator allocator,
-      int maxLevel) {
-    this(input, keyColumns, keyFields, calls, schema, context, allocator, maxLevel, 0);
-  }
-
-  private HashAggregateBatches(
       BatchOperator input,
       int[] keyColumns,
       List<Field> keyFields,

@@ -129,6 +129,17 @@ public final class WideDecimals {
     }
   }
 
+  /** Writes row {@code r}'s result; false when {@code checked} and it has more digits than {@code precision}. */
+  private static boolean store(ArrowBuf data, ArrowBuf validity, int r, long high, long low, boolean checked, int precision) {
+    if (checked && !fits(high, low, precision)) {
+      return false;
+    }
+    data.setLong((long) r * 16, low);
+    data.setLong((long) r * 16 + 8, high);
+    BitVectorHelper.setBit(validity, r);
+    return true;
+  }
+
   /** The products into {@code data}; the first row whose product does not fit, or -1. */
   private static int multiply(Operands o, int rows, boolean checked, int precision, ArrowBuf data, ArrowBuf validity) {
     long[] u = new long[2];
@@ -149,12 +160,9 @@ public final class WideDecimals {
       } else {
         return r;
       }
-      if (checked && !fits(high, low, precision)) {
+      if (!store(data, validity, r, high, low, checked, precision)) {
         return r;
       }
-      data.setLong((long) r * 16, low);
-      data.setLong((long) r * 16 + 8, high);
-      BitVectorHelper.setBit(validity, r);
     }
     return -1;
   }
@@ -190,12 +198,9 @@ public final class WideDecimals {
       } else {
         return r;
       }
-      if (checked && !fits(high, low, precision)) {
+      if (!store(data, validity, r, high, low, checked, precision)) {
         return r;
       }
-      data.setLong((long) r * 16, low);
-      data.setLong((long) r * 16 + 8, high);
-      BitVectorHelper.setBit(validity, r);
     }
     return -1;
   }

@@ -171,7 +171,7 @@ class SpilledAggregateTest {
   }
 
   private static HashAggregateBatches aggregate(BatchOperator source, QueryContext context, BufferAllocator query, int maxLevel) {
-    return new HashAggregateBatches(source, new int[] {0, 1}, List.of(K1, K2), CALLS, OUTPUT, context, query, maxLevel);
+    return new HashAggregateBatches(source, new int[] {0, 1}, List.of(K1, K2), CALLS, OUTPUT, context, query, maxLevel, 0);
   }
 
   /**
