@@ -147,6 +147,26 @@ class ParallelPipelinesTest {
         .isEqualTo(List.of(List.of(3L * ROWS_PER_FILE)));
   }
 
+  /**
+   * A final phase with keys is split by their hash too, over an exchange; only the partial phase
+   * may return a group more than once. Above a DISTINCT's inner aggregate, itself split, the
+   * outer one is split by its keys but the inner final phase returns each group once.
+   */
+  @Test
+  void finalPhasesAreSplitByKeyAndOnlyPartialOnesStartAgain() {
+    String grouped = "select k, sum(d), count(*) from s.r group by k";
+    String plan = explain(grouped, 3);
+    assertThat(plan).contains("SqeExchange(keys=[{0}], parts=[3])");
+    assertThat(plan.split("partial=\\[true]", -1)).hasSize(2);
+    assertThat(sorted(run(grouped, 3))).isEqualTo(sorted(run(grouped, 1)));
+    String distinct = "select k, count(distinct g) from s.r group by k";
+    String distinctPlan = explain(distinct, 3);
+    assertThat(distinctPlan.split("SqeExchange", -1)).hasSize(3);
+    // The inner aggregate's partial phase only: its final phase feeds the outer aggregate's.
+    assertThat(distinctPlan.split("partial=\\[true]", -1)).hasSize(2);
+    assertThat(sorted(run(distinct, 3))).isEqualTo(sorted(run(distinct, 1)));
+  }
+
   @Test
   void countOfAFileSplitIntoPartsCountsItOnce() throws Exception {
     // Random longs do not compress: row groups of 1 MiB make a file of about 20 MiB, split in parts.

@@ -1,6 +1,7 @@
 package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.exec.batch.SelectColumns;
+import io.sqe.engine.plan.ParallelGather;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -34,22 +35,28 @@ final class AggregateLowering {
       return null;
     }
     RelTraitSet traits = aggregate.getTraitSet().replace(SqeRel.CONVENTION);
+    // The final phase of an aggregate split into parts: its input gathers the partial phases.
+    boolean overPartials = input instanceof ParallelGather;
     List<AggregateCall> calls = aggregate.getAggCallList();
     if (calls.stream().noneMatch(AggregateLowering::isLiteral)) {
-      return computed(traits, lowered, aggregate);
+      return computed(traits, lowered, aggregate, overPartials);
     }
     List<AggregateCall> computedCalls = calls.stream().filter(call -> !isLiteral(call)).toList();
     SqeRel computed = computed(
-        traits, lowered, aggregate.copy(aggregate.getTraitSet(), input, aggregate.getGroupSet(), aggregate.getGroupSets(), computedCalls));
+        traits,
+        lowered,
+        aggregate.copy(aggregate.getTraitSet(), input, aggregate.getGroupSet(), aggregate.getGroupSets(), computedCalls),
+        overPartials);
     return computed == null ? null : withLiterals(traits, computed, aggregate);
   }
 
-  private static SqeRel computed(RelTraitSet traits, SqeRel input, Aggregate aggregate) {
+  /** @param overPartials whether {@code input} gathers the partial phases of {@code aggregate} */
+  private static SqeRel computed(RelTraitSet traits, SqeRel input, Aggregate aggregate, boolean overPartials) {
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
       return SqeGroupingSets.of(traits, input, aggregate);
     }
     if (aggregate.getGroupCount() > 0 && input instanceof SqeGather gather) {
-      SqeRel split = splitByKeys(traits, gather, aggregate);
+      SqeRel split = splitByKeys(traits, gather, aggregate, overPartials);
       if (split != null) {
         return split;
       }
@@ -60,11 +67,16 @@ final class AggregateLowering {
   /**
    * The final phase of a split aggregate (above the gather of the partial ones) split too: its
    * groups by a hash of their keys, each share finished by one part of a gather of its own, where
-   * it ran on one thread (TPC-H Q18 combines 1.5 million partial groups). Null when the aggregate
+   * it ran on one thread (TPC-H Q18 combines 1.5 million partial groups). Over the partial phases
+   * ({@code overPartials}) they may return their groups more than once, which this phase combines;
+   * over anything else gathered (the final phase of another aggregate, split the same way: a
+   * DISTINCT aggregate's inner one) each group must come once, as it is. Null when the aggregate
    * cannot be computed on batches.
    */
-  private static SqeRel splitByKeys(RelTraitSet traits, SqeGather gather, Aggregate aggregate) {
-    SqeRel partial = gather.getInput() instanceof SqeAggregate aggregated ? aggregated.partial() : (SqeRel) gather.getInput();
+  private static SqeRel splitByKeys(RelTraitSet traits, SqeGather gather, Aggregate aggregate, boolean overPartials) {
+    SqeRel partial = overPartials && gather.getInput() instanceof SqeAggregate aggregated
+        ? aggregated.partial()
+        : (SqeRel) gather.getInput();
     SqeExchange exchange = new SqeExchange(partial.getTraitSet(), partial, aggregate.getGroupSet(), gather.parts());
     SqeAggregate last = SqeAggregate.of(traits, exchange, aggregate);
     return last == null ? null : new SqeGather(traits, last, gather.parts());
