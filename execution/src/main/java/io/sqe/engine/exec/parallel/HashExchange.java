@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -30,10 +31,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>It has no threads of its own. A consumer whose partition holds no batch runs a producer no
  * other consumer runs, for one batch, and queues that batch's rows in every partition; it waits
- * only while another consumer runs each unfinished producer, and it holds no producer between
- * batches, so a consumer stalled above (its gather's queue full) never keeps the others waiting.
- * With a single consumer thread (the pool had none to spare), that thread runs every producer and
- * the other partitions' rows wait in their queues for their consumers, which then run after it.
+ * while another consumer runs each unfinished producer, or while the partition of another consumer
+ * that is reading holds {@link #BACKLOG} batches: a consumer slower than the others (its aggregate
+ * spilling) bounds what waits for it, which the memory limit would otherwise have to hold. It
+ * holds no producer between batches. A consumer that has not begun to read puts no bound: with a
+ * single consumer thread (the pool had none to spare), that thread runs every producer and the
+ * other partitions' rows wait in their queues for their consumers, which then run after it.
  *
  * <p>The first failure of a producer is every consumer's. The consumers' gather closes the
  * exchange once no consumer runs any more: producers not finished are closed and queued batches
@@ -41,6 +44,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class HashExchange implements AutoCloseable {
   private static final long WAIT_MILLIS = 50;
+  /** Batches a reading consumer's partition may hold before the others stop producing for it. */
+  static final int BACKLOG = 8;
   /** Mixed into the key hash: a partition's keys then still spread over a hash table's slots. */
   private static final long SALT = 0x6A09E667F3BCC909L;
 
@@ -57,6 +62,12 @@ public final class HashExchange implements AutoCloseable {
   private final boolean[] claimed;
   private final boolean[] finished;
   private final ArrayDeque<VectorSchemaRoot>[] queues;
+  /** Whether each partition's consumer is reading it: it has asked for a batch and not closed. */
+  private final boolean[] reading;
+  /** Whether each partition's consumer has closed: nothing is queued for it any more. */
+  private final boolean[] left;
+  /** The most batches a partition held while its consumer was reading, for tests. */
+  private int mostQueued;
   private int finishedCount;
   private Throwable failure;
   private boolean closed;
@@ -84,6 +95,8 @@ public final class HashExchange implements AutoCloseable {
     this.claimed = new boolean[producers];
     this.finished = new boolean[producers];
     this.queues = new ArrayDeque[partitions];
+    this.reading = new boolean[partitions];
+    this.left = new boolean[partitions];
     for (int p = 0; p < partitions; p++) {
       queues[p] = new ArrayDeque<>();
     }
@@ -101,6 +114,12 @@ public final class HashExchange implements AutoCloseable {
    * @param schema the producer's batches' schema
    */
   public static BatchPlan partition(BatchPlan producer, int producers, int[] keyColumns, List<Field> keyFields, Schema schema) {
+    return partition(producer, producers, keyColumns, keyFields, schema, exchange -> {});
+  }
+
+  /** As above, handing each exchange made to {@code made}: tests look into it. */
+  static BatchPlan partition(
+      BatchPlan producer, int producers, int[] keyColumns, List<Field> keyFields, Schema schema, Consumer<HashExchange> made) {
     Object key = new Object();
     List<Field> fields = List.copyOf(keyFields);
     int[] keys = keyColumns.clone();
@@ -110,8 +129,11 @@ public final class HashExchange implements AutoCloseable {
         HashExchange alone = new HashExchange(producer, producers, 1, keys, fields, schema, context, allocator);
         return new Source(alone, 0, true);
       }
-      HashExchange exchange = part.shared(
-          key, () -> new HashExchange(producer, producers, part.parts(), keys, fields, schema, context, allocator));
+      HashExchange exchange = part.shared(key, () -> {
+        HashExchange shared = new HashExchange(producer, producers, part.parts(), keys, fields, schema, context, allocator);
+        made.accept(shared);
+        return shared;
+      });
       return new Source(exchange, part.index(), false);
     };
   }
@@ -121,18 +143,22 @@ public final class HashExchange implements AutoCloseable {
     while (true) {
       int run = -1;
       synchronized (this) {
+        reading[partition] = true;
         while (run < 0) {
           if (failure != null) {
             throw ExecutionErrors.rethrow(failure);
           }
           VectorSchemaRoot queued = queues[partition].poll();
           if (queued != null) {
+            if (queues[partition].size() == BACKLOG - 1) {
+              notifyAll();
+            }
             return queued;
           }
           if (finishedCount == producers) {
             return null;
           }
-          run = unclaimed();
+          run = backlogged(partition) ? -1 : unclaimed();
           if (run >= 0) {
             claimed[run] = true;
           } else {
@@ -142,6 +168,31 @@ public final class HashExchange implements AutoCloseable {
       }
       produce(run);
     }
+  }
+
+  /** Whether the partition of another consumer that is reading holds {@link #BACKLOG} batches. */
+  private boolean backlogged(int partition) {
+    for (int p = 0; p < partitions; p++) {
+      if (p != partition && reading[p] && queues[p].size() >= BACKLOG) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Partition {@code partition}'s consumer reads no more: nothing waits for it, and its queued batches go. */
+  private synchronized void leave(int partition) {
+    reading[partition] = false;
+    left[partition] = true;
+    for (VectorSchemaRoot batch = queues[partition].poll(); batch != null; batch = queues[partition].poll()) {
+      batch.close();
+    }
+    notifyAll();
+  }
+
+  /** The most batches a partition held while its consumer was reading. */
+  synchronized int mostQueued() {
+    return mostQueued;
   }
 
   private int unclaimed() {
@@ -197,8 +248,13 @@ public final class HashExchange implements AutoCloseable {
         finishedCount++;
       } else {
         for (int p = 0; p < partitions; p++) {
-          if (pieces[p] != null) {
+          if (pieces[p] != null && left[p]) {
+            pieces[p].close();
+          } else if (pieces[p] != null) {
             queues[p].add(pieces[p]);
+            if (reading[p]) {
+              mostQueued = Math.max(mostQueued, queues[p].size());
+            }
           }
         }
       }
@@ -322,6 +378,8 @@ public final class HashExchange implements AutoCloseable {
     public void close() {
       if (owned) {
         exchange.close();
+      } else {
+        exchange.leave(partition);
       }
     }
   }

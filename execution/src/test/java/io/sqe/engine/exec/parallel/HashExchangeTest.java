@@ -131,6 +131,69 @@ class HashExchangeTest {
     assertThat(new java.util.HashSet<>(consumerOfKey.values())).hasSize(consumers);
   }
 
+  /**
+   * A consumer much slower than the other (an aggregate spilling) bounds what waits for it: the
+   * other stops producing while its partition holds {@link HashExchange#BACKLOG} batches, and every
+   * row still arrives.
+   */
+  @Test
+  void aSlowConsumerBoundsWhatWaitsForIt() {
+    int producers = 2;
+    List<List<List<Object[]>>> rows = new ArrayList<>();
+    long expected = 0;
+    for (int p = 0; p < producers; p++) {
+      List<List<Object[]>> batches = new ArrayList<>();
+      for (int b = 0; b < 60; b++) {
+        List<Object[]> batch = new ArrayList<>();
+        for (int r = 0; r < 64; r++) {
+          batch.add(new Object[] {r, "k", (long) r});
+          expected++;
+        }
+        batches.add(batch);
+      }
+      rows.add(batches);
+    }
+    BatchPlan producer = (context, allocator) -> source(rows.get(ScanPart.of(context).index()), allocator, -1);
+    List<HashExchange> made = new ArrayList<>();
+    BatchPlan exchange = HashExchange.partition(producer, producers, new int[] {0}, List.of(KEY), SCHEMA, made::add);
+    BatchPlan consumer = (context, allocator) -> {
+      int index = ScanPart.of(context).index();
+      BatchOperator input = exchange.open(context, allocator);
+      return new BatchOperator() {
+        @Override
+        public VectorSchemaRoot next() {
+          if (index == 1) {
+            try {
+              Thread.sleep(3);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return input.next();
+        }
+
+        @Override
+        public void close() {
+          input.close();
+        }
+      };
+    };
+    long seen = 0;
+    try (GatherBatches gather = new GatherBatches(consumer, 2, context(), root)) {
+      while (true) {
+        try (VectorSchemaRoot batch = gather.next()) {
+          if (batch == null) {
+            break;
+          }
+          seen += batch.getRowCount();
+        }
+      }
+    }
+    assertThat(seen).isEqualTo(expected);
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).mostQueued()).isBetween(1, HashExchange.BACKLOG + producers);
+  }
+
   @Test
   void aProducersFailureIsTheGathersAndLeavesNothingBehind() {
     List<List<Object[]>> batches = new ArrayList<>();
