@@ -9,6 +9,7 @@ import io.sqe.engine.exec.BatchStream;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.SqeParser;
 import java.util.ArrayList;
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The scan of a row-level write's target on the columnar operators returns each row's data file
  * and its position in that file, with and without filters that drop rows on the vectors and skip
  * row groups, and for files read as rows (delete files): checked against the positions of the rows
- * as this test wrote them, and against the row runtime's scan.
+ * as this test wrote them, as batches, as the rows a row-level write reads from those batches, and
+ * on the row runtime.
  */
 class RowPositionScanTest {
   private static final int FILES = 3;
@@ -163,8 +165,21 @@ class RowPositionScanTest {
     }
     assertThat(TestQueries.sorted(columnar)).as(sql).isEqualTo(TestQueries.sorted(want));
 
+    // What a row-level write reads: the columnar plan's rows, in the row runtime's representation.
+    List<List<Object>> columnarRows = new ArrayList<>();
+    try (RowStream rows = queries.rows(session, planned, List.of(), "columnar-rows")) {
+      while (rows.next()) {
+        columnarRows.add(Arrays.asList(rows.current()));
+      }
+      assertThat(rows.context().stats().filesReadByColumns()).as(sql).isEqualTo(filesByColumns);
+    }
+    assertThat(TestQueries.sorted(columnarRows)).as(sql).isEqualTo(TestQueries.sorted(want));
+
+    Session rowSession = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
+    PlannedQuery rowPlan = queries.plan(rowSession, SqeParser.parse(sql), sql, List.of(target));
+    assertThat(rowPlan.batchPlan()).isNull();
     List<List<Object>> rowRuntime = new ArrayList<>();
-    try (RowStream rows = queries.rows(session, planned, List.of(), "rows")) {
+    try (RowStream rows = queries.rows(rowSession, rowPlan, List.of(), "rows")) {
       while (rows.next()) {
         rowRuntime.add(Arrays.asList(rows.current()));
       }
