@@ -2,8 +2,17 @@ package io.sqe.write.dml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sqe.catalog.Catalogs;
+import io.sqe.engine.EngineConfig;
+import io.sqe.engine.Prepared;
+import io.sqe.engine.QueryEngine;
+import io.sqe.engine.command.CommandContext;
+import io.sqe.engine.command.CommandExecutor;
+import io.sqe.write.WritePath;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +60,33 @@ class RowLevelPlansColumnarTest {
             + " when not matched then insert (id, v, tag) values (DBT_INTERNAL_SOURCE.id, DBT_INTERNAL_SOURCE.v, DBT_INTERNAL_SOURCE.tag)");
     for (String statement : statements) {
       String plan = String.join("\n", lake.query("explain " + statement).stream().map(row -> String.valueOf(row.get(0))).toList());
+      assertThat(plan).as(statement).contains("SqeTableScan").doesNotContain("Enumerable");
+    }
+  }
+
+  /**
+   * MERGE with several WHEN MATCHED clauses, conditions and DELETE, which EXPLAIN's grammar (Calcite's
+   * MERGE) does not parse: the plan its prepared command describes, as EXPLAIN would show it.
+   */
+  @Test
+  void mergeWithConditionalClausesReadsOnTheColumnarOperators() {
+    CommandContext[] captured = new CommandContext[1];
+    CommandExecutor capture = (context, statement) -> {
+      captured[0] = context;
+      return Optional.empty();
+    };
+    List<CommandExecutor> executors = new ArrayList<>(List.of(capture));
+    executors.addAll(WritePath.executors());
+    QueryEngine engine = new QueryEngine(new Catalogs(List.of(lake.catalog), "lake"), lake.allocator, EngineConfig.DEFAULT, executors);
+    List<String> statements = List.of(
+        "merge into t using src on t.id = src.id"
+            + " when matched and src.op = 'd' then delete"
+            + " when matched then update set v = src.v, amount = t.amount + 1"
+            + " when not matched and src.op = 'i' then insert (id, v, tag) values (src.id, src.v, 'n')",
+        "merge into t using src on t.id = src.id when matched then delete");
+    for (String statement : statements) {
+      Prepared.Command command = (Prepared.Command) engine.prepare(lake.session, statement);
+      String plan = String.join("\n", command.command().explain(captured[0]).orElseThrow());
       assertThat(plan).as(statement).contains("SqeTableScan").doesNotContain("Enumerable");
     }
   }
