@@ -29,6 +29,7 @@ import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
+import io.sqe.engine.exec.expr.BatchRows;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.offload.OffloadConfig;
 import io.sqe.engine.offload.Placement;
@@ -750,6 +751,11 @@ public final class QueryEngine {
 
     @Override
     public RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId) {
+      if (query.batchPlan() != null && BatchRows.readable(query.resultSchema())) {
+        BatchStream batches = batches(session, query, parameters, queryId);
+        int columns = query.resultType().getFieldCount();
+        return QueryExecutions.rows(new BatchRows(batches, columns), batches.context(), columns);
+      }
       QueryContext context = context(session, query, parameters, run == null ? QueryRun.untracked(queryId) : run, queryId);
       try {
         return QueryExecutions.rows(query.bindable().bind(context).enumerator(), context, query.resultType().getFieldCount());

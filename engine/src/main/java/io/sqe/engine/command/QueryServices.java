@@ -32,7 +32,11 @@ public interface QueryServices {
    */
   TableAccess access(Session session, String catalog, TableIdentifier table);
 
-  /** Runs a planned query and hands back its rows in the engine's value representation. */
+  /**
+   * Runs a planned query and hands back its rows in the engine's value representation: from its
+   * columnar plan when it has one whose result columns have a row representation (not nested, not
+   * TIME), else on the row runtime.
+   */
   RowStream rows(Session session, PlannedQuery query, List<Object> parameters, String queryId);
 
   /**

@@ -59,10 +59,11 @@ import org.slf4j.LoggerFactory;
  * each batch into Calcite rows with one typed loop per column: no {@code Record} per row, and a
  * dictionary-encoded column's values are converted once per dictionary and shared by its rows.
  *
- * <p>Handles the flat types whose Parquet representation it reads directly; a task with delete
- * files, a metadata column, another file format, a nested type, a TIME, UUID or nanosecond column,
- * or a file whose physical type differs from the table's (type promotion, legacy timestamp
- * encodings) is left to the row reader ({@link #open} returns null).
+ * <p>Handles the flat types whose Parquet representation it reads directly, and a row's data file
+ * and position; a task with delete files, another metadata column, another file format, a nested
+ * type, a TIME, UUID or nanosecond column, or a file whose physical type differs from the table's
+ * (type promotion, legacy timestamp encodings) is left to the row reader ({@link #open} returns
+ * null).
  */
 final class VectorizedTaskReader {
   private static final Logger LOG = LoggerFactory.getLogger(VectorizedTaskReader.class);
@@ -85,14 +86,30 @@ final class VectorizedTaskReader {
 
   private VectorizedTaskReader() {}
 
-  /** Whether every column of {@code readSchema} has a type this reader converts. */
+  /**
+   * The metadata columns this reader produces: a row's data file, a constant of the task (in
+   * {@code PartitionUtil.constantsMap}), and its position in that file, which Iceberg's position
+   * reader counts from the first row of each row group read (its row index offset in the footer),
+   * so the positions of a split that starts mid-file, after skipped row groups or of rows the
+   * selection keeps are the row reader's ({@code MetadataColumns.ROW_POSITION}).
+   */
+  private static final Set<Integer> PRODUCED_METADATA =
+      Set.of(MetadataColumns.FILE_PATH.fieldId(), MetadataColumns.ROW_POSITION.fieldId());
+
+  /**
+   * Whether every column of {@code readSchema} has a type this reader converts, and one at least
+   * is a column of the file (whose pages count the rows).
+   */
   static boolean supports(Schema readSchema) {
+    boolean fileColumn = false;
     for (Types.NestedField field : readSchema.columns()) {
-      if (MetadataColumns.isMetadataColumn(field.fieldId()) || !SUPPORTED_TYPES.contains(field.type().typeId())) {
+      boolean metadata = MetadataColumns.isMetadataColumn(field.fieldId());
+      if ((metadata && !PRODUCED_METADATA.contains(field.fieldId())) || !SUPPORTED_TYPES.contains(field.type().typeId())) {
         return false;
       }
+      fileColumn |= !metadata;
     }
-    return !readSchema.columns().isEmpty();
+    return fileColumn;
   }
 
   /**

@@ -20,7 +20,8 @@ import org.apache.calcite.schema.SchemaPlus;
  * @param batchPlan the plan on SQE's columnar operators, which an execution of the query runs
  *     instead when there is one (see {@link io.sqe.engine.plan.physical.ColumnarLowering}); null
  *     when the plan needs the row runtime. Statements that consume the query's rows (writes) run
- *     {@code bindable}.
+ *     it too, and read its batches' rows ({@code QueryServices.rows}), unless a result column has
+ *     no row representation there (nested, TIME), when they run {@code bindable}.
  * @param internalParameters objects the compiled code reads from its data context
  * @param rootSchema the schema tree the plan was compiled against
  * @param explain the optimised plan, for EXPLAIN and logs

@@ -30,7 +30,9 @@ import org.apache.parquet.schema.MessageType;
  * Reads chosen row groups of a Parquet file with an Iceberg vectorized reader, as Iceberg's
  * {@code VectorizedParquetReader} does, but from the cached footer ({@link ParquetFooters}) rather
  * than reading and parsing it again for every split opened, and with {@link PageDecompressors}.
- * For files whose schema carries Iceberg field ids, read without delete files or row positions.
+ * For files whose schema carries Iceberg field ids, read without delete files. Row positions come
+ * from the row index offsets of the footer, which holds every row group of the file, so they are
+ * positions in the file whichever row groups are read.
  */
 public final class RowGroupReader<T> implements CloseableIterable<T> {
   private final InputFile file;

@@ -46,11 +46,8 @@ public final class ColumnarLowering {
   /** The columnar form of {@code rel}, or null when a node of it has none yet. */
   public static SqeRel lower(RelNode rel) {
     if (rel instanceof IcebergTableScan scan) {
-      for (int i = 0; i < scan.getRowType().getFieldCount(); i++) {
-        if (scan.isMetadataColumn(i)) {
-          return null;
-        }
-      }
+      // A write target's data file and row position columns included: the vectorized reader
+      // produces them, and a file it does not read (one with delete files) is read as rows.
       return scan.getRowType().getFieldCount() == 0 ? rowsOnly(scan) : SqeTableScan.of(scan);
     }
     if (rel instanceof EnumerableCalc calc) {
