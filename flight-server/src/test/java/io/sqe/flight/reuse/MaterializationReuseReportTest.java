@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.flight.testing.TestServer;
 import io.sqe.flight.testing.TrailerCapture;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -144,16 +142,8 @@ class MaterializationReuseReportTest {
     }
   }
 
-  /** The value of the sample {@code name} (with its labels) on /metrics; 0 when it has none yet. */
   private static double metric(String name) throws Exception {
-    ByteArrayOutputStream scraped = new ByteArrayOutputStream();
-    server.server().metrics().writeTo(scraped);
-    for (String line : scraped.toString(StandardCharsets.UTF_8).split("\n")) {
-      if (line.startsWith(name + " ")) {
-        return Double.parseDouble(line.substring(name.length() + 1).trim());
-      }
-    }
-    return 0;
+    return server.metric(name);
   }
 
   private static long snapshot(String table) {

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sqe.flight.testing.JdbcRows;
 import io.sqe.flight.testing.TestServer;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -163,15 +161,7 @@ class MaterializationReuseTest {
 
   /** How many statements rewrote a table from its sources' appended rows only, as /metrics counts them. */
   private static double incrementalRuns() throws IOException {
-    ByteArrayOutputStream scraped = new ByteArrayOutputStream();
-    server.server().metrics().writeTo(scraped);
-    String name = "sqe_materializations_rebuilt_total{reason=\"incremental\"} ";
-    for (String line : scraped.toString(StandardCharsets.UTF_8).split("\n")) {
-      if (line.startsWith(name)) {
-        return Double.parseDouble(line.substring(name.length()).trim());
-      }
-    }
-    return 0;
+    return server.metric("sqe_materializations_rebuilt_total{reason=\"incremental\"}");
   }
 
   private static Set<String> dataFiles(String name) {

@@ -2,6 +2,9 @@ package io.sqe.flight.testing;
 
 import io.sqe.flight.SqeServer;
 import io.sqe.flight.config.ConfigLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,6 +50,18 @@ public final class TestServer implements AutoCloseable {
     SqeServer server = SqeServer.start(ConfigLoader.fromSettings(values));
     String password = server.initialAdminPassword().orElse(knownAdminPassword);
     return new TestServer(server, password);
+  }
+
+  /** The value of the sample {@code name} (with its labels) on /metrics; 0 when it has none yet. */
+  public double metric(String name) throws IOException {
+    ByteArrayOutputStream scraped = new ByteArrayOutputStream();
+    server.metrics().writeTo(scraped);
+    for (String line : scraped.toString(StandardCharsets.UTF_8).split("\n")) {
+      if (line.startsWith(name + " ")) {
+        return Double.parseDouble(line.substring(name.length() + 1).trim());
+      }
+    }
+    return 0;
   }
 
   public SqeServer server() {

@@ -79,15 +79,10 @@ final class ParallelAggregates implements Program {
       }
     }
     List<RelNode> inputs = new ArrayList<>();
-    for (RelNode input : rel.getInputs()) {
-      inputs.add(rewrite(input, options));
-    }
-    if (rel instanceof EnumerableHashJoin) {
-      RelNode build = rel.getInputs().get(1);
-      RelNode split = partitioned(build, options);
-      if (split != null) {
-        inputs.set(1, new ParallelGather(build.getCluster(), build.getTraitSet(), split, options.parallelism()));
-      }
+    for (int i = 0; i < rel.getInputs().size(); i++) {
+      RelNode input = rel.getInputs().get(i);
+      // A hash join's build side (its right input) is gathered from parts as a shared one is.
+      inputs.add(rel instanceof EnumerableHashJoin && i == 1 ? parallelBuild(input, options) : rewrite(input, options));
     }
     return withInputs(rel, inputs);
   }
@@ -283,9 +278,10 @@ final class ParallelAggregates implements Program {
   }
 
   /**
-   * A shared build side that is itself a pipeline over a large scan, gathered from parallel parts
-   * of its own: the part that reads the build side would otherwise scan it alone while the other
-   * parts wait for it. Otherwise the build side with its own aggregates split.
+   * A hash join's build side that is itself a pipeline over a large scan, gathered from parallel
+   * parts of its own: under a split probe side, the part that reads the shared build side would
+   * otherwise scan it alone while the other parts wait for it; under an unsplit one, it would be
+   * read on one thread. Otherwise the build side with its own aggregates split.
    */
   private static RelNode parallelBuild(RelNode build, PlannerOptions options) {
     RelNode split = partitioned(build, options);

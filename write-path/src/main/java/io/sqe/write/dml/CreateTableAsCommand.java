@@ -175,13 +175,13 @@ public final class CreateTableAsCommand implements PreparedCommand {
           .collect(Collectors.joining(", ")));
     }
     Optional<Placement> placement = context.queries().placeWrite(context.session(), query);
-    if (statement.getReplace() && query.parameterTypes().isEmpty()) {
-      Optional<List<String>> incremental = IncrementalRefresh.explainReplace(context, this, SqlDialect.toSql(statement.query()));
-      if (incremental.isPresent()) {
-        lines.addAll(incremental.get());
-        placement.ifPresent(p -> lines.add(Placement.local("only the rows its sources appended are read, here").explainLine()));
-        return Optional.of(lines);
-      }
+    IncrementalRefresh.ReplaceExplained replace = statement.getReplace() && query.parameterTypes().isEmpty()
+        ? IncrementalRefresh.explainReplace(context, this, SqlDialect.toSql(statement.query()))
+        : null;
+    if (replace != null && replace.incremental() != null) {
+      lines.addAll(replace.incremental());
+      placement.ifPresent(p -> lines.add(Placement.local("only the rows its sources appended are read, here").explainLine()));
+      return Optional.of(lines);
     }
     // The placement decided once: execute() would send the same statement, under the same conditions.
     Optional<String> trino = placement.map(Placement::onTrino).orElse(false)
@@ -193,8 +193,8 @@ public final class CreateTableAsCommand implements PreparedCommand {
     }
     lines.addAll(List.of(query.explain().split("\n")));
     query.reads().notes().forEach(note -> lines.add("-- " + note));
-    if (statement.getReplace() && query.parameterTypes().isEmpty()) {
-      CommandResult.Reuse reuse = decide(context, List.of()).reuse();
+    if (replace != null) {
+      CommandResult.Reuse reuse = replace.reuse();
       lines.add(reuse.reused()
           ? "-- materialization reuse: the table's rows would be kept (" + reuse.detail() + ")"
           : "-- materialization reuse: the query would run (" + reuse.reason() + ": " + reuse.detail() + ")");

@@ -314,18 +314,22 @@ public final class IncrementalRefresh {
   }
 
   /**
-   * What {@link #replace} would do now when it reads only appended rows: a line saying so, then
-   * the plans it would run, one line each; empty when it would run {@code full} as it is.
+   * What {@link #replace} would do now: {@code incremental}, when it reads only appended rows, a
+   * line saying so and the plans it would run, one line each (null when it would not); {@code reuse}
+   * whether it would keep the table's rows, and why not.
    */
-  public static Optional<List<String>> explainReplace(CommandContext context, CreateTableAsCommand full, String sql) {
+  public record ReplaceExplained(List<String> incremental, CommandResult.Reuse reuse) {}
+
+  /** What {@link #replace} would do now, decided once. */
+  public static ReplaceExplained explainReplace(CommandContext context, CreateTableAsCommand full, String sql) {
     Choice choice = choose(context, full, sql);
     if (choice.incremental() == null) {
-      return Optional.empty();
+      return new ReplaceExplained(null, choice.decision().reuse());
     }
     List<String> lines = new ArrayList<>();
     lines.add("-- materialization: " + REASON + " (" + choice.incremental().detail() + ")");
     lines.addAll(choice.incremental().termPlans(context));
-    return Optional.of(lines);
+    return new ReplaceExplained(lines, choice.decision().reuse());
   }
 
   /** Each moved source's appended range and the plan of its delta term. */

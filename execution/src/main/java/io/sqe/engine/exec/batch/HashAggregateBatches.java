@@ -47,6 +47,12 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
   static final int MAX_LEVEL = 4;
   private static final String NAME = "HashAggregate";
   /**
+   * The groups a partial aggregate holds at most before it returns them and starts again: with
+   * 16-byte slots at most half full, its keys and a few states, a table that stays in this
+   * machine's 32 MiB L3 cache with room for both parts' tables and the batches around them.
+   */
+  static final int PARTIAL_GROUPS = 1 << 18;
+  /**
    * The memory a partial aggregate holds at most before it returns its groups: as its group count,
    * what stays in the caches (half this machine's 32 MiB L3 per part), whatever the keys' width
    * (TPC-H Q10's seven keys hold some 200 bytes a group, its 2^18 groups 52 MiB).
@@ -85,12 +91,24 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
 
   /**
    * The partial phase of a split aggregate, whose groups a final phase combines: it returns the
-   * groups it holds and starts again with none whenever it holds {@code flushGroups} of them or its
-   * memory passes its budget, instead of spilling. A table of that many groups stays in the
-   * processor's caches, where one of every group misses them on each new key (TPC-H Q18's 1.5
-   * million orders); input clustered by the keys (lineitem by l_orderkey) loses nothing by it.
+   * groups it holds and starts again with none whenever it holds {@link #PARTIAL_GROUPS} of them,
+   * {@link #PARTIAL_BYTES}, or its memory passes its budget, instead of spilling. A table that size
+   * stays in the processor's caches, where one of every group misses them on each new key (TPC-H
+   * Q18's 1.5 million orders); input clustered by the keys (lineitem by l_orderkey) loses nothing by it.
    */
   public static HashAggregateBatches partial(
+      BatchOperator input,
+      int[] keyColumns,
+      List<Field> keyFields,
+      List<AggregateCall> calls,
+      Schema schema,
+      QueryContext context,
+      BufferAllocator allocator) {
+    return partial(input, keyColumns, keyFields, calls, schema, context, allocator, PARTIAL_GROUPS);
+  }
+
+  /** As {@link #partial(BatchOperator, int[], List, List, Schema, QueryContext, BufferAllocator)}, at {@code flushGroups} groups. */
+  static HashAggregateBatches partial(
       BatchOperator input,
       int[] keyColumns,
       List<Field> keyFields,

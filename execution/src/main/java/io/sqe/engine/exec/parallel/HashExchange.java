@@ -9,16 +9,12 @@ import io.sqe.engine.exec.QueryContext;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.batch.Gather;
-import io.sqe.engine.exec.hash.KeyHasher;
+import io.sqe.engine.exec.hash.KeyRouting;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -46,19 +42,19 @@ public final class HashExchange implements AutoCloseable {
   private static final long WAIT_MILLIS = 50;
   /** Batches a reading consumer's partition may hold before the others stop producing for it. */
   static final int BACKLOG = 8;
-  /** Mixed into the key hash: a partition's keys then still spread over a hash table's slots. */
+  /** Salts the routing apart from the spill partitions of the aggregates that consume it. */
   private static final long SALT = 0x6A09E667F3BCC909L;
 
   private final BatchPlan producer;
   private final int producers;
   private final int partitions;
-  private final int[] keyColumns;
-  private final KeyHasher hasher;
   private final Schema schema;
   private final QueryContext context;
   private final BufferAllocator allocator;
   private final PartContext.Shared producerShared;
   private final BatchOperator[] operators;
+  /** Each producer's routing of its batches' rows, used by whichever thread runs it. */
+  private final KeyRouting[] routings;
   private final boolean[] claimed;
   private final boolean[] finished;
   private final ArrayDeque<VectorSchemaRoot>[] queues;
@@ -78,20 +74,21 @@ public final class HashExchange implements AutoCloseable {
       int producers,
       int partitions,
       int[] keyColumns,
-      List<Field> keyFields,
       Schema schema,
       QueryContext context,
       BufferAllocator allocator) {
     this.producer = requireNonNull(producer, "producer is null");
     this.producers = producers;
     this.partitions = partitions;
-    this.keyColumns = keyColumns.clone();
-    this.hasher = new KeyHasher(keyFields);
     this.schema = requireNonNull(schema, "schema is null");
     this.context = requireNonNull(context, "context is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.producerShared = new PartContext.Shared(producers);
     this.operators = new BatchOperator[producers];
+    this.routings = new KeyRouting[producers];
+    for (int p = 0; p < producers; p++) {
+      routings[p] = new KeyRouting(schema, keyColumns, partitions, SALT);
+    }
     this.claimed = new boolean[producers];
     this.finished = new boolean[producers];
     this.queues = new ArrayDeque[partitions];
@@ -110,27 +107,25 @@ public final class HashExchange implements AutoCloseable {
    * @param producer the plan of one producer, opened {@code producers} times as the parts of a
    *     parallel pipeline of its own
    * @param keyColumns the columns of the producer's batches whose hash chooses a row's partition
-   * @param keyFields their fields
    * @param schema the producer's batches' schema
    */
-  public static BatchPlan partition(BatchPlan producer, int producers, int[] keyColumns, List<Field> keyFields, Schema schema) {
-    return partition(producer, producers, keyColumns, keyFields, schema, exchange -> {});
+  public static BatchPlan partition(BatchPlan producer, int producers, int[] keyColumns, Schema schema) {
+    return partition(producer, producers, keyColumns, schema, exchange -> {});
   }
 
   /** As above, handing each exchange made to {@code made}: tests look into it. */
   static BatchPlan partition(
-      BatchPlan producer, int producers, int[] keyColumns, List<Field> keyFields, Schema schema, Consumer<HashExchange> made) {
+      BatchPlan producer, int producers, int[] keyColumns, Schema schema, Consumer<HashExchange> made) {
     Object key = new Object();
-    List<Field> fields = List.copyOf(keyFields);
     int[] keys = keyColumns.clone();
     return (context, allocator) -> {
       ScanPart part = ScanPart.of(context);
       if (part == null) {
-        HashExchange alone = new HashExchange(producer, producers, 1, keys, fields, schema, context, allocator);
+        HashExchange alone = new HashExchange(producer, producers, 1, keys, schema, context, allocator);
         return new Source(alone, 0, true);
       }
       HashExchange exchange = part.shared(key, () -> {
-        HashExchange shared = new HashExchange(producer, producers, part.parts(), keys, fields, schema, context, allocator);
+        HashExchange shared = new HashExchange(producer, producers, part.parts(), keys, schema, context, allocator);
         made.accept(shared);
         return shared;
       });
@@ -231,7 +226,7 @@ public final class HashExchange implements AutoCloseable {
         operators[index] = null;
         operator.close();
       } else {
-        pieces = split(batch);
+        pieces = split(batch, routings[index]);
       }
     } catch (RuntimeException | Error e) {
       synchronized (this) {
@@ -268,7 +263,7 @@ public final class HashExchange implements AutoCloseable {
   }
 
   /** {@code batch}'s rows by partition, null for a partition without any; takes the batch. */
-  private VectorSchemaRoot[] split(VectorSchemaRoot batch) {
+  private VectorSchemaRoot[] split(VectorSchemaRoot batch, KeyRouting routing) {
     VectorSchemaRoot[] pieces = new VectorSchemaRoot[partitions];
     int rows = batch.getRowCount();
     if (partitions == 1 || rows == 0) {
@@ -276,27 +271,15 @@ public final class HashExchange implements AutoCloseable {
       return pieces;
     }
     try {
-      int[] partitionOf = partitionsOf(batch, rows);
-      int[] counts = new int[partitions + 1];
-      for (int r = 0; r < rows; r++) {
-        counts[partitionOf[r] + 1]++;
-      }
+      routing.routeAll(batch);
       for (int p = 0; p < partitions; p++) {
-        if (counts[p + 1] == rows) {
+        int count = routing.start(p + 1) - routing.start(p);
+        if (count == rows) {
           pieces[p] = batch;
           return pieces;
         }
-        counts[p + 1] += counts[p];
-      }
-      int[] byPartition = new int[rows];
-      int[] next = counts.clone();
-      for (int r = 0; r < rows; r++) {
-        byPartition[next[partitionOf[r]]++] = r;
-      }
-      for (int p = 0; p < partitions; p++) {
-        int count = counts[p + 1] - counts[p];
         if (count > 0) {
-          int[] selected = Arrays.copyOfRange(byPartition, counts[p], counts[p + 1]);
+          int[] selected = Arrays.copyOfRange(routing.rows(), routing.start(p), routing.start(p + 1));
           pieces[p] = Gather.rows(schema, allocator, count, batch, selected);
         }
       }
@@ -311,25 +294,6 @@ public final class HashExchange implements AutoCloseable {
       batch.close();
       throw e;
     }
-  }
-
-  private int[] partitionsOf(VectorSchemaRoot batch, int rows) {
-    List<FieldVector> keys = new ArrayList<>(keyColumns.length);
-    for (int column : keyColumns) {
-      keys.add(batch.getVector(column));
-    }
-    long[] hashes = new long[rows];
-    hasher.hash(keys, rows, hashes);
-    int[] partitionOf = new int[rows];
-    for (int r = 0; r < rows; r++) {
-      long h = hashes[r] ^ SALT;
-      h ^= h >>> 33;
-      h *= 0xC4CEB9FE1A85EC53L;
-      h ^= h >>> 33;
-      // The high 32 bits, scaled to the count: any count, not only powers of two.
-      partitionOf[r] = (int) (((h >>> 32) * partitions) >>> 32);
-    }
-    return partitionOf;
   }
 
   /** Closes the producers not finished and releases the queued batches; once no consumer runs any more. */

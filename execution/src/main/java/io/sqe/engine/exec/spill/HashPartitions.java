@@ -2,15 +2,12 @@ package io.sqe.engine.exec.spill;
 
 import static java.util.Objects.requireNonNull;
 
-import io.sqe.engine.exec.hash.KeyHasher;
-import java.util.ArrayList;
-import java.util.Arrays;
+import io.sqe.engine.exec.hash.KeyRouting;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -20,32 +17,22 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * order they were added. Each partition gathers rows in a batch of its own and writes it to its run
  * when full, so the memory held is about {@code count * batchRows} rows whatever the input's size.
  *
- * <p>The partition is taken from a re-mix of the key hash salted by {@code level}, not from the bits
- * a key table uses for its slots: a partition's rows spread over a table's slots, and re-partitioning
- * a partition at the next level spreads its rows again. Use: {@link #add} batches, {@link #finish},
+ * <p>The rows are routed by {@link KeyRouting} salted by {@code level}: a partition's rows spread
+ * over a table's slots, and re-partitioning a partition at the next level spreads its rows again. Use: {@link #add} batches, {@link #finish},
  * then {@link #open} each partition; {@link #close} removes every file left.
  */
 public final class HashPartitions implements AutoCloseable {
   private final QuerySpill spill;
   private final Schema schema;
-  private final int[] keyColumns;
   private final int count;
-  private final long salt;
   private final int batchRows;
   private final BufferAllocator allocator;
-  private final KeyHasher hasher;
+  private final KeyRouting routing;
   private final VectorSchemaRoot[] buffers;
   private final int[] buffered;
   private final RunWriter[] writers;
   private final SpilledRun[] runs;
   private final long[] rows;
-  private final List<FieldVector> keys;
-  private long[] hashes = new long[0];
-  private int[] partitionOfRow = new int[0];
-  private int[] byPartition = new int[0];
-  /** 0, 1, 2, ...: the selection of every row. */
-  private int[] all = new int[0];
-  private final int[] starts;
   private boolean finished;
 
   /**
@@ -72,103 +59,52 @@ public final class HashPartitions implements AutoCloseable {
     if (level < 0) {
       throw new IllegalArgumentException("level must not be negative, not " + level);
     }
-    this.keyColumns = keyColumns.clone();
-    List<Field> keyFields = new ArrayList<>(keyColumns.length);
-    for (int column : keyColumns) {
-      keyFields.add(schema.getFields().get(column));
-    }
-    this.hasher = new KeyHasher(keyFields);
-    this.keys = new ArrayList<>(keyColumns.length);
+    this.routing = new KeyRouting(schema, keyColumns, count, (level + 1) * 0x9E3779B97F4A7C15L);
     this.count = count;
-    this.salt = (level + 1) * 0x9E3779B97F4A7C15L;
     this.batchRows = batchRows;
     this.buffers = new VectorSchemaRoot[count];
     this.buffered = new int[count];
     this.writers = new RunWriter[count];
     this.runs = new SpilledRun[count];
     this.rows = new long[count];
-    this.starts = new int[count + 1];
   }
 
   public int count() {
     return count;
   }
 
-  /** The partition of each of {@code batch}'s rows at {@code partitions[r]}. */
-  public void partitionsOf(VectorSchemaRoot batch, int[] partitions) {
-    int rowCount = batch.getRowCount();
-    if (hashes.length < rowCount) {
-      hashes = new long[rowCount];
-    }
-    keys.clear();
-    for (int column : keyColumns) {
-      keys.add(batch.getVector(column));
-    }
-    hasher.hash(keys, rowCount, hashes);
-    for (int r = 0; r < rowCount; r++) {
-      partitions[r] = partition(hashes[r]);
-    }
-  }
-
-  private int partition(long hash) {
-    long h = hash ^ salt;
-    h ^= h >>> 33;
-    h *= 0xFF51AFD7ED558CCDL;
-    h ^= h >>> 33;
-    // The high 32 bits, scaled to the count: any count, not only powers of two.
-    return (int) (((h >>> 32) * count) >>> 32);
-  }
-
   /** Adds every row of {@code batch}; the caller keeps the batch. */
   public void add(VectorSchemaRoot batch) {
-    int rowCount = batch.getRowCount();
-    if (all.length < rowCount) {
-      all = new int[rowCount];
-      for (int r = 0; r < rowCount; r++) {
-        all[r] = r;
-      }
-    }
-    add(batch, all, rowCount);
+    checkOpen();
+    routing.routeAll(batch);
+    append(batch);
   }
 
   /** Adds rows {@code selected[0..selectedCount-1]} of {@code batch}, in that order; the caller keeps the batch. */
   public void add(VectorSchemaRoot batch, int[] selected, int selectedCount) {
+    checkOpen();
+    routing.route(batch, selected, selectedCount);
+    append(batch);
+  }
+
+  private void checkOpen() {
     if (finished) {
       throw new IllegalStateException("Partitions already finished");
     }
-    int rowCount = batch.getRowCount();
-    ensureRows(rowCount);
-    partitionsOf(batch, partitionOfRow);
-    // A counting sort of the selected rows by partition, keeping their order within each.
-    Arrays.fill(starts, 0);
-    for (int i = 0; i < selectedCount; i++) {
-      starts[partitionOfRow[selected[i]] + 1]++;
-    }
+  }
+
+  /** Appends the rows {@link #routing} routed last to their partitions. */
+  private void append(VectorSchemaRoot batch) {
     for (int p = 0; p < count; p++) {
-      starts[p + 1] += starts[p];
-    }
-    int[] next = starts.clone();
-    for (int i = 0; i < selectedCount; i++) {
-      int row = selected[i];
-      byPartition[next[partitionOfRow[row]]++] = row;
-    }
-    for (int p = 0; p < count; p++) {
-      int from = starts[p];
-      int to = starts[p + 1];
+      int from = routing.start(p);
+      int to = routing.start(p + 1);
       while (from < to) {
         from += append(p, batch, from, to);
       }
     }
   }
 
-  private void ensureRows(int rowCount) {
-    if (partitionOfRow.length < rowCount) {
-      partitionOfRow = new int[rowCount];
-      byPartition = new int[rowCount];
-    }
-  }
-
-  /** Copies rows byPartition[from..to) into partition {@code p}'s batch as far as it has room; how many. */
+  /** Copies routed rows [from..to) into partition {@code p}'s batch as far as it has room; how many. */
   private int append(int p, VectorSchemaRoot batch, int from, int to) {
     VectorSchemaRoot buffer = buffers[p];
     if (buffer == null) {
@@ -182,11 +118,12 @@ public final class HashPartitions implements AutoCloseable {
     int at = buffered[p];
     int n = Math.min(to - from, batchRows - at);
     List<FieldVector> target = buffer.getFieldVectors();
+    int[] routed = routing.rows();
     for (int c = 0; c < target.size(); c++) {
       FieldVector out = target.get(c);
       FieldVector in = batch.getVector(c);
       for (int i = 0; i < n; i++) {
-        out.copyFromSafe(byPartition[from + i], at + i, in);
+        out.copyFromSafe(routed[from + i], at + i, in);
       }
     }
     buffered[p] = at + n;

@@ -82,7 +82,7 @@ class HashExchangeTest {
       rows.add(batches);
     }
     BatchPlan producer = (context, allocator) -> source(rows.get(ScanPart.of(context).index()), allocator, -1);
-    BatchPlan exchange = HashExchange.partition(producer, producers, new int[] {0, 1}, List.of(KEY, NAME), SCHEMA);
+    BatchPlan exchange = HashExchange.partition(producer, producers, new int[] {0, 1}, SCHEMA);
     ConcurrentHashMap<List<String>, Integer> consumerOfKey = new ConcurrentHashMap<>();
     ConcurrentLinkedQueue<String> conflicts = new ConcurrentLinkedQueue<>();
     Map<List<Object>, Integer> seen = new HashMap<>();
@@ -155,7 +155,7 @@ class HashExchangeTest {
     }
     BatchPlan producer = (context, allocator) -> source(rows.get(ScanPart.of(context).index()), allocator, -1);
     List<HashExchange> made = new ArrayList<>();
-    BatchPlan exchange = HashExchange.partition(producer, producers, new int[] {0}, List.of(KEY), SCHEMA, made::add);
+    BatchPlan exchange = HashExchange.partition(producer, producers, new int[] {0}, SCHEMA, made::add);
     BatchPlan consumer = (context, allocator) -> {
       int index = ScanPart.of(context).index();
       BatchOperator input = exchange.open(context, allocator);
@@ -205,7 +205,7 @@ class HashExchangeTest {
       batches.add(batch);
     }
     BatchPlan producer = (context, allocator) -> source(batches, allocator, ScanPart.of(context).index() == 1 ? 3 : -1);
-    BatchPlan exchange = HashExchange.partition(producer, 2, new int[] {0}, List.of(KEY), SCHEMA);
+    BatchPlan exchange = HashExchange.partition(producer, 2, new int[] {0}, SCHEMA);
     Throwable failure;
     try (GatherBatches gather = new GatherBatches(exchange, 2, context(), root)) {
       failure = catchThrowable(() -> {

@@ -19,19 +19,12 @@ import org.apache.calcite.util.ImmutableBitSet;
 
 /** GROUP BY (or a global aggregate) over its input's batches, in a hash table of the keys ({@link HashAggregateBatches}). */
 public final class SqeAggregate extends SingleRel implements SqeRel {
-  /**
-   * The groups a partial aggregate holds before it returns them and starts again: with 16-byte
-   * slots at most half full, its keys and a few states, a table that stays in this machine's
-   * 32 MiB L3 cache with room for both cores' tables and the batches around them.
-   */
-  static final int PARTIAL_GROUPS = 1 << 18;
-
   private final ImmutableBitSet groupSet;
   private final List<org.apache.calcite.rel.core.AggregateCall> aggCalls;
   private final List<AggregateCall> calls;
   private final RelDataType outputType;
-  /** For the partial phase of a split aggregate, the groups it holds at most; 0 for a whole aggregate. */
-  private final int flushGroups;
+  /** Whether this is the partial phase of a split aggregate, which may return a group more than once. */
+  private final boolean partial;
 
   private SqeAggregate(
       RelTraitSet traits,
@@ -40,13 +33,13 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
       List<org.apache.calcite.rel.core.AggregateCall> aggCalls,
       List<AggregateCall> calls,
       RelDataType outputType,
-      int flushGroups) {
+      boolean partial) {
     super(input.getCluster(), traits, input);
     this.groupSet = groupSet;
     this.aggCalls = aggCalls;
     this.calls = calls;
     this.outputType = outputType;
-    this.flushGroups = flushGroups;
+    this.partial = partial;
   }
 
   /**
@@ -74,7 +67,7 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
       }
       calls.add(call);
     }
-    return new SqeAggregate(traits, input, aggregate.getGroupSet(), aggCalls, List.copyOf(calls), aggregate.getRowType(), 0);
+    return new SqeAggregate(traits, input, aggregate.getGroupSet(), aggCalls, List.copyOf(calls), aggregate.getRowType(), false);
   }
 
   static AggregateCall call(org.apache.calcite.rel.core.AggregateCall call, Schema in, Field output) {
@@ -102,15 +95,16 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new SqeAggregate(traitSet, sole(inputs), groupSet, aggCalls, calls, outputType, flushGroups);
+    return new SqeAggregate(traitSet, sole(inputs), groupSet, aggCalls, calls, outputType, partial);
   }
 
   /**
-   * This aggregate as the partial phase of a split one: it returns its groups whenever it holds
-   * {@link #PARTIAL_GROUPS}, for the final phase to combine; the same when it has no keys.
+   * This aggregate as the partial phase of a split one, which returns its groups whenever its table
+   * outgrows the caches ({@link HashAggregateBatches#partial}), for the final phase to combine; the
+   * same when it has no keys.
    */
   SqeAggregate partial() {
-    return groupSet.isEmpty() ? this : new SqeAggregate(traitSet, input, groupSet, aggCalls, calls, outputType, PARTIAL_GROUPS);
+    return groupSet.isEmpty() ? this : new SqeAggregate(traitSet, input, groupSet, aggCalls, calls, outputType, true);
   }
 
   @Override
@@ -120,7 +114,7 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
 
   @Override
   public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("group", groupSet).item("calls", aggCalls).itemIf("partial", true, flushGroups > 0);
+    return super.explainTerms(pw).item("group", groupSet).item("calls", aggCalls).itemIf("partial", true, partial);
   }
 
   @Override
@@ -134,10 +128,9 @@ public final class SqeAggregate extends SingleRel implements SqeRel {
     }
     Schema schema = batchSchema();
     List<AggregateCall> aggregateCalls = calls;
-    int flush = flushGroups;
-    if (flush > 0) {
+    if (partial) {
       return (context, allocator) ->
-          HashAggregateBatches.partial(in.open(context, allocator), keys, keyFields, aggregateCalls, schema, context, allocator, flush);
+          HashAggregateBatches.partial(in.open(context, allocator), keys, keyFields, aggregateCalls, schema, context, allocator);
     }
     return (context, allocator) ->
         new HashAggregateBatches(in.open(context, allocator), keys, keyFields, aggregateCalls, schema, context, allocator);

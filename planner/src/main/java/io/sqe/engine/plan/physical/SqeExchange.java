@@ -2,10 +2,7 @@ package io.sqe.engine.plan.physical;
 
 import io.sqe.engine.exec.batch.BatchPlan;
 import io.sqe.engine.exec.parallel.HashExchange;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
@@ -40,13 +37,6 @@ public final class SqeExchange extends SingleRel implements SqeRel {
 
   @Override
   public BatchPlan implement() {
-    BatchPlan producer = SqeRel.implement(input);
-    Schema schema = ((SqeRel) input).batchSchema();
-    int[] keyColumns = keys.toArray();
-    List<Field> keyFields = new ArrayList<>();
-    for (int key : keyColumns) {
-      keyFields.add(schema.getFields().get(key));
-    }
-    return HashExchange.partition(producer, parts, keyColumns, keyFields, schema);
+    return HashExchange.partition(SqeRel.implement(input), parts, keys.toArray(), ((SqeRel) input).batchSchema());
   }
 }
