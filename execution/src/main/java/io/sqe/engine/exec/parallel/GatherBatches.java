@@ -215,8 +215,16 @@ public final class GatherBatches implements BatchOperator {
       }
     }
 
-    /** Queues {@code item}; false when the consumer has gone. */
+    /**
+     * Queues {@code item}; false when the consumer has gone. While the queue is full the part is
+     * marked as handing over: an exchange it reads from does not wait for it then, since the
+     * consumer it waits for may be the one waiting in the exchange.
+     */
     private boolean put(Object item) {
+      if (queue.offer(item)) {
+        return true;
+      }
+      shared.handingOver(index, true);
       try {
         while (!closed) {
           if (queue.offer(item, WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -227,6 +235,8 @@ public final class GatherBatches implements BatchOperator {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return false;
+      } finally {
+        shared.handingOver(index, false);
       }
     }
   }

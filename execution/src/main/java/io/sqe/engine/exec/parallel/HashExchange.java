@@ -29,7 +29,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * other consumer runs, for one batch, and queues that batch's rows in every partition; it waits
  * while another consumer runs each unfinished producer, or while the partition of another consumer
  * that is reading holds {@link #BACKLOG} batches: a consumer slower than the others (its aggregate
- * spilling) bounds what waits for it, which the memory limit would otherwise have to hold. It
+ * spilling) bounds what waits for it, which the memory limit would otherwise have to hold. That
+ * bound is never waited for where the wait could be a cycle: not for a consumer that waits to hand
+ * a batch over to the gather's consuming thread (which may be the thread waiting here, reading its
+ * own partition), nor for one that has taken no batch for {@link #STALL_NANOS} (it may wait on
+ * something the waiting thread holds); the waiting consumer then runs a producer. It
  * holds no producer between batches. A consumer that has not begun to read puts no bound: with a
  * single consumer thread (the pool had none to spare), that thread runs every producer and the
  * other partitions' rows wait in their queues for their consumers, which then run after it.
@@ -42,10 +46,14 @@ public final class HashExchange implements AutoCloseable {
   private static final long WAIT_MILLIS = 50;
   /** Batches a reading consumer's partition may hold before the others stop producing for it. */
   static final int BACKLOG = 8;
+  /** How long a backlogged consumer may take no batch before the others produce regardless. */
+  private static final long STALL_NANOS = 1_000_000_000L;
   /** Salts the routing apart from the spill partitions of the aggregates that consume it. */
   private static final long SALT = 0x6A09E667F3BCC909L;
 
   private final BatchPlan producer;
+  /** The consumers' part of their parallel pipeline, telling which of them wait to hand over; null for one consumer. */
+  private final ScanPart consumers;
   private final int producers;
   private final int partitions;
   private final Schema schema;
@@ -62,6 +70,8 @@ public final class HashExchange implements AutoCloseable {
   private final boolean[] reading;
   /** Whether each partition's consumer has closed: nothing is queued for it any more. */
   private final boolean[] left;
+  /** When each reading partition's consumer last took a batch (or began to read), in nanoseconds. */
+  private final long[] lastTaken;
   /** The most batches a partition held while its consumer was reading, for tests. */
   private int mostQueued;
   private int finishedCount;
@@ -71,6 +81,7 @@ public final class HashExchange implements AutoCloseable {
   @SuppressWarnings("unchecked")
   private HashExchange(
       BatchPlan producer,
+      ScanPart consumers,
       int producers,
       int partitions,
       int[] keyColumns,
@@ -78,6 +89,7 @@ public final class HashExchange implements AutoCloseable {
       QueryContext context,
       BufferAllocator allocator) {
     this.producer = requireNonNull(producer, "producer is null");
+    this.consumers = consumers;
     this.producers = producers;
     this.partitions = partitions;
     this.schema = requireNonNull(schema, "schema is null");
@@ -94,6 +106,7 @@ public final class HashExchange implements AutoCloseable {
     this.queues = new ArrayDeque[partitions];
     this.reading = new boolean[partitions];
     this.left = new boolean[partitions];
+    this.lastTaken = new long[partitions];
     for (int p = 0; p < partitions; p++) {
       queues[p] = new ArrayDeque<>();
     }
@@ -121,11 +134,11 @@ public final class HashExchange implements AutoCloseable {
     return (context, allocator) -> {
       ScanPart part = ScanPart.of(context);
       if (part == null) {
-        HashExchange alone = new HashExchange(producer, producers, 1, keys, schema, context, allocator);
+        HashExchange alone = new HashExchange(producer, null, producers, 1, keys, schema, context, allocator);
         return new Source(alone, 0, true);
       }
       HashExchange exchange = part.shared(key, () -> {
-        HashExchange shared = new HashExchange(producer, producers, part.parts(), keys, schema, context, allocator);
+        HashExchange shared = new HashExchange(producer, part, producers, part.parts(), keys, schema, context, allocator);
         made.accept(shared);
         return shared;
       });
@@ -138,13 +151,17 @@ public final class HashExchange implements AutoCloseable {
     while (true) {
       int run = -1;
       synchronized (this) {
-        reading[partition] = true;
+        if (!reading[partition]) {
+          reading[partition] = true;
+          lastTaken[partition] = System.nanoTime();
+        }
         while (run < 0) {
           if (failure != null) {
             throw ExecutionErrors.rethrow(failure);
           }
           VectorSchemaRoot queued = queues[partition].poll();
           if (queued != null) {
+            lastTaken[partition] = System.nanoTime();
             if (queues[partition].size() == BACKLOG - 1) {
               notifyAll();
             }
@@ -165,10 +182,19 @@ public final class HashExchange implements AutoCloseable {
     }
   }
 
-  /** Whether the partition of another consumer that is reading holds {@link #BACKLOG} batches. */
+  /**
+   * Whether the partition of another consumer that is reading holds {@link #BACKLOG} batches, and
+   * that consumer can be waited for: it is not waiting to hand a batch over and has taken one
+   * within {@link #STALL_NANOS}.
+   */
   private boolean backlogged(int partition) {
+    long now = System.nanoTime();
     for (int p = 0; p < partitions; p++) {
-      if (p != partition && reading[p] && queues[p].size() >= BACKLOG) {
+      if (p != partition
+          && reading[p]
+          && queues[p].size() >= BACKLOG
+          && !consumers.handingOver(p)
+          && now - lastTaken[p] < STALL_NANOS) {
         return true;
       }
     }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Supplier;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
@@ -44,6 +45,11 @@ final class PartContext implements DataContext, ScanPart {
   }
 
   @Override
+  public boolean handingOver(int part) {
+    return shared.handingOver.get(part) != 0;
+  }
+
+  @Override
   public ConcurrentMap<Object, Object> runtimeState() {
     return runtimeState;
   }
@@ -80,9 +86,17 @@ final class PartContext implements DataContext, ScanPart {
   static final class Shared implements AutoCloseable {
     private final int parts;
     private final ConcurrentHashMap<Object, Once> values = new ConcurrentHashMap<>();
+    /** Per part, 1 while it waits to hand a batch over to the pipeline's consumer. */
+    private final AtomicIntegerArray handingOver;
 
     Shared(int parts) {
       this.parts = parts;
+      this.handingOver = new AtomicIntegerArray(parts);
+    }
+
+    /** Marks whether part {@code part} waits to hand a batch over. */
+    void handingOver(int part, boolean waiting) {
+      handingOver.set(part, waiting ? 1 : 0);
     }
 
     <T> T get(Object key, Supplier<T> create) {

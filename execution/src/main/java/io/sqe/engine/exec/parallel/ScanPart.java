@@ -36,6 +36,12 @@ public interface ScanPart {
    */
   ConcurrentMap<Object, Object> runtimeState();
 
+  /**
+   * Whether part {@code index} of this pipeline waits to hand a batch over to the pipeline's
+   * consumer (its gather's queue is full): it reads nothing until that consumer takes a batch.
+   */
+  boolean handingOver(int index);
+
   /** The part this part's pipeline runs inside (a parallel pipeline in a shared build side), or null. */
   ScanPart outer();
 }

@@ -11,9 +11,11 @@ import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.arrow.memory.BufferAllocator;
@@ -30,6 +32,7 @@ import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The exchange under a gather: random batches of several producers, keyed by an integer and a
@@ -192,6 +195,63 @@ class HashExchangeTest {
     assertThat(seen).isEqualTo(expected);
     assertThat(made).hasSize(1);
     assertThat(made.get(0).mostQueued()).isBetween(1, HashExchange.BACKLOG + producers);
+  }
+
+  /**
+   * The gather's consuming thread reads partition 0 inline; a consumer on a pool thread that hands
+   * its rows straight on fills the gather's queue and then waits for that thread. With every row
+   * in the pool consumer's partition, the consuming thread produces without end for it: were it to
+   * wait for that partition's backlog, each would wait for the other for good.
+   */
+  @Test
+  @Timeout(60)
+  void aConsumerWaitingToHandOverIsNotWaitedFor() {
+    Set<Integer> readers = new HashSet<>();
+    for (int key = 0; key < 4; key++) {
+      int k = key;
+      List<List<List<Object[]>>> rows = new ArrayList<>();
+      for (int p = 0; p < 2; p++) {
+        List<List<Object[]>> batches = new ArrayList<>();
+        for (int b = 0; b < 60; b++) {
+          batches.add(List.<Object[]>of(new Object[] {k, "k", (long) b}));
+        }
+        rows.add(batches);
+      }
+      BatchPlan producer = (context, allocator) -> source(rows.get(ScanPart.of(context).index()), allocator, -1);
+      BatchPlan exchange = HashExchange.partition(producer, 2, new int[] {0}, SCHEMA);
+      Set<Integer> reader = ConcurrentHashMap.newKeySet();
+      BatchPlan consumer = (context, allocator) -> {
+        int index = ScanPart.of(context).index();
+        BatchOperator input = exchange.open(context, allocator);
+        return new BatchOperator() {
+          @Override
+          public VectorSchemaRoot next() {
+            VectorSchemaRoot batch = input.next();
+            if (batch != null) {
+              reader.add(index);
+            }
+            return batch;
+          }
+
+          @Override
+          public void close() {
+            input.close();
+          }
+        };
+      };
+      long seen = 0;
+      try (GatherBatches gather = new GatherBatches(consumer, 2, context(), root)) {
+        for (VectorSchemaRoot batch = gather.next(); batch != null; batch = gather.next()) {
+          seen += batch.getRowCount();
+          batch.close();
+        }
+      }
+      assertThat(seen).isEqualTo(120);
+      assertThat(reader).hasSize(1);
+      readers.addAll(reader);
+    }
+    // Some key went to the pool thread's consumer: the case above was met.
+    assertThat(readers).contains(1);
   }
 
   @Test
