@@ -183,6 +183,37 @@ class ColumnarJoinTest {
     }
   }
 
+  /**
+   * A nested-loop join on the probe side of a split aggregate (NOT IN over a nullable column, TPC-H
+   * Q16's shape: a left join and a nested-loop join over the sub-query's count; a non-equi inner and
+   * left join) shares one build side between the parts, each part pairing its own probe rows.
+   */
+  @Test
+  void aParallelNestedLoopJoinSharesItsBuildSide() {
+    Session parallel = TestOptions.parallel(session, 2, 1);
+    List<String> queries = List.of(
+        "select t.color, count(*) as n, sum(t.l) as s from typed t where t.i not in (select d.i from dim d where d.id between 1 and 9) group by t.color",
+        "select t.color, count(distinct t.i) as n from typed t where t.i not in (select d.i from dim d where d.id < 40 and d.i is not null) group by t.color",
+        "select t.color, count(*) as n, sum(t.l) as s from typed t join (select min(d) as lo from dim where id > 2000) m on t.d > m.lo group by t.color",
+        "select t.color, count(d.id) as n, count(*) as c from typed t left join (select * from dim where id < 30) d on t.i < d.i group by t.color");
+    for (String sql : queries) {
+      String plan = TestQueries.plan(engine, parallel, sql);
+      assertThat(plan).as(sql).contains("SqeGather").containsPattern("SqeNestedLoopJoin\\(.*sharedBuild").doesNotContain("Enumerable");
+      Result columnar = TestQueries.run(engine, parallel, sql);
+      Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
+      assertThat(TestQueries.sorted(columnar.rows())).as(sql).isEqualTo(TestQueries.sorted(rows.rows()));
+      assertThat(columnar.rows()).as(sql).isNotEmpty();
+    }
+    // A NULL among the sub-query's values: NOT IN holds for no row.
+    String nulls = "select t.color, count(*) as n from typed t where t.i not in (select d.i from dim d where d.id < 100) group by t.color";
+    assertThat(TestQueries.plan(engine, parallel, nulls)).containsPattern("SqeNestedLoopJoin\\(.*sharedBuild");
+    assertThat(TestQueries.run(engine, parallel, nulls).rows()).isEmpty();
+    assertThat(TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), nulls).rows()).isEmpty();
+    String failing = "select t.color, count(*) as n from typed t join (select d from dim where 10 / (i - i) > 0) m on t.d > m.d group by t.color";
+    assertThat(TestQueries.plan(engine, parallel, failing)).containsPattern("SqeNestedLoopJoin\\(.*sharedBuild");
+    assertThatThrownBy(() -> TestQueries.run(engine, parallel, failing)).isInstanceOf(SqeException.class).hasMessageContaining("zero");
+  }
+
   @Test
   void aSharedBuildSidesKeysFilterEveryPartsScan() {
     Session parallel = TestOptions.parallel(session, 2, 1);

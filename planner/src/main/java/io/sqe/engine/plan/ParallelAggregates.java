@@ -7,6 +7,7 @@ import org.apache.calcite.adapter.enumerable.EnumerableAggregate;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
 import org.apache.calcite.adapter.enumerable.EnumerableFilter;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
+import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableProject;
 import org.apache.calcite.plan.RelOptLattice;
 import org.apache.calcite.plan.RelOptMaterialization;
@@ -18,6 +19,7 @@ import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
@@ -33,7 +35,8 @@ import org.apache.calcite.util.ImmutableBitSet;
  * Splits an aggregate over a large scan into parts that run in parallel: {@code
  * Aggregate(Calc/Filter/Project*(IcebergTableScan))} becomes {@code
  * FinalAggregate(ParallelGather(PartialAggregate(Calc/Filter/Project*(partitioned scan))))}. The
- * chain may pass through the probe (left) side of hash joins (inner, left, semi, anti), whose build
+ * chain may pass through the probe (left) side of hash and nested-loop joins (inner, left, semi,
+ * anti; TPC-H Q16's NOT IN is a nested-loop join over a count), whose build
  * side is then read once per execution and shared by the parts ({@link SharedInput}), by parallel
  * parts of its own when it is such a chain over a large scan too. Each part
  * aggregates the rows of the files it claims; the final aggregate combines the parts' groups:
@@ -243,8 +246,8 @@ final class ParallelAggregates implements Program {
       }
       return scan.partitioned();
     }
-    if (rel instanceof EnumerableHashJoin) {
-      return probeSide((EnumerableHashJoin) rel, options);
+    if (rel instanceof EnumerableHashJoin || rel instanceof EnumerableNestedLoopJoin) {
+      return probeSide((Join) rel, options);
     }
     if (!(rel instanceof EnumerableCalc || rel instanceof EnumerableFilter || rel instanceof EnumerableProject
         || rel instanceof PolicyBoundary.Enumerable)) {
@@ -258,11 +261,11 @@ final class ParallelAggregates implements Program {
   }
 
   /**
-   * A hash join whose probe (left) side is split into parts and whose build (right) side is read
-   * once and shared; only for joins where each probe row's result depends on that row alone (not
-   * RIGHT or FULL, which also return the build rows no probe row matched).
+   * A hash or nested-loop join whose probe (left) side is split into parts and whose build (right)
+   * side is read once and shared; only for joins where each probe row's result depends on that row
+   * alone (not RIGHT or FULL, which also return the build rows no probe row matched).
    */
-  private static RelNode probeSide(EnumerableHashJoin join, PlannerOptions options) {
+  private static RelNode probeSide(Join join, PlannerOptions options) {
     JoinRelType type = join.getJoinType();
     if (!(type == JoinRelType.INNER || type == JoinRelType.LEFT || type == JoinRelType.SEMI || type == JoinRelType.ANTI)
         || !join.getVariablesSet().isEmpty()

@@ -52,7 +52,7 @@ public final class HashJoinBatches implements BatchOperator {
   /** The build input, opened by this join, or by whichever part reads a shared build side. */
   private final Supplier<BatchOperator> buildInput;
   /** The build side the parts of a parallel pipeline share; null for this join's own. */
-  private final SharedBuild shared;
+  private final SharedBuild<HashBuild> shared;
   private final int[] probeKeys;
   private final int[] buildKeys;
   private final JoinType type;
@@ -127,7 +127,7 @@ public final class HashJoinBatches implements BatchOperator {
   public HashJoinBatches(
       Supplier<BatchOperator> probeInput,
       Supplier<BatchOperator> buildInput,
-      SharedBuild shared,
+      SharedBuild<HashBuild> shared,
       int[] probeKeys,
       int[] buildKeys,
       JoinType type,
@@ -144,7 +144,7 @@ public final class HashJoinBatches implements BatchOperator {
   private HashJoinBatches(
       Supplier<BatchOperator> probeInput,
       Supplier<BatchOperator> buildInput,
-      SharedBuild shared,
+      SharedBuild<HashBuild> shared,
       int[] probeKeys,
       int[] buildKeys,
       JoinType type,

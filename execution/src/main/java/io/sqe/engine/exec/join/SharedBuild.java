@@ -6,16 +6,17 @@ import io.sqe.engine.exec.ExecutionErrors;
 import java.util.function.Supplier;
 
 /**
- * A hash join's build side that the parts of a parallel pipeline share in one execution: the
- * first part to need it reads and indexes it while the others wait, then every part probes the
- * same read-only {@link HashBuild}, each with its own scratch. A failure to build is every part's.
+ * A join's build side that the parts of a parallel pipeline share in one execution: the first
+ * part to need it reads (and indexes) it while the others wait, then every part probes the same
+ * read-only build side ({@link HashBuild}, a nested-loop join's {@link BuildSide}), each with its
+ * own scratch. A failure to build is every part's.
  * The build is released when the last of the parts lets go of it, or when the pipeline closes,
  * whichever comes first (a part that never started never lets go).
  */
-public final class SharedBuild implements AutoCloseable {
+public final class SharedBuild<B extends AutoCloseable> implements AutoCloseable {
   /** The parts that have not let go yet. */
   private int holders;
-  private HashBuild build;
+  private B build;
   private Throwable failure;
   /** Whether the build was read (or failed, or the pipeline closed): it is never read again. */
   private boolean settled;
@@ -26,7 +27,7 @@ public final class SharedBuild implements AutoCloseable {
   }
 
   /** The build side, read by {@code read} if no part has read it yet; the others wait for it. */
-  public synchronized HashBuild acquire(Supplier<HashBuild> read) {
+  public synchronized B acquire(Supplier<B> read) {
     if (!settled) {
       settled = true;
       try {
@@ -57,9 +58,15 @@ public final class SharedBuild implements AutoCloseable {
   public synchronized void close() {
     settled = true;
     if (build != null) {
-      HashBuild held = build;
+      B held = build;
       build = null;
-      held.close();
+      try {
+        held.close();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
     }
   }
 }

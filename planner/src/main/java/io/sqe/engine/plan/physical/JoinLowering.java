@@ -3,9 +3,12 @@ package io.sqe.engine.plan.physical;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.expr.Predicates;
 import io.sqe.engine.exec.join.JoinType;
+import io.sqe.engine.exec.join.SharedBuild;
+import io.sqe.engine.exec.parallel.ScanPart;
 import io.sqe.engine.iceberg.DynamicFilters;
 import io.sqe.engine.plan.SharedInput;
 import java.util.List;
+import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
 import org.apache.calcite.plan.RelOptUtil;
@@ -20,7 +23,8 @@ import org.apache.calcite.sql.validate.SqlValidatorUtil;
  * The columnar form of a finished plan's joins, over inputs that lower: a hash join (SQE's build-right
  * join or Calcite's) on keys of the same type whose other conditions the evaluator runs ({@link
  * SqeHashJoin}; over a parallel pipeline's {@link SharedInput}, one build side all parts probe),
- * a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}).
+ * a nested-loop join whose condition it runs ({@link SqeNestedLoopJoin}, sharing its build side
+ * the same way).
  */
 final class JoinLowering {
   /** A dynamic filter is wired only when the build side is estimated at most this share of the probe side. */
@@ -61,17 +65,38 @@ final class JoinLowering {
       return filters ? hash.withDynamicFilter() : hash;
     }
     if (rel instanceof EnumerableNestedLoopJoin join) {
-      if (!join.getVariablesSet().isEmpty() || type(join.getJoinType()) == null) {
+      JoinType type = type(join.getJoinType());
+      if (!join.getVariablesSet().isEmpty() || type == null) {
+        return null;
+      }
+      boolean shared = join.getRight() instanceof SharedInput;
+      if (shared && type.returnsUnmatchedBuildRows()) {
         return null;
       }
       SqeRel left = ColumnarLowering.lower(join.getLeft());
-      SqeRel right = left == null ? null : ColumnarLowering.lower(join.getRight());
+      SqeRel right = left == null ? null : ColumnarLowering.lower(shared ? ((SharedInput) join.getRight()).getInput() : join.getRight());
       if (right == null) {
         return null;
       }
-      return SqeNestedLoopJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+      SqeNestedLoopJoin loop =
+          SqeNestedLoopJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+      return loop != null && shared ? loop.sharingBuild() : loop;
     }
     return null;
+  }
+
+  /** A new key under which an execution's parts find the build side one join of a plan shares. */
+  static Object sharedBuildKey() {
+    return new Object();
+  }
+
+  /**
+   * The build side that the parts of the parallel pipeline {@code context} runs in share under
+   * {@code key}, made by the first part to ask; outside a parallel pipeline, one of its own.
+   */
+  static <B extends AutoCloseable> SharedBuild<B> sharedBuild(DataContext context, Object key) {
+    ScanPart part = ScanPart.of(context);
+    return part == null ? new SharedBuild<>(1) : part.shared(key, () -> new SharedBuild<B>(part.parts()));
   }
 
   /**

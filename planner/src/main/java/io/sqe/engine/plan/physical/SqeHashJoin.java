@@ -5,8 +5,7 @@ import io.sqe.engine.exec.batch.HashJoinBatches;
 import io.sqe.engine.exec.expr.Predicate;
 import io.sqe.engine.exec.join.JoinType;
 import io.sqe.engine.exec.join.KeyPublication;
-import io.sqe.engine.exec.join.SharedBuild;
-import io.sqe.engine.exec.parallel.ScanPart;
+import io.sqe.engine.exec.join.HashBuild;
 import io.sqe.engine.iceberg.DynamicFilters;
 import java.util.EnumSet;
 import java.util.List;
@@ -161,26 +160,21 @@ public final class SqeHashJoin extends Join implements SqeRel {
         ? null
         : new KeyPublication(filterKey, (context, values, count, min, max) -> DynamicFilters.publish(context, keys, values, count, min, max));
     if (sharedBuild) {
-      // One per plan: the key under which an execution's parts find the build side they share.
-      Object key = new Object();
-      return (context, allocator) -> {
-        ScanPart part = ScanPart.of(context);
-        SharedBuild shared = part == null ? new SharedBuild(1) : part.shared(key, () -> new SharedBuild(part.parts()));
-        return new HashJoinBatches(
-            () -> probe.open(context, allocator),
-            () -> build.open(context, allocator),
-            shared,
-            probeKeys,
-            buildKeys,
-            type,
-            condition,
-            publication,
-            probeSchema,
-            buildSchema,
-            output,
-            context,
-            allocator);
-      };
+      Object key = JoinLowering.sharedBuildKey();
+      return (context, allocator) -> new HashJoinBatches(
+          () -> probe.open(context, allocator),
+          () -> build.open(context, allocator),
+          JoinLowering.<HashBuild>sharedBuild(context, key),
+          probeKeys,
+          buildKeys,
+          type,
+          condition,
+          publication,
+          probeSchema,
+          buildSchema,
+          output,
+          context,
+          allocator);
     }
     return (context, allocator) -> new HashJoinBatches(
         () -> probe.open(context, allocator),
