@@ -2,6 +2,7 @@ package io.sqe.engine.exec;
 
 import static java.util.Objects.requireNonNull;
 
+import io.sqe.engine.exec.batch.Appended;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
 import java.util.List;
@@ -21,7 +22,7 @@ import org.apache.calcite.linq4j.Enumerator;
 public final class QueryExecution implements AutoCloseable {
   private static final int INITIAL_BATCH_ROWS = 64;
   /** Batches of a columnar plan smaller than this are appended to the ones after them. */
-  private static final int COALESCED_ROWS = 1024;
+  private static final int COALESCED_ROWS = Appended.SMALL_ROWS;
 
   private final BufferAllocator allocator;
   private final QueryContext context;
@@ -248,18 +249,7 @@ public final class QueryExecution implements AutoCloseable {
         parts.clear();
         return first;
       }
-      int[] partOf = new int[rows];
-      int[] rowOf = new int[rows];
-      int at = 0;
-      for (int p = 0; p < parts.size(); p++) {
-        for (int r = 0; r < parts.get(p).getRowCount(); r++, at++) {
-          partOf[at] = p;
-          rowOf[at] = r;
-        }
-      }
-      VectorSchemaRoot merged =
-          io.sqe.engine.exec.batch.Gather.rows(first.getSchema(), allocator, rows, i -> parts.get(partOf[i]), i -> rowOf[i]);
-      return merged;
+      return Appended.of(parts, allocator);
     } finally {
       parts.forEach(VectorSchemaRoot::close);
     }

@@ -638,7 +638,8 @@ public final class IcebergScan {
           VectorizedTaskReader.openBatches(rows.table.io(), task, task.residual(), rows.projected, schema, constants, rows.selection(), allocator);
       if (gathered != null) {
         context.stats().fileReadByColumns();
-        return gathered;
+        // A LIMIT reads no batch more than it needs.
+        return limit == null ? new AppendingBatches(gathered, allocator) : gathered;
       }
       return new RowsToBatches(rows.readRows(task, constants));
     }
