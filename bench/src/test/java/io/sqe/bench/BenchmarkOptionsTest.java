@@ -16,7 +16,7 @@ class BenchmarkOptionsTest {
     assertThat(options.queries()).hasSize(22);
     assertThat(options.runs()).isEqualTo(3);
     assertThat(options.warmups()).isEqualTo(1);
-    assertThat(options.warmPasses()).isEqualTo(1);
+    assertThat(options.warmPasses()).isEqualTo(3);
     assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(600));
     assertThat(options.dataDir()).isEqualTo(Path.of("bench/target/work/sf1").toAbsolutePath());
   }
