@@ -9,10 +9,12 @@ import io.sqe.engine.exec.aggregate.AggregateCall;
 import io.sqe.engine.exec.spill.HashPartitions;
 import io.sqe.engine.exec.spill.RunReader;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -58,6 +60,14 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
    * (TPC-H Q10's seven keys hold some 200 bytes a group, its 2^18 groups 52 MiB).
    */
   static final long PARTIAL_BYTES = 16L << 20;
+  /**
+   * Input rows after which a partial aggregate without calls (a DISTINCT) that found almost as many
+   * groups as rows stops grouping: it returns the groups it holds and hands the rest of its input's
+   * keys on as they are, for the final phase to group once (Trino's adaptive partial aggregation).
+   */
+  static final int PASS_THROUGH_ROWS = 1 << 15;
+  /** Groups per input row above which such a partial aggregate passes its input through. */
+  private static final double PASS_THROUGH_SHARE = 0.8;
 
   private final BatchOperator input;
   private final QueryContext context;
@@ -69,6 +79,12 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
   /** The groups a partial aggregate holds at most before it returns them and starts again; 0 for a whole one. */
   private final int flushGroups;
   private AggregationPass pass;
+  /** Whether this is a partial aggregate without calls whose keys keep their input's types: it may pass its input through. */
+  private final boolean mayPassThrough;
+  /** Input rows added to the current pass. */
+  private long passRows;
+  /** Whether the rest of the input passes through as partial rows of one group each. */
+  private boolean passingThrough;
   private boolean started;
   private boolean drained;
   private boolean inputClosed;
@@ -138,6 +154,7 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
       int maxLevel,
       int flushGroups) {
     this.flushGroups = flushGroups;
+    this.mayPassThrough = flushGroups > 0 && calls.isEmpty() && sameTypes(keyFields, schema);
     this.input = requireNonNull(input, "input is null");
     this.context = requireNonNull(context, "context is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -187,6 +204,9 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
           if (drained) {
             return null;
           }
+          if (passingThrough) {
+            return passThrough();
+          }
           // A partial aggregate returned what it held: a new pass takes the rest of the input.
           pass = new AggregationPass(shape, 0);
           drain();
@@ -215,10 +235,13 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
           break;
         }
         pass.add(batch);
+        passRows += batch.getRowCount();
       }
       context.checkCancelled();
-      if (flushGroups > 0 && (pass.groups() >= flushGroups || memory.getAllocatedMemory() > PARTIAL_BYTES || pass.overBudget())) {
+      if (flushGroups > 0
+          && (pass.groups() >= flushGroups || memory.getAllocatedMemory() > PARTIAL_BYTES || pass.overBudget() || reducesLittle())) {
         pass.finishInput();
+        passRows = 0;
         return;
       }
     }
@@ -226,6 +249,49 @@ public final class HashAggregateBatches implements BatchOperator, HoldsMemory {
     // The input's readers and buffers go now, before the partitions need the memory.
     closeInput();
     pass.finishInput();
+  }
+
+  /** Whether the partial aggregate should pass the rest of its input through: see {@link #PASS_THROUGH_ROWS}. */
+  private boolean reducesLittle() {
+    if (mayPassThrough && passRows >= PASS_THROUGH_ROWS && pass.groups() > passRows * PASS_THROUGH_SHARE) {
+      passingThrough = true;
+    }
+    return passingThrough;
+  }
+
+  /** The next input batch's keys as partial rows, their vectors moved, not copied; null at the input's end. */
+  private VectorSchemaRoot passThrough() {
+    try (VectorSchemaRoot batch = input.next()) {
+      if (batch == null) {
+        drained = true;
+        closeInput();
+        return null;
+      }
+      List<Field> fields = shape.output().getFields();
+      List<FieldVector> vectors = new ArrayList<>(fields.size());
+      try {
+        for (int i = 0; i < fields.size(); i++) {
+          FieldVector from = batch.getVector(shape.keyColumns()[i]);
+          FieldVector to = fields.get(i).createVector(from.getAllocator());
+          vectors.add(to);
+          from.makeTransferPair(to).transfer();
+        }
+      } catch (RuntimeException | Error e) {
+        vectors.forEach(FieldVector::close);
+        throw e;
+      }
+      return new VectorSchemaRoot(fields, vectors, batch.getRowCount());
+    }
+  }
+
+  /** Whether each key field has the type of the output column it becomes. */
+  private static boolean sameTypes(List<Field> keyFields, Schema schema) {
+    for (int i = 0; i < keyFields.size(); i++) {
+      if (!keyFields.get(i).getType().equals(schema.getFields().get(i).getType())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A pass of {@code spilled}'s level over its partition {@code partition}, which is then deleted. */

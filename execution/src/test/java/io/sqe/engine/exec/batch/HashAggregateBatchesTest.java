@@ -179,6 +179,59 @@ class HashAggregateBatchesTest {
     assertThat(rows).isGreaterThan(sums.size());
   }
 
+  /**
+   * A partial DISTINCT that finds about as many groups as rows stops grouping after {@link
+   * HashAggregateBatches#PASS_THROUGH_ROWS} rows and hands the rest of its keys on as they are
+   * (duplicates included, for the final phase); one that reduces its input keeps grouping.
+   */
+  @Test
+  void aPartialDistinctThatDoesNotReducePassesItsKeysThrough() {
+    int unique = HashAggregateBatches.PASS_THROUGH_ROWS + 8000;
+    List<Integer> keys = new ArrayList<>();
+    for (int k = 0; k < unique; k++) {
+      keys.add(k);
+    }
+    // Then each of the first 1,000 keys again: after the switch, these come out once more.
+    for (int k = 0; k < 1000; k++) {
+      keys.add(k);
+    }
+    List<Integer> out = distinctPartial(keys);
+    assertThat(new java.util.TreeSet<>(out)).isEqualTo(new java.util.TreeSet<>(keys));
+    assertThat(out).hasSizeGreaterThan(unique);
+
+    List<Integer> repeated = new ArrayList<>();
+    for (int r = 0; r < 2 * HashAggregateBatches.PASS_THROUGH_ROWS; r++) {
+      repeated.add(r % 100);
+    }
+    assertThat(distinctPartial(repeated)).hasSize(100).doesNotHaveDuplicates();
+  }
+
+  /** The rows of a partial aggregate grouping {@code keys} (in batches of 1,000) by themselves, with no call. */
+  private List<Integer> distinctPartial(List<Integer> keys) {
+    List<VectorSchemaRoot> batches = new ArrayList<>();
+    for (int from = 0; from < keys.size(); from += 1000) {
+      VectorSchemaRoot batch = VectorSchemaRoot.create(new Schema(List.of(KEY)), root);
+      batch.allocateNew();
+      int rows = Math.min(1000, keys.size() - from);
+      for (int r = 0; r < rows; r++) {
+        ((IntVector) batch.getVector(0)).setSafe(r, keys.get(from + r));
+      }
+      batch.setRowCount(rows);
+      batches.add(batch);
+    }
+    List<Integer> out = new ArrayList<>();
+    try (HashAggregateBatches aggregate =
+        HashAggregateBatches.partial(source(batches), new int[] {0}, List.of(KEY), List.of(), new Schema(List.of(KEY)), context(), root)) {
+      for (VectorSchemaRoot batch = aggregate.next(); batch != null; batch = aggregate.next()) {
+        for (int r = 0; r < batch.getRowCount(); r++) {
+          out.add(((IntVector) batch.getVector(0)).get(r));
+        }
+        batch.close();
+      }
+    }
+    return out;
+  }
+
   @Test
   void singleValueFailsOnASecondRowAndAnyValueKeepsOne() {
     VectorSchemaRoot batch = VectorSchemaRoot.create(new Schema(List.of(KEY, BIGINT)), root);
