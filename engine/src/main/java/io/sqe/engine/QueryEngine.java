@@ -36,6 +36,7 @@ import io.sqe.engine.offload.Placement;
 import io.sqe.engine.offload.TrinoOffload;
 import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.QueryShape;
 import io.sqe.engine.plan.PlannerOptions;
 import io.sqe.engine.plan.PlanningThreads;
 import io.sqe.engine.plan.QueryPlanner;
@@ -720,6 +721,12 @@ public final class QueryEngine {
     @Override
     public Optional<String> offloadTarget() {
       return offload.map(TrinoOffload::where);
+    }
+
+    @Override
+    public QueryShape describe(Session session, SqlNode query, String sql) {
+      QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
+      return PlanningThreads.plan(planning, () -> planner.describe(session, query, sql));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.offload.Placement;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.QueryShape;
 import io.sqe.engine.security.TableAccess;
 import io.sqe.engine.session.Session;
 import java.util.List;
@@ -25,6 +26,12 @@ public interface QueryServices {
    * read their target as of one snapshot, with each row's data file and position.
    */
   PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables);
+
+  /**
+   * Validates a query without optimising or compiling it: its columns and parameter types, as a
+   * view's definition stores them; errors in it carry their SQL position.
+   */
+  QueryShape describe(Session session, SqlNode query, String sql);
 
   /**
    * What the session's principal may do with table {@code table} of catalog {@code catalog} under

@@ -277,6 +277,18 @@ public final class QueryPlanner {
    * cast to its Trino type of {@code types} under its name of {@code names}. NOT_SUPPORTED for a
    * query with {@code ?} parameters, whose values Trino's statement cannot take.
    */
+  /**
+   * The columns and parameter types of a query, validated and converted to its logical plan but not
+   * optimised or compiled: a view's definition needs no more (as Trino's CREATE VIEW analyses its
+   * query without planning it), and optimising and compiling took most of a view's creation.
+   */
+  public QueryShape describe(Session session, SqlNode query, String sql) {
+    return Spans.traced("sqe.describe", () -> {
+      Converted converted = convert(session, query, sql, List.of());
+      return new QueryShape(converted.relRoot().validatedRowType, converted.parameterTypes());
+    });
+  }
+
   public String trinoSelect(Session session, SqlNode query, String sql, List<String> types, List<String> names) {
     Converted converted = convert(session, query, sql, List.of());
     if (!converted.parameterTypes().isEmpty()) {

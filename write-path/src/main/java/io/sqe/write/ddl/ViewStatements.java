@@ -10,7 +10,7 @@ import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.plan.MaterializedViews;
-import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.QueryShape;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
 import io.sqe.engine.sql.SqlDialect;
@@ -185,7 +185,7 @@ final class ViewStatements {
     // from a cached load that predates another engine's change (the query may read any table, also
     // through other views).
     context.catalogs().all().forEach(LakehouseCatalog::invalidateAll);
-    PlannedQuery plan = context.queries().plan(context.session(), query, sql);
+    QueryShape plan = context.queries().describe(context.session(), query, sql);
     if (!plan.parameterTypes().isEmpty()) {
       throw error(ErrorCode.INVALID_ARGUMENT, "The query of a view cannot have parameters", create.query());
     }
