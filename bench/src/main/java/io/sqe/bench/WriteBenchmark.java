@@ -131,6 +131,9 @@ public final class WriteBenchmark {
 
     BenchmarkOptions tpch() {
       Map<String, String> server = new LinkedHashMap<>(BenchmarkOptions.DEFAULT_SERVER_SETTINGS);
+      // Each run writes again: a CTAS over unchanged inputs would otherwise commit nothing the
+      // second time (materialization reuse) and time nothing.
+      server.put("materialization-reuse", "false");
       server.putAll(settings);
       return new BenchmarkOptions(scale, workDir, 1, 0, 0, List.of(1), Duration.ofHours(1), Optional.empty(), false, server);
     }
