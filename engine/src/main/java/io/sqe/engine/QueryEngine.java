@@ -724,9 +724,9 @@ public final class QueryEngine {
     }
 
     @Override
-    public QueryShape describe(Session session, SqlNode query, String sql) {
+    public QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
       QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
-      return PlanningThreads.plan(planning, () -> planner.describe(session, query, sql));
+      return PlanningThreads.plan(planning, () -> planner.describe(session, query, sql, readTables(session, tables)));
     }
 
     @Override

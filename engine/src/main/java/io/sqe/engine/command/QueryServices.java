@@ -31,7 +31,12 @@ public interface QueryServices {
    * Validates a query without optimising or compiling it: its columns and parameter types, as a
    * view's definition stores them; errors in it carry their SQL position.
    */
-  QueryShape describe(Session session, SqlNode query, String sql);
+  default QueryShape describe(Session session, SqlNode query, String sql) {
+    return describe(session, query, sql, List.of());
+  }
+
+  /** As {@link #describe(Session, SqlNode, String)}, reading {@code tables} as {@link #plan(Session, SqlNode, String, List)} does. */
+  QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables);
 
   /**
    * What the session's principal may do with table {@code table} of catalog {@code catalog} under

@@ -282,9 +282,9 @@ public final class QueryPlanner {
    * optimised or compiled: a view's definition needs no more (as Trino's CREATE VIEW analyses its
    * query without planning it), and optimising and compiling took most of a view's creation.
    */
-  public QueryShape describe(Session session, SqlNode query, String sql) {
+  public QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     return Spans.traced("sqe.describe", () -> {
-      Converted converted = convert(session, query, sql, List.of());
+      Converted converted = convert(session, query, sql, tables);
       return new QueryShape(converted.relRoot().validatedRowType, converted.parameterTypes());
     });
   }

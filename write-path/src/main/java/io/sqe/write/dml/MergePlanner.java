@@ -2,12 +2,14 @@ package io.sqe.write.dml;
 
 import static io.sqe.write.dml.SqlPositions.error;
 
+import com.google.common.base.Suppliers;
 import io.sqe.engine.ErrorCode;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.QueryShape;
 import io.sqe.engine.sql.ddl.SqlMergeClause;
 import io.sqe.engine.sql.ddl.SqlMergeClause.Action;
 import io.sqe.engine.sql.ddl.SqlMergeClause.Match;
@@ -22,6 +24,8 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.sql.JoinConditionType;
 import org.apache.calcite.sql.JoinType;
@@ -146,13 +150,30 @@ final class MergePlanner {
     SqlNode acts = SqlTrees.greaterThanOrEqual(clauseIndex(clauses, ref, sourceAlias), SqlTrees.integer(0));
     SqlNode where = checkCardinality ? SqlTrees.or(acts, matched(ref, sourceAlias)) : acts;
     SqlNode query = SqlTrees.select(select, join(merge, ref, sourceAlias, clauses, keyRange), where);
-    PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(table));
     // Without parameters (whose numbering the range query could not keep) and when unmatched target
-    // rows need no clause, each execution narrows the target scan to the source's key range.
-    boolean refines =
-        keyRange == null && planned.parameterTypes().isEmpty() && !SourceKeyRange.keys(merge, ref, sourceAlias).isEmpty();
+    // rows need no clause, each execution narrows the target scan to the source's key range, and so
+    // plans the statement again: the prepared statement is then only validated (its errors and
+    // parameter types), and planned in full only if EXPLAIN asks for its plan. An incremental model's
+    // MERGE that finds no new source row then never plans the statement at all.
+    boolean mayRefine = keyRange == null && !SourceKeyRange.keys(merge, ref, sourceAlias).isEmpty();
+    String text = query.toString();
+    QueryShape shape = null;
+    if (mayRefine) {
+      // A copy: validation rewrites the tree it validates, and the full plan may follow.
+      shape = context.queries().describe(context.session(), SqlTrees.copy(query), text, List.of(table));
+    }
+    boolean refines = shape != null && shape.parameterTypes().isEmpty();
+    Supplier<PlannedQuery> full;
+    if (refines) {
+      full = Suppliers.memoize(() -> context.queries().plan(context.session(), query, text, List.of(table)));
+    } else {
+      PlannedQuery planned = context.queries().plan(context.session(), query, text, List.of(table));
+      shape = new QueryShape(planned.resultType(), planned.parameterTypes());
+      full = () -> planned;
+    }
+    List<RelDataType> parameterTypes = shape.parameterTypes();
 
-    List<RelDataTypeField> fields = planned.resultType().getFieldList();
+    List<RelDataTypeField> fields = shape.resultType().getFieldList();
     List<Clause> bound = new ArrayList<>();
     int offset = 4;
     for (int i = 0; i < clauses.size(); i++) {
@@ -168,7 +189,12 @@ final class MergePlanner {
     return new Plan() {
       @Override
       public PlannedQuery query() {
-        return planned;
+        return full.get();
+      }
+
+      @Override
+      public List<RelDataType> parameterTypes() {
+        return parameterTypes;
       }
 
       @Override

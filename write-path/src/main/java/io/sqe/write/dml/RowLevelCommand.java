@@ -87,6 +87,11 @@ final class RowLevelCommand implements PreparedCommand {
   interface Plan {
     PlannedQuery query();
 
+    /** The types of the statement's {@code ?} parameters, which a plan may know before its query is planned. */
+    default List<RelDataType> parameterTypes() {
+      return query().parameterTypes();
+    }
+
     /**
      * Whether each execution plans the statement again with {@link Planner#planForExecution}: a
      * MERGE narrows its target scan to its source's key range, which only execution knows.
@@ -112,6 +117,11 @@ final class RowLevelCommand implements PreparedCommand {
     @Override
     public PlannedQuery query() {
       throw new IllegalStateException("a statement that changes nothing has no query to run");
+    }
+
+    @Override
+    public List<RelDataType> parameterTypes() {
+      return List.of();
     }
 
     @Override
@@ -153,7 +163,7 @@ final class RowLevelCommand implements PreparedCommand {
 
   @Override
   public List<RelDataType> parameterTypes() {
-    return prepared.query().parameterTypes();
+    return prepared.parameterTypes();
   }
 
   /**
