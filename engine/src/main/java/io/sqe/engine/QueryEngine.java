@@ -697,13 +697,10 @@ public final class QueryEngine {
 
     @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
-      // A command plans its queries as it runs, under its run's cancellation; while it is
-      // prepared, on the planning thread already.
-      QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
       // A write's query reads its sources, never a materialized view's storage in their place:
       // the lineage it records (and a refresh of the view itself) needs the sources' snapshots.
       Session sources = session.withOption(PlannerOptions.MATERIALIZED_VIEW_REWRITE, "false");
-      return PlanningThreads.plan(planning, () -> planner.plan(sources, query, sql, readTables(session, tables)));
+      return PlanningThreads.plan(planning(), () -> planner.plan(sources, query, sql, readTables(session, tables)));
     }
 
     @Override
@@ -725,8 +722,7 @@ public final class QueryEngine {
 
     @Override
     public QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
-      QueryRun planning = run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
-      return PlanningThreads.plan(planning, () -> planner.describe(session, query, sql, readTables(session, tables)));
+      return PlanningThreads.plan(planning(), () -> planner.describe(session, query, sql, readTables(session, tables)));
     }
 
     @Override
@@ -744,6 +740,14 @@ public final class QueryEngine {
     }
 
     /** The command's run: writes are placed and run while their command runs, not while it is prepared. */
+    /**
+     * The run a command's planning belongs to: a command plans its queries as it runs, under its
+     * run's cancellation; while it is prepared, on the planning thread already.
+     */
+    private QueryRun planning() {
+      return run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
+    }
+
     private QueryRun running() {
       if (run == null) {
         throw new IllegalStateException("A write is placed and run while its command runs");

@@ -175,9 +175,7 @@ class ColumnarJoinTest {
     for (String sql : queries) {
       String plan = TestQueries.plan(engine, parallel, sql);
       assertThat(plan).as(sql).contains("SqeGather").contains("sharedBuild").doesNotContain("Enumerable");
-      Result columnar = TestQueries.run(engine, parallel, sql);
-      Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
-      assertThat(TestQueries.sorted(columnar.rows())).as(sql).isEqualTo(TestQueries.sorted(rows.rows()));
+      Result columnar = matchesRowRuntime(parallel, sql);
       // Two parts probe one key table: built once, not once per part.
       assertThat(columnar.stats().joinTablesBuilt()).as(sql).isEqualTo(1);
     }
@@ -199,10 +197,7 @@ class ColumnarJoinTest {
     for (String sql : queries) {
       String plan = TestQueries.plan(engine, parallel, sql);
       assertThat(plan).as(sql).contains("SqeGather").containsPattern("SqeNestedLoopJoin\\(.*sharedBuild").doesNotContain("Enumerable");
-      Result columnar = TestQueries.run(engine, parallel, sql);
-      Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
-      assertThat(TestQueries.sorted(columnar.rows())).as(sql).isEqualTo(TestQueries.sorted(rows.rows()));
-      assertThat(columnar.rows()).as(sql).isNotEmpty();
+      assertThat(matchesRowRuntime(parallel, sql).rows()).as(sql).isNotEmpty();
     }
     // A NULL among the sub-query's values: NOT IN holds for no row.
     String nulls = "select t.color, count(*) as n from typed t where t.i not in (select d.i from dim d where d.id < 100) group by t.color";
@@ -219,9 +214,7 @@ class ColumnarJoinTest {
     Session parallel = TestOptions.parallel(session, 2, 1);
     String sql = "select t.color, count(*) as n from typed t join dim d on t.id = d.id where d.color = 'red' group by t.color";
     assertThat(TestQueries.plan(engine, parallel, sql)).contains("sharedBuild").contains("dynamicFilter").doesNotContain("Enumerable");
-    Result columnar = TestQueries.run(engine, parallel, sql);
-    Result rows = TestQueries.run(engine, TestOptions.set(parallel, PlannerOptions.COLUMNAR, false), sql);
-    assertThat(TestQueries.sorted(columnar.rows())).isEqualTo(TestQueries.sorted(rows.rows()));
+    Result columnar = matchesRowRuntime(parallel, sql);
     assertThat(columnar.stats().dynamicFiltersApplied()).isPositive();
   }
 
@@ -250,8 +243,13 @@ class ColumnarJoinTest {
 
   /** Runs {@code sql} on the columnar operators and on the row runtime, checks both give the same rows, in any order. */
   private Result matchesRowRuntime(String sql) {
-    Result columnar = TestQueries.run(engine, session, sql);
-    Result rows = TestQueries.run(engine, TestOptions.set(session, PlannerOptions.COLUMNAR, false), sql);
+    return matchesRowRuntime(session, sql);
+  }
+
+  /** As {@link #matchesRowRuntime(String)}, in {@code in} (a session with parallel pipelines, say). */
+  private Result matchesRowRuntime(Session in, String sql) {
+    Result columnar = TestQueries.run(engine, in, sql);
+    Result rows = TestQueries.run(engine, TestOptions.set(in, PlannerOptions.COLUMNAR, false), sql);
     assertThat(TestQueries.sorted(columnar.rows())).as(sql).isEqualTo(TestQueries.sorted(rows.rows()));
     return columnar;
   }

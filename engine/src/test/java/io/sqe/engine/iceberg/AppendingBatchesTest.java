@@ -2,7 +2,7 @@ package io.sqe.engine.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sqe.engine.exec.batch.Appended;
+import io.sqe.engine.exec.batch.Gather;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -35,7 +35,7 @@ class AppendingBatchesTest {
     for (int round = 0; round < 50; round++) {
       List<Integer> sizes = new ArrayList<>();
       for (int b = random.nextInt(40); b > 0; b--) {
-        sizes.add(random.nextInt(4) == 0 ? Appended.SMALL_ROWS + random.nextInt(4096 - Appended.SMALL_ROWS + 1) : 1 + random.nextInt(300));
+        sizes.add(random.nextInt(4) == 0 ? Gather.SMALL_BATCH_ROWS + random.nextInt(4096 - Gather.SMALL_BATCH_ROWS + 1) : 1 + random.nextInt(300));
       }
       try (BufferAllocator allocator = new RootAllocator()) {
         List<VectorSchemaRoot> outputs = new ArrayList<>();
@@ -59,10 +59,10 @@ class AppendingBatchesTest {
         // Two small batches side by side never both reach the operators, unless together they pass a full batch.
         int small = 0;
         for (int i = 0; i < sizes.size(); i++) {
-          small += sizes.get(i) < Appended.SMALL_ROWS ? 1 : 0;
+          small += sizes.get(i) < Gather.SMALL_BATCH_ROWS ? 1 : 0;
         }
         assertThat(outputs.size()).as("seed %s", seed).isLessThanOrEqualTo(sizes.size());
-        if (small >= 2 && sizes.stream().allMatch(s -> s < Appended.SMALL_ROWS) && sizes.stream().mapToInt(Integer::intValue).sum() <= 4096) {
+        if (small >= 2 && sizes.stream().allMatch(s -> s < Gather.SMALL_BATCH_ROWS) && sizes.stream().mapToInt(Integer::intValue).sum() <= 4096) {
           assertThat(outputs).as("seed %s", seed).hasSize(1);
         }
       }

@@ -2,9 +2,9 @@ package io.sqe.engine.exec;
 
 import static java.util.Objects.requireNonNull;
 
-import io.sqe.engine.exec.batch.Appended;
 import io.sqe.engine.exec.batch.BatchOperator;
 import io.sqe.engine.exec.batch.BatchPlan;
+import io.sqe.engine.exec.batch.Gather;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -22,7 +22,7 @@ import org.apache.calcite.linq4j.Enumerator;
 public final class QueryExecution implements AutoCloseable {
   private static final int INITIAL_BATCH_ROWS = 64;
   /** Batches of a columnar plan smaller than this are appended to the ones after them. */
-  private static final int COALESCED_ROWS = Appended.SMALL_ROWS;
+  private static final int COALESCED_ROWS = Gather.SMALL_BATCH_ROWS;
 
   private final BufferAllocator allocator;
   private final QueryContext context;
@@ -249,7 +249,7 @@ public final class QueryExecution implements AutoCloseable {
         parts.clear();
         return first;
       }
-      return Appended.of(parts, allocator);
+      return Gather.append(parts, allocator);
     } finally {
       parts.forEach(VectorSchemaRoot::close);
     }

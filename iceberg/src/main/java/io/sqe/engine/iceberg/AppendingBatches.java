@@ -1,6 +1,6 @@
 package io.sqe.engine.iceberg;
 
-import io.sqe.engine.exec.batch.Appended;
+import io.sqe.engine.exec.batch.Gather;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +14,7 @@ import org.apache.iceberg.io.CloseableIterator;
  * filtering the scan, keeps a few rows of each decoded batch) appended into one of up to {@link
  * VectorizedTaskReader#BATCH_ROWS} rows, so the operators above see a few full batches rather than
  * many nearly empty ones. Runs on the thread that reads the task ahead; batches of {@link
- * Appended#SMALL_ROWS} rows or more pass as they are.
+ * Gather#SMALL_BATCH_ROWS} rows or more pass as they are.
  */
 final class AppendingBatches implements CloseableIterator<VectorSchemaRoot> {
   private final CloseableIterator<VectorSchemaRoot> batches;
@@ -39,7 +39,7 @@ final class AppendingBatches implements CloseableIterator<VectorSchemaRoot> {
     }
     VectorSchemaRoot first = held != null ? held : batches.next();
     held = null;
-    if (first.getRowCount() >= Appended.SMALL_ROWS) {
+    if (first.getRowCount() >= Gather.SMALL_BATCH_ROWS) {
       return first;
     }
     List<VectorSchemaRoot> run = new ArrayList<>();
@@ -48,7 +48,7 @@ final class AppendingBatches implements CloseableIterator<VectorSchemaRoot> {
       int rows = first.getRowCount();
       while (batches.hasNext()) {
         VectorSchemaRoot more = batches.next();
-        if (more.getRowCount() >= Appended.SMALL_ROWS || rows + more.getRowCount() > VectorizedTaskReader.BATCH_ROWS) {
+        if (more.getRowCount() >= Gather.SMALL_BATCH_ROWS || rows + more.getRowCount() > VectorizedTaskReader.BATCH_ROWS) {
           held = more;
           break;
         }
@@ -59,7 +59,7 @@ final class AppendingBatches implements CloseableIterator<VectorSchemaRoot> {
         run.clear();
         return first;
       }
-      return Appended.of(run, allocator);
+      return Gather.append(run, allocator);
     } finally {
       run.forEach(VectorSchemaRoot::close);
     }

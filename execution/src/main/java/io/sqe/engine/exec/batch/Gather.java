@@ -13,7 +13,31 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Copies chosen rows of record batches into a new batch: what a filter keeps, a top-N's merge, small batches joined. */
 public final class Gather {
+  /**
+   * Batches below this many rows are worth appending to the ones after them: a batch costs every
+   * operator above it a call, its vectors and their buffers whatever its size.
+   */
+  public static final int SMALL_BATCH_ROWS = 1024;
+
   private Gather() {}
+
+  /** A new batch holding the rows of {@code parts} (of one schema) one after the other; the parts stay the caller's. */
+  public static VectorSchemaRoot append(List<VectorSchemaRoot> parts, BufferAllocator allocator) {
+    int count = 0;
+    for (VectorSchemaRoot part : parts) {
+      count += part.getRowCount();
+    }
+    int[] batches = new int[count];
+    int[] rows = new int[count];
+    int at = 0;
+    for (int p = 0; p < parts.size(); p++) {
+      for (int r = 0; r < parts.get(p).getRowCount(); r++, at++) {
+        batches[at] = p;
+        rows[at] = r;
+      }
+    }
+    return take(parts.get(0).getSchema(), allocator, count, parts, batches, rows);
+  }
 
   /** A new batch of {@code schema} whose row {@code i} (of {@code count}) is row {@code rows[i]} of {@code source}. */
   public static VectorSchemaRoot rows(Schema schema, BufferAllocator allocator, int count, VectorSchemaRoot source, int[] rows) {

@@ -12,7 +12,9 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.enumerable.EnumerableHashJoin;
 import org.apache.calcite.adapter.enumerable.EnumerableNestedLoopJoin;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
@@ -34,27 +36,21 @@ final class JoinLowering {
 
   /** The columnar form of {@code rel} when it is a join that has one, else null. */
   static SqeRel lower(RelNode rel) {
-    if (rel instanceof EnumerableHashJoin join) {
-      JoinType type = type(join.getJoinType());
-      if (!join.getVariablesSet().isEmpty() || type == null) {
-        return null;
-      }
-      // A parallel pipeline's build side, read once and probed by every part: each part decides its own
-      // probe rows, so a join that returns unmatched build rows cannot share one.
-      boolean shared = join.getRight() instanceof SharedInput;
-      if (shared && type.returnsUnmatchedBuildRows()) {
-        return null;
-      }
-      SqeRel left = ColumnarLowering.lower(join.getLeft());
-      SqeRel right = left == null ? null : ColumnarLowering.lower(shared ? ((SharedInput) join.getRight()).getInput() : join.getRight());
-      if (right == null) {
-        return null;
-      }
-      SqeHashJoin hash = SqeHashJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
+    if (!(rel instanceof EnumerableHashJoin || rel instanceof EnumerableNestedLoopJoin)) {
+      return null;
+    }
+    Join join = (Join) rel;
+    Inputs inputs = inputs(join);
+    if (inputs == null) {
+      return null;
+    }
+    RelTraitSet traits = join.getTraitSet().replace(SqeRel.CONVENTION);
+    if (join instanceof EnumerableHashJoin) {
+      SqeHashJoin hash = SqeHashJoin.of(traits, inputs.left(), inputs.right(), join.getCondition(), join.getJoinType());
       if (hash == null) {
         return null;
       }
-      if (shared) {
+      if (inputs.sharedBuild()) {
         hash = hash.sharingBuild();
       }
       RelMetadataQuery mq = join.getCluster().getMetadataQuery();
@@ -64,30 +60,28 @@ final class JoinLowering {
       boolean filters = probeRows != null && buildRows != null && buildRows <= probeRows * MAX_BUILD_SHARE;
       return filters ? hash.withDynamicFilter() : hash;
     }
-    if (rel instanceof EnumerableNestedLoopJoin join) {
-      JoinType type = type(join.getJoinType());
-      if (!join.getVariablesSet().isEmpty() || type == null) {
-        return null;
-      }
-      boolean shared = join.getRight() instanceof SharedInput;
-      if (shared && type.returnsUnmatchedBuildRows()) {
-        return null;
-      }
-      SqeRel left = ColumnarLowering.lower(join.getLeft());
-      SqeRel right = left == null ? null : ColumnarLowering.lower(shared ? ((SharedInput) join.getRight()).getInput() : join.getRight());
-      if (right == null) {
-        return null;
-      }
-      SqeNestedLoopJoin loop =
-          SqeNestedLoopJoin.of(join.getTraitSet().replace(SqeRel.CONVENTION), left, right, join.getCondition(), join.getJoinType());
-      return loop != null && shared ? loop.sharingBuild() : loop;
-    }
-    return null;
+    SqeNestedLoopJoin loop = SqeNestedLoopJoin.of(traits, inputs.left(), inputs.right(), join.getCondition(), join.getJoinType());
+    return loop != null && inputs.sharedBuild() ? loop.sharingBuild() : loop;
   }
 
-  /** A new key under which an execution's parts find the build side one join of a plan shares. */
-  static Object sharedBuildKey() {
-    return new Object();
+  /** A join's inputs in their columnar form, and whether the parts of a parallel pipeline share its build side. */
+  private record Inputs(SqeRel left, SqeRel right, boolean sharedBuild) {}
+
+  /** {@code join}'s inputs lowered, or null when the join or an input has no columnar form. */
+  private static Inputs inputs(Join join) {
+    JoinType type = type(join.getJoinType());
+    if (!join.getVariablesSet().isEmpty() || type == null) {
+      return null;
+    }
+    // A parallel pipeline's build side, read once and probed by every part: each part decides its own
+    // probe rows, so a join that returns unmatched build rows cannot share one.
+    boolean shared = join.getRight() instanceof SharedInput;
+    if (shared && type.returnsUnmatchedBuildRows()) {
+      return null;
+    }
+    SqeRel left = ColumnarLowering.lower(join.getLeft());
+    SqeRel right = left == null ? null : ColumnarLowering.lower(shared ? ((SharedInput) join.getRight()).getInput() : join.getRight());
+    return right == null ? null : new Inputs(left, right, shared);
   }
 
   /**

@@ -160,7 +160,8 @@ public final class SqeHashJoin extends Join implements SqeRel {
         ? null
         : new KeyPublication(filterKey, (context, values, count, min, max) -> DynamicFilters.publish(context, keys, values, count, min, max));
     if (sharedBuild) {
-      Object key = JoinLowering.sharedBuildKey();
+      // One per plan: the key under which an execution's parts find the build side they share.
+      Object key = new Object();
       return (context, allocator) -> new HashJoinBatches(
           () -> probe.open(context, allocator),
           () -> build.open(context, allocator),

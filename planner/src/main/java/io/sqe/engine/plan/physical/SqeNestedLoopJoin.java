@@ -72,7 +72,8 @@ public final class SqeNestedLoopJoin extends Join implements SqeRel {
     Schema buildSchema = ((SqeRel) right).batchSchema();
     Schema output = batchSchema();
     if (sharedBuild) {
-      Object key = JoinLowering.sharedBuildKey();
+      // One per plan: the key under which an execution's parts find the build side they share.
+      Object key = new Object();
       return (context, allocator) -> new NestedLoopJoinBatches(
           () -> probe.open(context, allocator),
           () -> build.open(context, allocator),
