@@ -20,21 +20,21 @@ import org.apache.parquet.schema.MessageType;
  * a {@code Record} of Java objects. Flat schemas only (the batch path writes no nested types).
  */
 final class BatchRowWriter implements ParquetValueWriter<BatchRow> {
-  private final ColumnSink[] sinks;
+  private final StoreSink[] sinks;
 
   BatchRowWriter(Schema schema, MessageType fileSchema) {
     List<Types.NestedField> fields = schema.columns();
     List<ColumnDescriptor> columns = fileSchema.getColumns();
     Preconditions.checkArgument(
         columns.size() == fields.size(), "Invalid schema for a batch writer: %s Parquet columns for %s fields", columns.size(), fields.size());
-    this.sinks = new ColumnSink[fields.size()];
+    this.sinks = new StoreSink[fields.size()];
     for (int i = 0; i < sinks.length; i++) {
       ColumnDescriptor column = columns.get(i);
       Preconditions.checkArgument(
           column.getPath().length == 1 && column.getPath()[0].equals(fileSchema.getType(i).getName()),
           "Invalid schema for a batch writer: nested column %s",
           String.join(".", column.getPath()));
-      sinks[i] = new ColumnSink(fields.get(i), column);
+      sinks[i] = new StoreSink(fields.get(i), column);
     }
   }
 
@@ -60,7 +60,7 @@ final class BatchRowWriter implements ParquetValueWriter<BatchRow> {
 
   @Override
   public void setColumnStore(ColumnWriteStore columnStore) {
-    for (ColumnSink sink : sinks) {
+    for (StoreSink sink : sinks) {
       sink.setColumnStore(columnStore);
     }
   }
@@ -68,7 +68,7 @@ final class BatchRowWriter implements ParquetValueWriter<BatchRow> {
   @Override
   public Stream<FieldMetrics<?>> metrics() {
     List<FieldMetrics<?>> metrics = new ArrayList<>();
-    for (ColumnSink sink : sinks) {
+    for (StoreSink sink : sinks) {
       metrics.add(sink.metrics());
     }
     return metrics.stream().filter(Objects::nonNull);

@@ -11,9 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Writes a chunk of rows into a Parquet file's columns, the columns shared out between the calling
  * thread and the write path's helper threads (one fewer than the machine's cores). Each column has
- * a column store of its own ({@link ColumnSink}), so a column's values, the ends of its rows, and
- * its pages (levels, dictionary ids, compression) are written by one thread, touching only that
- * column's state. The columns are taken one at a time from a shared list, the most expensive in the
+ * a writer of its own ({@link ColumnChunkWriter}), so a column's values and its pages (levels,
+ * dictionary ids, compression) are written by one thread, touching only that column's state. The columns are taken one at a time from a shared list, the most expensive in the
  * previous chunk first, by whichever thread is free: a helper that starts late, or not at all on a
  * busy machine, takes fewer, and the caller never waits for a column nobody has started.
  */
@@ -21,11 +20,11 @@ final class ColumnEncoding {
   private static final ExecutorService HELPERS = helpers();
   private static final int HELPER_COUNT = Runtime.getRuntime().availableProcessors() - 1;
 
-  private final ColumnSink[] sinks;
+  private final ColumnChunkWriter[] sinks;
   /** Each column's time in the last chunk, in nanoseconds. */
   private final long[] nanos;
 
-  ColumnEncoding(ColumnSink[] sinks) {
+  ColumnEncoding(ColumnChunkWriter[] sinks) {
     this.sinks = sinks;
     this.nanos = new long[sinks.length];
   }
@@ -106,18 +105,24 @@ final class ColumnEncoding {
       }
     }
 
+    /** Writes the column's values, in runs of rows of one batch, ending them where the column checks its page's size. */
     private void write(int column) {
-      ColumnSink sink = sinks[column];
-      for (int i = 0; i < count; i++) {
-        VectorColumn values = batches[i].columns()[column];
-        int row = rows[i];
-        if (values.isNull(row)) {
-          sink.writeNull();
-        } else {
-          values.write(sink, row);
+      ColumnChunkWriter sink = sinks[column];
+      int i = 0;
+      while (i < count) {
+        int start = i;
+        int end = Math.min(count, i + sink.rowsBeforeCheck());
+        while (i < end) {
+          BatchRows batch = batches[i];
+          int runEnd = i + 1;
+          while (runEnd < end && batches[runEnd] == batch) {
+            runEnd++;
+          }
+          batch.columns()[column].write(sink, rows, i, runEnd);
+          i = runEnd;
         }
+        sink.endRows(end - start);
       }
-      sink.endRows(count);
     }
 
     /** Waits for every column to be written, even when interrupted: they are not to be touched before. */

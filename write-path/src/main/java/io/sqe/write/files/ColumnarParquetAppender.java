@@ -18,7 +18,6 @@ import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
@@ -31,13 +30,13 @@ import org.apache.parquet.schema.MessageType;
  * schema, properties, key-value metadata and metrics, the same values in the same encodings; see
  * {@link ParquetSettings} and {@link DictionaryWriters}) but by columns: rows are gathered in
  * chunks, and a chunk's values are written column by column, the columns shared out between
- * threads ({@link ColumnEncoding}); each column has a column store of its own, which ends the
- * chunk's rows and cuts and compresses the column's pages on the thread that wrote its values (a
- * page ends where the column's own size checks find it full, where Iceberg's writer checks all
- * columns at once, so page boundaries and the buffered sizes can differ a little). A chunk ends
- * where Iceberg's writer would check the row group's size, so row groups are checked at the same
- * row counts and against the same target; the file's length counts the rows of the chunk at the file's average row size. A row's batch stays
- * open until its chunk is written, at the latest when the writer is past the batch.
+ * threads ({@link ColumnEncoding}); each column's {@link ColumnChunkWriter} cuts and compresses
+ * its pages on the thread that wrote its values (a page ends where a column store of that column
+ * alone would find it full, where Iceberg's writer checks all columns at once, so page boundaries
+ * and the buffered sizes can differ a little). A chunk ends where Iceberg's writer would check the
+ * row group's size, so row groups are checked at the same row counts and against the same target;
+ * the file's length counts the rows of the chunk at the file's average row size. A row's batch
+ * stays open until its chunk is written, at the latest when the writer is past the batch.
  */
 final class ColumnarParquetAppender implements FileAppender<BatchRow> {
   private static final int MAX_CHUNK_ROWS = 8192;
@@ -54,15 +53,13 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
   private final MetricsConfig metricsConfig;
   private final Map<String, String> metadata;
   private final int columnIndexTruncateLength;
-  private final ColumnSink[] sinks;
+  private final ColumnChunkWriter[] sinks;
   private final ColumnEncoding encoding;
   private final BatchRows[] chunkBatches = new BatchRows[MAX_CHUNK_ROWS];
   private final int[] chunkRows = new int[MAX_CHUNK_ROWS];
   private int chunked;
   private final Runnable writePending = this::writeChunk;
   private ColumnChunkPageWriteStore pageStore;
-  /** Each column's store of the current row group. */
-  private final ColumnWriteStore[] writeStores;
   private long recordCount;
   /** Rows of the row groups already flushed. */
   private long rowsWritten;
@@ -85,10 +82,9 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
     List<ColumnDescriptor> columns = fileSchema.getColumns();
     Preconditions.checkArgument(
         columns.size() == schema.columns().size(), "Invalid schema for a batch writer: nested columns in %s", schema);
-    this.sinks = new ColumnSink[columns.size()];
-    this.writeStores = new ColumnWriteStore[columns.size()];
+    this.sinks = new ColumnChunkWriter[columns.size()];
     for (int i = 0; i < sinks.length; i++) {
-      sinks[i] = new ColumnSink(schema.columns().get(i), columns.get(i));
+      sinks[i] = new ColumnChunkWriter(schema.columns().get(i), columns.get(i), props);
     }
     this.encoding = new ColumnEncoding(sinks);
     startRowGroup();
@@ -144,8 +140,8 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
       if (recordCount > 0) {
         ensureWriterInitialized();
         writer.startBlock(recordCount);
-        for (ColumnWriteStore store : writeStores) {
-          store.flush();
+        for (ColumnChunkWriter sink : sinks) {
+          sink.endRowGroup();
         }
         pageStore.flushToFileWriter(writer);
         writer.endBlock();
@@ -173,25 +169,23 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
         null,
         rowGroupOrdinal);
     this.rowGroupOrdinal++;
-    for (int i = 0; i < sinks.length; i++) {
-      MessageType column = new MessageType(fileSchema.getName(), fileSchema.getType(i));
-      writeStores[i] = props.newColumnWriteStore(column, pageStore, pageStore);
-      sinks[i].setColumnStore(writeStores[i]);
+    for (ColumnChunkWriter sink : sinks) {
+      sink.startRowGroup(pageStore.getPageWriter(sink.descriptor()));
     }
   }
 
-  /** What the column stores hold: values, pages and dictionaries. */
+  /** What the columns hold of the row group: the current pages' values and the pages written. */
   private long bufferedSize() {
     long size = 0;
-    for (ColumnWriteStore store : writeStores) {
-      size += store.getBufferedSize();
+    for (ColumnChunkWriter sink : sinks) {
+      size += sink.bufferedSize();
     }
     return size;
   }
 
   private void closeStores() {
-    for (ColumnWriteStore store : writeStores) {
-      store.close();
+    for (ColumnChunkWriter sink : sinks) {
+      sink.closeRowGroup();
     }
   }
 

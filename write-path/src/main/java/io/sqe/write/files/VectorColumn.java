@@ -21,7 +21,6 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
-import org.apache.parquet.io.api.Binary;
 
 /**
  * One table column's values in one record batch: the vector the query computed for it, read as
@@ -35,6 +34,22 @@ abstract class VectorColumn {
 
   /** Writes the non-null value at {@code row}. */
   abstract void write(ColumnSink sink, int row);
+
+  /**
+   * Writes the values at rows {@code rows[i]}, for i from {@code from} to {@code to}, NULLs
+   * included. The columns most written override it with a copy of this loop, which the compiler
+   * then makes for their type alone.
+   */
+  void write(ColumnSink sink, int[] rows, int from, int to) {
+    for (int i = from; i < to; i++) {
+      int row = rows[i];
+      if (isNull(row)) {
+        sink.writeNull();
+      } else {
+        write(sink, row);
+      }
+    }
+  }
 
   /** The non-null value at {@code row} in Iceberg's internal representation. */
   abstract Object internal(int row);
@@ -250,6 +265,18 @@ abstract class VectorColumn {
     }
 
     @Override
+    void write(ColumnSink sink, int[] rows, int from, int to) {
+      for (int i = from; i < to; i++) {
+        int row = rows[i];
+        if (isNull(row)) {
+          sink.writeNull();
+        } else {
+          write(sink, row);
+        }
+      }
+    }
+
+    @Override
     Object internal(int row) {
       return data.getInt((long) row << 2);
     }
@@ -272,6 +299,18 @@ abstract class VectorColumn {
     @Override
     void write(ColumnSink sink, int row) {
       sink.write(data.getLong((long) row << 3));
+    }
+
+    @Override
+    void write(ColumnSink sink, int[] rows, int from, int to) {
+      for (int i = from; i < to; i++) {
+        int row = rows[i];
+        if (isNull(row)) {
+          sink.writeNull();
+        } else {
+          write(sink, row);
+        }
+      }
     }
 
     @Override
@@ -449,7 +488,19 @@ abstract class VectorColumn {
         for (int i = 0; i < length; i++) {
           bytes[i] = data.getByte(offset + length - 1 - i);
         }
-        sink.write(Binary.fromReusedByteArray(bytes, 0, length));
+        sink.write(bytes, length);
+      }
+    }
+
+    @Override
+    void write(ColumnSink sink, int[] rows, int from, int to) {
+      for (int i = from; i < to; i++) {
+        int row = rows[i];
+        if (isNull(row)) {
+          sink.writeNull();
+        } else {
+          write(sink, row);
+        }
       }
     }
 
@@ -489,7 +540,19 @@ abstract class VectorColumn {
       int length = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH) - start;
       byte[] bytes = sink.scratch(length);
       data.getBytes(start, bytes, 0, length);
-      sink.write(Binary.fromReusedByteArray(bytes, 0, length));
+      sink.write(bytes, length);
+    }
+
+    @Override
+    void write(ColumnSink sink, int[] rows, int from, int to) {
+      for (int i = from; i < to; i++) {
+        int row = rows[i];
+        if (isNull(row)) {
+          sink.writeNull();
+        } else {
+          write(sink, row);
+        }
+      }
     }
 
     @Override
@@ -530,7 +593,7 @@ abstract class VectorColumn {
       checkLength(length);
       byte[] bytes = sink.scratch(length);
       data.getBytes(start, bytes, 0, length);
-      sink.write(Binary.fromReusedByteArray(bytes, 0, length));
+      sink.write(bytes, length);
     }
 
     @Override
@@ -568,7 +631,7 @@ abstract class VectorColumn {
     void write(ColumnSink sink, int row) {
       byte[] bytes = sink.scratch(width);
       data.getBytes((long) row * width, bytes, 0, width);
-      sink.write(Binary.fromReusedByteArray(bytes, 0, width));
+      sink.write(bytes, width);
     }
 
     @Override
