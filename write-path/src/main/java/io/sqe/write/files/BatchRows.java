@@ -58,7 +58,9 @@ final class BatchRows {
    */
   void hold(Runnable writePending) {
     holds++;
-    if (!pendingWrites.contains(writePending)) {
+    // A file holds runs of a batch's rows: the last file added is the one to look at first.
+    int last = pendingWrites.size() - 1;
+    if ((last < 0 || pendingWrites.get(last) != writePending) && !pendingWrites.contains(writePending)) {
       pendingWrites.add(writePending);
     }
   }
