@@ -69,7 +69,8 @@ final class BatchRewrite implements AutoCloseable {
       return false;
     }
     if (writer == null) {
-      writer = files.sortBufferBytes(Math.max(1, Math.min(256L << 20, allocator.getLimit() / 2))).buildForBatches(layout.get());
+      // Two sort buffers at most (one written while the next fills): half the allocator's memory between them.
+      writer = files.sortBufferBytes(Math.max(1, Math.min(256L << 20, allocator.getLimit() / 4))).buildForBatches(layout.get());
     }
     String path = task.file().location();
     long[] positions = changes.positions(path);

@@ -43,7 +43,8 @@ final class BatchWrites {
     BatchStream batches = context.queries().batches(context.session(), query, parameters, context.queryId());
     BatchFileWriter writer = null;
     try {
-      writer = files.sortBufferBytes(Math.min(MAX_SORT_BUFFER_BYTES, batches.allocator().getLimit() / 2)).buildForBatches(layout);
+      // A sorted table holds two buffers at most (one written while the next fills): half the query's memory between them.
+      writer = files.sortBufferBytes(Math.min(MAX_SORT_BUFFER_BYTES, batches.allocator().getLimit() / 4)).buildForBatches(layout);
       for (VectorSchemaRoot batch = batches.next(); batch != null; batch = batches.next()) {
         writer.write(batch);
       }

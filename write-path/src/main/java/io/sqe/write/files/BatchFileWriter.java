@@ -10,6 +10,10 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.iceberg.DataFile;
@@ -32,16 +36,30 @@ import org.apache.iceberg.types.Types;
  * from its Arrow vector to parquet-mr's column writer, with no {@code Record} or Java object per
  * value. A sorted table's buffer keeps the batches whose rows wait to be sorted, up to {@link
  * DataFileWriter.Builder#sortBufferRows} rows or {@link DataFileWriter.Builder#sortBufferBytes}
- * bytes of Arrow buffers. Not thread-safe.
+ * bytes of Arrow buffers; a full buffer is sorted and written on a thread of its own while the
+ * next one fills ({@link PartitionedFiles}), so the query's scan and the files' encoding overlap.
+ * Not thread-safe.
  */
 public final class BatchFileWriter implements Closeable {
+  /** Where a sorted table's full buffers are written while the next fills. */
+  private static final ExecutorService SORTED_WRITES = Executors.newCachedThreadPool(new ThreadFactory() {
+    private final AtomicInteger ids = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable task) {
+      Thread thread = new Thread(task, "sqe-write-sorted-" + ids.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    }
+  });
+
   private final Table table;
   private final Layout layout;
   private final long sortBufferBytes;
   private final Set<String> paths = ConcurrentHashMap.newKeySet();
   private final PartitionedFiles<BatchRow> files;
-  /** Bytes of the batches still open: the one being written, and those with rows held (sort buffer, file chunks). */
-  private long heldBytes;
+  /** Bytes of the batches with rows in the sort buffer being filled (a batch split between two buffers counts in both). */
+  private long bufferedBytes;
   private boolean finished;
 
   /**
@@ -140,7 +158,8 @@ public final class BatchFileWriter implements Closeable {
         comparator,
         rows,
         builder.outputFiles(FileFormat.PARQUET),
-        paths);
+        paths,
+        order.isSorted() ? SORTED_WRITES : null);
   }
 
   /**
@@ -192,12 +211,12 @@ public final class BatchFileWriter implements Closeable {
   public void write(VectorSchemaRoot batch) {
     BatchRows rows;
     try {
-      rows = new BatchRows(batch, layout.bind(batch), bytes -> heldBytes -= bytes);
+      rows = new BatchRows(batch, layout.bind(batch));
     } catch (RuntimeException | Error e) {
       batch.close();
       throw e;
     }
-    heldBytes += rows.bytes();
+    int before = files.buffered();
     try {
       BatchRow row = new BatchRow(rows, 0);
       int count = rows.rowCount();
@@ -208,9 +227,14 @@ public final class BatchFileWriter implements Closeable {
     } finally {
       rows.passed();
     }
-    if (files.buffered() > 0 && heldBytes >= sortBufferBytes) {
+    // The buffer was taken while this batch was written when it holds fewer rows than were added.
+    boolean taken = files.buffered() < before + rows.rowCount();
+    bufferedBytes = files.buffered() == 0 ? 0 : (taken ? 0 : bufferedBytes) + rows.bytes();
+    if (files.buffered() > 0 && bufferedBytes >= sortBufferBytes) {
       files.flushAll();
+      bufferedBytes = 0;
     }
+    files.startDue();
   }
 
   /** Rows written so far. */

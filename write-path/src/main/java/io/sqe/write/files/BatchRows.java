@@ -2,7 +2,6 @@ package io.sqe.write.files;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongConsumer;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -14,18 +13,15 @@ final class BatchRows {
   private final VectorSchemaRoot batch;
   private final VectorColumn[] columns;
   private final long bytes;
-  private final LongConsumer closed;
   private int holds;
   /** What writes the rows a file holds of this batch, when the writer is past it. */
   private final List<Runnable> pendingWrites = new ArrayList<>(1);
   private boolean passed;
   private boolean isClosed;
 
-  /** @param closed told the batch's bytes when it is closed */
-  BatchRows(VectorSchemaRoot batch, VectorColumn[] columns, LongConsumer closed) {
+  BatchRows(VectorSchemaRoot batch, VectorColumn[] columns) {
     this.batch = batch;
     this.columns = columns;
-    this.closed = closed;
     long size = 0;
     for (var vector : batch.getFieldVectors()) {
       size += vector.getBufferSize();
@@ -91,7 +87,6 @@ final class BatchRows {
     if (passed && holds == 0 && !isClosed) {
       isClosed = true;
       batch.close();
-      closed.accept(bytes);
     }
   }
 }

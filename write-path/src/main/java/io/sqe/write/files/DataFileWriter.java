@@ -82,7 +82,7 @@ public final class DataFileWriter implements Closeable {
       public void release(Record row) {}
     };
     this.files = new PartitionedFiles<>(
-        table, builder, writers, order.isSorted() ? comparator(schema, order) : null, rows, builder.outputFiles(format), paths);
+        table, builder, writers, order.isSorted() ? comparator(schema, order) : null, rows, builder.outputFiles(format), paths, null);
   }
 
   public static Builder builder(Table table) {
@@ -195,7 +195,8 @@ public final class DataFileWriter implements Closeable {
 
     /**
      * For sorted tables written from record batches, how many bytes of batches may wait to be
-     * sorted at most; 256 MiB by default.
+     * sorted at most in one buffer; 256 MiB by default. A full buffer is written while the next
+     * fills, so the writer may hold twice this.
      */
     public Builder sortBufferBytes(long bytes) {
       Preconditions.checkArgument(bytes > 0, "Invalid sort buffer size: %s bytes", bytes);

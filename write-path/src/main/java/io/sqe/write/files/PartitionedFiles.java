@@ -3,11 +3,15 @@ package io.sqe.write.files;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -30,7 +34,13 @@ import org.slf4j.LoggerFactory;
  * The partitioning, rolling and sorting of {@link DataFileWriter}, for rows of any representation
  * {@code T} that an Iceberg {@link FileWriterFactory} writes: each partition has its own rolling
  * writer, at most {@code maxOpenPartitions} at once; rows of a sorted table wait in a buffer of
- * {@code sortBufferRows}, are sorted and written as files of their own. Not thread-safe.
+ * {@code sortBufferRows}, are sorted and written as files of their own.
+ *
+ * <p>With a background executor, a full buffer is sorted and written there while the next one
+ * fills: the buffer's rows are taken where it is full (so files end at the same rows), and its
+ * writing starts once the caller says the batch being written has passed ({@link #startDue}), so
+ * that the background thread only ever touches rows of batches the caller is done with. At most one
+ * buffer is written in the background: the next waits for it. Otherwise not thread-safe.
  */
 final class PartitionedFiles<T> {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedFiles.class);
@@ -60,7 +70,14 @@ final class PartitionedFiles<T> {
   private final PartitionKey key;
   private final StructLikeWrapper lookup;
   private final LinkedHashMap<StructLikeWrapper, PartitionFiles> open = new LinkedHashMap<>(16, 0.75f, true);
-  private final List<DataFile> done = new ArrayList<>();
+  private final List<DataFile> done = Collections.synchronizedList(new ArrayList<>());
+  /** Where full buffers are written while the next fills; null: by the caller. */
+  private final Executor background;
+  /** Full buffers taken, to be written once the batch being written has passed. */
+  private List<Sorted> due = new ArrayList<>();
+  /** The buffers being written in the background, if any. */
+  private CompletableFuture<Void> writing;
+  private volatile boolean abandoned;
   private PartitionFiles unpartitioned;
   private int buffered;
   private long rowCount;
@@ -69,6 +86,7 @@ final class PartitionedFiles<T> {
   /**
    * @param sortOrder orders the rows of a sorted table, null for an unsorted one
    * @param paths where every file any of its writers starts is added
+   * @param background where full sort buffers are written while the next fills, or null
    */
   PartitionedFiles(
       Table table,
@@ -77,7 +95,9 @@ final class PartitionedFiles<T> {
       Comparator<T> sortOrder,
       Rows<T> rows,
       OutputFileFactory outputFiles,
-      Set<String> paths) {
+      Set<String> paths,
+      Executor background) {
+    this.background = background;
     this.table = table;
     this.spec = table.spec();
     this.targetFileSizeBytes = options.targetFileSizeBytes();
@@ -117,6 +137,7 @@ final class PartitionedFiles<T> {
   /** Writes what is buffered, closes every file and returns them; takes no more rows. */
   List<DataFile> complete() {
     Preconditions.checkState(!finished, "Writer of %s is finished", table.name());
+    writeDue();
     if (unpartitioned != null) {
       unpartitioned.finish();
     }
@@ -131,6 +152,16 @@ final class PartitionedFiles<T> {
   /** Closes every open file and drops the buffered rows; best effort, never throws. */
   void abandon() {
     finished = true;
+    abandoned = true;
+    try {
+      awaitWriting();
+    } catch (RuntimeException | Error e) {
+      LOG.debug("Ignoring the failure of an abandoned write to {}", table.name(), e);
+    }
+    for (Sorted buffer : due) {
+      buffer.rows.forEach(rows::release);
+    }
+    due = new ArrayList<>();
     List<PartitionFiles> all = new ArrayList<>(open.values());
     if (unpartitioned != null) {
       all.add(unpartitioned);
@@ -155,6 +186,7 @@ final class PartitionedFiles<T> {
         Iterator<PartitionFiles> eldest = open.values().iterator();
         PartitionFiles closing = eldest.next();
         eldest.remove();
+        writeDue();
         closing.finish();
       }
       PartitionKey partition = key.copy();
@@ -172,20 +204,146 @@ final class PartitionedFiles<T> {
     flushAll();
   }
 
-  /** Sorts and writes every buffered row, closing the files they go to. */
+  /**
+   * Sorts and writes every buffered row, closing the files they go to; with a background executor,
+   * takes them to be written there once the batch being written has passed ({@link #startDue}).
+   */
   void flushAll() {
+    if (background == null) {
+      if (unpartitioned != null) {
+        unpartitioned.finish();
+      }
+      for (PartitionFiles files : open.values()) {
+        files.finish();
+      }
+      return;
+    }
+    // Buffers taken in this batch already, when a buffer holds less than a batch: written here.
+    writeDue();
+    List<PartitionFiles> all = new ArrayList<>(open.values());
     if (unpartitioned != null) {
-      unpartitioned.finish();
+      all.add(unpartitioned);
     }
-    for (PartitionFiles files : open.values()) {
-      files.finish();
+    for (PartitionFiles files : all) {
+      if (!files.pending.isEmpty()) {
+        due.add(files.take());
+      }
     }
+  }
+
+  /**
+   * The batch being written has passed: starts writing the buffers taken since in the background,
+   * after the buffers written there before are done.
+   */
+  void startDue() {
+    if (due.isEmpty()) {
+      return;
+    }
+    awaitWriting();
+    List<Sorted> buffers = due;
+    due = new ArrayList<>();
+    writing = CompletableFuture.runAsync(() -> buffers.forEach(this::writeSorted), background);
+  }
+
+  /** Waits for the buffers written in the background, then writes those taken since, here. */
+  private void writeDue() {
+    awaitWriting();
+    List<Sorted> buffers = due;
+    due = new ArrayList<>();
+    buffers.forEach(this::writeSorted);
+  }
+
+  /** Waits for the buffers being written in the background, even when interrupted, and rethrows what failed there. */
+  private void awaitWriting() {
+    CompletableFuture<Void> pending = writing;
+    if (pending == null) {
+      return;
+    }
+    writing = null;
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          pending.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof RuntimeException runtime) {
+            throw runtime;
+          }
+          if (cause instanceof Error error) {
+            throw error;
+          }
+          throw new IllegalStateException(cause);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** A full buffer's rows of one partition, to be sorted and written as files of their own. */
+  private final class Sorted {
+    private final StructLike partition;
+    private final List<T> rows;
+
+    Sorted(StructLike partition, List<T> rows) {
+      this.partition = partition;
+      this.rows = rows;
+    }
+  }
+
+  /** Sorts a buffer's rows and writes them as files of their own; releases them, written or not. */
+  private void writeSorted(Sorted buffer) {
+    List<T> sorted = buffer.rows;
+    RollingDataWriter<T> writer = null;
+    try {
+      sorted.sort(sortOrder);
+      for (int i = 0; i < sorted.size() && !abandoned; i++) {
+        if (writer == null) {
+          writer = new RollingDataWriter<>(writers, outputFiles, table.io(), targetFileSizeBytes, spec, buffer.partition);
+        }
+        writer.write(sorted.get(i));
+        if (writer.currentFileRows() >= maxRowsPerFile) {
+          RollingDataWriter<T> full = writer;
+          writer = null;
+          close(full);
+        }
+      }
+      if (writer != null) {
+        RollingDataWriter<T> last = writer;
+        writer = null;
+        close(last);
+      }
+    } finally {
+      if (writer != null) {
+        try {
+          writer.close();
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("Ignoring failure to close a data file of {} that failed", table.name(), e);
+        }
+      }
+      sorted.forEach(rows::release);
+    }
+  }
+
+  private void close(RollingDataWriter<T> writer) {
+    try {
+      writer.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close data file " + writer.currentFilePath(), e);
+    }
+    done.addAll(writer.result().dataFiles());
   }
 
   /** The files of one partition: a rolling writer, and for sorted tables the rows waiting to be sorted. */
   private final class PartitionFiles {
     private final StructLike partition;
-    private final List<T> pending = new ArrayList<>();
+    private List<T> pending = new ArrayList<>();
     private RollingDataWriter<T> writer;
 
     PartitionFiles(StructLike partition) {
@@ -215,30 +373,24 @@ final class PartitionedFiles<T> {
     /** Writes the pending rows, sorted, and closes the files, so each one is sorted as a whole. */
     void finish() {
       if (!pending.isEmpty()) {
-        pending.sort(sortOrder);
-        try {
-          for (T row : pending) {
-            append(row);
-          }
-        } finally {
-          buffered -= pending.size();
-          pending.forEach(rows::release);
-          pending.clear();
-        }
+        writeSorted(take());
       }
       closeWriter();
+    }
+
+    /** The pending rows, which leave the buffer. */
+    Sorted take() {
+      Sorted buffer = new Sorted(partition, pending);
+      buffered -= pending.size();
+      pending = new ArrayList<>();
+      return buffer;
     }
 
     private void closeWriter() {
       if (writer != null) {
         RollingDataWriter<T> closing = writer;
         writer = null;
-        try {
-          closing.close();
-        } catch (IOException e) {
-          throw new UncheckedIOException("Cannot close data file " + closing.currentFilePath(), e);
-        }
-        done.addAll(closing.result().dataFiles());
+        close(closing);
       }
     }
 
@@ -246,7 +398,7 @@ final class PartitionedFiles<T> {
     void abandon() {
       buffered -= pending.size();
       pending.forEach(rows::release);
-      pending.clear();
+      pending = new ArrayList<>();
       if (writer != null) {
         try {
           writer.close();

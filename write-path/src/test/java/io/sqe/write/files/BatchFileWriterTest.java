@@ -2,6 +2,7 @@ package io.sqe.write.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sqe.engine.SqeException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,6 +102,52 @@ class BatchFileWriterTest {
     assertThat(allocator.getAllocatedMemory()).isPositive();
     writer.abort();
     assertThat(allocator.getAllocatedMemory()).isZero();
+  }
+
+  @Test
+  void aFailedBufferWrittenWhileTheNextFillsFailsTheWriteAndAbortLeavesNothing() throws java.io.IOException {
+    Schema schema = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()), Types.NestedField.optional(2, "fx", Types.FixedType.ofLength(4)));
+    org.apache.arrow.vector.types.pojo.Schema arrow = new org.apache.arrow.vector.types.pojo.Schema(List.of(
+        new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+        new Field("fx", FieldType.nullable(ArrowType.Binary.INSTANCE), null)));
+    Table table = new HadoopTables(new Configuration())
+        .create(schema, PartitionSpec.unpartitioned(), SortOrder.builderFor(schema).asc("id").build(), Map.of(), dir.resolve("failed").toUri().toString());
+    BatchFileWriter writer = DataFileWriter.builder(table)
+        .sortBufferRows(2_500)
+        .buildForBatches(BatchFileWriter.layout(table, arrow, new int[] {0, 1}).orElseThrow());
+    // Row 1,500 is in the first buffer, which is written while the second fills; its value is a byte short.
+    SqeException failure = null;
+    for (int b = 0; b < 10 && failure == null; b++) {
+      VectorSchemaRoot batch = VectorSchemaRoot.create(arrow, allocator);
+      BigIntVector ids = (BigIntVector) batch.getVector(0);
+      org.apache.arrow.vector.VarBinaryVector fx = (org.apache.arrow.vector.VarBinaryVector) batch.getVector(1);
+      for (int i = 0; i < ROWS; i++) {
+        long id = (long) b * ROWS + i;
+        ids.setSafe(i, id);
+        fx.setSafe(i, id == 1_500 ? new byte[3] : new byte[4]);
+      }
+      batch.setRowCount(ROWS);
+      try {
+        writer.write(batch);
+      } catch (SqeException e) {
+        failure = e;
+      }
+    }
+    if (failure == null) {
+      try {
+        writer.complete();
+      } catch (SqeException e) {
+        failure = e;
+      }
+    }
+    assertThat(failure).isNotNull();
+    assertThat(failure.getMessage()).isEqualTo("Column fx of type fixed[4] takes 4 bytes, not 3");
+    writer.abort();
+    assertThat(allocator.getAllocatedMemory()).isZero();
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(dir.resolve("failed"))) {
+      assertThat(files.filter(f -> f.toString().endsWith(".parquet"))).isEmpty();
+    }
   }
 
   /** Writes a batch of ids from {@code first + ROWS - 1} down to {@code first}. */
