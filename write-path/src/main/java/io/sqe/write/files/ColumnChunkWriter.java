@@ -62,6 +62,8 @@ final class ColumnChunkWriter extends ColumnSink {
 
   private PageWriter pages;
   private ValuesWriter values;
+  /** {@link #values}, when it takes BINARY values in arrays; else null. */
+  private DictionaryOrPlain arrays;
   /** The definition levels of a page with a NULL, from the page's first value. */
   private ValuesWriter levels;
   /** Rows of the row group, and of its pages written. */
@@ -115,6 +117,7 @@ final class ColumnChunkWriter extends ColumnSink {
   void startRowGroup(PageWriter pages) {
     this.pages = pages;
     this.values = props.newValuesWriter(descriptor);
+    this.arrays = values instanceof DictionaryOrPlain writer && writer.takesArrays() ? writer : null;
     this.levels = optional ? props.newDefinitionLevelWriter(descriptor) : null;
     this.rowCount = 0;
     this.rowsWrittenSoFar = 0;
@@ -285,8 +288,11 @@ final class ColumnChunkWriter extends ColumnSink {
 
   @Override
   void write(byte[] bytes, int length) {
-    Binary value = Binary.fromReusedByteArray(bytes, 0, length);
-    values.writeBytes(value);
+    if (arrays != null) {
+      arrays.writeBytes(bytes, 0, length);
+    } else {
+      values.writeBytes(Binary.fromReusedByteArray(bytes, 0, length));
+    }
     if (countsBytes) {
       pageBytes += length;
     }
@@ -305,7 +311,7 @@ final class ColumnChunkWriter extends ColumnSink {
         maxLength = length;
       }
     } else {
-      statistics.updateStats(value);
+      statistics.updateStats(Binary.fromReusedByteArray(bytes, 0, length));
     }
     defined();
   }

@@ -47,9 +47,9 @@ final class DictionaryWriters implements ValuesWriterFactory {
     int maxBytes = props.getDictionaryPageSizeThreshold();
     ValuesWriter plain = fallback.fallBackWriter instanceof PlainValuesWriter ? new PlainWriter() : fallback.fallBackWriter;
     return switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
-      case INT64 -> FallbackValuesWriter.of(new Longs(maxBytes, props), plain);
-      case INT32 -> FallbackValuesWriter.of(new Ints(maxBytes, props), plain);
-      case BINARY -> FallbackValuesWriter.of(new Texts(maxBytes, props), plain);
+      case INT64 -> new DictionaryOrPlain(new Longs(maxBytes, props), plain);
+      case INT32 -> new DictionaryOrPlain(new Ints(maxBytes, props), plain);
+      case BINARY -> new DictionaryOrPlain(new Texts(maxBytes, props), plain);
       case FLOAT, DOUBLE -> FallbackValuesWriter.of(fallback.initialWriter, plain);
       default -> writer;
     };
@@ -240,7 +240,7 @@ final class DictionaryWriters implements ValuesWriterFactory {
   }
 
   /** BINARY values, kept one after another in one array. */
-  private static final class Texts extends Table {
+  static final class Texts extends Table {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private byte[] data = new byte[16384];
@@ -257,19 +257,19 @@ final class DictionaryWriters implements ValuesWriterFactory {
     public void writeBytes(Binary value) {
       ByteBuffer buffer = value.toByteBuffer();
       int length = buffer.remaining();
-      byte[] bytes;
-      int offset;
       if (buffer.hasArray()) {
-        bytes = buffer.array();
-        offset = buffer.arrayOffset() + buffer.position();
+        writeBytes(buffer.array(), buffer.arrayOffset() + buffer.position(), length);
       } else {
         if (scratch.length < length) {
           scratch = new byte[Math.max(length, scratch.length * 2)];
         }
         buffer.get(scratch, 0, length);
-        bytes = scratch;
-        offset = 0;
+        writeBytes(scratch, 0, length);
       }
+    }
+
+    /** The value in the {@code length} bytes of {@code bytes} from {@code offset}, which the caller may reuse. */
+    void writeBytes(byte[] bytes, int offset, int length) {
       int hash = hash(bytes, offset, length);
       int mask = slots.length - 1;
       int slot = hash & mask;
@@ -286,7 +286,7 @@ final class DictionaryWriters implements ValuesWriterFactory {
       }
       if (full()) {
         grow();
-        writeBytes(value);
+        writeBytes(bytes, offset, length);
         return;
       }
       int id = size;

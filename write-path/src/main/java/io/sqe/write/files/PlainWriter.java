@@ -67,6 +67,14 @@ final class PlainWriter extends ValuesWriter {
     size += 4 + length;
   }
 
+  /** A BINARY value, the {@code length} bytes of {@code value} from {@code offset}. */
+  void writeBytes(byte[] value, int offset, int length) {
+    reserve(4 + length);
+    INTS.set(bytes, size, length);
+    System.arraycopy(value, offset, bytes, size + 4, length);
+    size += 4 + length;
+  }
+
   @Override
   public long getBufferedSize() {
     return size;
