@@ -204,11 +204,11 @@ def reuse_runs(args, work: Path, project: Path, data: Path, audit: Path) -> None
         print(f"| {r['run']} | {r['nodes']} | {r['wall_s']:.1f} | {r['audit_s']:.2f} | {r['audit_statements']} | "
               f"{r['sqe_wait_s']:.2f} | {r['new_parquet_files']} | {len(r['tables_reused'])} | {len(r['tables_rebuilt'])} |")
     first, unchanged, changed = rows
-    # The audit times a statement's run; dbt's time of each statement also counts its preparation
-    # (planning a prepared statement is a call of its own, which the audit does not time) and the
-    # loopback round trips.
+    # The audit times an ad-hoc statement from its arrival (planning included) to its end; dbt's
+    # time of each statement also counts the result's DoGet, the loopback round trips, dbt's own
+    # work and its threads' waits for the cores.
     print(f"unchanged run: SQE time {unchanged['audit_s'] / first['audit_s']:.0%} of the first run's (audit), "
-          f"{unchanged['sqe_wait_s'] / first['sqe_wait_s']:.0%} (dbt's statement time, preparation included)")
+          f"{unchanged['sqe_wait_s'] / first['sqe_wait_s']:.0%} (dbt's statement time, round trips and waits included)")
     wrong = set(changed["tables_rebuilt"]) ^ expected
     print(f"rebuilt after the change: {changed['tables_rebuilt']}: "
           + ("exactly those" if not wrong else f"differs from those by {sorted(wrong)}"))
