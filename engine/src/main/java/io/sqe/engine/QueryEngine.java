@@ -739,7 +739,6 @@ public final class QueryEngine {
           : Optional.empty();
     }
 
-    /** The command's run: writes are placed and run while their command runs, not while it is prepared. */
     /**
      * The run a command's planning belongs to: a command plans its queries as it runs, under its
      * run's cancellation; while it is prepared, on the planning thread already.
@@ -748,6 +747,7 @@ public final class QueryEngine {
       return run != null ? run : PlanningThreads.current().orElseGet(() -> QueryRun.untracked("plan"));
     }
 
+    /** The command's run: writes are placed and run while their command runs, not while it is prepared. */
     private QueryRun running() {
       if (run == null) {
         throw new IllegalStateException("A write is placed and run while its command runs");

@@ -282,11 +282,6 @@ final class ColumnChunkWriter extends ColumnSink {
   }
 
   @Override
-  void write(Binary value) {
-    write(value.getBytesUnsafe(), value.length());
-  }
-
-  @Override
   void write(byte[] bytes, int length) {
     if (arrays != null) {
       arrays.writeBytes(bytes, 0, length);

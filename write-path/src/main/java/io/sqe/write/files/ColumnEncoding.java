@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * Writes a chunk of rows into a Parquet file's columns, the columns shared out between the calling
  * thread and the write path's helper threads (one fewer than the machine's cores). Each column has
  * a writer of its own ({@link ColumnChunkWriter}), so a column's values and its pages (levels,
- * dictionary ids, compression) are written by one thread, touching only that column's state. The columns are taken one at a time from a shared list, the most expensive in the
- * previous chunk first, by whichever thread is free: a helper that starts late, or not at all on a
- * busy machine, takes fewer, and the caller never waits for a column nobody has started.
+ * dictionary ids, compression) are written by one thread, touching only that column's state. The
+ * columns are taken one at a time from a shared list, the most expensive in the previous chunk
+ * first, by whichever thread is free: a helper that starts late, or not at all on a busy machine,
+ * takes fewer, and the caller never waits for a column nobody has started.
  */
 final class ColumnEncoding {
   private static final ExecutorService HELPERS = helpers();

@@ -5,7 +5,6 @@ import org.apache.iceberg.FieldMetrics;
 import org.apache.iceberg.FloatFieldMetrics;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.apache.parquet.io.api.Binary;
 
 /**
  * Where a top-level column's values go on their way into a Parquet file, one at a time, from a
@@ -39,12 +38,8 @@ abstract class ColumnSink {
 
   abstract void write(double value);
 
-  abstract void write(Binary value);
-
   /** Writes the first {@code length} bytes of {@code bytes}, which the caller reuses for the next value. */
-  void write(byte[] bytes, int length) {
-    write(Binary.fromReusedByteArray(bytes, 0, length));
-  }
+  abstract void write(byte[] bytes, int length);
 
   /** A buffer of at least {@code length} bytes for one value, reused for the next (writers copy what they keep). */
   final byte[] scratch(int length) {

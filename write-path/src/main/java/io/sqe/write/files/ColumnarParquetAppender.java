@@ -147,7 +147,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
         writer.endBlock();
         rowsWritten += recordCount;
         if (!finished) {
-          closeStores();
+          closeColumns();
           startRowGroup();
         }
       }
@@ -183,7 +183,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
     return size;
   }
 
-  private void closeStores() {
+  private void closeColumns() {
     for (ColumnChunkWriter sink : sinks) {
       sink.closeRowGroup();
     }
@@ -254,7 +254,7 @@ final class ColumnarParquetAppender implements FileAppender<BatchRow> {
       closed = true;
     }
     flushRowGroup(true);
-    closeStores();
+    closeColumns();
     if (writer != null) {
       writer.end(metadata);
     }

@@ -299,60 +299,79 @@ final class PartitionedFiles<T> {
 
   /** Sorts a buffer's rows and writes them as files of their own; releases them, written or not. */
   private void writeSorted(Sorted buffer) {
-    List<T> sorted = buffer.rows;
-    RollingDataWriter<T> writer = null;
+    Rolling files = new Rolling(buffer.partition);
     try {
-      sorted.sort(sortOrder);
-      for (int i = 0; i < sorted.size() && !abandoned; i++) {
-        if (writer == null) {
-          writer = new RollingDataWriter<>(writers, outputFiles, table.io(), targetFileSizeBytes, spec, buffer.partition);
-        }
-        writer.write(sorted.get(i));
-        if (writer.currentFileRows() >= maxRowsPerFile) {
-          RollingDataWriter<T> full = writer;
-          writer = null;
-          close(full);
-        }
+      buffer.rows.sort(sortOrder);
+      for (int i = 0; i < buffer.rows.size() && !abandoned; i++) {
+        files.write(buffer.rows.get(i));
       }
-      if (writer != null) {
-        RollingDataWriter<T> last = writer;
-        writer = null;
-        close(last);
-      }
+      files.close();
     } finally {
+      files.abandon();
+      buffer.rows.forEach(rows::release);
+    }
+  }
+
+  /** A partition's rolling writer: opened at its first row, closed at {@code maxRowsPerFile} rows. */
+  private final class Rolling {
+    private final StructLike partition;
+    private RollingDataWriter<T> writer;
+
+    Rolling(StructLike partition) {
+      this.partition = partition;
+    }
+
+    void write(T row) {
+      if (writer == null) {
+        writer = new RollingDataWriter<>(writers, outputFiles, table.io(), targetFileSizeBytes, spec, partition);
+      }
+      writer.write(row);
+      if (writer.currentFileRows() >= maxRowsPerFile) {
+        close();
+      }
+    }
+
+    /** Closes the open file, if any, and adds the files written to the done ones. */
+    void close() {
+      if (writer != null) {
+        RollingDataWriter<T> closing = writer;
+        writer = null;
+        try {
+          closing.close();
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot close data file " + closing.currentFilePath(), e);
+        }
+        done.addAll(closing.result().dataFiles());
+      }
+    }
+
+    /** Closes the open file, if any, so that it can be deleted; its content no longer matters. */
+    void abandon() {
       if (writer != null) {
         try {
           writer.close();
         } catch (IOException | RuntimeException e) {
-          LOG.debug("Ignoring failure to close a data file of {} that failed", table.name(), e);
+          LOG.debug("Ignoring failure to close an abandoned data file of {}", table.name(), e);
         }
+        writer = null;
       }
-      sorted.forEach(rows::release);
     }
-  }
-
-  private void close(RollingDataWriter<T> writer) {
-    try {
-      writer.close();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot close data file " + writer.currentFilePath(), e);
-    }
-    done.addAll(writer.result().dataFiles());
   }
 
   /** The files of one partition: a rolling writer, and for sorted tables the rows waiting to be sorted. */
   private final class PartitionFiles {
     private final StructLike partition;
+    private final Rolling files;
     private List<T> pending = new ArrayList<>();
-    private RollingDataWriter<T> writer;
 
     PartitionFiles(StructLike partition) {
       this.partition = partition;
+      this.files = new Rolling(partition);
     }
 
     void write(T row) {
       if (sortOrder == null) {
-        append(row);
+        files.write(row);
         return;
       }
       pending.add(rows.keep(row));
@@ -360,22 +379,12 @@ final class PartitionedFiles<T> {
       flushAllIfFull();
     }
 
-    private void append(T row) {
-      if (writer == null) {
-        writer = new RollingDataWriter<>(writers, outputFiles, table.io(), targetFileSizeBytes, spec, partition);
-      }
-      writer.write(row);
-      if (writer.currentFileRows() >= maxRowsPerFile) {
-        closeWriter();
-      }
-    }
-
     /** Writes the pending rows, sorted, and closes the files, so each one is sorted as a whole. */
     void finish() {
       if (!pending.isEmpty()) {
         writeSorted(take());
       }
-      closeWriter();
+      files.close();
     }
 
     /** The pending rows, which leave the buffer. */
@@ -386,27 +395,12 @@ final class PartitionedFiles<T> {
       return buffer;
     }
 
-    private void closeWriter() {
-      if (writer != null) {
-        RollingDataWriter<T> closing = writer;
-        writer = null;
-        close(closing);
-      }
-    }
-
-    /** Closes the open file so that it can be deleted; its content no longer matters. */
+    /** Drops the pending rows and closes the open file so that it can be deleted. */
     void abandon() {
       buffered -= pending.size();
       pending.forEach(rows::release);
       pending = new ArrayList<>();
-      if (writer != null) {
-        try {
-          writer.close();
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("Ignoring failure to close an abandoned data file of {}", table.name(), e);
-        }
-        writer = null;
-      }
+      files.abandon();
     }
   }
 

@@ -57,7 +57,7 @@ final class StoreSink extends ColumnSink {
   }
 
   @Override
-  void write(Binary value) {
-    writer.write(value, 0, definitionLevel);
+  void write(byte[] bytes, int length) {
+    writer.write(Binary.fromReusedByteArray(bytes, 0, length), 0, definitionLevel);
   }
 }
