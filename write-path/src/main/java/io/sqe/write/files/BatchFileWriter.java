@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.Closeable;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -18,13 +17,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.NullOrder;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.SortDirection;
-import org.apache.iceberg.SortField;
 import org.apache.iceberg.SortOrder;
-import org.apache.iceberg.SortOrderComparators;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.types.Types;
@@ -134,77 +128,16 @@ public final class BatchFileWriter implements Closeable {
     this.layout = requireNonNull(layout, "layout is null");
     this.sortBufferBytes = builder.sortBufferBytes();
     SortOrder order = table.sortOrder();
-    Comparator<BatchRow> comparator = order.isSorted() ? comparator(table.schema(), order) : null;
-    PartitionedFiles.Rows<BatchRow> rows = new PartitionedFiles.Rows<>() {
-      @Override
-      public StructLike internal(BatchRow row) {
-        return row;
-      }
-
-      @Override
-      public BatchRow keep(BatchRow row) {
-        return row.batch().keep(row);
-      }
-
-      @Override
-      public void release(BatchRow row) {
-        row.batch().release();
-      }
-    };
+    BatchRowBuffer.Order sortOrder = order.isSorted() ? new BatchRowBuffer.Order(table.schema(), order) : null;
     this.files = new PartitionedFiles<>(
         table,
         builder,
         BatchRowFormat.writers(table, order.isSorted() ? order : SortOrder.unsorted()),
-        comparator,
-        rows,
+        sortOrder == null ? null : () -> new BatchRowBuffer(sortOrder),
+        row -> row,
         builder.outputFiles(FileFormat.PARQUET),
         paths,
         order.isSorted() ? SORTED_WRITES : null);
-  }
-
-  /**
-   * Orders rows as Iceberg's comparator of the sort order does: on the vectors themselves when
-   * every sort field is a column as it is (no transform), else on the rows' internal values.
-   */
-  private static Comparator<BatchRow> comparator(Schema schema, SortOrder order) {
-    List<SortField> fields = order.fields();
-    int[] positions = new int[fields.size()];
-    for (int i = 0; i < positions.length; i++) {
-      positions[i] = schema.columns().indexOf(schema.findField(fields.get(i).sourceId()));
-      if (!fields.get(i).transform().isIdentity() || positions[i] < 0) {
-        Comparator<StructLike> internal = SortOrderComparators.forSchema(schema, order);
-        return internal::compare;
-      }
-    }
-    boolean[] descending = new boolean[positions.length];
-    boolean[] nullsFirst = new boolean[positions.length];
-    for (int i = 0; i < positions.length; i++) {
-      descending[i] = fields.get(i).direction() == SortDirection.DESC;
-      nullsFirst[i] = fields.get(i).nullOrder() == NullOrder.NULLS_FIRST;
-    }
-    return (left, right) -> {
-      VectorColumn[] leftColumns = left.columns();
-      VectorColumn[] rightColumns = right.columns();
-      int leftRow = left.index();
-      int rightRow = right.index();
-      for (int i = 0; i < positions.length; i++) {
-        VectorColumn a = leftColumns[positions[i]];
-        VectorColumn b = rightColumns[positions[i]];
-        boolean leftNull = a.isNull(leftRow);
-        boolean rightNull = b.isNull(rightRow);
-        if (leftNull || rightNull) {
-          if (leftNull != rightNull) {
-            return leftNull == nullsFirst[i] ? -1 : 1;
-          }
-          continue;
-        }
-        int c = a.compare(leftRow, b, rightRow);
-        if (c != 0) {
-          return descending[i] ? -c : c;
-        }
-      }
-      return 0;
-    };
   }
 
   /** Writes the rows of {@code batch}, which this writer owns from now on and closes. */

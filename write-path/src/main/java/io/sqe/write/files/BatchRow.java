@@ -4,11 +4,11 @@ import org.apache.iceberg.StructLike;
 
 /**
  * A row of a record batch with the table's columns, as Iceberg's writers, partition transforms and
- * sort comparators see it. The writer moves one such row along a batch; the rows a sorted table's
- * buffer keeps are copies, each holding its batch open.
+ * sort comparators see it. The writer moves one such row along a batch, and a sorted table's buffer
+ * one along its rows in their order.
  */
 final class BatchRow implements StructLike {
-  private final BatchRows batch;
+  private BatchRows batch;
   private int index;
 
   BatchRow(BatchRows batch, int index) {
@@ -30,6 +30,12 @@ final class BatchRow implements StructLike {
 
   /** Moves this row to row {@code index} of its batch. */
   void moveTo(int newIndex) {
+    this.index = newIndex;
+  }
+
+  /** Moves this row to row {@code index} of {@code newBatch}. */
+  void moveTo(BatchRows newBatch, int newIndex) {
+    this.batch = newBatch;
     this.index = newIndex;
   }
 

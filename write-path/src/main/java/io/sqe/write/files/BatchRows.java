@@ -54,17 +54,15 @@ final class BatchRows {
    */
   void hold(Runnable writePending) {
     holds++;
+    if (passed) {
+      // A sorted buffer's rows: the file writes them when its chunk is full or it closes.
+      return;
+    }
     // A file holds runs of a batch's rows: the last file added is the one to look at first.
     int last = pendingWrites.size() - 1;
     if ((last < 0 || pendingWrites.get(last) != writePending) && !pendingWrites.contains(writePending)) {
       pendingWrites.add(writePending);
     }
-  }
-
-  /** A copy of {@code row} to keep; the batch stays open until it is released. */
-  BatchRow keep(BatchRow row) {
-    hold();
-    return new BatchRow(this, row.index());
   }
 
   /** Lets go of a {@link #hold}; closes the batch if nothing else holds it and the writer is past it. */

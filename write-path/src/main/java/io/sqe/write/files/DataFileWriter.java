@@ -67,22 +67,16 @@ public final class DataFileWriter implements Closeable {
             .build();
     // Partition transforms and sort comparators take Iceberg's internal values, not java.time objects.
     InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-    PartitionedFiles.Rows<Record> rows = new PartitionedFiles.Rows<>() {
-      @Override
-      public StructLike internal(Record row) {
-        return wrapper.wrap(row);
-      }
-
-      @Override
-      public Record keep(Record row) {
-        return row;
-      }
-
-      @Override
-      public void release(Record row) {}
-    };
+    Comparator<Record> comparator = order.isSorted() ? comparator(schema, order) : null;
     this.files = new PartitionedFiles<>(
-        table, builder, writers, order.isSorted() ? comparator(schema, order) : null, rows, builder.outputFiles(format), paths, null);
+        table,
+        builder,
+        writers,
+        comparator == null ? null : () -> new PartitionedFiles.ListBuffer<>(comparator),
+        wrapper::wrap,
+        builder.outputFiles(format),
+        paths,
+        null);
   }
 
   public static Builder builder(Table table) {

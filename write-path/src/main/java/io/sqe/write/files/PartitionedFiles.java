@@ -12,6 +12,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -45,16 +49,54 @@ import org.slf4j.LoggerFactory;
 final class PartitionedFiles<T> {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedFiles.class);
 
-  /** What the writer needs to know of its rows beyond what the file writers take. */
-  interface Rows<T> {
-    /** The row as Iceberg's partition transforms and sort comparators read it: internal values. */
-    StructLike internal(T row);
+  /** The rows of one partition waiting in a sorted table's buffer, in the representation they came in. */
+  interface SortBuffer<T> {
+    /** Keeps {@code row}, which the caller may reuse once this returns, until it is written or released. */
+    void add(T row);
 
-    /** The row to keep in the sort buffer after the call that handed over {@code row} returns. */
-    T keep(T row);
+    int size();
 
-    /** A kept row was written or dropped, and is no longer needed. */
-    void release(T row);
+    /**
+     * Sorts the rows by the table's sort order, stably, and hands them to {@code writer} in that
+     * order while {@code more} holds; a row handed over may change once the call returns.
+     */
+    void writeSorted(Consumer<T> writer, BooleanSupplier more);
+
+    /** Lets go of every row kept, written or not. */
+    void release();
+  }
+
+  /** A sort buffer of rows the writer may keep as they are (a new object for each). */
+  static final class ListBuffer<T> implements SortBuffer<T> {
+    private final Comparator<T> order;
+    private final List<T> rows = new ArrayList<>();
+
+    ListBuffer(Comparator<T> order) {
+      this.order = order;
+    }
+
+    @Override
+    public void add(T row) {
+      rows.add(row);
+    }
+
+    @Override
+    public int size() {
+      return rows.size();
+    }
+
+    @Override
+    public void writeSorted(Consumer<T> writer, BooleanSupplier more) {
+      rows.sort(order);
+      for (int i = 0; i < rows.size() && more.getAsBoolean(); i++) {
+        writer.accept(rows.get(i));
+      }
+    }
+
+    @Override
+    public void release() {
+      rows.clear();
+    }
   }
 
   private final Table table;
@@ -63,8 +105,9 @@ final class PartitionedFiles<T> {
   private final long maxRowsPerFile;
   private final int maxOpenPartitions;
   private final int sortBufferRows;
-  private final Comparator<T> sortOrder;
-  private final Rows<T> rows;
+  /** Makes a partition's sort buffer; null for an unsorted table. */
+  private final Supplier<SortBuffer<T>> sortBuffers;
+  private final Function<T, StructLike> internal;
   private final FileWriterFactory<T> writers;
   private final OutputFileFactory outputFiles;
   private final PartitionKey key;
@@ -84,7 +127,9 @@ final class PartitionedFiles<T> {
   private boolean finished;
 
   /**
-   * @param sortOrder orders the rows of a sorted table, null for an unsorted one
+   * @param sortBuffers makes a partition's buffer of rows waiting to be sorted, for a sorted table;
+   *     null for an unsorted one
+   * @param internal the row as Iceberg's partition transforms read it: internal values
    * @param paths where every file any of its writers starts is added
    * @param background where full sort buffers are written while the next fills, or null
    */
@@ -92,8 +137,8 @@ final class PartitionedFiles<T> {
       Table table,
       DataFileWriter.Builder options,
       FileWriterFactory<T> writers,
-      Comparator<T> sortOrder,
-      Rows<T> rows,
+      Supplier<SortBuffer<T>> sortBuffers,
+      Function<T, StructLike> internal,
       OutputFileFactory outputFiles,
       Set<String> paths,
       Executor background) {
@@ -104,8 +149,8 @@ final class PartitionedFiles<T> {
     this.maxRowsPerFile = options.maxRowsPerFile();
     this.maxOpenPartitions = options.maxOpenPartitions();
     this.sortBufferRows = options.sortBufferRows();
-    this.sortOrder = sortOrder;
-    this.rows = rows;
+    this.sortBuffers = sortBuffers;
+    this.internal = internal;
     this.writers = new TrackingWriterFactory<>(writers, paths);
     this.outputFiles = outputFiles;
     Schema schema = table.schema();
@@ -159,7 +204,7 @@ final class PartitionedFiles<T> {
       LOG.debug("Ignoring the failure of an abandoned write to {}", table.name(), e);
     }
     for (Sorted buffer : due) {
-      buffer.rows.forEach(rows::release);
+      buffer.rows.release();
     }
     due = new ArrayList<>();
     List<PartitionFiles> all = new ArrayList<>(open.values());
@@ -179,7 +224,7 @@ final class PartitionedFiles<T> {
       }
       return unpartitioned;
     }
-    key.partition(rows.internal(row));
+    key.partition(internal.apply(row));
     PartitionFiles files = open.get(lookup.set(key));
     if (files == null) {
       if (open.size() >= maxOpenPartitions) {
@@ -225,7 +270,7 @@ final class PartitionedFiles<T> {
       all.add(unpartitioned);
     }
     for (PartitionFiles files : all) {
-      if (!files.pending.isEmpty()) {
+      if (files.pending.size() > 0) {
         due.add(files.take());
       }
     }
@@ -289,9 +334,9 @@ final class PartitionedFiles<T> {
   /** A full buffer's rows of one partition, to be sorted and written as files of their own. */
   private final class Sorted {
     private final StructLike partition;
-    private final List<T> rows;
+    private final SortBuffer<T> rows;
 
-    Sorted(StructLike partition, List<T> rows) {
+    Sorted(StructLike partition, SortBuffer<T> rows) {
       this.partition = partition;
       this.rows = rows;
     }
@@ -301,14 +346,11 @@ final class PartitionedFiles<T> {
   private void writeSorted(Sorted buffer) {
     Rolling files = new Rolling(buffer.partition);
     try {
-      buffer.rows.sort(sortOrder);
-      for (int i = 0; i < buffer.rows.size() && !abandoned; i++) {
-        files.write(buffer.rows.get(i));
-      }
+      buffer.rows.writeSorted(files::write, () -> !abandoned);
       files.close();
     } finally {
       files.abandon();
-      buffer.rows.forEach(rows::release);
+      buffer.rows.release();
     }
   }
 
@@ -362,26 +404,27 @@ final class PartitionedFiles<T> {
   private final class PartitionFiles {
     private final StructLike partition;
     private final Rolling files;
-    private List<T> pending = new ArrayList<>();
+    private SortBuffer<T> pending;
 
     PartitionFiles(StructLike partition) {
       this.partition = partition;
       this.files = new Rolling(partition);
+      this.pending = sortBuffers == null ? null : sortBuffers.get();
     }
 
     void write(T row) {
-      if (sortOrder == null) {
+      if (pending == null) {
         files.write(row);
         return;
       }
-      pending.add(rows.keep(row));
+      pending.add(row);
       buffered++;
       flushAllIfFull();
     }
 
     /** Writes the pending rows, sorted, and closes the files, so each one is sorted as a whole. */
     void finish() {
-      if (!pending.isEmpty()) {
+      if (pending != null && pending.size() > 0) {
         writeSorted(take());
       }
       files.close();
@@ -391,15 +434,17 @@ final class PartitionedFiles<T> {
     Sorted take() {
       Sorted buffer = new Sorted(partition, pending);
       buffered -= pending.size();
-      pending = new ArrayList<>();
+      pending = sortBuffers.get();
       return buffer;
     }
 
     /** Drops the pending rows and closes the open file so that it can be deleted. */
     void abandon() {
-      buffered -= pending.size();
-      pending.forEach(rows::release);
-      pending = new ArrayList<>();
+      if (pending != null) {
+        buffered -= pending.size();
+        pending.release();
+        pending = sortBuffers.get();
+      }
       files.abandon();
     }
   }

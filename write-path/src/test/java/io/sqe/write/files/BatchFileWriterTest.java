@@ -18,6 +18,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.NullOrder;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
@@ -25,6 +26,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
@@ -90,6 +92,44 @@ class BatchFileWriterTest {
     assertThat(allocator.getAllocatedMemory()).isZero();
     assertThat(batchFiles).hasSize(4).isEqualTo(ids(records, recordWriter.complete()));
     assertThat(batchFiles).allSatisfy(ids -> assertThat(ids).isSortedAccordingTo((a, c) -> Long.compare(c, a)));
+  }
+
+  @Test
+  void sortedRowsComeInTheRecordWritersOrderWithTiesNullsTransformsAndPartitions() {
+    List<SortOrder> orders = List.of(
+        SortOrder.builderFor(SCHEMA).asc("p", NullOrder.NULLS_LAST).build(),
+        SortOrder.builderFor(SCHEMA).desc("p", NullOrder.NULLS_FIRST).asc("id").build(),
+        SortOrder.builderFor(SCHEMA).asc(Expressions.truncate("p", 2)).desc("id").build(),
+        SortOrder.builderFor(SCHEMA).desc(Expressions.bucket("id", 5), NullOrder.NULLS_FIRST).build());
+    List<PartitionSpec> specs = List.of(PartitionSpec.unpartitioned(), PartitionSpec.builderFor(SCHEMA).bucket("id", 3).build());
+    int n = 0;
+    for (SortOrder order : orders) {
+      for (PartitionSpec spec : specs) {
+        n++;
+        Table batches = table("batches" + n, spec, order);
+        Table records = table("records" + n, spec, order);
+        BatchFileWriter batchWriter = DataFileWriter.builder(batches).sortBufferRows(2_500).buildForBatches(layout(batches));
+        DataFileWriter recordWriter = DataFileWriter.builder(records).sortBufferRows(2_500).build();
+        java.util.Random random = new java.util.Random(n);
+        for (int b = 0; b < 8; b++) {
+          long[] ids = new long[ROWS];
+          String[] values = new String[ROWS];
+          for (int i = 0; i < ROWS; i++) {
+            // Few distinct values, so most rows tie on p and keep the order they came in.
+            ids[i] = random.nextInt(1_000_000);
+            values[i] = random.nextInt(9) == 0 ? null : "v" + random.nextInt(12);
+            Record r = GenericRecord.create(SCHEMA);
+            r.setField("id", ids[i]);
+            r.setField("p", values[i]);
+            recordWriter.write(r);
+          }
+          batchWriter.write(batch(ids, values));
+        }
+        List<List<Long>> written = ids(batches, batchWriter.complete());
+        assertThat(allocator.getAllocatedMemory()).isZero();
+        assertThat(written).as("%s, %s", order, spec).isEqualTo(ids(records, recordWriter.complete()));
+      }
+    }
   }
 
   @Test
@@ -165,6 +205,22 @@ class BatchFileWriterTest {
     }
     batch.setRowCount(ROWS);
     writer.write(batch);
+  }
+
+  private VectorSchemaRoot batch(long[] idValues, String[] values) {
+    VectorSchemaRoot batch = VectorSchemaRoot.create(BATCHES, allocator);
+    BigIntVector ids = (BigIntVector) batch.getVector(0);
+    VarCharVector p = (VarCharVector) batch.getVector(1);
+    for (int i = 0; i < idValues.length; i++) {
+      ids.setSafe(i, idValues[i]);
+      if (values[i] == null) {
+        p.setNull(i);
+      } else {
+        p.setSafe(i, values[i].getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    batch.setRowCount(idValues.length);
+    return batch;
   }
 
   private VectorSchemaRoot batch(int first, java.util.function.IntFunction<String> partition) {

@@ -1,25 +1,32 @@
 package io.sqe.engine.exec.batch;
 
+import java.util.Arrays;
+
 /**
  * A stable sort of row addresses ({@code batch << 32 | row}) by a comparator of the rows they
  * address: a merge sort on primitive longs, so that sorting millions of rows makes no object per row.
  */
-final class RowOrder {
+public final class RowOrder {
   /** Below this length a range is sorted by insertion, which is stable too. */
   private static final int INSERTION = 32;
 
   /** Compares the rows two addresses name. */
   @FunctionalInterface
-  interface AddressComparator {
+  public interface AddressComparator {
     int compare(long a, long b);
   }
 
   private RowOrder() {}
 
   /** Sorts {@code addresses} in place; equal rows keep their order. */
-  static void sort(long[] addresses, AddressComparator comparator) {
-    long[] buffer = addresses.clone();
-    mergeSort(buffer, addresses, 0, addresses.length, comparator);
+  public static void sort(long[] addresses, AddressComparator comparator) {
+    sort(addresses, addresses.length, comparator);
+  }
+
+  /** Sorts the first {@code length} of {@code addresses} in place; equal rows keep their order. */
+  public static void sort(long[] addresses, int length, AddressComparator comparator) {
+    long[] buffer = Arrays.copyOf(addresses, length);
+    mergeSort(buffer, addresses, 0, length, comparator);
   }
 
   /** Sorts {@code from[lo..hi)} into {@code to[lo..hi)}; both hold the same values on entry. */
