@@ -163,7 +163,7 @@ public final class BatchFileWriter implements Closeable {
     // The buffer was taken while this batch was written when it holds fewer rows than were added.
     boolean taken = files.buffered() < before + rows.rowCount();
     bufferedBytes = files.buffered() == 0 ? 0 : (taken ? 0 : bufferedBytes) + rows.bytes();
-    if (files.buffered() > 0 && bufferedBytes >= sortBufferBytes) {
+    if (files.buffered() > 0 && bufferedBytes >= files.bufferLimit(sortBufferBytes)) {
       files.flushAll();
       bufferedBytes = 0;
     }

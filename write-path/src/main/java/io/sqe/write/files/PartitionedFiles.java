@@ -123,6 +123,8 @@ final class PartitionedFiles<T> {
   private volatile boolean abandoned;
   private PartitionFiles unpartitioned;
   private int buffered;
+  /** Whether the buffer being filled is the write's first, which holds a quarter of the others. */
+  private boolean firstBuffer = true;
   private long rowCount;
   private boolean finished;
 
@@ -243,10 +245,19 @@ final class PartitionedFiles<T> {
 
   /** Sorts and writes every buffered row, when together they reach the buffer's size. */
   private void flushAllIfFull() {
-    if (buffered < sortBufferRows) {
+    if (buffered < bufferLimit(sortBufferRows)) {
       return;
     }
     flushAll();
+  }
+
+  /**
+   * What the buffer being filled may hold, of {@code limit} for a full one: a quarter for the
+   * write's first buffer, so that the first files are written (in the background, while the next
+   * buffer fills) after a quarter of the wait for a full buffer, when nothing else is written yet.
+   */
+  long bufferLimit(long limit) {
+    return firstBuffer ? Math.max(1, limit / 4) : limit;
   }
 
   /**
@@ -254,6 +265,7 @@ final class PartitionedFiles<T> {
    * takes them to be written there once the batch being written has passed ({@link #startDue}).
    */
   void flushAll() {
+    firstBuffer = false;
     if (background == null) {
       if (unpartitioned != null) {
         unpartitioned.finish();

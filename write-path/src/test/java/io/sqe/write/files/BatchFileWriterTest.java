@@ -90,7 +90,9 @@ class BatchFileWriterTest {
     }
     List<List<Long>> batchFiles = ids(batches, batchWriter.complete());
     assertThat(allocator.getAllocatedMemory()).isZero();
-    assertThat(batchFiles).hasSize(4).isEqualTo(ids(records, recordWriter.complete()));
+    // The first buffer holds a quarter of the others: 625, 2,500, 2,500, 2,500 and the last 1,875 rows.
+    assertThat(batchFiles).hasSize(5).isEqualTo(ids(records, recordWriter.complete()));
+    assertThat(batchFiles.stream().map(List::size)).containsExactlyInAnyOrder(625, 2_500, 2_500, 2_500, 1_875);
     assertThat(batchFiles).allSatisfy(ids -> assertThat(ids).isSortedAccordingTo((a, c) -> Long.compare(c, a)));
   }
 
@@ -156,7 +158,7 @@ class BatchFileWriterTest {
     BatchFileWriter writer = DataFileWriter.builder(table)
         .sortBufferRows(2_500)
         .buildForBatches(BatchFileWriter.layout(table, arrow, new int[] {0, 1}).orElseThrow());
-    // Row 1,500 is in the first buffer, which is written while the second fills; its value is a byte short.
+    // Row 1,500 is in the second buffer (the first holds 625 rows), written while the third fills; its value is a byte short.
     SqeException failure = null;
     for (int b = 0; b < 10 && failure == null; b++) {
       VectorSchemaRoot batch = VectorSchemaRoot.create(arrow, allocator);
