@@ -250,7 +250,7 @@ public final class IcebergTable extends AbstractTable implements TranslatableTab
     return appendedAfter;
   }
 
-  /** Called when a scan of this table is compiled, with the filter pushed into it. */
+  /** Called when a scan of this table is planned, with the filter pushed into it. */
   void scanned(Expression filter) {
     if (write != null) {
       write.scanFilters.add(filter);

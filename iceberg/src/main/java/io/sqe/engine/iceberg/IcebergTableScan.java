@@ -268,13 +268,21 @@ public final class IcebergTableScan extends TableScan implements EnumerableRel {
     return (context, allocator) -> scan.batches(context, allocator, schema);
   }
 
+  /**
+   * Tells the table, when it is a write target, which of its rows this scan reads ({@link
+   * IcebergTable#scannedRows}); called once for each scan of a finished plan, whichever runtime
+   * runs it.
+   */
+  public void planned() {
+    icebergTable.scanned(filter);
+  }
+
   @Override
   public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     // Calcite's own row shape: a bare value for one column, an empty list for none, else an array.
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(), JavaRowFormat.ARRAY);
     // A join above may have offered its build-side keys for one of this scan's columns.
     IcebergScan scan = new IcebergScan(icebergTable, projection, filter, likes, limit, partitioned, DynamicFilters.claim(this));
-    icebergTable.scanned(filter);
     Expression stashed = implementor.stash(scan, IcebergScan.class);
     return implementor.result(
         physType,

@@ -16,7 +16,8 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 /**
  * Looks through a finished plan for what its caching depends on: the Iceberg tables its scans
  * read, scans of anything else, and calls whose value is not a function of their arguments; and
- * for what its scans read, whose bytes decide whether it runs on a Trino cluster.
+ * for what its scans read, whose bytes decide whether it runs on a Trino cluster. A write target
+ * learns here which of its rows the statement reads.
  */
 final class PlanInspection {
   private PlanInspection() {}
@@ -39,6 +40,7 @@ final class PlanInspection {
           IcebergTableScan scan = (IcebergTableScan) node;
           reads.scanned(scan.icebergTable());
           reads.scanned(ScanBytes.of(scan));
+          scan.planned();
         } else if (node instanceof TableScan) {
           reads.unversioned("a table that is not an Iceberg table");
         }

@@ -222,8 +222,10 @@ public final class QueryPlanner {
     PlanningThreads.checkCancelled();
     EnumerableRel compiled =
         (EnumerableRel) OperatorImplementations.rewrite(SetSearches.rewrite(enumerable, internalParameters));
-    Bindable<Object> bindable =
-        Spans.traced("sqe.compile", () -> new InitializerFailures(PlanCompiler.compile(compiled, internalParameters, sql)));
+    // A columnar plan runs without the row runtime's code: that is compiled only if something binds it.
+    Bindable<Object> bindable = columnar != null
+        ? new DeferredCompile(compiled, internalParameters, sql)
+        : DeferredCompile.now(compiled, internalParameters, sql);
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(
