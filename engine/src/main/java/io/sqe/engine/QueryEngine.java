@@ -80,6 +80,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.Linq4j;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.TimeFrameSet;
 import org.apache.calcite.rel.type.TimeFrames;
@@ -691,11 +692,6 @@ public final class QueryEngine {
     }
 
     @Override
-    public PlannedQuery plan(Session session, SqlNode query, String sql) {
-      return plan(session, query, sql, List.of());
-    }
-
-    @Override
     public PlannedQuery plan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
       // A write's query reads its sources, never a materialized view's storage in their place:
       // the lineage it records (and a refresh of the view itself) needs the sources' snapshots.
@@ -723,6 +719,11 @@ public final class QueryEngine {
     @Override
     public QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
       return PlanningThreads.plan(planning(), () -> planner.describe(session, query, sql, readTables(session, tables)));
+    }
+
+    @Override
+    public RelNode logicalPlan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
+      return PlanningThreads.plan(planning(), () -> planner.logical(session, query, sql, readTables(session, tables)));
     }
 
     @Override

@@ -12,13 +12,16 @@ import io.sqe.engine.session.Session;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /** The engine's query machinery, as commands use it for the queries inside them. */
 public interface QueryServices {
   /** Validates, optimises and compiles a query; errors in it carry their SQL position. */
-  PlannedQuery plan(Session session, SqlNode query, String sql);
+  default PlannedQuery plan(Session session, SqlNode query, String sql) {
+    return plan(session, query, sql, List.of());
+  }
 
   /**
    * Plans a query that reads each of {@code tables} wherever it names that table (by catalog and
@@ -37,6 +40,13 @@ public interface QueryServices {
 
   /** As {@link #describe(Session, SqlNode, String)}, reading {@code tables} as {@link #plan(Session, SqlNode, String, List)} does. */
   QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables);
+
+  /**
+   * A query's logical plan, validated and converted but not optimised or compiled, reading {@code
+   * tables} as {@link #plan(Session, SqlNode, String, List)} does; errors in it carry their SQL
+   * position.
+   */
+  RelNode logicalPlan(Session session, SqlNode query, String sql, List<IcebergTable> tables);
 
   /**
    * What the session's principal may do with table {@code table} of catalog {@code catalog} under

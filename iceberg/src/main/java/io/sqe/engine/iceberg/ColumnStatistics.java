@@ -57,6 +57,69 @@ public final class ColumnStatistics {
     return statistics.distinctValues.get(column.fieldId());
   }
 
+  /**
+   * The largest value of a column in the snapshot a scan reads, from the upper bounds Iceberg keeps
+   * for each data file; {@code value} is null when no row has a non-NULL value.
+   */
+  public record Maximum(Type type, Object value) {}
+
+  /**
+   * The exact largest value of the table column at {@code index} of the scan columns of {@code
+   * table}, in the snapshot its scans read, when the files' bounds tell it: a column of integers,
+   * dates, times, timestamps or decimals (whose bounds Iceberg keeps whole, where it cuts text),
+   * every data file with a non-NULL value having an upper bound, and no delete file (which could
+   * remove the row that holds it). Empty otherwise, and for a scan of appended rows only.
+   */
+  public static java.util.Optional<Maximum> maximum(IcebergTable table, int index) {
+    List<Types.NestedField> columns = table.columns();
+    if (index < 0 || index >= columns.size() || table.isMetadataColumn(index) || table.appendedAfter() != null) {
+      return java.util.Optional.empty();
+    }
+    Types.NestedField column = columns.get(index);
+    switch (column.type().typeId()) {
+      case INTEGER, LONG, DATE, TIME, TIMESTAMP, DECIMAL -> { }
+      default -> {
+        return java.util.Optional.empty();
+      }
+    }
+    Long snapshotId = table.pinnedSnapshotId();
+    if (snapshotId == null) {
+      return java.util.Optional.of(new Maximum(column.type(), null));
+    }
+    Snapshot snapshot = table.table().snapshot(snapshotId);
+    List<FileScanTask> files =
+        snapshot == null ? null : SnapshotFiles.plan(table.table(), snapshot, org.apache.iceberg.expressions.Expressions.alwaysTrue(), () -> {});
+    if (files == null) {
+      return java.util.Optional.empty();
+    }
+    int id = column.fieldId();
+    java.util.Comparator<Object> order = org.apache.iceberg.types.Comparators.forType(column.type().asPrimitiveType());
+    Object max = null;
+    for (FileScanTask task : files) {
+      DataFile file = task.file();
+      Long values = file.valueCounts() == null ? null : file.valueCounts().get(id);
+      Long nulls = file.nullValueCounts() == null ? null : file.nullValueCounts().get(id);
+      if (file.recordCount() == 0 || values != null && nulls != null && values.longValue() == nulls.longValue()) {
+        continue;
+      }
+      ByteBuffer upper = file.upperBounds() == null ? null : file.upperBounds().get(id);
+      if (upper == null) {
+        return java.util.Optional.empty();
+      }
+      Object high;
+      try {
+        high = Conversions.fromByteBuffer(column.type(), upper);
+      } catch (RuntimeException e) {
+        // A bound written for the column's type before a promotion (int to long, say).
+        return java.util.Optional.empty();
+      }
+      if (max == null || order.compare(high, max) > 0) {
+        max = high;
+      }
+    }
+    return java.util.Optional.of(new Maximum(column.type(), max));
+  }
+
   private static boolean isIntegral(Type type) {
     switch (type.typeId()) {
       case INTEGER:

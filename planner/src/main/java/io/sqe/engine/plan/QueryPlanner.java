@@ -291,6 +291,15 @@ public final class QueryPlanner {
     });
   }
 
+  /**
+   * A query's logical plan, validated and converted (views expanded, policies applied) but not
+   * optimised or compiled: for a command that decides something from the plan's shape before it
+   * pays for planning in full.
+   */
+  public RelNode logical(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
+    return Spans.traced("sqe.describe", () -> convert(session, query, sql, tables).relRoot().rel);
+  }
+
   public String trinoSelect(Session session, SqlNode query, String sql, List<String> types, List<String> names) {
     Converted converted = convert(session, query, sql, List.of());
     if (!converted.parameterTypes().isEmpty()) {

@@ -91,8 +91,8 @@ final class MergePlanner {
           // Without a NOT MATCHED BY SOURCE clause (keys() has none) an empty source changes no
           // row: the statement needs neither its own plan nor a scan of the target. This is an
           // incremental model's run with nothing new (its source reads newer rows than the target's).
-          return new RowLevelCommand.NoChange(
-              "no_source_rows", "the MERGE's source has no rows, so " + target.displayName() + " stays as it is");
+          return new RowLevelCommand.NoChange("no_source_rows", "the MERGE's source has no rows"
+              + (range.emptyBecause() == null ? "" : " (" + range.emptyBecause() + ")") + ", so " + target.displayName() + " stays as it is");
         }
         return MergePlanner.plan(ctx, merge, target, table, range.condition());
       }
@@ -472,7 +472,11 @@ final class MergePlanner {
      * What one query of the source tells: how many rows it has, and a condition on the target's
      * keys (null when the scan cannot be narrowed).
      */
-    record Range(long sourceRows, SqlNode condition) {}
+    record Range(long sourceRows, SqlNode condition, String emptyBecause) {
+      Range(long sourceRows, SqlNode condition) {
+        this(sourceRows, condition, null);
+      }
+    }
 
     /**
      * The source's row count and {@code t.k >= min AND t.k <= max} for each key, from one query of
@@ -498,6 +502,15 @@ final class MergePlanner {
       // The source may read the target: as of the statement's snapshot, through a write target of
       // its own so that the statement's conflict detection filter stays the statement's.
       IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
+      if (EmptySource.mayApply(merge.source())) {
+        // An incremental model's source with nothing new is known empty from the files' bounds.
+        SqlNode rows = SqlTrees.select(List.of(SqlIdentifier.star(ZERO)), SqlTrees.copy(source), null);
+        java.util.Optional<String> empty =
+            EmptySource.why(context.queries().logicalPlan(context.session(), rows, rows.toString(), List.of(snapshot)));
+        if (empty.isPresent()) {
+          return new Range(0, null, empty.get());
+        }
+      }
       PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(snapshot));
       Object[] row;
       try (RowStream rows = context.queries().rows(context.session(), planned, List.of(), context.queryId())) {
