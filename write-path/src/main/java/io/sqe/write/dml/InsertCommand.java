@@ -80,6 +80,15 @@ final class InsertCommand implements PreparedCommand {
     Plan plan = table.schema().schemaId() == prepared.schema.schemaId()
         ? prepared
         : plan(context, target, table, statement);
+    if (parameters.isEmpty() && statement.getSource().getKind() != SqlKind.VALUES && EmptySource.mayApply(statement.getSource())) {
+      // An incremental model's append with nothing new: its query is known empty from the files' bounds.
+      SqlNode source = SqlTrees.copy(statement.getSource());
+      Optional<String> empty = EmptySource.why(context.queries().logicalPlan(context.session(), source, source.toString(), List.of()));
+      if (empty.isPresent()) {
+        return CommandResult.materialized(0, new CommandResult.Reuse(true, "no_source_rows",
+            "the INSERT's query has no rows (" + empty.get() + "), so " + target.displayName() + " stays as it is"));
+      }
+    }
     // Columns left out with a default of their own keep the write here: Trino would write NULL.
     if (statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)) {
       Optional<CommandResult> offloaded = TrinoWrites.insert(context, target, table, plan.columns(), statement.getSource(), plan.query);
