@@ -1,9 +1,7 @@
 package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.QueryServices;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.plan.PlannedQuery;
@@ -13,7 +11,6 @@ import io.sqe.engine.sql.SqeParser;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,12 +27,7 @@ class DeferredCompileTest {
 
   @BeforeEach
   void setUp() {
-    CommandExecutor capture = (context, statement) -> {
-      queries = context.queries();
-      return Optional.empty();
-    };
-    QueryEngine engine = new QueryEngine(lake.catalogs(), lake.allocator(), EngineConfig.DEFAULT, List.of(capture));
-    assertThatThrownBy(() -> engine.prepare(session, "delete from typed")).isInstanceOf(SqeException.class);
+    queries = lake.queryServices(session);
     RowRuntimeComparison.typedTable(lake, "typed", 0, 15_000);
   }
 

@@ -44,6 +44,25 @@ public final class EmbeddedLake implements BeforeEachCallback, AfterEachCallback
     return new EmbeddedLake(null);
   }
 
+  /**
+   * The query services an engine over this lake hands its commands, as the write path's commands
+   * get them: captured by a command executor that takes a statement {@code session} prepares.
+   */
+  public io.sqe.engine.command.QueryServices queryServices(Session session) {
+    io.sqe.engine.command.QueryServices[] captured = new io.sqe.engine.command.QueryServices[1];
+    io.sqe.engine.command.CommandExecutor capture = (context, statement) -> {
+      captured[0] = context.queries();
+      return java.util.Optional.empty();
+    };
+    QueryEngine engine = new QueryEngine(catalogs(), allocator(), EngineConfig.DEFAULT, List.of(capture));
+    try {
+      engine.prepare(session, "delete from captured");
+    } catch (SqeException e) {
+      // No executor prepares it: the capture has seen the services by then.
+    }
+    return java.util.Objects.requireNonNull(captured[0], "no command executor saw the statement");
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dir = Files.createTempDirectory("sqe-lake");

@@ -1,9 +1,7 @@
 package io.sqe.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sqe.engine.command.CommandExecutor;
 import io.sqe.engine.command.QueryServices;
 import io.sqe.engine.exec.BatchStream;
 import io.sqe.engine.exec.RowStream;
@@ -16,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Predicate;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -59,13 +56,7 @@ class RowPositionScanTest {
 
   @BeforeEach
   void setUp() {
-    CommandExecutor capture = (context, statement) -> {
-      queries = context.queries();
-      return Optional.empty();
-    };
-    QueryEngine engine = new QueryEngine(lake.catalogs(), lake.allocator(), EngineConfig.DEFAULT, List.of(capture));
-    assertThatThrownBy(() -> engine.prepare(session, "delete from pos")).isInstanceOf(SqeException.class);
-    assertThat(queries).isNotNull();
+    queries = lake.queryServices(session);
     // Row groups of a few hundred rows: each file holds several, and filters skip some of them.
     table = lake.catalog().iceberg().createTable(
         TableIdentifier.of("s", "pos"),
