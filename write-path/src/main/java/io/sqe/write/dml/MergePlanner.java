@@ -84,6 +84,15 @@ final class MergePlanner {
       public Plan planForExecution(CommandContext ctx, IcebergTable table, List<Object> parameters) {
         TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
         if (!parameters.isEmpty() || SourceKeyRange.keys(merge, ref, sourceAlias(merge.source())).isEmpty()) {
+          // dbt's delete+insert: a MERGE whose clauses for unmatched target rows all need a row of
+          // the source (EXISTS over it) changes nothing when the source is known empty.
+          if (parameters.isEmpty() && onlyActsWithSourceRows(merge)) {
+            java.util.Optional<String> empty = SourceKeyRange.knownEmpty(ctx, merge, table);
+            if (empty.isPresent()) {
+              return new RowLevelCommand.NoChange("no_source_rows", "the MERGE's source has no rows (" + empty.get() + "), so "
+                  + target.displayName() + " stays as it is");
+            }
+          }
           return MergePlanner.plan(ctx, merge, target, table, null);
         }
         SourceKeyRange.Range range = SourceKeyRange.of(ctx, merge, target, table);
@@ -97,6 +106,32 @@ final class MergePlanner {
         return MergePlanner.plan(ctx, merge, target, table, range.condition());
       }
     });
+  }
+
+  /**
+   * Whether every WHEN NOT MATCHED BY SOURCE clause has a condition with a conjunct {@code EXISTS
+   * (SELECT ... FROM <the MERGE's source> ...)}: then, with no source row, no clause acts (the
+   * others need a source row by their kind).
+   */
+  private static boolean onlyActsWithSourceRows(SqlMergeStatement merge) {
+    SqlNode source = merge.source().getKind() == SqlKind.AS ? ((SqlCall) merge.source()).operand(0) : merge.source();
+    for (SqlMergeClause clause : merge.clauses()) {
+      if (clause.match() != Match.NOT_MATCHED_BY_SOURCE) {
+        continue;
+      }
+      boolean needsSource = SourceKeyRange.conjuncts(clause.condition()).stream().anyMatch(conjunct -> {
+        if (conjunct.getKind() != SqlKind.EXISTS || !(((SqlCall) conjunct).operand(0) instanceof SqlSelect select)) {
+          return false;
+        }
+        SqlNode from = select.getFrom();
+        SqlNode read = from != null && from.getKind() == SqlKind.AS ? ((SqlCall) from).operand(0) : from;
+        return read != null && read.equalsDeep(source, org.apache.calcite.util.Litmus.IGNORE);
+      });
+      if (!needsSource) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** What each clause does, with where its values are in a query row. */
@@ -155,7 +190,9 @@ final class MergePlanner {
     // plans the statement again: the prepared statement is then only validated (its errors and
     // parameter types), and planned in full only if EXPLAIN asks for its plan. An incremental model's
     // MERGE that finds no new source row then never plans the statement at all.
-    boolean mayRefine = keyRange == null && !SourceKeyRange.keys(merge, ref, sourceAlias).isEmpty();
+    // So does one whose source may be known empty at execution when its clauses all need source rows.
+    boolean mayRefine = keyRange == null && (!SourceKeyRange.keys(merge, ref, sourceAlias).isEmpty()
+        || EmptySource.mayApply(merge.source()) && onlyActsWithSourceRows(merge));
     String text = query.toString();
     QueryShape shape = null;
     if (mayRefine) {
@@ -456,7 +493,7 @@ final class MergePlanner {
       return integral ? new Key(t, s) : null;
     }
 
-    private static List<SqlNode> conjuncts(SqlNode condition) {
+    static List<SqlNode> conjuncts(SqlNode condition) {
       List<SqlNode> result = new ArrayList<>();
       if (condition != null && condition.getKind() == SqlKind.AND) {
         for (SqlNode operand : ((SqlCall) condition).getOperandList()) {
@@ -501,16 +538,11 @@ final class MergePlanner {
       SqlNode query = SqlTrees.select(bounds, source, null);
       // The source may read the target: as of the statement's snapshot, through a write target of
       // its own so that the statement's conflict detection filter stays the statement's.
-      IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
-      if (EmptySource.mayApply(merge.source())) {
-        // An incremental model's source with nothing new is known empty from the files' bounds.
-        SqlNode rows = SqlTrees.select(List.of(SqlIdentifier.star(ZERO)), SqlTrees.copy(source), null);
-        java.util.Optional<String> empty =
-            EmptySource.why(context.queries().logicalPlan(context.session(), rows, rows.toString(), List.of(snapshot)));
-        if (empty.isPresent()) {
-          return new Range(0, null, empty.get());
-        }
+      java.util.Optional<String> empty = knownEmpty(context, merge, table);
+      if (empty.isPresent()) {
+        return new Range(0, null, empty.get());
       }
+      IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
       PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(snapshot));
       Object[] row;
       try (RowStream rows = context.queries().rows(context.session(), planned, List.of(), context.queryId())) {
@@ -538,6 +570,24 @@ final class MergePlanner {
             SqlLiteral.createExactNumeric(Long.toString(high), ZERO)));
       }
       return new Range(sourceRows, conditions.isEmpty() ? null : SqlTrees.and(conditions.toArray(SqlNode[]::new)));
+    }
+
+    /**
+     * Why the MERGE's source has no row, known from the data files' bounds ({@link EmptySource}), or
+     * empty: an incremental model's source with nothing new. The source reads the target as of the
+     * statement's snapshot, as its key query would.
+     */
+    static java.util.Optional<String> knownEmpty(CommandContext context, SqlMergeStatement merge, IcebergTable table) {
+      if (!EmptySource.mayApply(merge.source())) {
+        return java.util.Optional.empty();
+      }
+      SqlNode source = SqlTrees.copy(merge.source());
+      if (source.getKind() != SqlKind.AS) {
+        source = SqlTrees.as(source, sourceAlias(merge.source()));
+      }
+      SqlNode rows = SqlTrees.select(List.of(SqlIdentifier.star(ZERO)), source, null);
+      IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
+      return EmptySource.why(context.queries().logicalPlan(context.session(), rows, rows.toString(), List.of(snapshot)));
     }
 
     private static SqlIdentifier key(Key key) {
