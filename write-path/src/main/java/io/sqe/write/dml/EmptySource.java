@@ -35,8 +35,8 @@ import org.apache.iceberg.types.Comparators;
  * <p>{@code t}'s largest {@code d} must be exact ({@link ColumnStatistics#maximum}: bounds of
  * integers, dates, times, timestamps or decimals, no delete file) and read straight from the table
  * (no filter, no policy in between); {@code c}'s values are bounded by the largest value of the
- * column they are read from, under the same conditions. Anything else, and any doubt, is "not known to be
- * empty": the statement then runs as it would have.
+ * column they are read from, under the same conditions. Anything else, and any doubt, is "not
+ * known to be empty": the statement then runs as it would have.
  */
 final class EmptySource {
   private EmptySource() {}
@@ -76,8 +76,10 @@ final class EmptySource {
         node = filter.getInput();
       } else if (node instanceof Project || node instanceof Sort) {
         node = node.getInput(0);
-      } else if (node instanceof Aggregate aggregate && !aggregate.getGroupSet().isEmpty()) {
-        // Grouped, an aggregate of no row is no row (without keys it is one row of NULLs and zeros).
+      } else if (node instanceof Aggregate aggregate && !aggregate.getGroupSet().isEmpty()
+          && aggregate.getGroupType() == Aggregate.Group.SIMPLE) {
+        // Grouped, an aggregate of no row is no row (without keys, or with a grand total among its
+        // grouping sets, it is one row of NULLs and zeros).
         node = aggregate.getInput();
       } else if (node instanceof Join join && join.getJoinType() == JoinRelType.INNER) {
         Optional<String> left = why(join.getLeft());

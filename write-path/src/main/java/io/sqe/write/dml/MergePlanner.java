@@ -89,8 +89,7 @@ final class MergePlanner {
           if (parameters.isEmpty() && onlyActsWithSourceRows(merge)) {
             java.util.Optional<String> empty = SourceKeyRange.knownEmpty(ctx, merge, table);
             if (empty.isPresent()) {
-              return new RowLevelCommand.NoChange("no_source_rows", "the MERGE's source has no rows (" + empty.get() + "), so "
-                  + target.displayName() + " stays as it is");
+              return noSourceRows(target, empty.get());
             }
           }
           return MergePlanner.plan(ctx, merge, target, table, null);
@@ -100,12 +99,17 @@ final class MergePlanner {
           // Without a NOT MATCHED BY SOURCE clause (keys() has none) an empty source changes no
           // row: the statement needs neither its own plan nor a scan of the target. This is an
           // incremental model's run with nothing new (its source reads newer rows than the target's).
-          return new RowLevelCommand.NoChange("no_source_rows", "the MERGE's source has no rows"
-              + (range.emptyBecause() == null ? "" : " (" + range.emptyBecause() + ")") + ", so " + target.displayName() + " stays as it is");
+          return noSourceRows(target, range.emptyBecause());
         }
         return MergePlanner.plan(ctx, merge, target, table, range.condition());
       }
     });
+  }
+
+  /** The MERGE changes nothing: its source has no row ({@code because}, when known from bounds). */
+  private static RowLevelCommand.NoChange noSourceRows(TableRef target, String because) {
+    return new RowLevelCommand.NoChange("no_source_rows", "the MERGE's source has no rows"
+        + (because == null ? "" : " (" + because + ")") + ", so " + target.displayName() + " stays as it is");
   }
 
   /**
@@ -536,12 +540,12 @@ final class MergePlanner {
         source = SqlTrees.as(source, sourceAlias);
       }
       SqlNode query = SqlTrees.select(bounds, source, null);
-      // The source may read the target: as of the statement's snapshot, through a write target of
-      // its own so that the statement's conflict detection filter stays the statement's.
       java.util.Optional<String> empty = knownEmpty(context, merge, table);
       if (empty.isPresent()) {
         return new Range(0, null, empty.get());
       }
+      // The source may read the target: as of the statement's snapshot, through a write target of
+      // its own so that the statement's conflict detection filter stays the statement's.
       IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
       PlannedQuery planned = context.queries().plan(context.session(), query, query.toString(), List.of(snapshot));
       Object[] row;
