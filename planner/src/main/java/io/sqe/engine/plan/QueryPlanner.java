@@ -226,6 +226,9 @@ public final class QueryPlanner {
     Bindable<Object> bindable = columnar != null
         ? new DeferredCompile(compiled, internalParameters, sql)
         : DeferredCompile.now(compiled, internalParameters, sql);
+    // The plan keeps its nodes (a deferred compilation needs them), and they keep their cluster's
+    // planner: drop what the search registered, which a cached plan would otherwise hold.
+    planner.clear();
 
     List<List<String>> origins = validator.getFieldOrigins(validated);
     return new PlannedQuery(
