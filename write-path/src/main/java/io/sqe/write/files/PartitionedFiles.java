@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * The partitioning, rolling and sorting of {@link DataFileWriter}, for rows of any representation
  * {@code T} that an Iceberg {@link FileWriterFactory} writes: each partition has its own rolling
  * writer, at most {@code maxOpenPartitions} at once; rows of a sorted table wait in a buffer of
- * {@code sortBufferRows}, are sorted and written as files of their own.
+ * {@code sortBufferRows} (the write's first buffer a quarter of that, see {@link #bufferLimit}),
+ * each partition's in a {@link SortBuffer} of their representation, and are sorted and written as
+ * files of their own.
  *
  * <p>With a background executor, a full buffer is sorted and written there while the next one
  * fills: the buffer's rows are taken where it is full (so files end at the same rows), and its
