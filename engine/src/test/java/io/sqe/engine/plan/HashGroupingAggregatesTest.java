@@ -176,10 +176,14 @@ class HashGroupingAggregatesTest {
     assertThat(code(sets, true)).doesNotContain("HashGrouping").contains("groupByMultiple(");
   }
 
-  /** The Java code Calcite generates for {@code sql}. */
+  /**
+   * The Java code Calcite generates for {@code sql} on the row runtime (a columnar plan's row form
+   * is generated only if something runs it).
+   */
   private String code(String sql, boolean on) {
     session = TestOptions.parallel(session, 1, PlannerOptions.DEFAULT_PARALLEL_MIN_ROWS);
     session = TestOptions.set(session, PlannerOptions.HASH_GROUPING, on);
+    session = TestOptions.set(session, PlannerOptions.COLUMNAR, false);
     StringBuilder code = new StringBuilder();
     // Every thread's: statements are planned on planning threads, not the test's.
     try (Hook.Closeable hook = Hook.JAVA_PLAN.add((String s) -> code.append(s))) {
