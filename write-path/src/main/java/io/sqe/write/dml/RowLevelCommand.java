@@ -212,6 +212,9 @@ final class RowLevelCommand implements PreparedCommand {
     List<DataFile> added;
     Set<String> paths = new HashSet<>();
     long count;
+    // Planned first: a plan that refines at execution is planned only when asked for its query,
+    // and the target learns which of its rows the statement reads when it is planned.
+    io.sqe.engine.plan.PlannedQuery query = plan.query();
     Expression scanned = writeTarget.scannedRows();
     // Named apart from the row writer's files: both name theirs by operation and partition id.
     DataFileWriter.Builder rewritten =
@@ -226,7 +229,7 @@ final class RowLevelCommand implements PreparedCommand {
           writer.write(record);
           inserted[0]++;
         };
-        try (RowStream rows = context.queries().rows(context.session(), plan.query(), parameters, context.queryId())) {
+        try (RowStream rows = context.queries().rows(context.session(), query, parameters, context.queryId())) {
           while (rows.next()) {
             handler.accept(rows.current(), changes, inserts);
           }
