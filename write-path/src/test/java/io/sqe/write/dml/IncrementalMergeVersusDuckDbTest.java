@@ -30,6 +30,8 @@ class IncrementalMergeVersusDuckDbTest {
       new String[] {"m_time", "select id, v * 2 as v, ts, t from src where id % 5 <> 1", "t", ">"},
       // dbt's delete+insert strategy: one MERGE that deletes the target's rows with a newer key and inserts the newer rows.
       new String[] {"m_replace", "select id, v, ts, t from src where v % 4 <> 0", "ts", ">"},
+      // A key that is no plain integer column: the MERGE is planned at execution, not by its source's key range.
+      new String[] {"m_textkey", "select id, v, ts, t from src where v % 2 = 0", "ts", ">"},
       // Acts on unmatched target rows without a source row: never skipped for an empty source.
       new String[] {"m_sweep", "select id, v, ts, t from src", "ts", ">"},
       // dbt's append strategy: an INSERT of the newer rows.
@@ -78,6 +80,10 @@ class IncrementalMergeVersusDuckDbTest {
           case "m_append" -> "insert into " + model[0] + " (id, v, ts, t) select id, v, ts, t from " + newer + " as s";
           case "m_sweep" -> "merge into " + model[0] + " as d using " + newer + " as s on (s.id = d.id)"
               + " when not matched by source and d.id % 10 = 0 then update set v = d.v + 1"
+              + " when not matched then insert (id, v, ts, t) values (s.id, s.v, s.ts, s.t)";
+          case "m_textkey" -> "merge into " + model[0] + " as d using " + newer + " as s"
+              + " on (cast(s.id as varchar) = cast(d.id as varchar))"
+              + " when matched then update set v = s.v, ts = s.ts, t = s.t"
               + " when not matched then insert (id, v, ts, t) values (s.id, s.v, s.ts, s.t)";
           case "m_replace" -> "merge into " + model[0] + " as d using " + newer + " as s on false"
               + " when not matched by source and (exists (select 1 from " + newer + " as k where k.id = d.id)) then delete"
@@ -129,7 +135,7 @@ class IncrementalMergeVersusDuckDbTest {
 
   /** One random change to the sources or targets, the same on both engines; says what it did. */
   private String mutate(Random random) {
-    int kind = random.nextInt(8);
+    int kind = random.nextInt(9);
     long newest = newest();
     switch (kind) {
       case 0, 1 -> {
@@ -146,6 +152,11 @@ class IncrementalMergeVersusDuckDbTest {
       case 5 -> {
         both("update src set v = v + 1 where id % 7 = " + random.nextInt(7));
         return "source rows updated";
+      }
+      case 8 -> {
+        // Existing keys become newer: the MERGEs update the target's rows of them.
+        both("update src set ts = ts + 50, t = t + interval '50' second where id % 9 = " + random.nextInt(9));
+        return "source rows made newer";
       }
       case 6 -> {
         String[] model = MODELS.get(random.nextInt(MODELS.size()));
