@@ -29,10 +29,12 @@ import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.prepare.RelOptTableImpl;
 import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.Pair;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -161,7 +163,9 @@ final class MaterializedViewRewrite {
     }
     List<Pair<RelNode, List<RelOptMaterialization>>> uses =
         RelOptMaterializations.useMaterializedViews(query, List.of(materialization));
-    if (uses.isEmpty()) {
+    if (uses.isEmpty() || grandTotals(uses.get(0).left) < grandTotals(query)) {
+      // Calcite drops the roll-up of a view grouped by columns the query's filter makes constant,
+      // which for a query without GROUP BY loses its one row when no group matches.
       return query;
     }
     if (!freshness.usable()) {
@@ -249,6 +253,21 @@ final class MaterializedViewRewrite {
       }
     });
     return other[0] ? Map.of() : scans;
+  }
+
+  /** The aggregates of {@code rel} that give a row even over no rows: those with a grand total. */
+  private static int grandTotals(RelNode rel) {
+    int[] count = {0};
+    rel.accept(new RelHomogeneousShuttle() {
+      @Override
+      public RelNode visit(RelNode other) {
+        if (other instanceof Aggregate aggregate && aggregate.getGroupSets().stream().anyMatch(ImmutableBitSet::isEmpty)) {
+          count[0]++;
+        }
+        return super.visit(other);
+      }
+    });
+    return count[0];
   }
 
   /** Whether every table and view the view's SQL names is one the query scans. */
