@@ -722,6 +722,11 @@ public final class QueryEngine {
     }
 
     @Override
+    public boolean stillCurrent(Session session, PlanReads reads) {
+      return PlanReads.PlanContext.of(session).equals(reads.versions().context()) && caches.current(reads, session.principal());
+    }
+
+    @Override
     public RelNode logicalPlan(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
       return PlanningThreads.plan(planning(), () -> planner.logical(session, query, sql, readTables(session, tables)));
     }

@@ -4,7 +4,9 @@ import io.sqe.catalog.Catalogs;
 import io.sqe.engine.EngineConfig;
 import io.sqe.engine.iceberg.SnapshotFiles;
 import io.sqe.engine.iceberg.parquet.ParquetFooters;
+import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.security.AccessControl;
+import io.sqe.engine.session.Principal;
 import com.github.benmanes.caffeine.cache.Cache;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,13 +19,19 @@ public final class QueryCaches {
   /** The name the result cache's statistics go by. */
   public static final String RESULT_CACHE = "result";
 
+  private final CatalogVersions versions;
   private final PlanCache plans;
   private final ResultCache results;
 
   public QueryCaches(Catalogs catalogs, AccessControl access, EngineConfig config) {
-    CatalogVersions versions = new CatalogVersions(catalogs, access);
+    this.versions = new CatalogVersions(catalogs, access);
     this.plans = config.planCacheMaxEntries() > 0 ? new PlanCache(config.planCacheMaxEntries(), versions) : null;
     this.results = config.resultCacheMaxBytes() > 0 ? new ResultCache(config.resultCacheMaxBytes(), versions) : null;
+  }
+
+  /** Whether what {@code reads} recorded is still so for {@code principal}, as a cached plan is checked. */
+  public boolean current(PlanReads reads, Principal principal) {
+    return versions.current(reads, principal);
   }
 
   public Optional<PlanCache> plans() {

@@ -5,6 +5,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.offload.Placement;
+import io.sqe.engine.plan.PlanReads;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryShape;
 import io.sqe.engine.security.TableAccess;
@@ -40,6 +41,13 @@ public interface QueryServices {
 
   /** As {@link #describe(Session, SqlNode, String)}, reading {@code tables} as {@link #plan(Session, SqlNode, String, List)} does. */
   QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables);
+
+  /**
+   * Whether what planning read ({@code reads}: the session facts, every table's identity and
+   * schema, every view's version, the policy's verdicts) is still so for {@code session}: then a
+   * plan or shape made from them still holds. Tables load through the catalogs' table cache.
+   */
+  boolean stillCurrent(Session session, PlanReads reads);
 
   /**
    * A query's logical plan, validated and converted but not optimised or compiled, reading {@code

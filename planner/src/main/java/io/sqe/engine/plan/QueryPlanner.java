@@ -290,7 +290,7 @@ public final class QueryPlanner {
   public QueryShape describe(Session session, SqlNode query, String sql, List<IcebergTable> tables) {
     return Spans.traced("sqe.describe", () -> {
       Converted converted = convert(session, query, sql, tables);
-      return new QueryShape(converted.relRoot().validatedRowType, converted.parameterTypes());
+      return new QueryShape(converted.relRoot().validatedRowType, converted.parameterTypes(), converted.reads());
     });
   }
 

@@ -9,7 +9,10 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.command.CommandContext;
 import io.sqe.engine.command.CommandResult;
 import io.sqe.engine.command.PreparedCommand;
+import io.sqe.engine.SqeException;
 import io.sqe.engine.plan.MaterializedViews;
+import io.sqe.engine.plan.PlanReads;
+import io.sqe.write.dml.SqlTrees;
 import io.sqe.engine.plan.QueryShape;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
 import io.sqe.engine.sql.SqeParser;
@@ -69,7 +72,8 @@ final class ViewStatements {
     }
     // Written before planning: validation rewrites the tree it validates.
     String sql = SqlDialect.toSql(create.query());
-    viewSchema(context, create, create.query(), sql);
+    QueryShape prepared = describeAtPrepare(context, create.query(), sql);
+    Schema preparedSchema = viewSchema(create, prepared);
     String defaultCatalog = context.session().catalog();
     Namespace defaultNamespace =
         context.session().schema() == null ? name.namespace() : Namespace.of(context.session().schema());
@@ -81,8 +85,7 @@ final class ViewStatements {
         if (name.catalog().iceberg().tableExists(name.id())) {
           throw error(ErrorCode.ALREADY_EXISTS, "A table named '" + name.qualified() + "' already exists", create.name());
         }
-        // Planned again: the tables it reads may have changed since it was prepared.
-        Schema schema = viewSchema(ctx, create, SqeParser.parse(sql), sql);
+        Schema schema = currentSchema(ctx, create, sql, prepared, preparedSchema);
         View previous = null;
         if (views.viewExists(name.id())) {
           if (!create.getReplace()) {
@@ -179,13 +182,45 @@ final class ViewStatements {
     }
   }
 
-  /** The view's columns: the query's, under the names of the column list if there is one. */
-  private static Schema viewSchema(CommandContext context, SqlCreateView create, SqlNode query, String sql) {
-    // The view's columns are stored, so they come from the tables as the catalogs have them now, not
-    // from a cached load that predates another engine's change (the query may read any table, also
-    // through other views).
+  /**
+   * The query's shape when the statement is prepared, from the tables as the catalogs' table cache
+   * has them; when that fails, from the catalogs themselves, in case the cache predates another
+   * engine's change the query needs. Execution checks the shape against fresh loads.
+   */
+  private static QueryShape describeAtPrepare(CommandContext context, SqlNode query, String sql) {
+    try {
+      // A copy: validation rewrites the tree it validates, and errors point into the statement.
+      return context.queries().describe(context.session(), SqlTrees.copy(query), sql);
+    } catch (SqeException e) {
+      context.catalogs().all().forEach(LakehouseCatalog::invalidateAll);
+      return context.queries().describe(context.session(), query, sql);
+    }
+  }
+
+  /**
+   * The view's columns as the catalogs have them now, since they are stored: those found at
+   * prepare when every table the query read (also through other views) loads afresh with the same
+   * identity and schema and every view and policy verdict is as it was, else the query's described
+   * again from fresh loads. dbt replaces each view on every run, and validating its query twice took
+   * most of the statement.
+   */
+  private static Schema currentSchema(
+      CommandContext context, SqlCreateView create, String sql, QueryShape prepared, Schema preparedSchema) {
+    PlanReads reads = prepared.reads();
+    if (reads.planCacheable()) {
+      for (PlanReads.TableRead table : reads.tables()) {
+        context.catalogs().find(table.catalog()).ifPresent(catalog -> catalog.invalidate(table.id()));
+      }
+      if (context.queries().stillCurrent(context.session(), reads)) {
+        return preparedSchema;
+      }
+    }
     context.catalogs().all().forEach(LakehouseCatalog::invalidateAll);
-    QueryShape plan = context.queries().describe(context.session(), query, sql);
+    return viewSchema(create, context.queries().describe(context.session(), SqeParser.parse(sql), sql));
+  }
+
+  /** The view's columns: the query's, under the names of the column list if there is one. */
+  private static Schema viewSchema(SqlCreateView create, QueryShape plan) {
     if (!plan.parameterTypes().isEmpty()) {
       throw error(ErrorCode.INVALID_ARGUMENT, "The query of a view cannot have parameters", create.query());
     }

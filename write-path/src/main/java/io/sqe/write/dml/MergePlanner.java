@@ -209,7 +209,7 @@ final class MergePlanner {
       full = Suppliers.memoize(() -> context.queries().plan(context.session(), query, text, List.of(table)));
     } else {
       PlannedQuery planned = context.queries().plan(context.session(), query, text, List.of(table));
-      shape = new QueryShape(planned.resultType(), planned.parameterTypes());
+      shape = new QueryShape(planned.resultType(), planned.parameterTypes(), planned.reads());
       full = () -> planned;
     }
     List<RelDataType> parameterTypes = shape.parameterTypes();

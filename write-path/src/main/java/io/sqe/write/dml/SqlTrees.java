@@ -16,8 +16,8 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.util.SqlShuttle;
 
-/** Builds the queries DML statements run, from parts of the statements as parsed. */
-final class SqlTrees {
+/** Builds the queries DML statements run, from parts of the statements as parsed; copies statements' trees for validation. */
+public final class SqlTrees {
   private static final SqlParserPos ZERO = SqlParserPos.ZERO;
 
   private SqlTrees() {}
@@ -27,7 +27,7 @@ final class SqlTrees {
    * place, so every planning of a statement's parts gets fresh copies.
    */
   @SuppressWarnings("unchecked")
-  static <T extends SqlNode> T copy(T node) {
+  public static <T extends SqlNode> T copy(T node) {
     return node == null ? null : (T) node.accept(new Copier());
   }
 

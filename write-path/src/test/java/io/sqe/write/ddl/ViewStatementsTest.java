@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sqe.catalog.IcebergCatalogFactory;
 import io.sqe.catalog.LakehouseCatalog;
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.Prepared;
 import io.sqe.engine.SqeException;
 import io.sqe.engine.sql.SqeParser;
 import java.math.BigDecimal;
@@ -227,6 +228,23 @@ class ViewStatementsTest {
     Table orders = catalog.iceberg().loadTable(TableIdentifier.of("s", "orders"));
     DdlTesting.append(orders, List.of(GenericRecord.create(orders.schema())));
     assertThat(sql.query("select count(*), count(id) from ids")).containsExactly(List.of(7L, 6L));
+  }
+
+  @Test
+  void aViewStoresTheColumnsItsTablesHaveWhenItRunsNotWhenItWasPrepared() {
+    // Another engine adds a column after the statement was prepared (and after this server cached
+    // the table): the view stores the table's columns as they are at execution.
+    Prepared.Command wide = sql.prepare("create or replace view wide as select * from orders");
+    catalog.iceberg().loadTable(TableIdentifier.of("s", "orders")).updateSchema().addColumn("note", Types.StringType.get()).commit();
+    sql.runPrepared(wide);
+    assertThat(describe(view("wide").schema().asStruct()))
+        .isEqualTo("struct<id: required long, amount: optional decimal(10, 2), customer: optional string, note: optional string>");
+
+    // A query that needs a column the server's cached table does not have yet is described from
+    // the catalog itself.
+    catalog.iceberg().loadTable(TableIdentifier.of("s", "orders")).updateSchema().addColumn("region", Types.StringType.get()).commit();
+    sql.run("create view regions as select id, region from orders");
+    assertThat(describe(view("regions").schema().asStruct())).isEqualTo("struct<id: required long, region: optional string>");
   }
 
   @Test
