@@ -4,7 +4,6 @@ import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.values.ValuesWriter;
-import org.apache.parquet.column.values.dictionary.DictionaryValuesWriter;
 import org.apache.parquet.io.api.Binary;
 
 /**
@@ -15,7 +14,8 @@ import org.apache.parquet.io.api.Binary;
  * which takes a value in an array and makes no {@code Binary} or buffer for it on the way.
  */
 final class DictionaryOrPlain extends ValuesWriter {
-  private final DictionaryValuesWriter initialWriter;
+  /** Typed as SQE's dictionaries: the check after each value binds to their final {@code shouldFallBack}. */
+  private final DictionaryWriters.Table initialWriter;
   private final ValuesWriter fallBackWriter;
   /** The two writers as the array path takes them, or null when either does not. */
   private final DictionaryWriters.Texts texts;
@@ -27,7 +27,7 @@ final class DictionaryOrPlain extends ValuesWriter {
   private long rawDataByteSize;
   private boolean firstPage = true;
 
-  DictionaryOrPlain(DictionaryValuesWriter initialWriter, ValuesWriter fallBackWriter) {
+  DictionaryOrPlain(DictionaryWriters.Table initialWriter, ValuesWriter fallBackWriter) {
     this.initialWriter = initialWriter;
     this.fallBackWriter = fallBackWriter;
     this.currentWriter = initialWriter;

@@ -5,13 +5,14 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.values.ValuesWriter;
 import org.apache.parquet.column.values.dictionary.DictionaryValuesWriter;
-import org.apache.parquet.column.values.dictionary.IntList;
 import org.apache.parquet.column.values.factory.DefaultValuesWriterFactory;
 import org.apache.parquet.column.values.factory.ValuesWriterFactory;
 import org.apache.parquet.column.values.fallback.FallbackValuesWriter;
@@ -55,11 +56,19 @@ final class DictionaryWriters implements ValuesWriterFactory {
     };
   }
 
-  /** The slots of an open-addressing table: a value's id plus one, 0 for none. */
-  private abstract static class Table extends DictionaryValuesWriter {
+  /**
+   * The slots of an open-addressing table: a value's id plus one, 0 for none; and the page's ids
+   * in an {@code int[]}, encoded by {@link HybridIdEncoder} (parquet-mr keeps them in an {@code
+   * IntList} of slabs, which the parent's fields and methods no longer touch).
+   */
+  abstract static class Table extends DictionaryValuesWriter {
     private static final int MAX_ENTRIES = Integer.MAX_VALUE - 1;
     int[] slots = new int[1024];
     int size;
+    /** The ids of the page's values, in order. */
+    int[] ids = new int[1024];
+    int count;
+    private final HybridIdEncoder encoder = new HybridIdEncoder();
 
     Table(int maxDictionaryByteSize, ParquetProperties props) {
       // Parquet v1 pages: PLAIN_DICTIONARY for both, as parquet-mr's v1 factory gives.
@@ -83,7 +92,57 @@ final class DictionaryWriters implements ValuesWriterFactory {
     }
 
     final void encode(int id) {
-      encodedValues.add(id);
+      if (count == ids.length) {
+        ids = Arrays.copyOf(ids, count * 2);
+      }
+      ids[count++] = id;
+    }
+
+    @Override
+    public final BytesInput getBytes() {
+      BytesInput bytes = encoder.encode(ids, count, BytesUtils.getWidthFromMaxInt(getDictionarySize() - 1));
+      lastUsedDictionarySize = getDictionarySize();
+      lastUsedDictionaryByteSize = Math.toIntExact(dictionaryByteSize);
+      return bytes;
+    }
+
+    @Override
+    public final long getBufferedSize() {
+      return count * 4L;
+    }
+
+    @Override
+    public final long getAllocatedSize() {
+      return count * 4L + dictionaryByteSize;
+    }
+
+    @Override
+    public final void reset() {
+      // The parent's close releases its dictionary pages' writers; its IntList stays unused.
+      super.close();
+      count = 0;
+    }
+
+    @Override
+    public final void close() {
+      super.close();
+      count = 0;
+    }
+
+    @Override
+    public final void fallBackAllValuesTo(ValuesWriter writer) {
+      fallBackDictionaryEncodedData(writer);
+      if (lastUsedDictionarySize == 0) {
+        clearDictionaryContent();
+        dictionaryByteSize = 0;
+        count = 0;
+      }
+    }
+
+    @Override
+    public final String memUsageString(String prefix) {
+      return prefix + " DictionaryValuesWriter{\n" + prefix + " dict:" + dictionaryByteSize + "\n" + prefix + " values:" + count * 4L
+          + "\n" + prefix + "}\n";
     }
 
     /** Whether one more entry would fill the table past half, so that probes stay short. */
@@ -161,9 +220,8 @@ final class DictionaryWriters implements ValuesWriterFactory {
 
     @Override
     public void fallBackDictionaryEncodedData(ValuesWriter writer) {
-      IntList.IntIterator ids = encodedValues.iterator();
-      while (ids.hasNext()) {
-        writer.writeLong(values[ids.next()]);
+      for (int i = 0; i < count; i++) {
+        writer.writeLong(values[ids[i]]);
       }
     }
   }
@@ -232,9 +290,8 @@ final class DictionaryWriters implements ValuesWriterFactory {
 
     @Override
     public void fallBackDictionaryEncodedData(ValuesWriter writer) {
-      IntList.IntIterator ids = encodedValues.iterator();
-      while (ids.hasNext()) {
-        writer.writeInteger(values[ids.next()]);
+      for (int i = 0; i < count; i++) {
+        writer.writeInteger(values[ids[i]]);
       }
     }
   }
@@ -349,9 +406,8 @@ final class DictionaryWriters implements ValuesWriterFactory {
 
     @Override
     public void fallBackDictionaryEncodedData(ValuesWriter writer) {
-      IntList.IntIterator ids = encodedValues.iterator();
-      while (ids.hasNext()) {
-        writer.writeBytes(value(ids.next()));
+      for (int i = 0; i < count; i++) {
+        writer.writeBytes(value(ids[i]));
       }
     }
   }

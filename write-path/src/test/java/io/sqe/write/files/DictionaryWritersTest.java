@@ -34,9 +34,12 @@ class DictionaryWritersTest {
   void writeTheSameBytesAsParquetMr() throws IOException {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    for (int distinct : new int[] {1, 7, 5_000, 12_000, 30_000, 70_000, 2_000_000}) {
+    // Runs of one value up to 40 long, as sorted columns have them, and none: RLE runs, bit-packed
+    // runs, and the changes between them, at widths from 0 to 21 bits.
+    for (int longestRun : new int[] {1, 40})
+    for (int distinct : new int[] {1, 2, 7, 300, 5_000, 12_000, 30_000, 70_000, 2_000_000}) {
       for (ColumnDescriptor column : SCHEMA.getColumns()) {
-        String what = column + " with up to " + distinct + " distinct values, seed " + seed;
+        String what = column + " with up to " + distinct + " distinct values in runs up to " + longestRun + ", seed " + seed;
         long base = random.nextLong();
         BiConsumer<ValuesWriter, Integer> write = switch (column.getPrimitiveType().getPrimitiveTypeName()) {
           case INT64 -> (w, n) -> w.writeLong(base + n);
@@ -46,9 +49,9 @@ class DictionaryWritersTest {
           default -> (w, n) -> w.writeBytes(org.apache.parquet.io.api.Binary.fromString("v" + n));
         };
         long valuesSeed = random.nextLong();
-        assertThat(pages(props(false), column, write, distinct, new Random(valuesSeed)))
+        assertThat(pages(props(false), column, write, distinct, longestRun, new Random(valuesSeed)))
             .as(what)
-            .isEqualTo(pages(props(true), column, write, distinct, new Random(valuesSeed)));
+            .isEqualTo(pages(props(true), column, write, distinct, longestRun, new Random(valuesSeed)));
       }
     }
   }
@@ -63,14 +66,26 @@ class DictionaryWritersTest {
 
   /** Three row groups (a writer each, as a column store makes) of pages of 10,000 values, then the group's dictionary page. */
   private static List<String> pages(
-      ParquetProperties props, ColumnDescriptor column, BiConsumer<ValuesWriter, Integer> write, int distinct, Random random)
+      ParquetProperties props,
+      ColumnDescriptor column,
+      BiConsumer<ValuesWriter, Integer> write,
+      int distinct,
+      int longestRun,
+      Random random)
       throws IOException {
     List<String> pages = new ArrayList<>();
+    int value = 0;
+    int left = 0;
     for (int group = 0; group < 3; group++) {
       ValuesWriter writer = props.newValuesWriter(column);
       for (int page = 0; page < 8; page++) {
         for (int i = 0; i < 10_000; i++) {
-          write.accept(writer, random.nextInt(distinct));
+          if (left == 0) {
+            value = random.nextInt(distinct);
+            left = 1 + random.nextInt(longestRun);
+          }
+          left--;
+          write.accept(writer, value);
         }
         pages.add(writer.getEncoding() + " " + java.util.Arrays.toString(writer.getBytes().toByteArray()));
         writer.reset();
