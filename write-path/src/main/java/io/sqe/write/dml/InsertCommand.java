@@ -10,6 +10,7 @@ import io.sqe.engine.command.PreparedCommand;
 import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.offload.Placement;
 import io.sqe.engine.plan.PlannedQuery;
+import io.sqe.engine.plan.QueryShape;
 import io.sqe.write.dml.TableNames.TableRef;
 import io.sqe.write.files.BatchFileWriter;
 import io.sqe.write.files.DataFileWriter;
@@ -70,7 +71,7 @@ final class InsertCommand implements PreparedCommand {
 
   @Override
   public List<RelDataType> parameterTypes() {
-    return prepared.query.parameterTypes();
+    return prepared.parameterTypes;
   }
 
   @Override
@@ -91,21 +92,22 @@ final class InsertCommand implements PreparedCommand {
     }
     // Columns left out with a default of their own keep the write here: Trino would write NULL.
     if (statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)) {
-      Optional<CommandResult> offloaded = TrinoWrites.insert(context, target, table, plan.columns(), statement.getSource(), plan.query);
+      Optional<CommandResult> offloaded =
+          TrinoWrites.insert(context, target, table, plan.columns(), statement.getSource(), plan.query(context));
       if (offloaded.isPresent()) {
         return offloaded.get();
       }
     }
     String what = "INSERT into " + target.displayName();
     Optional<Lineage> lineage = MaterializationReuse.recordable(
-        context, plan.query, parameters, "insert " + target.displayName() + " " + Arrays.toString(plan.targets));
+        context, plan.query(context), parameters, "insert " + target.displayName() + " " + Arrays.toString(plan.targets));
     DataFileWriter.Builder files = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt());
     // Columns with a default other than NULL take it from the row writer.
     Optional<BatchFileWriter.Layout> layout = Arrays.stream(plan.defaults).allMatch(Objects::isNull)
-        ? BatchWrites.layout(plan.query, table, plan.targets)
+        ? BatchWrites.layout(plan.query(context), table, plan.targets)
         : Optional.empty();
     BatchWrites.Written written = layout.isPresent()
-        ? BatchWrites.write(context, plan.query, parameters, files, layout.get())
+        ? BatchWrites.write(context, plan.query(context), parameters, files, layout.get())
         : writeRows(context, parameters, plan, files);
     if (written.files().isEmpty()) {
       return CommandResult.rows(0);
@@ -126,7 +128,7 @@ final class InsertCommand implements PreparedCommand {
     List<String> lines = new ArrayList<>();
     lines.add("Insert into " + target.displayName()
         + plan.columns().stream().map(Types.NestedField::name).collect(Collectors.joining(", ", " (", ")")));
-    Optional<Placement> placement = context.queries().placeWrite(context.session(), plan.query);
+    Optional<Placement> placement = context.queries().placeWrite(context.session(), plan.query(context));
     // The placement decided once: execute() would send the same statement, under the same conditions.
     Optional<String> trino = placement.map(Placement::onTrino).orElse(false)
             && statement.getSource().getKind() != SqlKind.VALUES && Arrays.stream(plan.defaults).allMatch(Objects::isNull)
@@ -136,8 +138,8 @@ final class InsertCommand implements PreparedCommand {
       lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));
       lines.add(trino.get());
     }
-    lines.addAll(List.of(plan.query.explain().split("\n")));
-    plan.query.reads().notes().forEach(note -> lines.add("-- " + note));
+    lines.addAll(List.of(plan.query(context).explain().split("\n")));
+    plan.query(context).reads().notes().forEach(note -> lines.add("-- " + note));
     placement
         // Placed on Trino, but written here as execute() would: VALUES, defaults, or a query Trino cannot run.
         .map(p -> p.onTrino() && trino.isEmpty() ? Placement.local("VALUES, a column's default or a query Trino cannot run keep it here") : p)
@@ -147,7 +149,7 @@ final class InsertCommand implements PreparedCommand {
 
   private static BatchWrites.Written writeRows(CommandContext context, List<Object> parameters, Plan plan, DataFileWriter.Builder files) {
     DataFileWriter writer = files.build();
-    try (RowStream rows = context.queries().rows(context.session(), plan.query, parameters, context.queryId())) {
+    try (RowStream rows = context.queries().rows(context.session(), plan.query(context), parameters, context.queryId())) {
       while (rows.next()) {
         writer.write(plan.record(rows.current()));
       }
@@ -158,10 +160,51 @@ final class InsertCommand implements PreparedCommand {
     }
   }
 
+  /**
+   * The source query: validated, with its columns and parameters, and planned in full now or, when
+   * {@code deferred}, at the first execution that needs it. An incremental model's INSERT whose
+   * query is known empty from the files' bounds then never plans it.
+   */
+  private static final class Source {
+    private final SqlNode query;
+    private final String sql;
+    private final RelDataType resultType;
+    private final List<RelDataType> parameterTypes;
+    private PlannedQuery planned;
+
+    private Source(SqlNode query, String sql, RelDataType resultType, List<RelDataType> parameterTypes, PlannedQuery planned) {
+      this.query = query;
+      this.sql = sql;
+      this.resultType = resultType;
+      this.parameterTypes = parameterTypes;
+      this.planned = planned;
+    }
+
+    static Source of(CommandContext context, SqlNode query, boolean deferred) {
+      String sql = query.toString();
+      if (deferred) {
+        // A copy: validation rewrites the tree it validates, and the plan comes later.
+        QueryShape shape = context.queries().describe(context.session(), SqlTrees.copy(query), sql);
+        return new Source(query, sql, shape.resultType(), shape.parameterTypes(), null);
+      }
+      PlannedQuery planned = context.queries().plan(context.session(), query, sql);
+      return new Source(query, sql, planned.resultType(), planned.parameterTypes(), planned);
+    }
+
+    synchronized PlannedQuery planned(CommandContext context) {
+      if (planned == null) {
+        // A copy again: a run whose planning fails leaves the statement's tree as it was.
+        planned = context.queries().plan(context.session(), SqlTrees.copy(query), sql);
+      }
+      return planned;
+    }
+  }
+
   /** How the rows of the source become records of the table with a given schema. */
   private static final class Plan {
     private final Schema schema;
-    private final PlannedQuery query;
+    private final Source source;
+    private final List<RelDataType> parameterTypes;
     /** Position in the schema of each source column's target. */
     private final int[] targets;
     private final List<ValueConversion> conversions;
@@ -171,9 +214,10 @@ final class InsertCommand implements PreparedCommand {
     /** A record with the defaults: copying it skips the look-up of the schema's field names that creating one does. */
     private final Record template;
 
-    Plan(Schema schema, PlannedQuery query, int[] targets, List<ValueConversion> conversions, Object[] defaults) {
+    Plan(Schema schema, Source source, int[] targets, List<ValueConversion> conversions, Object[] defaults) {
       this.schema = schema;
-      this.query = query;
+      this.source = source;
+      this.parameterTypes = source.parameterTypes;
       this.targets = targets;
       this.conversions = conversions;
       this.defaults = defaults;
@@ -183,6 +227,11 @@ final class InsertCommand implements PreparedCommand {
           template.set(i, defaults[i]);
         }
       }
+    }
+
+    /** The source query planned in full, under {@code context} if this is the first to need it. */
+    PlannedQuery query(CommandContext context) {
+      return source.planned(context);
     }
 
     /** The columns the source's columns go to, in its order. */
@@ -223,8 +272,10 @@ final class InsertCommand implements PreparedCommand {
     SqlNode source = insert.getSource();
     boolean values = source.getKind() == SqlKind.VALUES;
     SqlNode query = values ? assignedValues(source, columns, table) : SqlTrees.copy(source);
-    PlannedQuery planned = context.queries().plan(context.session(), query, query.toString());
-    List<RelDataTypeField> fields = planned.resultType().getFieldList();
+    // Known empty from the files' bounds at execution perhaps: then it need not be planned in full.
+    boolean deferred = !values && EmptySource.mayApply(source);
+    Source planned = Source.of(context, query, deferred);
+    List<RelDataTypeField> fields = planned.resultType.getFieldList();
     if (fields.size() != columns.size()) {
       throw error(
           ErrorCode.INVALID_ARGUMENT,
@@ -235,13 +286,13 @@ final class InsertCommand implements PreparedCommand {
     if (!values && conversions.stream().anyMatch(Optional::isEmpty)) {
       // Some columns need SQL's assignment casts; run the query through a SELECT that applies them.
       query = castQuery(source, fields, columns, conversions);
-      planned = context.queries().plan(context.session(), query, query.toString());
-      conversions = conversions(planned.resultType().getFieldList(), columns);
+      planned = Source.of(context, query, deferred);
+      conversions = conversions(planned.resultType.getFieldList(), columns);
     }
     List<ValueConversion> resolved = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
       Types.NestedField column = columns.get(i);
-      RelDataType type = planned.resultType().getFieldList().get(i).getType();
+      RelDataType type = planned.resultType.getFieldList().get(i).getType();
       resolved.add(conversions.get(i).orElseThrow(() -> error(
           ErrorCode.INVALID_ARGUMENT,
           "Cannot assign a value of type " + type.getFullTypeString() + " to column " + column.name() + " of type " + column.type(),
