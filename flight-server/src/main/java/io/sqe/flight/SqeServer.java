@@ -419,7 +419,8 @@ public final class SqeServer implements AutoCloseable {
             config.auth().tokenLifetime(),
             config.auth().issuer(),
             config.auth().passwordHashIterations(),
-            config.auth().usersRefreshPeriod()),
+            config.auth().usersRefreshPeriod(),
+            config.auth().passwordCacheTtl()),
         oidc,
         new LoginThrottle(config.auth().maxFailedLogins(), config.auth().lockout(), Clock.systemUTC()),
         audit);

@@ -12,20 +12,33 @@ import java.time.Duration;
  * new password hashes, and how often the users file is checked for changes made elsewhere.
  */
 public record AuthConfig(
-    Path stateDirectory, Duration tokenLifetime, String issuer, int passwordIterations, Duration usersRefreshPeriod) {
+    Path stateDirectory,
+    Duration tokenLifetime,
+    String issuer,
+    int passwordIterations,
+    Duration usersRefreshPeriod,
+    Duration passwordCacheTtl) {
   public static final String USERS_FILE = "users.json";
   public static final String SIGNING_KEYS_FILE = "signing-keys.jwks";
   public static final Duration DEFAULT_USERS_REFRESH_PERIOD = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_PASSWORD_CACHE_TTL = Duration.ofMinutes(10);
 
   public AuthConfig {
     requireNonNull(stateDirectory, "stateDirectory is null");
     requireNonNull(tokenLifetime, "tokenLifetime is null");
     requireNonNull(issuer, "issuer is null");
     requireNonNull(usersRefreshPeriod, "usersRefreshPeriod is null");
+    requireNonNull(passwordCacheTtl, "passwordCacheTtl is null");
     checkArgument(!issuer.isBlank(), "Token issuer is blank");
+    checkArgument(!passwordCacheTtl.isNegative(), "Invalid password cache lifetime: %s", passwordCacheTtl);
     checkArgument(!usersRefreshPeriod.isNegative(), "Invalid users refresh period: %s", usersRefreshPeriod);
     TokenService.checkLifetime(tokenLifetime);
     UserStore.checkIterations(passwordIterations);
+  }
+
+  /** As the canonical constructor, remembering verified passwords for 10 minutes. */
+  public AuthConfig(Path stateDirectory, Duration tokenLifetime, String issuer, int passwordIterations, Duration usersRefreshPeriod) {
+    this(stateDirectory, tokenLifetime, issuer, passwordIterations, usersRefreshPeriod, DEFAULT_PASSWORD_CACHE_TTL);
   }
 
   /** As the canonical constructor, checking the users file for changes every second. */

@@ -49,7 +49,8 @@ public final class LocalAuthentication {
       throws IOException {
     requireNonNull(config, "config is null");
     PrivateFiles.createDirectories(config.stateDirectory());
-    UserStore users = UserStore.open(config.usersFile(), config.passwordIterations(), config.usersRefreshPeriod());
+    UserStore users = UserStore.open(
+        config.usersFile(), config.passwordIterations(), config.usersRefreshPeriod(), config.passwordCacheTtl());
     TokenService tokens =
         TokenService.open(config.signingKeysFile(), config.issuer(), config.tokenLifetime());
     SqeAuthenticator authenticator = new SqeAuthenticator(users, tokens, oidc, throttle, Clock.systemUTC(), audit);

@@ -7,10 +7,15 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sqe.engine.session.Principal;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -31,10 +36,13 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import javax.crypto.Mac;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
+import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +67,9 @@ public final class UserStore {
 
   /** Low enough for fast tests, high enough that a typo in a configuration is not a disaster. */
   public static final int MIN_ITERATIONS = 1_000;
+
+  /** How many users' last verified passwords are kept at most. */
+  private static final int VERIFIED_MAX_USERS = 10_000;
 
   public static final String ADMIN_USER = "admin";
   public static final String ADMIN_ROLE = "admin";
@@ -89,6 +100,15 @@ public final class UserStore {
   private final byte[] dummyHash = new byte[HASH_BYTES];
   private volatile Loaded loaded;
   private volatile long nextCheck;
+  /**
+   * Passwords verified lately, as an HMAC under a key of this process over the user's salt and
+   * hash and the password, by user; null when off. dbt opens a connection per model, and each
+   * login paid a full PBKDF2 run (210,000 iterations by default, about 0.1 s of a core).
+   */
+  private final Cache<String, byte[]> verified;
+  private final byte[] verifiedKey = new byte[32];
+  /** How many logins ran PBKDF2, for tests of the cache above. */
+  private final LongAdder loginHashes = new LongAdder();
 
   /** The users as read from (or written to) the file, and the file's stamp then. */
   private record Loaded(Map<String, StoredUser> users, FileStamp stamp) {}
@@ -107,15 +127,19 @@ public final class UserStore {
     }
   }
 
-  private UserStore(Path file, Path lockFile, int iterations, Duration refreshPeriod, Loaded loaded) {
+  private UserStore(Path file, Path lockFile, int iterations, Duration refreshPeriod, Duration verifiedTtl, Loaded loaded) {
     this.file = requireNonNull(file, "file is null");
     this.lockFile = requireNonNull(lockFile, "lockFile is null");
     this.iterations = iterations;
     this.refreshNanos = refreshPeriod.toNanos();
     this.loaded = requireNonNull(loaded, "loaded is null");
     this.nextCheck = System.nanoTime() + refreshNanos;
+    this.verified = verifiedTtl.isZero()
+        ? null
+        : Caffeine.newBuilder().maximumSize(VERIFIED_MAX_USERS).expireAfterWrite(verifiedTtl).build();
     random.nextBytes(dummySalt);
     random.nextBytes(dummyHash);
+    random.nextBytes(verifiedKey);
   }
 
   /**
@@ -132,20 +156,33 @@ public final class UserStore {
    * per {@code refreshPeriod} (zero: never) when a user is looked up.
    */
   public static UserStore open(Path file, int iterations, Duration refreshPeriod) throws IOException {
+    return open(file, iterations, refreshPeriod, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #open(Path, int, Duration)}, also remembering for {@code verifiedTtl} (zero: not at
+   * all) the password each user last logged in with, so that logging in again with it skips
+   * PBKDF2. What is kept is an HMAC of the password under a random key of this process, bound to
+   * the user's current salt and hash: a changed password or a re-created user never matches it.
+   * Wrong passwords and unknown users always pay for PBKDF2.
+   */
+  public static UserStore open(Path file, int iterations, Duration refreshPeriod, Duration verifiedTtl) throws IOException {
     requireNonNull(file, "file is null");
     requireNonNull(refreshPeriod, "refreshPeriod is null");
+    requireNonNull(verifiedTtl, "verifiedTtl is null");
     checkIterations(iterations);
     checkArgument(!refreshPeriod.isNegative(), "Invalid refresh period: %s", refreshPeriod);
+    checkArgument(!verifiedTtl.isNegative(), "Invalid password cache lifetime: %s", verifiedTtl);
     Path absolute = file.toAbsolutePath();
     PrivateFiles.createDirectories(absolute.getParent());
     // The real directory, so that every store of this JVM on the file names its lock the same way.
     Path lockFile = absolute.getParent().toRealPath().resolve(absolute.getFileName() + ".lock");
     FileStamp stamp = FileStamp.of(absolute);
     if (stamp == FileStamp.MISSING) {
-      return new UserStore(absolute, lockFile, iterations, refreshPeriod, new Loaded(Map.of(), stamp));
+      return new UserStore(absolute, lockFile, iterations, refreshPeriod, verifiedTtl, new Loaded(Map.of(), stamp));
     }
     PrivateFiles.warnIfShared(absolute, log);
-    return new UserStore(absolute, lockFile, iterations, refreshPeriod, new Loaded(read(absolute), stamp));
+    return new UserStore(absolute, lockFile, iterations, refreshPeriod, verifiedTtl, new Loaded(read(absolute), stamp));
   }
 
   static void checkIterations(int iterations) {
@@ -207,13 +244,51 @@ public final class UserStore {
     requireNonNull(password, "password is null");
     StoredUser stored = users().get(user);
     if (stored == null) {
+      loginHashes.increment();
       MessageDigest.isEqual(pbkdf2(password, dummySalt, iterations), dummyHash);
       return Optional.empty();
     }
+    byte[] tag = verified == null ? null : verifiedTag(stored, password);
+    if (tag != null) {
+      byte[] known = verified.getIfPresent(user);
+      if (known != null && MessageDigest.isEqual(known, tag)) {
+        return Optional.of(stored.account());
+      }
+    }
+    loginHashes.increment();
     byte[] candidate = pbkdf2(password, stored.salt(), stored.iterations());
     boolean matches = MessageDigest.isEqual(candidate, stored.hash());
     Arrays.fill(candidate, (byte) 0);
+    if (matches && tag != null) {
+      verified.put(user, tag);
+    }
     return matches ? Optional.of(stored.account()) : Optional.empty();
+  }
+
+  /** The password's HMAC-SHA256 under this process's key, over the user's salt and hash first. */
+  private byte[] verifiedTag(StoredUser stored, char[] password) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(verifiedKey, "HmacSHA256"));
+      mac.update(stored.salt());
+      mac.update(stored.hash());
+      ByteBuffer bytes = StandardCharsets.UTF_8.encode(CharBuffer.wrap(password));
+      byte[] plain = new byte[bytes.remaining()];
+      bytes.get(plain);
+      if (bytes.hasArray()) {
+        Arrays.fill(bytes.array(), (byte) 0);
+      }
+      byte[] tag = mac.doFinal(plain);
+      Arrays.fill(plain, (byte) 0);
+      return tag;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available in this JDK", e);
+    }
+  }
+
+  /** How many logins so far hashed the password they were given. */
+  long loginHashes() {
+    return loginHashes.sum();
   }
 
   /** The user with their current roles, or empty if there is no such user. */

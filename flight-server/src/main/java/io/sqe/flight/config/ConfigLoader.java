@@ -72,6 +72,7 @@ public final class ConfigLoader {
           "auth.max-failed-logins",
           "auth.lockout",
           "auth.users-refresh-period",
+          "auth.password-cache-ttl",
           "auth.oidc.issuer",
           "auth.oidc.audience",
           "auth.oidc.jwks-uri",
@@ -275,7 +276,8 @@ public final class ConfigLoader {
             maxFailedLogins,
             duration(values, "auth.lockout", Duration.ofMinutes(1)),
             oidc(values),
-            duration(values, "auth.users-refresh-period", Duration.ofSeconds(1)));
+            duration(values, "auth.users-refresh-period", Duration.ofSeconds(1)),
+            duration(values, "auth.password-cache-ttl", Duration.ofMinutes(10)));
     long memory = size(values, "query.max-memory", 1L << 30);
     Duration maxRunTime = duration(values, "query.max-run-time", Duration.ZERO);
     int planCacheEntries = integer(values, "query.plan-cache.max-entries", EngineConfig.DEFAULT_PLAN_CACHE_MAX_ENTRIES);

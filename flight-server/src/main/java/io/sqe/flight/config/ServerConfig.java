@@ -310,6 +310,8 @@ public record ServerConfig(
    * @param oidc an OpenID Connect identity provider whose tokens SQE accepts; null for none
    * @param usersRefreshPeriod how often the users file is checked for changes made by other
    *     servers or {@code sqe user}; zero never
+   * @param passwordCacheTtl how long a user's last verified password is remembered, so that its
+   *     next login skips PBKDF2; zero never
    */
   public record AuthSettings(
       Duration tokenLifetime,
@@ -318,12 +320,14 @@ public record ServerConfig(
       int maxFailedLogins,
       Duration lockout,
       OidcSettings oidc,
-      Duration usersRefreshPeriod) {
+      Duration usersRefreshPeriod,
+      Duration passwordCacheTtl) {
     public AuthSettings {
       requireNonNull(tokenLifetime, "tokenLifetime is null");
       requireNonNull(issuer, "issuer is null");
       requireNonNull(lockout, "lockout is null");
       requireNonNull(usersRefreshPeriod, "usersRefreshPeriod is null");
+      requireNonNull(passwordCacheTtl, "passwordCacheTtl is null");
     }
   }
 

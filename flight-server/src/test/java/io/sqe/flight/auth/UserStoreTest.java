@@ -162,6 +162,47 @@ class UserStoreTest {
   }
 
   @Test
+  void aVerifiedPasswordIsRememberedUntilItOrTheUserChanges() throws IOException {
+    UserStore store = UserStore.open(file(), FAST, Duration.ZERO, Duration.ofMinutes(10));
+    UserStore other = UserStore.open(file(), FAST, Duration.ofNanos(1), Duration.ofMinutes(10));
+    store.addUser("alice", "pw-1".toCharArray(), Set.of("analyst"));
+    assertThat(store.authenticate("alice", "pw-1".toCharArray())).isPresent();
+    assertThat(store.authenticate("alice", "pw-1".toCharArray())).map(Principal::roles).contains(Set.of("analyst"));
+    assertThat(store.loginHashes()).as("the second login skips PBKDF2").isEqualTo(1);
+
+    // Anything but the remembered password is hashed, and refused.
+    assertThat(store.authenticate("alice", "pw-2".toCharArray())).isEmpty();
+    assertThat(store.authenticate("alice", "pw-1 ".toCharArray())).isEmpty();
+    assertThat(store.authenticate("nobody", "pw-1".toCharArray())).isEmpty();
+    assertThat(store.loginHashes()).isEqualTo(4);
+    assertThat(store.authenticate("alice", "pw-1".toCharArray())).isPresent();
+    assertThat(store.loginHashes()).isEqualTo(4);
+
+    // A new password, here or by another server sharing the file, makes the old one fail.
+    store.setPassword("alice", "pw-2".toCharArray());
+    assertThat(store.authenticate("alice", "pw-1".toCharArray())).isEmpty();
+    assertThat(store.authenticate("alice", "pw-2".toCharArray())).isPresent();
+    assertThat(other.authenticate("alice", "pw-2".toCharArray())).isPresent();
+    store.setPassword("alice", "pw-3".toCharArray());
+    assertThat(other.authenticate("alice", "pw-2".toCharArray())).isEmpty();
+    assertThat(store.authenticate("alice", "pw-3".toCharArray())).isPresent();
+
+    // So does dropping the user, and one re-created under the name has a salt of its own.
+    store.removeUser("alice");
+    assertThat(store.authenticate("alice", "pw-3".toCharArray())).isEmpty();
+    store.addUser("alice", "pw-3".toCharArray(), Set.of());
+    long before = store.loginHashes();
+    assertThat(store.authenticate("alice", "pw-3".toCharArray())).map(Principal::roles).contains(Set.of());
+    assertThat(store.loginHashes()).isEqualTo(before + 1);
+
+    // Off: every login hashes.
+    UserStore off = UserStore.open(file(), FAST, Duration.ZERO, Duration.ZERO);
+    off.authenticate("alice", "pw-3".toCharArray());
+    off.authenticate("alice", "pw-3".toCharArray());
+    assertThat(off.loginHashes()).isEqualTo(2);
+  }
+
+  @Test
   void unknownUserCostsAsMuchAsAWrongPassword() throws IOException {
     // Compares the fastest of several runs, so a busy machine can only make the check pass slower.
     UserStore store = UserStore.open(file(), 100_000);
