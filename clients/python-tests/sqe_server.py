@@ -22,6 +22,7 @@ class Server:
     password: str
     data_dir: Optional[Path] = None
     scheme: str = "grpc"
+    pid: Optional[int] = None
 
     @property
     def uri(self) -> str:
@@ -83,7 +84,8 @@ def running_server(
     password = next((m.group(1) for m in (re.search(r"password: (\S+)", line) for line in lines) if m), admin_password)
     scheme = "grpc+tls" if "SQE_TLS_CERTIFICATE__CHAIN" in env else "grpc"
     try:
-        yield Server("127.0.0.1", port, "admin", password, data, scheme)
+        # bin/sqe-server execs java: the process is the server's JVM.
+        yield Server("127.0.0.1", port, "admin", password, data, scheme, process.pid)
     finally:
         process.terminate()
         try:
