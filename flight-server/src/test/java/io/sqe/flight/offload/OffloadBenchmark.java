@@ -72,10 +72,13 @@ class OffloadBenchmark {
           long[] local = new long[runs];
           long[] offloaded = new long[runs];
           String failure = null;
+          String side = "here";
           try {
             for (int run = -1; run < runs; run++) {
+              side = "here";
               s.execute("SET SESSION offload = 'never'");
               long here = time(s, sql);
+              side = "offloaded";
               s.execute("SET SESSION offload = 'always'");
               long there = time(s, sql);
               if (run >= 0) {
@@ -84,7 +87,12 @@ class OffloadBenchmark {
               }
             }
           } catch (SQLException e) {
-            failure = e.getMessage().lines().findFirst().orElse("failed");
+            // The driver's own message only repeats the statement: the server's is its cause's.
+            Throwable cause = e;
+            while (cause.getCause() != null && cause.getCause() != cause) {
+              cause = cause.getCause();
+            }
+            failure = side + ": " + String.valueOf(cause.getMessage()).lines().findFirst().orElse("failed").replace('|', '/');
           }
           String line = failure != null
               ? String.format(Locale.ROOT, "| Q%d | %s | failed: %s | | |", query, estimate, failure)
