@@ -360,7 +360,7 @@ public final class SqeServer implements AutoCloseable {
     return TrinoEndpoint.start(
         new TrinoEndpoint.Settings(trinoHost(config), trino.port(), trino.clientTimeout(), config.limits().sessionIdleTimeout(), config.tls()),
         engine,
-        new HttpAuthentication(authenticator),
+        new HttpAuthentication(authenticator, config.auth().passwordCacheTtl()),
         audit,
         config.catalog().name());
   }

@@ -21,7 +21,7 @@ public record AuthConfig(
   public static final String USERS_FILE = "users.json";
   public static final String SIGNING_KEYS_FILE = "signing-keys.jwks";
   public static final Duration DEFAULT_USERS_REFRESH_PERIOD = Duration.ofSeconds(1);
-  public static final Duration DEFAULT_PASSWORD_CACHE_TTL = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_PASSWORD_CACHE_TTL = Duration.ofMinutes(5);
 
   public AuthConfig {
     requireNonNull(stateDirectory, "stateDirectory is null");
@@ -36,7 +36,7 @@ public record AuthConfig(
     UserStore.checkIterations(passwordIterations);
   }
 
-  /** As the canonical constructor, remembering verified passwords for 10 minutes. */
+  /** As the canonical constructor, remembering verified passwords for 5 minutes. */
   public AuthConfig(Path stateDirectory, Duration tokenLifetime, String issuer, int passwordIterations, Duration usersRefreshPeriod) {
     this(stateDirectory, tokenLifetime, issuer, passwordIterations, usersRefreshPeriod, DEFAULT_PASSWORD_CACHE_TTL);
   }

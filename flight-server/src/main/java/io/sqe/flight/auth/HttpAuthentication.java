@@ -28,22 +28,24 @@ import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
  *
  * <p>HTTP clients such as Trino's send their password with every request, where a Flight client
  * logs in once and then presents a token. Checking a password costs hundreds of thousands of
- * PBKDF2 rounds, so a {@code Basic} credential that was accepted is remembered for a few minutes
- * with the token its login issued; later requests with the same credential present that token,
- * which is checked as any token is (a deleted user's is refused at once). The credential itself
- * is never kept: the cache is keyed by its HMAC under a key made at start.
+ * PBKDF2 rounds, so a {@code Basic} credential that was accepted is remembered for {@code
+ * auth.password-cache-ttl} with the token its login issued; later requests with the same
+ * credential present that token, which is checked as any token is (a deleted user's is refused at
+ * once). The credential itself is never kept: the cache is keyed by its HMAC under a key made at
+ * start.
  */
 public final class HttpAuthentication {
-  /** How long an accepted password stands for its login, as a token would. */
-  static final Duration REMEMBERED_LOGIN = Duration.ofMinutes(5);
-
   private final SqeAuthenticator authenticator;
   private final Mac keyedHash;
-  private final Cache<String, String> logins =
-      Caffeine.newBuilder().expireAfterWrite(REMEMBERED_LOGIN).maximumSize(10_000).build();
+  /** Remembered logins by their credential's HMAC; null when logins are not remembered. */
+  private final Cache<String, String> logins;
 
-  public HttpAuthentication(SqeAuthenticator authenticator) {
+  /** @param rememberedLogin how long an accepted password stands for its login, as a token would; zero not at all */
+  public HttpAuthentication(SqeAuthenticator authenticator, Duration rememberedLogin) {
     this.authenticator = requireNonNull(authenticator, "authenticator is null");
+    this.logins = rememberedLogin.isZero()
+        ? null
+        : Caffeine.newBuilder().expireAfterWrite(rememberedLogin).maximumSize(10_000).<String, String>build();
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
     try {
@@ -88,7 +90,7 @@ public final class HttpAuthentication {
       throw new Refused(401, SqeAuthenticator.AUTHENTICATION_REQUIRED);
     }
     String value = authorization.trim();
-    if (startsWithIgnoreCase(value, Auth2Constants.BASIC_PREFIX)) {
+    if (logins != null && startsWithIgnoreCase(value, Auth2Constants.BASIC_PREFIX)) {
       String key = key(value);
       String remembered = logins.getIfPresent(key);
       if (remembered != null) {

@@ -277,7 +277,7 @@ public final class ConfigLoader {
             duration(values, "auth.lockout", Duration.ofMinutes(1)),
             oidc(values),
             duration(values, "auth.users-refresh-period", Duration.ofSeconds(1)),
-            duration(values, "auth.password-cache-ttl", Duration.ofMinutes(10)));
+            duration(values, "auth.password-cache-ttl", Duration.ofMinutes(5)));
     long memory = size(values, "query.max-memory", 1L << 30);
     Duration maxRunTime = duration(values, "query.max-run-time", Duration.ZERO);
     int planCacheEntries = integer(values, "query.plan-cache.max-entries", EngineConfig.DEFAULT_PLAN_CACHE_MAX_ENTRIES);

@@ -311,7 +311,8 @@ public record ServerConfig(
    * @param usersRefreshPeriod how often the users file is checked for changes made by other
    *     servers or {@code sqe user}; zero never
    * @param passwordCacheTtl how long a user's last verified password is remembered, so that its
-   *     next login skips PBKDF2; zero never
+   *     next login skips PBKDF2, and an HTTP endpoint's accepted password stands for its login;
+   *     zero never
    */
   public record AuthSettings(
       Duration tokenLifetime,

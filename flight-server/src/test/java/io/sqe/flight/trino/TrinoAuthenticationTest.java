@@ -97,6 +97,32 @@ class TrinoAuthenticationTest {
   }
 
   @Test
+  void withThePasswordCacheOffEveryRequestChecksThePassword() throws Exception {
+    Path audit = dir.resolve("audit.jsonl");
+    try (TrinoFixture trino = TrinoFixture.start(dir, Map.of("audit.file", audit.toString(), "auth.password-cache-ttl", "0s"));
+        Connection connection = trino.connect();
+        Statement statement = connection.createStatement()) {
+      for (int i = 0; i < 3; i++) {
+        try (ResultSet rows = statement.executeQuery("SELECT " + i)) {
+          assertThat(rows.next()).isTrue();
+        }
+      }
+    }
+    long logins = Files.readAllLines(audit).stream()
+        .map(line -> {
+          try {
+            return JSON.readTree(line);
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        })
+        .filter(event -> event.get("event").asText().equals("login") && event.get("outcome").asText().equals("ok"))
+        .count();
+    // A statement takes at least two requests (its POST and a GET of its results): each logs in.
+    assertThat(logins).isGreaterThanOrEqualTo(6);
+  }
+
+  @Test
   void mutualTlsWantsAClientCertificate() throws Exception {
     TestCertificates clients = TestCertificates.newAuthority("SQE clients CA");
     Path clientCa = clients.writeCertificate(dir.resolve("clients-ca.pem"));
