@@ -184,12 +184,12 @@ def reuse_runs(args, work: Path, project: Path, data: Path, audit: Path) -> None
         if not audited:
             raise SystemExit("--reuse needs the server's audit log (audit.file)")
         if args.warm_up:
-            # The same project into another schema first, run twice: the measured runs then find
-            # the server's code compiled, as a server that has run for a while has it. A fresh
-            # JVM spends about half its CPU of the unchanged run in its JIT compilers otherwise.
+            # The same project into another schema first, run RUNS times: the measured runs then
+            # find more of the server's code compiled, as a server that has run for a while has it.
+            # A fresh JVM spends about half its CPU of the unchanged run in its JIT compilers.
             warm = work / "warm-project"
             generate(warm, args.models, args.seed, schema="dbt_bench_warm")
-            for command in (["seed"], ["run"], ["run"]):
+            for command in [["seed"]] + [["run"]] * args.warm_up:
                 dbt(args.dbt, command, warm, work / "logs-warm-up", server, args.threads)
         dbt(args.dbt, ["seed"], project, work / "logs-seed", server, args.threads)
         _, _, seen = audit_seconds(audit, 0)
@@ -242,7 +242,8 @@ def main() -> None:
     parser.add_argument("--dbt", default=str(REPO / ".venv-dbt-test" / "bin" / "dbt"))
     parser.add_argument("--work-dir", type=Path, default=None, help="kept after the run (default: a temporary directory)")
     parser.add_argument("--reuse", action="store_true", help="time dbt run first, unchanged and after one seed changed")
-    parser.add_argument("--warm-up", action="store_true", help="with --reuse: run the project twice into another schema first")
+    parser.add_argument("--warm-up", type=int, nargs="?", const=2, default=0, metavar="RUNS",
+                        help="with --reuse: run the project RUNS times (2 if not given) into another schema first")
     args = parser.parse_args()
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="sqe-bench-dbt-"))
