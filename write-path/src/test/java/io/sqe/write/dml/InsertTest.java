@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sqe.engine.ErrorCode;
+import io.sqe.engine.Prepared;
 import io.sqe.engine.SqeException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -60,6 +61,25 @@ class InsertTest {
     } catch (java.sql.SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  @Test
+  void anIncrementalInsertPreparedOnceRunsAgainAndAgain() {
+    // Its query compares with a scalar sub-query of the target: validated at prepare, planned at
+    // the first run that may have rows, and that plan kept for the runs after.
+    lake.update("create table src (id bigint, name varchar)");
+    lake.update("create table dst (id bigint, name varchar)");
+    lake.update("insert into src values (1, 'a'), (2, 'b'), (3, 'c')");
+    String insert = "insert into dst select id, name from src where id > (select coalesce(max(id), 0) from dst)";
+    assertThat(lake.query("explain " + insert)).first().asString().startsWith("[Insert into lake.s.dst (id, name)");
+    Prepared.Command prepared = (Prepared.Command) lake.engine.prepare(lake.session, insert);
+    assertThat(lake.engine.run(lake.session, prepared, List.of(), "i1").rowCount()).isEqualTo(3);
+    assertThat(lake.engine.run(lake.session, prepared, List.of(), "i2").rowCount()).isZero();
+    lake.update("insert into src values (4, 'd'), (0, 'z')");
+    assertThat(lake.engine.run(lake.session, prepared, List.of(), "i3").rowCount()).isEqualTo(1);
+    assertThat(lake.engine.run(lake.session, prepared, List.of(), "i4").rowCount()).isZero();
+    assertThat(lake.query("select id, name from dst order by id")).extracting(Object::toString)
+        .containsExactly("[1, a]", "[2, b]", "[3, c]", "[4, d]");
   }
 
   @Test
