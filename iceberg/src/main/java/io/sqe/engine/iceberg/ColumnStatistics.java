@@ -5,14 +5,18 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Comparators;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -70,30 +74,30 @@ public final class ColumnStatistics {
    * every data file with a non-NULL value having an upper bound, and no delete file (which could
    * remove the row that holds it). Empty otherwise, and for a scan of appended rows only.
    */
-  public static java.util.Optional<Maximum> maximum(IcebergTable table, int index) {
+  public static Optional<Maximum> maximum(IcebergTable table, int index) {
     List<Types.NestedField> columns = table.columns();
     if (index < 0 || index >= columns.size() || table.isMetadataColumn(index) || table.appendedAfter() != null) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     Types.NestedField column = columns.get(index);
     switch (column.type().typeId()) {
       case INTEGER, LONG, DATE, TIME, TIMESTAMP, DECIMAL -> { }
       default -> {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
     }
     Long snapshotId = table.pinnedSnapshotId();
     if (snapshotId == null) {
-      return java.util.Optional.of(new Maximum(column.type(), null));
+      return Optional.of(new Maximum(column.type(), null));
     }
     Snapshot snapshot = table.table().snapshot(snapshotId);
     List<FileScanTask> files =
-        snapshot == null ? null : SnapshotFiles.plan(table.table(), snapshot, org.apache.iceberg.expressions.Expressions.alwaysTrue(), () -> {});
+        snapshot == null ? null : SnapshotFiles.plan(table.table(), snapshot, Expressions.alwaysTrue(), () -> {});
     if (files == null) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     int id = column.fieldId();
-    java.util.Comparator<Object> order = org.apache.iceberg.types.Comparators.forType(column.type().asPrimitiveType());
+    Comparator<Object> order = Comparators.forType(column.type().asPrimitiveType());
     Object max = null;
     for (FileScanTask task : files) {
       DataFile file = task.file();
@@ -104,20 +108,20 @@ public final class ColumnStatistics {
       }
       ByteBuffer upper = file.upperBounds() == null ? null : file.upperBounds().get(id);
       if (upper == null) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
       Object high;
       try {
         high = Conversions.fromByteBuffer(column.type(), upper);
       } catch (RuntimeException e) {
         // A bound written for the column's type before a promotion (int to long, say).
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
       if (max == null || order.compare(high, max) > 0) {
         max = high;
       }
     }
-    return java.util.Optional.of(new Maximum(column.type(), max));
+    return Optional.of(new Maximum(column.type(), max));
   }
 
   private static boolean isIntegral(Type type) {

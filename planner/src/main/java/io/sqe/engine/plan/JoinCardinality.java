@@ -1,23 +1,13 @@
 package io.sqe.engine.plan;
 
 import io.sqe.engine.iceberg.ColumnStatistics;
-import io.sqe.engine.iceberg.IcebergTableScan;
 import java.util.List;
-import org.apache.calcite.plan.hep.HepRelVertex;
-import org.apache.calcite.plan.volcano.RelSubset;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.core.Aggregate;
-import org.apache.calcite.rel.core.Calc;
-import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinInfo;
-import org.apache.calcite.rel.core.Project;
-import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.metadata.RelMdUtil;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
-import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexUtil;
 
 /**
@@ -108,63 +98,13 @@ final class JoinCardinality extends RelMetadataQuery {
   }
 
   /**
-   * Distinct values of column {@code column} of {@code rel} in the table it comes from, following
-   * it down through projections, filters, joins, aggregate keys and sorts; null when it is computed
-   * or comes from something other than an Iceberg table.
+   * Distinct values of column {@code column} of {@code rel} in the table it comes from ({@link
+   * ScanColumns#origin}); null when it is computed or comes from something other than an Iceberg
+   * table.
    */
   static Double columnDistinctValues(RelNode rel, int column) {
-    for (int depth = 0; depth < 64; depth++) {
-      if (rel instanceof RelSubset) {
-        RelSubset subset = (RelSubset) rel;
-        RelNode next = subset.getBest() != null ? subset.getBest() : subset.getOriginal();
-        if (next == null) {
-          return null;
-        }
-        rel = next;
-      } else if (rel instanceof HepRelVertex) {
-        rel = ((HepRelVertex) rel).getCurrentRel();
-      } else if (rel instanceof IcebergTableScan) {
-        IcebergTableScan scan = (IcebergTableScan) rel;
-        return ColumnStatistics.distinctValues(scan.icebergTable(), scan.projection().get(column));
-      } else if (rel instanceof Project) {
-        RexNode expression = ((Project) rel).getProjects().get(column);
-        if (!(expression instanceof RexInputRef)) {
-          return null;
-        }
-        column = ((RexInputRef) expression).getIndex();
-        rel = ((Project) rel).getInput();
-      } else if (rel instanceof Calc) {
-        RexProgram program = ((Calc) rel).getProgram();
-        RexNode expression = program.expandLocalRef(program.getProjectList().get(column));
-        if (!(expression instanceof RexInputRef)) {
-          return null;
-        }
-        column = ((RexInputRef) expression).getIndex();
-        rel = ((Calc) rel).getInput();
-      } else if (rel instanceof Filter || rel instanceof Sort) {
-        rel = rel.getInput(0);
-      } else if (rel instanceof Join) {
-        Join join = (Join) rel;
-        int leftCount = join.getLeft().getRowType().getFieldCount();
-        if (column < leftCount) {
-          rel = join.getLeft();
-        } else if (join.getJoinType().projectsRight()) {
-          column -= leftCount;
-          rel = join.getRight();
-        } else {
-          return null;
-        }
-      } else if (rel instanceof Aggregate) {
-        Aggregate aggregate = (Aggregate) rel;
-        if (column >= aggregate.getGroupCount() || aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
-          return null;
-        }
-        column = aggregate.getGroupSet().nth(column);
-        rel = aggregate.getInput();
-      } else {
-        return null;
-      }
-    }
-    return null;
+    return ScanColumns.origin(rel, column)
+        .map(origin -> ColumnStatistics.distinctValues(origin.scan().icebergTable(), origin.tableColumn()))
+        .orElse(null);
   }
 }

@@ -34,7 +34,6 @@ import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.type.RelDataType;
-import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.Pair;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -261,7 +260,7 @@ final class MaterializedViewRewrite {
     rel.accept(new RelHomogeneousShuttle() {
       @Override
       public RelNode visit(RelNode other) {
-        if (other instanceof Aggregate aggregate && aggregate.getGroupSets().stream().anyMatch(ImmutableBitSet::isEmpty)) {
+        if (other instanceof Aggregate aggregate && aggregate.hasEmptyGroup()) {
           count[0]++;
         }
         return super.visit(other);

@@ -2,6 +2,7 @@ package io.sqe.write.dml;
 
 import io.sqe.engine.iceberg.ColumnStatistics;
 import io.sqe.engine.iceberg.IcebergTableScan;
+import io.sqe.engine.plan.ScanColumns;
 import java.util.Comparator;
 import java.util.Optional;
 import org.apache.calcite.plan.RelOptUtil;
@@ -175,37 +176,13 @@ final class EmptySource {
 
   /**
    * An upper bound of output column {@code index} of {@code rel}: the largest value of the table
-   * column it is read from unchanged (through projections, filters, sorts, either side of a join
-   * and grouping keys), of {@code like}'s type; empty when it is computed, or read from anything
-   * else (a policy's masks among them).
+   * column it is read from unchanged ({@link ScanColumns#origin}), of {@code like}'s type; empty
+   * when it is computed, or read from anything else (a policy's masks among them).
    */
   private static Optional<Bound> upperBound(RelNode rel, int index, Bound like) {
-    RelNode node = rel;
-    int column = index;
-    for (int depth = 0; depth < 64; depth++) {
-      if (node instanceof IcebergTableScan scan) {
-        Optional<Bound> bound = column(scan, column);
-        return bound.isPresent() && bound.get().type().equals(like.type()) ? bound : Optional.empty();
-      } else if (node instanceof Project project) {
-        if (!(project.getProjects().get(column) instanceof RexInputRef ref)) {
-          return Optional.empty();
-        }
-        column = ref.getIndex();
-        node = project.getInput();
-      } else if (node instanceof Filter || node instanceof Sort) {
-        node = node.getInput(0);
-      } else if (node instanceof Join join) {
-        int left = join.getLeft().getRowType().getFieldCount();
-        node = column < left ? join.getLeft() : join.getRight();
-        column = column < left ? column : column - left;
-      } else if (node instanceof Aggregate aggregate && column < aggregate.getGroupCount() && aggregate.getGroupSets().size() == 1) {
-        column = aggregate.getGroupSet().nth(column);
-        node = aggregate.getInput();
-      } else {
-        return Optional.empty();
-      }
-    }
-    return Optional.empty();
+    return ScanColumns.origin(rel, index)
+        .flatMap(origin -> column(origin.scan(), origin.index()))
+        .filter(bound -> bound.type().equals(like.type()));
   }
 
   /** Column {@code index} of an Iceberg table's scan and its largest value, when the files tell it. */

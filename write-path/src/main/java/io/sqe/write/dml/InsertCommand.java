@@ -99,15 +99,16 @@ final class InsertCommand implements PreparedCommand {
       }
     }
     String what = "INSERT into " + target.displayName();
+    PlannedQuery query = plan.query(context);
     Optional<Lineage> lineage = MaterializationReuse.recordable(
-        context, plan.query(context), parameters, "insert " + target.displayName() + " " + Arrays.toString(plan.targets));
+        context, query, parameters, "insert " + target.displayName() + " " + Arrays.toString(plan.targets));
     DataFileWriter.Builder files = DataFileWriter.builder(table).operationId(context.queryId()).partitionId(context.attempt());
     // Columns with a default other than NULL take it from the row writer.
     Optional<BatchFileWriter.Layout> layout = Arrays.stream(plan.defaults).allMatch(Objects::isNull)
-        ? BatchWrites.layout(plan.query(context), table, plan.targets)
+        ? BatchWrites.layout(query, table, plan.targets)
         : Optional.empty();
     BatchWrites.Written written = layout.isPresent()
-        ? BatchWrites.write(context, plan.query(context), parameters, files, layout.get())
+        ? BatchWrites.write(context, query, parameters, files, layout.get())
         : writeRows(context, parameters, plan, files);
     if (written.files().isEmpty()) {
       return CommandResult.rows(0);
@@ -138,8 +139,9 @@ final class InsertCommand implements PreparedCommand {
       lines.add(context.queries().offloadTarget().orElse("offloaded to trino"));
       lines.add(trino.get());
     }
-    lines.addAll(List.of(plan.query(context).explain().split("\n")));
-    plan.query(context).reads().notes().forEach(note -> lines.add("-- " + note));
+    PlannedQuery query = plan.query(context);
+    lines.addAll(List.of(query.explain().split("\n")));
+    query.reads().notes().forEach(note -> lines.add("-- " + note));
     placement
         // Placed on Trino, but written here as execute() would: VALUES, defaults, or a query Trino cannot run.
         .map(p -> p.onTrino() && trino.isEmpty() ? Placement.local("VALUES, a column's default or a query Trino cannot run keep it here") : p)

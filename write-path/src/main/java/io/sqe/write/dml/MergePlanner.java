@@ -10,9 +10,9 @@ import io.sqe.engine.exec.RowStream;
 import io.sqe.engine.iceberg.IcebergTable;
 import io.sqe.engine.plan.PlannedQuery;
 import io.sqe.engine.plan.QueryShape;
-import io.sqe.engine.sql.ddl.SqlMergeClause;
 import io.sqe.engine.sql.ddl.SqlMergeClause.Action;
 import io.sqe.engine.sql.ddl.SqlMergeClause.Match;
+import io.sqe.engine.sql.ddl.SqlMergeClause;
 import io.sqe.engine.sql.ddl.SqlMergeStatement;
 import io.sqe.write.dml.DeleteUpdatePlanner.Assignments;
 import io.sqe.write.dml.DeleteUpdatePlanner.TargetRef;
@@ -24,6 +24,7 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
@@ -40,6 +41,7 @@ import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.util.SqlShuttle;
+import org.apache.calcite.util.Litmus;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -87,7 +89,7 @@ final class MergePlanner {
           // dbt's delete+insert: a MERGE whose clauses for unmatched target rows all need a row of
           // the source (EXISTS over it) changes nothing when the source is known empty.
           if (parameters.isEmpty() && onlyActsWithSourceRows(merge)) {
-            java.util.Optional<String> empty = SourceKeyRange.knownEmpty(ctx, merge, table);
+            Optional<String> empty = SourceKeyRange.knownEmpty(ctx, merge, table);
             if (empty.isPresent()) {
               return noSourceRows(target, empty.get());
             }
@@ -129,7 +131,7 @@ final class MergePlanner {
         }
         SqlNode from = select.getFrom();
         SqlNode read = from != null && from.getKind() == SqlKind.AS ? ((SqlCall) from).operand(0) : from;
-        return read != null && read.equalsDeep(source, org.apache.calcite.util.Litmus.IGNORE);
+        return read != null && read.equalsDeep(source, Litmus.IGNORE);
       });
       if (!needsSource) {
         return false;
@@ -526,6 +528,10 @@ final class MergePlanner {
      * case the scan is not narrowed.
      */
     static Range of(CommandContext context, SqlMergeStatement merge, TableRef target, IcebergTable table) {
+      Optional<String> empty = knownEmpty(context, merge, table);
+      if (empty.isPresent()) {
+        return new Range(0, null, empty.get());
+      }
       TargetRef ref = new TargetRef(merge.target(), merge.alias(), table);
       String sourceAlias = sourceAlias(merge.source());
       List<Key> keys = keys(merge, ref, sourceAlias);
@@ -540,10 +546,6 @@ final class MergePlanner {
         source = SqlTrees.as(source, sourceAlias);
       }
       SqlNode query = SqlTrees.select(bounds, source, null);
-      java.util.Optional<String> empty = knownEmpty(context, merge, table);
-      if (empty.isPresent()) {
-        return new Range(0, null, empty.get());
-      }
       // The source may read the target: as of the statement's snapshot, through a write target of
       // its own so that the statement's conflict detection filter stays the statement's.
       IcebergTable snapshot = IcebergTable.forRowLevelWrite(table.catalog(), table.id(), table.table());
@@ -581,9 +583,9 @@ final class MergePlanner {
      * empty: an incremental model's source with nothing new. The source reads the target as of the
      * statement's snapshot, as its key query would.
      */
-    static java.util.Optional<String> knownEmpty(CommandContext context, SqlMergeStatement merge, IcebergTable table) {
+    static Optional<String> knownEmpty(CommandContext context, SqlMergeStatement merge, IcebergTable table) {
       if (!EmptySource.mayApply(merge.source())) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
       SqlNode source = SqlTrees.copy(merge.source());
       if (source.getKind() != SqlKind.AS) {

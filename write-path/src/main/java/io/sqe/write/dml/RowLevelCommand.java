@@ -214,7 +214,7 @@ final class RowLevelCommand implements PreparedCommand {
     long count;
     // Planned first: a plan that refines at execution is planned only when asked for its query,
     // and the target learns which of its rows the statement reads when it is planned.
-    io.sqe.engine.plan.PlannedQuery query = plan.query();
+    PlannedQuery query = plan.query();
     Expression scanned = writeTarget.scannedRows();
     // Named apart from the row writer's files: both name theirs by operation and partition id.
     DataFileWriter.Builder rewritten =
