@@ -18,6 +18,7 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -83,6 +84,46 @@ class OffloadPlanningTest {
     assertThat(plan).startsWith("offloaded to trino " + nobody + "\n");
     assertThat(plan).contains("FROM \"lake\".\"s\".\"t\" FOR VERSION AS OF " + snapshot + " AS \"t\"");
     assertThat(plan).contains("WHERE \"g\" > 3");
+  }
+
+  /**
+   * Trino keeps the join order it is given when SQE's tables carry no NDV statistics, and builds
+   * on each join's right input: the statement joins in SQE's order, the larger table on the left,
+   * whatever order the FROM list had, with an uncorrelated IN beside the table it filters. A
+   * correlated sub-query stays above the joins it refers to.
+   */
+  @Test
+  void theStatementJoinsInThePlannedOrderWithTheSmallerInputOnTheRight() {
+    Schema schema = new Schema(
+        Types.NestedField.required(1, "g", Types.LongType.get()), Types.NestedField.optional(2, "label", Types.StringType.get()));
+    Table small = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "d"), schema);
+    List<Record> records = new ArrayList<>();
+    for (long g = 0; g < 3; g++) {
+      Record r = GenericRecord.create(schema);
+      r.setField("g", g);
+      r.setField("label", "l" + g);
+      records.add(r);
+    }
+    TestTables.appendFile(small, records);
+
+    String joined = TestQueries.plan(engine(false), always(),
+        "select t.name, d.label from s.d, s.t where d.g = t.g and t.name in (select label from s.d where g > 0)");
+    assertThat(statement(joined))
+        .containsPattern("^SELECT .*\nFROM \\(SELECT \\*\nFROM \"lake\"\\.\"s\"\\.\"t\" FOR VERSION AS OF \\d+ AS \"t\"\n"
+            + "WHERE \"name\" IN \\(SELECT \"label\"\n")
+        .containsPattern("\\) AS \"\\w+\"\nINNER JOIN \"lake\"\\.\"s\"\\.\"d\" FOR VERSION AS OF \\d+ AS \"\\w+\" ON ");
+
+    String correlated = TestQueries.plan(engine(false), always(),
+        "select t.name from s.d, s.t where d.g = t.g and exists (select 1 from s.d e where e.g = t.g + 1 and e.label <> d.label)");
+    assertThat(statement(correlated))
+        .containsPattern("\nFROM \"lake\"\\.\"s\"\\.\"t\" FOR VERSION AS OF \\d+ AS \"t\"\nINNER JOIN \"lake\"\\.\"s\"\\.\"d\" ")
+        .containsPattern("\nWHERE EXISTS \\(SELECT \\*\n");
+  }
+
+  /** The statement an offloaded query's EXPLAIN shows: the lines after the first, up to the local plan. */
+  private static String statement(String plan) {
+    assertThat(plan).startsWith("offloaded to trino ");
+    return plan.lines().skip(1).takeWhile(line -> !line.startsWith("Sqe")).collect(Collectors.joining("\n"));
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.sqe.engine.plan;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptLattice;
@@ -13,16 +14,22 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.plan.hep.HepMatchOrder;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.metadata.DefaultRelMetadataProvider;
-import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.rules.AggregateProjectPullUpConstantsRule;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rel.rules.FilterJoinRule;
 import org.apache.calcite.rel.rules.JoinAssociateRule;
 import org.apache.calcite.rel.rules.JoinCommuteRule;
 import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
 import org.apache.calcite.rel.rules.ReduceExpressionsRule;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.tools.Program;
 import org.apache.calcite.tools.Programs;
 
@@ -89,6 +96,67 @@ final class JoinOrder implements Program {
               Programs.of(pushConditions, false, DefaultRelMetadataProvider.INSTANCE), Programs.ofRules(withoutReordering));
     }
     return program.run(planner, rel, requiredOutputTraits, materializations, lattices);
+  }
+
+  /**
+   * {@code rel}, a logical plan, with its joins in the order the planner starts its cost-based
+   * search from (the heuristic's, with the row counts of {@link JoinCardinality}), as logical joins
+   * whose right input is the smaller: for a statement another engine runs, which keeps the order
+   * it is given when it lacks the statistics to choose its own (Trino without NDV statistics builds
+   * on the right input, and applies a semi-join where its IN stands). Each condition goes down to
+   * the first join or scan that has its columns, uncorrelated IN and EXISTS too; a correlated
+   * sub-query stays where it is, above the joins it refers to. Above {@code maxReorderedJoins}
+   * tables the joins keep their order, as {@link #run} keeps them.
+   */
+  static RelNode logical(RelOptPlanner planner, RelNode rel, int maxReorderedJoins) {
+    HepProgramBuilder program = new HepProgramBuilder().addRuleInstance(UNCORRELATED_FILTER_INTO_JOIN);
+    if (largestJoin(rel) <= maxReorderedJoins) {
+      program.addMatchOrder(HepMatchOrder.BOTTOM_UP)
+          .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
+          .addRuleInstance(CoreRules.MULTI_JOIN_OPTIMIZE);
+    }
+    return Programs.of(program.build(), false, DefaultRelMetadataProvider.INSTANCE)
+        .run(planner, rel.accept(new CorrelatedApart()), rel.getTraitSet(), List.of(), List.of());
+  }
+
+  /**
+   * Calcite's rule that pushes a filter's conditions into the join below it, but not a filter that
+   * binds a correlation variable: its sub-queries refer to the columns of its input by position,
+   * and pushed into the join they would lose the variable ("$cor0 is not found").
+   */
+  private static final RelOptRule UNCORRELATED_FILTER_INTO_JOIN =
+      FilterJoinRule.FilterIntoJoinRule.FilterIntoJoinRuleConfig.DEFAULT
+          .withOperandSupplier(filter -> filter.operand(Filter.class)
+              .predicate(f -> f.getVariablesSet().isEmpty())
+              .oneInput(join -> join.operand(Join.class).anyInputs()))
+          .as(FilterJoinRule.FilterIntoJoinRule.FilterIntoJoinRuleConfig.class)
+          .toRule();
+
+  /**
+   * Splits each filter that binds a correlation variable in two: its conditions with a sub-query
+   * stay in it, with the variable; the others go to a filter of their own below it, which {@link
+   * #UNCORRELATED_FILTER_INTO_JOIN} can push into the joins (TPC-H Q21's join conditions sit
+   * beside its correlated EXISTS).
+   */
+  private static final class CorrelatedApart extends RelHomogeneousShuttle {
+    @Override
+    public RelNode visit(RelNode other) {
+      RelNode visited = super.visit(other);
+      if (!(visited instanceof LogicalFilter filter) || filter.getVariablesSet().isEmpty()) {
+        return visited;
+      }
+      List<RexNode> kept = new ArrayList<>();
+      List<RexNode> pushed = new ArrayList<>();
+      for (RexNode condition : RelOptUtil.conjunctions(filter.getCondition())) {
+        (RexUtil.SubQueryFinder.find(condition) != null ? kept : pushed).add(condition);
+      }
+      if (kept.isEmpty() || pushed.isEmpty()) {
+        return visited;
+      }
+      RexBuilder rexBuilder = filter.getCluster().getRexBuilder();
+      RelNode below = LogicalFilter.create(filter.getInput(), RexUtil.composeConjunction(rexBuilder, pushed));
+      return LogicalFilter.create(below, RexUtil.composeConjunction(rexBuilder, kept), ImmutableSet.copyOf(filter.getVariablesSet()));
+    }
   }
 
   /**

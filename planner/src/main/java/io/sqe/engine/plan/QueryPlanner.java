@@ -261,14 +261,16 @@ public final class QueryPlanner {
 
   /**
    * The statement as Trino SQL ({@link TrinoStatements}): its logical plan with the principal's row
-   * filters and column masks inlined, every table pinned to the snapshot planned against.
+   * filters and column masks inlined, every table pinned to the snapshot planned against, and its
+   * joins in this planner's order with the smaller input on the right ({@link JoinOrder#logical}).
    */
   public TrinoStatements.Statement trinoStatement(Session session, SqlNode query, String sql) {
     Converted converted = convert(session, query, sql, List.of());
     try {
       RelRoot relRoot = converted.relRoot();
       List<Integer> columns = relRoot.fields.stream().map(field -> field.getKey()).toList();
-      return TrinoStatements.write(PolicyBoundary.strip(relRoot.rel), columns);
+      RelNode ordered = JoinOrder.logical(converted.planner(), PolicyBoundary.strip(relRoot.rel), maxReorderedJoins);
+      return TrinoStatements.write(ordered, columns);
     } catch (SqeException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -276,12 +278,6 @@ public final class QueryPlanner {
     }
   }
 
-  /**
-   * {@code query} as the SELECT of a write Trino runs ({@link TrinoStatements#select}): the
-   * principal's row filters and column masks inlined, every table pinned, and each result column
-   * cast to its Trino type of {@code types} under its name of {@code names}. NOT_SUPPORTED for a
-   * query with {@code ?} parameters, whose values Trino's statement cannot take.
-   */
   /**
    * The columns and parameter types of a query, validated and converted to its logical plan but not
    * optimised or compiled: a view's definition needs no more (as Trino's CREATE VIEW analyses its
@@ -303,6 +299,13 @@ public final class QueryPlanner {
     return Spans.traced("sqe.describe", () -> convert(session, query, sql, tables).relRoot().rel);
   }
 
+  /**
+   * {@code query} as the SELECT of a write Trino runs ({@link TrinoStatements#select}): the
+   * principal's row filters and column masks inlined, every table pinned, the joins ordered as
+   * {@link #trinoStatement} orders them, and each result column cast to its Trino type of {@code
+   * types} under its name of {@code names}. NOT_SUPPORTED for a query with {@code ?} parameters,
+   * whose values Trino's statement cannot take.
+   */
   public String trinoSelect(Session session, SqlNode query, String sql, List<String> types, List<String> names) {
     Converted converted = convert(session, query, sql, List.of());
     if (!converted.parameterTypes().isEmpty()) {
@@ -310,7 +313,8 @@ public final class QueryPlanner {
     }
     try {
       // Exactly the result's columns, so that the cast list matches them one to one.
-      return TrinoStatements.select(PolicyBoundary.strip(converted.relRoot().project()), types, names);
+      RelNode ordered = JoinOrder.logical(converted.planner(), PolicyBoundary.strip(converted.relRoot().project()), maxReorderedJoins);
+      return TrinoStatements.select(ordered, types, names);
     } catch (SqeException e) {
       throw e;
     } catch (RuntimeException e) {
