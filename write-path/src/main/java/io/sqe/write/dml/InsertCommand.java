@@ -81,7 +81,7 @@ final class InsertCommand implements PreparedCommand {
     Plan plan = table.schema().schemaId() == prepared.schema.schemaId()
         ? prepared
         : plan(context, target, table, statement);
-    if (parameters.isEmpty() && statement.getSource().getKind() != SqlKind.VALUES && EmptySource.mayApply(statement.getSource())) {
+    if (parameters.isEmpty() && plan.source.deferred()) {
       // An incremental model's append with nothing new: its query is known empty from the files' bounds.
       SqlNode source = SqlTrees.copy(statement.getSource());
       Optional<String> empty = EmptySource.why(context.queries().logicalPlan(context.session(), source, source.toString(), List.of()));
@@ -172,6 +172,7 @@ final class InsertCommand implements PreparedCommand {
     private final String sql;
     private final RelDataType resultType;
     private final List<RelDataType> parameterTypes;
+    private final boolean deferred;
     private PlannedQuery planned;
 
     private Source(SqlNode query, String sql, RelDataType resultType, List<RelDataType> parameterTypes, PlannedQuery planned) {
@@ -179,7 +180,13 @@ final class InsertCommand implements PreparedCommand {
       this.sql = sql;
       this.resultType = resultType;
       this.parameterTypes = parameterTypes;
+      this.deferred = planned == null;
       this.planned = planned;
+    }
+
+    /** Whether the plan waits for an execution: the query may be known empty from the files' bounds. */
+    boolean deferred() {
+      return deferred;
     }
 
     static Source of(CommandContext context, SqlNode query, boolean deferred) {
