@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * Runs offloaded statements on the Trino cluster through Trino's JDBC driver as the service user,
  * and hands their rows on one at a time, as SQE's row runtime represents them, so the result is
  * turned into Arrow batches as it arrives and never held whole. Cancelling the statement's run
- * cancels the query on Trino; a failure of the cluster is UNAVAILABLE, naming it, or, with {@code
- * offload.fallback} and before Trino sent a row, a run here.
+ * cancels the query on Trino; a failure of the cluster is UNAVAILABLE (RESOURCE_EXHAUSTED when it
+ * ran out of memory or time), naming it, or, with {@code offload.fallback} and before Trino sent a
+ * row, a run here.
  */
 public final class TrinoOffload {
   private static final Logger LOG = LoggerFactory.getLogger(TrinoOffload.class);
@@ -69,10 +70,11 @@ public final class TrinoOffload {
   /**
    * Starts {@code sql} on Trino and returns its rows with the types of {@code schema}, recording
    * in {@code run}'s statistics that they come from the cluster; the enumerator's close ends the
-   * query there. When the cluster cannot be reached or fails before its first row, and {@code
-   * offload.fallback} allows it, returns the rows of {@code local} instead (the same query run
-   * here), and the statistics say it ran here; otherwise that failure is UNAVAILABLE (or, for an
-   * error of the statement itself, INVALID_ARGUMENT, which never falls back).
+   * query there. When the cluster cannot be reached, runs out of resources or fails before its
+   * first row, and {@code offload.fallback} allows it, returns the rows of {@code local} instead
+   * (the same query run here), and the statistics say it ran here; otherwise that failure is
+   * UNAVAILABLE or RESOURCE_EXHAUSTED (or, for an error of the statement itself, INVALID_ARGUMENT,
+   * which never falls back).
    */
   public Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run, Supplier<Enumerator<Object>> local) {
     Enumerator<Object> rows;
@@ -87,7 +89,7 @@ public final class TrinoOffload {
 
   /** {@code local}'s rows when {@code failure} allows a fallback; else {@code failure}. */
   private Enumerator<Object> fallBack(SqeException failure, QueryRun run, Supplier<Enumerator<Object>> local) {
-    if (failure.code() != ErrorCode.UNAVAILABLE || !config.fallback()) {
+    if (!fallsBack(failure)) {
       throw failure;
     }
     // The cause's message may quote the statement's literals; the log names the cluster only.
@@ -95,6 +97,16 @@ public final class TrinoOffload {
         run.queryId(), config.trinoUri().orElseThrow());
     run.stats().offloadedTo(null);
     return local.get();
+  }
+
+  /**
+   * Whether {@code offload.fallback} runs here a statement the cluster failed with {@code failure}:
+   * the cluster down or failing (UNAVAILABLE), or short of the memory or time the statement needs
+   * (RESOURCE_EXHAUSTED: a cluster's limits are its own, and SQE spills what its memory cannot
+   * hold); never an error of the statement itself, which would be the same here.
+   */
+  private boolean fallsBack(SqeException failure) {
+    return config.fallback() && (failure.code() == ErrorCode.UNAVAILABLE || failure.code() == ErrorCode.RESOURCE_EXHAUSTED);
   }
 
   private Enumerator<Object> rows(TrinoStatements.Statement sql, Schema schema, QueryRun run) {
@@ -130,7 +142,7 @@ public final class TrinoOffload {
     } catch (SQLException e) {
       run.checkCancelled();
       SqeException failure = unavailable(e, "write");
-      if (failure.code() == ErrorCode.UNAVAILABLE && config.fallback() && unchanged.getAsBoolean()) {
+      if (fallsBack(failure) && unchanged.getAsBoolean()) {
         // The cause's message may quote the statement's literals; the log names the cluster only.
         LOG.warn("Write {} runs here: the Trino cluster {} failed and committed nothing (offload.fallback)",
             run.queryId(), config.trinoUri().orElseThrow());

@@ -31,9 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code offload.fallback: true} with a coordinator that accepts every query and fails it at the
  * first fetch of its rows, as a cluster that loses its worker does: Trino's JDBC driver returns a
  * result for the accepted query, and the failure only surfaces on its first row. The query then
- * runs here with DuckDB's answer. The coordinator is a stand-in speaking Trino's client protocol on
- * a loopback port (a real cluster cannot be made to fail at that moment on demand);
- * {@code OffloadFallbackTest} covers a cluster that cannot be reached at all.
+ * runs here with DuckDB's answer, as it does when the cluster fails it for lack of memory. The
+ * coordinator is a stand-in speaking Trino's client protocol on a loopback port (a real cluster
+ * cannot be made to fail at that moment on demand); {@code OffloadFallbackTest} covers a cluster
+ * that cannot be reached at all, and {@code OffloadToTrinoTest} a real cluster's memory limit.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OffloadFirstFetchFallbackTest extends TpchHarness {
@@ -44,7 +45,19 @@ class OffloadFirstFetchFallbackTest extends TpchHarness {
        "physicalInputTimeMillis": 0, "processedRows": 0, "processedBytes": 0, "physicalInputBytes": 0,
        "physicalWrittenBytes": 0, "internalNetworkInputBytes": 0, "peakMemoryBytes": 0, "spilledBytes": 0}""";
 
+  /** Trino's error for a worker that went away, as a cluster that loses one reports it. */
+  private static final String WORKER_LOST = """
+      {"message": "Worker lost", "errorCode": 65542, "errorName": "REMOTE_HOST_GONE", "errorType": "EXTERNAL",
+       "failureInfo": {"type": "io.trino.spi.TrinoException", "message": "Worker lost", "suppressed": [], "stack": []}}""";
+  /** Trino's error for a query past its memory limit on a node (EXCEEDED_LOCAL_MEMORY_LIMIT). */
+  private static final String OUT_OF_MEMORY = """
+      {"message": "Query exceeded per-node memory limit of 1GB", "errorCode": 131079, "errorName": "EXCEEDED_LOCAL_MEMORY_LIMIT",
+       "errorType": "INSUFFICIENT_RESOURCES", "failureInfo": {"type": "io.trino.ExceededMemoryLimitException",
+       "message": "Query exceeded per-node memory limit of 1GB", "suppressed": [], "stack": []}}""";
+
   private HttpServer coordinator;
+  /** The error the stand-in fails each first fetch with. */
+  private volatile String error = WORKER_LOST;
   private String uri;
   /** Queries the stand-in accepted, and first fetches it failed. */
   private final AtomicInteger accepted = new AtomicInteger();
@@ -90,9 +103,8 @@ class OffloadFirstFetchFallbackTest extends TpchHarness {
         failed.incrementAndGet();
         body = """
             {"id": "%1$s", "infoUri": "%2$s/ui/query.html?%1$s", "stats": %3$s, "warnings": [],
-             "error": {"message": "Worker lost", "errorCode": 65542, "errorName": "REMOTE_HOST_GONE", "errorType": "EXTERNAL",
-                       "failureInfo": {"type": "io.trino.spi.TrinoException", "message": "Worker lost", "suppressed": [], "stack": []}}}"""
-            .formatted(id, uri, STATS.formatted("FAILED"));
+             "error": %4$s}"""
+            .formatted(id, uri, STATS.formatted("FAILED"), error);
       }
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -121,5 +133,24 @@ class OffloadFirstFetchFallbackTest extends TpchHarness {
     compare("Q6", TpchQueries.query(6));
     compare("Q3", TpchQueries.query(3));
     assertThat(failed.get()).as("first fetches the cluster failed before SQE ran the queries here").isEqualTo(failedBefore + 2);
+  }
+
+  /**
+   * A query the cluster has not the memory for runs here too: the cluster's limits are its own, and
+   * the local run spills what its memory cannot hold.
+   */
+  @Test
+  void aQueryTheClusterHasNoMemoryForRunsHere() throws Exception {
+    error = OUT_OF_MEMORY;
+    try {
+      int failedBefore = failed.get();
+      try (Statement s = sqe.createStatement()) {
+        s.execute("SET SESSION offload = 'always'");
+      }
+      compare("Q18", TpchQueries.query(18));
+      assertThat(failed.get()).as("first fetches the cluster failed for memory before SQE ran the query here").isEqualTo(failedBefore + 1);
+    } finally {
+      error = WORKER_LOST;
+    }
   }
 }

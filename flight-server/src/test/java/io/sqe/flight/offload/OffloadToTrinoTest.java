@@ -192,6 +192,33 @@ class OffloadToTrinoTest extends TpchHarness {
     }
   }
 
+  /**
+   * A query that needs more memory than the cluster gives it (this one's 256 MB per node) fails
+   * with RESOURCE_EXHAUSTED naming the cluster and Trino's reason; the server answers the next one.
+   */
+  @Test
+  void aQueryTooBigForTheClustersMemoryIsResourceExhausted() throws Exception {
+    try (Statement s = sqe.createStatement()) {
+      assertThatThrownBy(() -> {
+            try (ResultSet rs = s.executeQuery(
+                "SELECT count(DISTINCT a.l_comment || b.l_comment) FROM lineitem a CROSS JOIN lineitem b")) {
+              while (rs.next()) {
+                // read until the error
+              }
+            }
+          })
+          .satisfies(e -> {
+            assertThat(e.getMessage()).contains("The Trino cluster " + trino.uri() + " ran out of resources for the offloaded query")
+                .contains("memory limit");
+            assertThat(e.toString() + e.getCause()).contains("RESOURCE_EXHAUSTED");
+          });
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM region")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(5);
+      }
+    }
+  }
+
   @Test
   void explainAndTrinoShowWhereTheQueryRan() throws Exception {
     List<String> plan = new ArrayList<>();
