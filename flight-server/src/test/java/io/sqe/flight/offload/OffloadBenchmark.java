@@ -3,13 +3,11 @@ package io.sqe.flight.offload;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sqe.flight.testing.RestCatalogFixture;
-import io.sqe.flight.testing.TestServer;
+import io.sqe.flight.testing.TpchHarness;
 import io.sqe.flight.testing.TrinoCluster;
 import io.sqe.sample.tpch.TpchQueries;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -28,13 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  * of {@code mvn verify}). Each query runs alternately with {@code offload = 'never'} and {@code
  * 'always'} after a warm-up of each, through the Flight SQL JDBC driver, reading every row, with
  * the result cache off; the report gives the medians, their ratio and the scan EXPLAIN estimates
- * for the query.
+ * for the query, and whether the offloaded answer is DuckDB's over the same Parquet files.
  *
  * <p>System properties: {@code sqe.bench.scale} (1), {@code sqe.bench.runs} (3), {@code
  * sqe.bench.queries} (all 22, e.g. {@code 1,6,19}), {@code sqe.bench.trino-heap-gib} (4), {@code
  * sqe.bench.output} (a Markdown file; else standard output only).
  */
-class OffloadBenchmark {
+class OffloadBenchmark extends TpchHarness {
   @Test
   void localAgainstOffloaded(@TempDir Path dir) throws Exception {
     assumeTrue(System.getProperty("sqe.bench.scale") != null, "run by bin/bench-offload");
@@ -56,15 +54,14 @@ class OffloadBenchmark {
       settings.put("offload.trino-uri", trino.uri());
       // Each local run computes its result: an offloaded one is never taken from the result cache.
       settings.put("query.result-cache.max-bytes", "0");
-      try (TestServer server = TestServer.start(dir.resolve("sqe"), settings);
-          Connection sqe = DriverManager.getConnection(
-              server.jdbcUrl() + "&schema=tpch&user=" + TestServer.ADMIN + "&password=" + server.adminPassword());
-          Statement s = sqe.createStatement()) {
+      open(dir.resolve("sqe"), settings);
+      try (Statement s = sqe.createStatement()) {
         report.add("TPC-H scale " + scale + ", " + runs + " runs of each after a warm-up, medians; Trino " + TrinoCluster.VERSION
-            + " (a coordinator and a worker, " + heap + " GiB heap each) on this machine");
+            + " (a coordinator and a worker, " + heap + " GiB heap each) on this machine; the offloaded answer compared"
+            + " with DuckDB's over the same Parquet files");
         report.add("");
-        report.add("| query | estimated scan | local ms | offloaded ms | offloaded / local |");
-        report.add("|---|---|---|---|---|");
+        report.add("| query | estimated scan | local ms | offloaded ms | offloaded / local | offloaded = DuckDB |");
+        report.add("|---|---|---|---|---|---|");
         for (int query : queries) {
           String sql = TpchQueries.query(query);
           s.execute("SET SESSION offload = 'never'");
@@ -95,12 +92,14 @@ class OffloadBenchmark {
             failure = side + ": " + String.valueOf(cause.getMessage()).lines().findFirst().orElse("failed").replace('|', '/');
           }
           String line = failure != null
-              ? String.format(Locale.ROOT, "| Q%d | %s | failed: %s | | |", query, estimate, failure)
-              : String.format(Locale.ROOT, "| Q%d | %s | %d | %d | %.2f |", query, estimate, median(local), median(offloaded),
-                  (double) median(offloaded) / median(local));
+              ? String.format(Locale.ROOT, "| Q%d | %s | failed: %s | | | |", query, estimate, failure)
+              : String.format(Locale.ROOT, "| Q%d | %s | %d | %d | %.2f | %s |", query, estimate, median(local), median(offloaded),
+                  (double) median(offloaded) / median(local), sameAsDuckDb(s, query, sql));
           report.add(line);
           System.out.println(line);
         }
+      } finally {
+        close();
       }
     }
     String text = String.join("\n", report) + "\n";
@@ -108,6 +107,17 @@ class OffloadBenchmark {
     String output = System.getProperty("sqe.bench.output");
     if (output != null && !output.isBlank()) {
       Files.writeString(Path.of(output), text);
+    }
+  }
+
+  /** Whether the query offloaded gives DuckDB's rows: "yes", or "no" and how they differ. */
+  private String sameAsDuckDb(Statement s, int query, String sql) throws Exception {
+    s.execute("SET SESSION offload = 'always'");
+    try {
+      compare("Q" + query, sql);
+      return "yes";
+    } catch (AssertionError e) {
+      return "no: " + String.valueOf(e.getMessage()).lines().findFirst().orElse("differs").replace('|', '/');
     }
   }
 
