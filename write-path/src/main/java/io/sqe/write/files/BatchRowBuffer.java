@@ -19,7 +19,8 @@ import org.apache.iceberg.StructLike;
  * A sorted table's buffer of batch rows: each row is a primitive address ({@code batch << 32 |
  * row}) into the batches it holds open, one hold per batch, so a buffer of millions of rows makes
  * no object per row; it is sorted by {@link RowOrder}'s stable merge sort, which finds the runs
- * already in order (rows of one batch often are) at little cost.
+ * already in order (rows of one batch often are) at little cost, on long keys where the order is
+ * one column of integers, dates or timestamps.
  */
 final class BatchRowBuffer implements PartitionedFiles.SortBuffer<BatchRow> {
   private final Order order;
@@ -55,7 +56,7 @@ final class BatchRowBuffer implements PartitionedFiles.SortBuffer<BatchRow> {
 
   @Override
   public void writeSorted(Consumer<BatchRow> writer, BooleanSupplier more) {
-    RowOrder.sort(addresses, size, order.comparator(batches));
+    order.sort(addresses, size, batches);
     BatchRow row = new BatchRow(null, 0);
     for (int i = 0; i < size && more.getAsBoolean(); i++) {
       long address = addresses[i];
@@ -103,8 +104,59 @@ final class BatchRowBuffer implements PartitionedFiles.SortBuffer<BatchRow> {
       this.internal = identity ? null : SortOrderComparators.forSchema(schema, order);
     }
 
+    /** Sorts the first {@code size} of {@code addresses}, rows of {@code batches}, stably. */
+    void sort(long[] addresses, int size, List<BatchRows> batches) {
+      VectorColumn[] keys = positions != null && positions.length == 1 ? longKeys(batches, positions[0]) : null;
+      if (keys == null) {
+        RowOrder.sort(addresses, size, comparator(batches));
+        return;
+      }
+      // Nulls apart, in the order they came; every other row by its key as a long.
+      long[] values = new long[size];
+      long[] nulls = new long[0];
+      int keyed = 0;
+      int nullCount = 0;
+      for (int i = 0; i < size; i++) {
+        long address = addresses[i];
+        VectorColumn column = keys[(int) (address >>> 32)];
+        int row = (int) address;
+        if (column.isNull(row)) {
+          if (nullCount == nulls.length) {
+            nulls = Arrays.copyOf(nulls, Math.max(16, nullCount * 2));
+          }
+          nulls[nullCount++] = address;
+        } else {
+          long key = column.orderedLong(row);
+          // ~key reverses the order of longs and, unlike -key, has no value it cannot reverse.
+          values[keyed] = descending[0] ? ~key : key;
+          addresses[keyed++] = address;
+        }
+      }
+      RowOrder.sortByKeys(values, addresses, keyed);
+      if (nullCount > 0) {
+        if (nullsFirst[0]) {
+          System.arraycopy(addresses, 0, addresses, nullCount, keyed);
+          System.arraycopy(nulls, 0, addresses, 0, nullCount);
+        } else {
+          System.arraycopy(nulls, 0, addresses, keyed, nullCount);
+        }
+      }
+    }
+
+    /** Each batch's column {@code position}, when every one has {@link VectorColumn#hasOrderedLongs ordered longs}; else null. */
+    private static VectorColumn[] longKeys(List<BatchRows> batches, int position) {
+      VectorColumn[] keys = new VectorColumn[batches.size()];
+      for (int b = 0; b < keys.length; b++) {
+        keys[b] = batches.get(b).columns()[position];
+        if (!keys[b].hasOrderedLongs()) {
+          return null;
+        }
+      }
+      return keys;
+    }
+
     /** Compares the rows addresses name in {@code batches}; one for each sort, as it may keep rows of its own. */
-    RowOrder.AddressComparator comparator(List<BatchRows> batches) {
+    private RowOrder.AddressComparator comparator(List<BatchRows> batches) {
       if (internal != null) {
         BatchRow left = new BatchRow(null, 0);
         BatchRow right = new BatchRow(null, 0);

@@ -66,6 +66,20 @@ abstract class VectorColumn {
   abstract int compare(int row, VectorColumn other, int otherRow);
 
   /**
+   * Whether {@link #orderedLong} gives the column's values as longs that order as {@link #compare}
+   * orders them (integers, dates, times, timestamps and booleans), so a sort by the column alone
+   * can compare longs.
+   */
+  boolean hasOrderedLongs() {
+    return false;
+  }
+
+  /** The non-null value at {@code row} as a long in the order of {@link #compare}; see {@link #hasOrderedLongs}. */
+  long orderedLong(int row) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no ordered longs");
+  }
+
+  /**
    * How the vectors of a query's column become the values of a table column, for every batch of a
    * statement. Made when the statement is planned: one exists only where the vector's values are
    * the column's values as they are, or by a widening that cannot fail.
@@ -259,6 +273,16 @@ abstract class VectorColumn {
     int compare(int row, VectorColumn other, int otherRow) {
       return Integer.compare(vector.get(row), ((Booleans) other).vector.get(otherRow));
     }
+
+    @Override
+    boolean hasOrderedLongs() {
+      return true;
+    }
+
+    @Override
+    long orderedLong(int row) {
+      return vector.get(row);
+    }
   }
 
   /** 32-bit values stored as they are: INTEGER, and DATE as days. */
@@ -295,6 +319,16 @@ abstract class VectorColumn {
     @Override
     int compare(int row, VectorColumn other, int otherRow) {
       return Integer.compare(data.getInt((long) row << 2), ((FixedWidth32) other).data.getInt((long) otherRow << 2));
+    }
+
+    @Override
+    boolean hasOrderedLongs() {
+      return true;
+    }
+
+    @Override
+    long orderedLong(int row) {
+      return data.getInt((long) row << 2);
     }
   }
 
@@ -333,6 +367,16 @@ abstract class VectorColumn {
     int compare(int row, VectorColumn other, int otherRow) {
       return Long.compare(data.getLong((long) row << 3), ((FixedWidth64) other).data.getLong((long) otherRow << 3));
     }
+
+    @Override
+    boolean hasOrderedLongs() {
+      return true;
+    }
+
+    @Override
+    long orderedLong(int row) {
+      return data.getLong((long) row << 3);
+    }
   }
 
   /** Integers of any width into an INTEGER column, failing on a value outside its range. */
@@ -370,6 +414,16 @@ abstract class VectorColumn {
       }
       return value;
     }
+
+    @Override
+    boolean hasOrderedLongs() {
+      return true;
+    }
+
+    @Override
+    long orderedLong(int row) {
+      return vector.getValueAsLong(row);
+    }
   }
 
   private static final class WidenedLongs extends Nullable {
@@ -393,6 +447,16 @@ abstract class VectorColumn {
     @Override
     int compare(int row, VectorColumn other, int otherRow) {
       return Long.compare(vector.getValueAsLong(row), ((WidenedLongs) other).vector.getValueAsLong(otherRow));
+    }
+
+    @Override
+    boolean hasOrderedLongs() {
+      return true;
+    }
+
+    @Override
+    long orderedLong(int row) {
+      return vector.getValueAsLong(row);
     }
   }
 

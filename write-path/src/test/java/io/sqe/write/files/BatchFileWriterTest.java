@@ -192,6 +192,71 @@ class BatchFileWriterTest {
     }
   }
 
+  /**
+   * A sort by one column of integers compares the values as longs: the files, and the order of
+   * their rows, ties and NULLs included, are the record writer's, ascending and descending with
+   * NULLs first and last, for INTEGER and BIGINT keys with their extreme values.
+   */
+  @Test
+  void sortedByOneIntegerColumnAsTheRecordWriterSorts() {
+    Schema keyed = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(3, "k", Types.IntegerType.get()),
+        Types.NestedField.optional(4, "g", Types.LongType.get()));
+    org.apache.arrow.vector.types.pojo.Schema arrow = new org.apache.arrow.vector.types.pojo.Schema(List.of(
+        new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+        new Field("k", FieldType.nullable(new ArrowType.Int(32, true)), null),
+        new Field("g", FieldType.nullable(new ArrowType.Int(64, true)), null)));
+    long[] extremes = {Long.MIN_VALUE, Long.MAX_VALUE, 0, -1, 1};
+    int n = 0;
+    for (String column : List.of("k", "g")) {
+      for (SortOrder order : List.of(
+          SortOrder.builderFor(keyed).asc(column, NullOrder.NULLS_LAST).build(),
+          SortOrder.builderFor(keyed).asc(column, NullOrder.NULLS_FIRST).build(),
+          SortOrder.builderFor(keyed).desc(column, NullOrder.NULLS_FIRST).build(),
+          SortOrder.builderFor(keyed).desc(column, NullOrder.NULLS_LAST).build())) {
+        n++;
+        HadoopTables tables = new HadoopTables(new Configuration());
+        Table batches = tables.create(keyed, PartitionSpec.unpartitioned(), order, Map.of(), dir.resolve("keyed" + n).toUri().toString());
+        Table records = tables.create(keyed, PartitionSpec.unpartitioned(), order, Map.of(), dir.resolve("kept" + n).toUri().toString());
+        BatchFileWriter batchWriter = DataFileWriter.builder(batches).sortBufferRows(2_500)
+            .buildForBatches(BatchFileWriter.layout(batches, arrow, new int[] {0, 1, 2}).orElseThrow());
+        DataFileWriter recordWriter = DataFileWriter.builder(records).sortBufferRows(2_500).build();
+        java.util.Random random = new java.util.Random(n);
+        for (int b = 0; b < 8; b++) {
+          VectorSchemaRoot batch = VectorSchemaRoot.create(arrow, allocator);
+          for (int i = 0; i < ROWS; i++) {
+            // Few distinct keys, so most rows tie and keep the order they came in (their ids).
+            long id = (long) b * ROWS + i;
+            Integer k = random.nextInt(9) == 0 ? null : random.nextInt(3) == 0 ? Integer.MIN_VALUE + random.nextInt(2) : random.nextInt(40) - 20;
+            Long g = random.nextInt(9) == 0 ? null : random.nextInt(3) == 0 ? extremes[random.nextInt(extremes.length)] : random.nextInt(40) - 20L;
+            ((BigIntVector) batch.getVector(0)).setSafe(i, id);
+            if (k == null) {
+              ((org.apache.arrow.vector.IntVector) batch.getVector(1)).setNull(i);
+            } else {
+              ((org.apache.arrow.vector.IntVector) batch.getVector(1)).setSafe(i, k);
+            }
+            if (g == null) {
+              ((BigIntVector) batch.getVector(2)).setNull(i);
+            } else {
+              ((BigIntVector) batch.getVector(2)).setSafe(i, g);
+            }
+            Record r = GenericRecord.create(keyed);
+            r.setField("id", id);
+            r.setField("k", k);
+            r.setField("g", g);
+            recordWriter.write(r);
+          }
+          batch.setRowCount(ROWS);
+          batchWriter.write(batch);
+        }
+        List<List<Long>> written = ids(batches, batchWriter.complete());
+        assertThat(allocator.getAllocatedMemory()).isZero();
+        assertThat(written).as("%s", order).isEqualTo(ids(records, recordWriter.complete()));
+      }
+    }
+  }
+
   /** Writes a batch of ids from {@code first + ROWS - 1} down to {@code first}. */
   private void writeDescending(BatchFileWriter writer, int first) {
     VectorSchemaRoot batch = VectorSchemaRoot.create(BATCHES, allocator);

@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * A stable sort of row addresses ({@code batch << 32 | row}) by a comparator of the rows they
- * address: a merge sort on primitive longs, so that sorting millions of rows makes no object per row.
+ * address, or by a long key of each: a merge sort on primitive longs, so that sorting millions of
+ * rows makes no object per row.
  */
 public final class RowOrder {
   /** Below this length a range is sorted by insertion, which is stable too. */
@@ -58,6 +59,57 @@ public final class RowOrder {
         to[i] = from[left++];
       } else {
         to[i] = from[right++];
+      }
+    }
+  }
+
+  /**
+   * Sorts the first {@code length} of {@code keys} in place, and {@code values} with them; equal
+   * keys keep their order. Comparing the longs themselves, with no call per comparison, it costs a
+   * fraction of a comparator's sort where the rows come in many interleaved runs (the batches of a
+   * parallel scan).
+   */
+  public static void sortByKeys(long[] keys, long[] values, int length) {
+    long[] keyBuffer = Arrays.copyOf(keys, length);
+    long[] valueBuffer = Arrays.copyOf(values, length);
+    mergeSortByKeys(keyBuffer, valueBuffer, keys, values, 0, length);
+  }
+
+  /** As {@link #mergeSort}, keys and values moving together. */
+  private static void mergeSortByKeys(long[] fromKeys, long[] fromValues, long[] toKeys, long[] toValues, int lo, int hi) {
+    if (hi - lo <= INSERTION) {
+      for (int i = lo + 1; i < hi; i++) {
+        long key = toKeys[i];
+        long value = toValues[i];
+        int j = i - 1;
+        while (j >= lo && toKeys[j] > key) {
+          toKeys[j + 1] = toKeys[j];
+          toValues[j + 1] = toValues[j];
+          j--;
+        }
+        toKeys[j + 1] = key;
+        toValues[j + 1] = value;
+      }
+      return;
+    }
+    int mid = (lo + hi) >>> 1;
+    mergeSortByKeys(toKeys, toValues, fromKeys, fromValues, lo, mid);
+    mergeSortByKeys(toKeys, toValues, fromKeys, fromValues, mid, hi);
+    if (fromKeys[mid - 1] <= fromKeys[mid]) {
+      System.arraycopy(fromKeys, lo, toKeys, lo, hi - lo);
+      System.arraycopy(fromValues, lo, toValues, lo, hi - lo);
+      return;
+    }
+    int left = lo;
+    int right = mid;
+    for (int i = lo; i < hi; i++) {
+      // Ties take the left half first: that keeps the sort stable.
+      if (right >= hi || left < mid && fromKeys[left] <= fromKeys[right]) {
+        toKeys[i] = fromKeys[left];
+        toValues[i] = fromValues[left++];
+      } else {
+        toKeys[i] = fromKeys[right];
+        toValues[i] = fromValues[right++];
       }
     }
   }
