@@ -224,6 +224,21 @@ abstract class VectorColumn {
     }
   }
 
+  /** A column whose values order as longs: {@link #orderedLong} gives them. */
+  private abstract static class LongOrdered extends Nullable {
+    LongOrdered(FieldVector vector) {
+      super(vector);
+    }
+
+    @Override
+    final boolean hasOrderedLongs() {
+      return true;
+    }
+
+    @Override
+    abstract long orderedLong(int row);
+  }
+
   private static final class Nulls extends VectorColumn {
     @Override
     boolean isNull(int row) {
@@ -251,7 +266,7 @@ abstract class VectorColumn {
     }
   }
 
-  private static final class Booleans extends Nullable {
+  private static final class Booleans extends LongOrdered {
     private final BitVector vector;
 
     Booleans(BitVector vector) {
@@ -275,18 +290,13 @@ abstract class VectorColumn {
     }
 
     @Override
-    boolean hasOrderedLongs() {
-      return true;
-    }
-
-    @Override
     long orderedLong(int row) {
       return vector.get(row);
     }
   }
 
   /** 32-bit values stored as they are: INTEGER, and DATE as days. */
-  private static final class FixedWidth32 extends Nullable {
+  private static final class FixedWidth32 extends LongOrdered {
     private final ArrowBuf data;
 
     FixedWidth32(FieldVector vector) {
@@ -322,18 +332,13 @@ abstract class VectorColumn {
     }
 
     @Override
-    boolean hasOrderedLongs() {
-      return true;
-    }
-
-    @Override
     long orderedLong(int row) {
       return data.getInt((long) row << 2);
     }
   }
 
   /** 64-bit values stored as they are: BIGINT, and TIME and TIMESTAMP as microseconds. */
-  private static final class FixedWidth64 extends Nullable {
+  private static final class FixedWidth64 extends LongOrdered {
     private final ArrowBuf data;
 
     FixedWidth64(FieldVector vector) {
@@ -369,18 +374,13 @@ abstract class VectorColumn {
     }
 
     @Override
-    boolean hasOrderedLongs() {
-      return true;
-    }
-
-    @Override
     long orderedLong(int row) {
       return data.getLong((long) row << 3);
     }
   }
 
   /** Integers of any width into an INTEGER column, failing on a value outside its range. */
-  private static final class NarrowedInts extends Nullable {
+  private static final class NarrowedInts extends LongOrdered {
     private final BaseIntVector vector;
     private final String column;
     private final Type type;
@@ -416,17 +416,12 @@ abstract class VectorColumn {
     }
 
     @Override
-    boolean hasOrderedLongs() {
-      return true;
-    }
-
-    @Override
     long orderedLong(int row) {
       return vector.getValueAsLong(row);
     }
   }
 
-  private static final class WidenedLongs extends Nullable {
+  private static final class WidenedLongs extends LongOrdered {
     private final BaseIntVector vector;
 
     WidenedLongs(BaseIntVector vector) {
@@ -447,11 +442,6 @@ abstract class VectorColumn {
     @Override
     int compare(int row, VectorColumn other, int otherRow) {
       return Long.compare(vector.getValueAsLong(row), ((WidenedLongs) other).vector.getValueAsLong(otherRow));
-    }
-
-    @Override
-    boolean hasOrderedLongs() {
-      return true;
     }
 
     @Override
