@@ -106,19 +106,19 @@ final class BatchRowBuffer implements PartitionedFiles.SortBuffer<BatchRow> {
 
     /** Sorts the first {@code size} of {@code addresses}, rows of {@code batches}, stably. */
     void sort(long[] addresses, int size, List<BatchRows> batches) {
-      VectorColumn[] keys = positions != null && positions.length == 1 ? longKeys(batches, positions[0]) : null;
-      if (keys == null) {
+      VectorColumn[] columns = positions != null && positions.length == 1 ? longKeys(batches, positions[0]) : null;
+      if (columns == null) {
         RowOrder.sort(addresses, size, comparator(batches));
         return;
       }
       // Nulls apart, in the order they came; every other row by its key as a long.
-      long[] values = new long[size];
+      long[] keys = new long[size];
       long[] nulls = new long[0];
       int keyed = 0;
       int nullCount = 0;
       for (int i = 0; i < size; i++) {
         long address = addresses[i];
-        VectorColumn column = keys[(int) (address >>> 32)];
+        VectorColumn column = columns[(int) (address >>> 32)];
         int row = (int) address;
         if (column.isNull(row)) {
           if (nullCount == nulls.length) {
@@ -128,11 +128,11 @@ final class BatchRowBuffer implements PartitionedFiles.SortBuffer<BatchRow> {
         } else {
           long key = column.orderedLong(row);
           // ~key reverses the order of longs and, unlike -key, has no value it cannot reverse.
-          values[keyed] = descending[0] ? ~key : key;
+          keys[keyed] = descending[0] ? ~key : key;
           addresses[keyed++] = address;
         }
       }
-      RowOrder.sortByKeys(values, addresses, keyed);
+      RowOrder.sortByKeys(keys, addresses, keyed);
       if (nullCount > 0) {
         if (nullsFirst[0]) {
           System.arraycopy(addresses, 0, addresses, nullCount, keyed);
