@@ -6,13 +6,9 @@ import static java.util.Objects.requireNonNull;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sqe.engine.session.Principal;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -36,7 +32,7 @@ import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
  */
 public final class HttpAuthentication {
   private final SqeAuthenticator authenticator;
-  private final Mac keyedHash;
+  private final ProcessKeyedHash keyedHash = new ProcessKeyedHash();
   /** Remembered logins by their credential's HMAC; null when logins are not remembered. */
   private final Cache<String, String> logins;
 
@@ -46,14 +42,6 @@ public final class HttpAuthentication {
     this.logins = rememberedLogin.isZero()
         ? null
         : Caffeine.newBuilder().expireAfterWrite(rememberedLogin).maximumSize(10_000).<String, String>build();
-    byte[] key = new byte[32];
-    new SecureRandom().nextBytes(key);
-    try {
-      this.keyedHash = Mac.getInstance("HmacSHA256");
-      keyedHash.init(new SecretKeySpec(key, "HmacSHA256"));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 is missing from this Java runtime", e);
-    }
   }
 
   /** An authenticated caller: the principal, and the provider token to pass to the catalog, if any. */
@@ -140,13 +128,7 @@ public final class HttpAuthentication {
   }
 
   private String key(String credentials) {
-    Mac mac;
-    try {
-      mac = (Mac) keyedHash.clone();
-    } catch (CloneNotSupportedException e) {
-      throw new IllegalStateException(e);
-    }
-    return HexFormat.of().formatHex(mac.doFinal(credentials.getBytes(UTF_8)));
+    return HexFormat.of().formatHex(keyedHash.tag(credentials.getBytes(UTF_8)));
   }
 
   private static boolean startsWithIgnoreCase(String value, String prefix) {

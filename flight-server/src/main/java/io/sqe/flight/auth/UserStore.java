@@ -39,10 +39,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
-import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,7 +104,7 @@ public final class UserStore {
    * login paid a full PBKDF2 run (210,000 iterations by default, about 0.1 s of a core).
    */
   private final Cache<String, byte[]> verified;
-  private final byte[] verifiedKey = new byte[32];
+  private final ProcessKeyedHash verifiedHash = new ProcessKeyedHash();
   /** How many logins ran PBKDF2, for tests of the cache above. */
   private final LongAdder loginHashes = new LongAdder();
 
@@ -139,7 +137,6 @@ public final class UserStore {
         : Caffeine.newBuilder().maximumSize(VERIFIED_MAX_USERS).expireAfterWrite(verifiedTtl).build();
     random.nextBytes(dummySalt);
     random.nextBytes(dummyHash);
-    random.nextBytes(verifiedKey);
   }
 
   /**
@@ -267,23 +264,15 @@ public final class UserStore {
 
   /** The password's HMAC-SHA256 under this process's key, over the user's salt and hash first. */
   private byte[] verifiedTag(StoredUser stored, char[] password) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(verifiedKey, "HmacSHA256"));
-      mac.update(stored.salt());
-      mac.update(stored.hash());
-      ByteBuffer bytes = StandardCharsets.UTF_8.encode(CharBuffer.wrap(password));
-      byte[] plain = new byte[bytes.remaining()];
-      bytes.get(plain);
-      if (bytes.hasArray()) {
-        Arrays.fill(bytes.array(), (byte) 0);
-      }
-      byte[] tag = mac.doFinal(plain);
-      Arrays.fill(plain, (byte) 0);
-      return tag;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 is not available in this JDK", e);
+    ByteBuffer bytes = StandardCharsets.UTF_8.encode(CharBuffer.wrap(password));
+    byte[] plain = new byte[bytes.remaining()];
+    bytes.get(plain);
+    if (bytes.hasArray()) {
+      Arrays.fill(bytes.array(), (byte) 0);
     }
+    byte[] tag = verifiedHash.tag(stored.salt(), stored.hash(), plain);
+    Arrays.fill(plain, (byte) 0);
+    return tag;
   }
 
   /** How many logins so far hashed the password they were given. */
