@@ -25,7 +25,6 @@ import io.sqe.engine.exec.QueryExecution;
 import io.sqe.engine.exec.QueryExecutions;
 import io.sqe.engine.exec.QueryRun;
 import io.sqe.engine.exec.ResultSink;
-import io.sqe.engine.exec.QueryStats;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.engine.exec.QueryTracker;
 import io.sqe.engine.exec.RowStream;
@@ -45,7 +44,6 @@ import io.sqe.engine.plan.SystemSchema;
 import io.sqe.engine.security.AccessControl;
 import io.sqe.engine.security.StatementPrivileges;
 import io.sqe.engine.security.TableAccess;
-import io.sqe.engine.session.Principal;
 import io.sqe.engine.session.Session;
 import io.sqe.engine.sql.functions.BoundedFunctions;
 import io.sqe.engine.sql.SqeJavaTypeFactory;
@@ -59,7 +57,6 @@ import io.sqe.engine.txn.Transaction;
 import io.sqe.engine.txn.TransactionCommands;
 import io.sqe.engine.txn.Transactions;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -72,11 +69,6 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.types.TimeUnit;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.Linq4j;
@@ -98,17 +90,6 @@ import org.apache.iceberg.util.SnapshotUtil;
  * {@link CommandExecutor}s and run once.
  */
 public final class QueryEngine {
-  /** Calendar units for FLOOR/CEIL and date_trunc, including the Monday-based ISOWEEK. */
-  private static final Schema SHOW_QUERIES_SCHEMA =
-      new Schema(List.of(
-          new Field("query_id", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
-          new Field("user", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
-          new Field("state", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of()),
-          new Field("created", FieldType.notNullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")), List.of()),
-          new Field("elapsed_ms", FieldType.notNullable(new ArrowType.Int(64, true)), List.of()),
-          new Field("rows", FieldType.notNullable(new ArrowType.Int(64, true)), List.of()),
-          new Field("query", FieldType.notNullable(ArrowType.Utf8.INSTANCE), List.of())));
-
   private final Catalogs catalogs;
   private final QueryPlanner planner;
   private final BufferAllocator allocator;
@@ -389,7 +370,7 @@ public final class QueryEngine {
       return Explains.query(sql, placed.plan(), offload.map(TrinoOffload::where), placed.placement());
     }
     if (node instanceof SqlShow && ((SqlShow) node).kind() == SqlShow.Kind.QUERIES) {
-      return showQueries(sql, session.principal(), (SqlShow) node);
+      return ShowQueries.rows(sql, queries, session.principal(), (SqlShow) node);
     }
     Optional<Prepared> named = preparedStatements.prepare(session, node, sql);
     if (named.isPresent()) {
@@ -468,35 +449,6 @@ public final class QueryEngine {
   private static OffloadConfig.Mode mode(Session session) {
     String option = session.options().get(OffloadConfig.SESSION_OPTION);
     return option == null ? OffloadConfig.Mode.AUTO : OffloadConfig.Mode.of(option);
-  }
-
-  /**
-   * SHOW QUERIES: the statements being planned, queued or running, oldest first; the caller's own,
-   * or everyone's for an admin.
-   */
-  private Prepared.Rows showQueries(String sql, Principal caller, SqlShow show) {
-    if (show.like() != null) {
-      throw new SqeException(ErrorCode.INVALID_ARGUMENT, "SHOW QUERIES takes no LIKE");
-    }
-    List<Object[]> rows = new ArrayList<>();
-    for (TrackedQuery query : queries.all()) {
-      TrackedQuery.State state = query.state();
-      boolean active =
-          state == TrackedQuery.State.PLANNING || state == TrackedQuery.State.QUEUED || state == TrackedQuery.State.RUNNING;
-      if (active && query.isControllableBy(caller)) {
-        Instant created = query.created();
-        rows.add(new Object[] {
-          query.id(),
-          query.principal().user(),
-          state.name(),
-          created.getEpochSecond() * 1_000_000L + created.getNano() / 1_000,
-          query.elapsed().map(Duration::toMillis).orElse(0L),
-          query.stats().map(QueryStats::rowsReturned).orElse(0L),
-          query.sql()
-        });
-      }
-    }
-    return new Prepared.Rows(sql, SHOW_QUERIES_SCHEMA, rows);
   }
 
   /** What a statement is called in messages: its operator's name, e.g. CREATE TABLE or USE. */
