@@ -50,19 +50,24 @@ class OffloadPlanningTest {
     table = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "t"), schema);
     // Three files of ten rows, g 0-9, 10-19 and 20-29: a filter on g prunes by the files' bounds.
     for (long file = 0; file < 3; file++) {
-      List<Record> records = new ArrayList<>();
-      for (long i = file * 10; i < file * 10 + 10; i++) {
-        Record r = GenericRecord.create(schema);
-        r.setField("g", i);
-        r.setField("name", "n" + i);
-        records.add(r);
-      }
-      TestTables.appendFile(table, records);
+      TestTables.appendFile(table, rows(schema, "name", "n", file * 10, file * 10 + 10));
     }
     // A port nothing listens on: a cluster that is down.
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       nobody = "http://127.0.0.1:" + socket.getLocalPort();
     }
+  }
+
+  /** Rows {@code g} from {@code from} to {@code to} (exclusive), with {@code text} the prefix and {@code g}. */
+  private static List<Record> rows(Schema schema, String text, String prefix, long from, long to) {
+    List<Record> records = new ArrayList<>();
+    for (long g = from; g < to; g++) {
+      Record r = GenericRecord.create(schema);
+      r.setField("g", g);
+      r.setField(text, prefix + g);
+      records.add(r);
+    }
+    return records;
   }
 
   private QueryEngine engine(boolean fallback) {
@@ -97,14 +102,7 @@ class OffloadPlanningTest {
     Schema schema = new Schema(
         Types.NestedField.required(1, "g", Types.LongType.get()), Types.NestedField.optional(2, "label", Types.StringType.get()));
     Table small = lake.catalog().iceberg().createTable(TableIdentifier.of("s", "d"), schema);
-    List<Record> records = new ArrayList<>();
-    for (long g = 0; g < 3; g++) {
-      Record r = GenericRecord.create(schema);
-      r.setField("g", g);
-      r.setField("label", "l" + g);
-      records.add(r);
-    }
-    TestTables.appendFile(small, records);
+    TestTables.appendFile(small, rows(schema, "label", "l", 0, 3));
 
     String joined = TestQueries.plan(engine(false), always(),
         "select t.name, d.label from s.d, s.t where d.g = t.g and t.name in (select label from s.d where g > 0)");

@@ -116,15 +116,9 @@ class OffloadBenchmark extends TpchHarness {
    * fraction is scale 1's), or "no" and how they differ.
    */
   private String sameAsDuckDb(Statement s, int query, String sql) throws Exception {
-    List<List<Object>> expected;
-    try (Statement d = duckdb.createStatement(); ResultSet rs = d.executeQuery(sql)) {
-      expected = ResultComparison.rows(rs);
-    }
+    List<List<Object>> expected = rows(duckdb, sql);
     s.execute("SET SESSION offload = 'always'");
-    List<List<Object>> offloaded;
-    try (ResultSet rs = s.executeQuery(sql)) {
-      offloaded = ResultComparison.rows(rs);
-    }
+    List<List<Object>> offloaded = rows(sqe, sql);
     try {
       ResultComparison.assertSameRows("Q" + query, offloaded, expected);
       return expected.isEmpty() ? "yes, no rows" : "yes";

@@ -67,16 +67,17 @@ public abstract class TpchHarness {
 
   /** Runs {@code sql} in both engines and asserts the same rows in the same order. */
   protected void compare(String label, String sql) throws Exception {
-    List<List<Object>> expected;
-    List<List<Object>> actual;
-    try (Statement s = duckdb.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      expected = ResultComparison.rows(rs);
-    }
-    try (Statement s = sqe.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      actual = ResultComparison.rows(rs);
-    }
+    List<List<Object>> expected = rows(duckdb, sql);
+    List<List<Object>> actual = rows(sqe, sql);
     assertThat(expected).as("DuckDB returns rows for %s", label).isNotEmpty();
     ResultComparison.assertSameRows(label, actual, expected);
+  }
+
+  /** The rows {@code sql} gives on {@code connection} ({@link #sqe} or {@link #duckdb}). */
+  protected static List<List<Object>> rows(Connection connection, String sql) throws SQLException {
+    try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      return ResultComparison.rows(rs);
+    }
   }
 
   /** The plan EXPLAIN gives for {@code sql} on the SQE connection, one node per line. */
