@@ -149,6 +149,11 @@ public final class TrinoCluster implements AutoCloseable {
         "query.max-memory-per-node=" + (heapGiB * 256) + "MB"));
     if (coordinator) {
       config.add("node-scheduler.include-coordinator=false");
+      // The heartbeat failure detector marks a worker failed when a few half-second heartbeats go
+      // unanswered, as they do while a loaded two-core machine compiles or collects; queries then
+      // fail with "No nodes available to run query". A dead worker fails a query anyway, so
+      // these short-lived clusters do without it.
+      config.add("failure-detector.enabled=false");
     }
     Path configFile = nodeDir.resolve("config.properties");
     Files.write(configFile, config);
