@@ -161,6 +161,25 @@ public final class RestCatalogFixture implements AutoCloseable {
     guard = check;
   }
 
+  /**
+   * Runs the catalog as a process of its own, for tests outside Java (clients/load-balanced-tests
+   * starts SQE servers as processes over it): {@code RestCatalogFixture <dir>} prints {@code REST
+   * catalog at <uri>} once it serves, and serves until its standard input closes.
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length != 1) {
+      System.err.println("usage: RestCatalogFixture <directory>");
+      System.exit(2);
+    }
+    try (RestCatalogFixture fixture = start(Path.of(args[0]))) {
+      System.out.println("REST catalog at " + fixture.uri());
+      System.out.flush();
+      while (System.in.read() >= 0) {
+        // serve until the parent closes our input (or exits)
+      }
+    }
+  }
+
   /** Server settings that point SQE at this catalog. */
   public Map<String, String> sqeSettings() {
     return Map.of("catalog.type", "rest", "catalog.properties.uri", uri());
