@@ -235,6 +235,22 @@ class InterchangeableServersTest {
     sql(0).rollback(transaction, admin);
   }
 
+  @Test
+  void aPreparedStatementOfASqlTransactionRunsOnlyOnItsServer() throws Exception {
+    drain(clients.get(0).getStream(sql(0).execute("BEGIN", admin).getEndpoints().get(0).getTicket(), admin));
+    ByteString handle = prepare(0, "SELECT count(*) FROM lake_test.numbers");
+    // Once answered INTERNAL ("There was an error servicing your request"): the refusal escaped as SQE's own exception.
+    assertThatThrownBy(() -> clients.get(1).getInfo(preparedQuery(handle), admin)).isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+      assertThat(e.status().code()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT);
+      assertThat(e.getMessage()).contains("belongs to a transaction").contains("not on this one");
+    });
+    assertThatThrownBy(() -> clients.get(1).getSchema(preparedQuery(handle), admin)).isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+      assertThat(e.status().code()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT);
+      assertThat(e.getMessage()).contains("belongs to a transaction");
+    });
+    drain(clients.get(0).getStream(sql(0).execute("ROLLBACK", admin).getEndpoints().get(0).getTicket(), admin));
+  }
+
   private List<List<Object>> rows(int server, Ticket ticket) throws Exception {
     return drain(clients.get(server).getStream(ticket, admin));
   }
