@@ -119,7 +119,9 @@ def haproxy_config(mode: str, port: int, members: list[Member]) -> str:
                 uncommented.append(line[2:] if line.startswith("# ") else line[1:])
         head = head[: head.index("frontend flight")] + "\n".join(uncommented) + "\n"
         if mode == "h2-by-token":
-            head, balanced = re.subn(r"(?m)^  balance roundrobin$", "  balance hdr(authorization)", head)
+            by_token = re.search(r"(?m)^#   #   (balance hash req\.hdr\(authorization\).*)$", per_call)
+            assert by_token, "the recipe's comment gives the by-token balance line"
+            head, balanced = re.subn(r"(?m)^  balance roundrobin$", lambda _: "  " + by_token.group(1), head)
             assert balanced == 1, "the recipe's per-call backend balances round-robin once"
     config, binds = re.subn(r"bind :50051", f"bind 127.0.0.1:{port}", head)
     assert binds == 1, "the recipe's frontend binds :50051 once"

@@ -205,3 +205,33 @@ lb:
         # dbt's threads and its own connections spread round-robin (by token, some may share one).
         spread = [after - prior for after, prior in zip(_statements(cluster), before)]
         assert all(count > 0 for count in spread), f"statements per server: {spread}"
+
+
+def test_sql_transactions_stay_on_their_server(cluster):
+    """Through TCP mode and the by-token variant a SQL transaction commits or rolls back whole; with
+    per-call balancing the client's statements after BEGIN are refused on the other servers, saying
+    where the transaction lives, and none of them runs outside it."""
+    with cluster.members[0].server.connect() as conn, conn.cursor() as cur:
+        cur.execute("CREATE SCHEMA lb_txn")
+        cur.execute("CREATE TABLE lb_txn.t (id BIGINT)")
+    for mode, base in (("tcp", 0), ("h2-by-token", 10)):
+        with cluster.through(mode).connect() as conn, conn.cursor() as cur:
+            for statement in ("BEGIN", f"INSERT INTO lb_txn.t VALUES ({base + 1})", "COMMIT",
+                              "BEGIN", f"INSERT INTO lb_txn.t VALUES ({base + 2})", "ROLLBACK"):
+                cur.execute(statement)
+    refusals = []
+    with cluster.through("h2").connect() as conn, conn.cursor() as cur:
+        for i in range(3):
+            for statement in ("BEGIN", f"INSERT INTO lb_txn.t VALUES ({100 + i})", "ROLLBACK"):
+                try:
+                    cur.execute(statement)
+                except Exception as e:  # each refusal is checked below
+                    refusals.append(str(e))
+    assert refusals, "per-call balancing spread the transaction's statements over three servers"
+    for refusal in refusals:
+        assert "FailedPrecondition" in refusal and "not on this one" in refusal, refusal
+        assert "has a transaction open on SQE server" in refusal or "belongs to a transaction" in refusal, refusal
+    for member in cluster.members:
+        with member.server.connect() as conn, conn.cursor() as cur:
+            cur.execute("SELECT id FROM lb_txn.t ORDER BY id")
+            assert cur.fetchall() == [(1,), (11,)]

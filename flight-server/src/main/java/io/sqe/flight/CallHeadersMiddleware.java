@@ -1,6 +1,7 @@
 package io.sqe.flight;
 
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallInfo;
 import org.apache.arrow.flight.CallStatus;
@@ -25,6 +26,7 @@ final class CallHeadersMiddleware implements FlightServerMiddleware {
 
   private final CallHeaders headers;
   private final String newSessionId;
+  private volatile Consumer<CallHeaders> beforeSendingHeaders;
 
   private CallHeadersMiddleware(CallHeaders headers, String newSessionId) {
     this.headers = headers;
@@ -53,10 +55,22 @@ final class CallHeadersMiddleware implements FlightServerMiddleware {
     return null;
   }
 
+  /**
+   * Has {@code action} add to the headers of this call's answer when they are sent: after the
+   * call's work for a unary call (GetFlightInfo), so they can say what it did to the session.
+   */
+  void beforeSendingHeaders(Consumer<CallHeaders> action) {
+    beforeSendingHeaders = action;
+  }
+
   @Override
   public void onBeforeSendingHeaders(CallHeaders outgoingHeaders) {
     if (newSessionId != null) {
       outgoingHeaders.insert("set-cookie", SESSION_COOKIE + "=" + newSessionId + "; HttpOnly");
+    }
+    Consumer<CallHeaders> action = beforeSendingHeaders;
+    if (action != null) {
+      action.accept(outgoingHeaders);
     }
   }
 

@@ -25,27 +25,45 @@ final class CallSessions {
   private final SessionManager sessions;
   private final PrincipalResolver principals;
   private final SessionOptions options;
+  private final TransactionBinding binding;
 
-  CallSessions(SessionManager sessions, PrincipalResolver principals, SessionOptions options) {
+  CallSessions(SessionManager sessions, PrincipalResolver principals, SessionOptions options, TransactionBinding binding) {
     this.sessions = requireNonNull(sessions, "sessions is null");
     this.principals = requireNonNull(principals, "principals is null");
     this.options = requireNonNull(options, "options is null");
+    this.binding = requireNonNull(binding, "binding is null");
   }
 
   Principal principal(CallContext context) {
     return principals.principal(context);
   }
 
+  /**
+   * The client session a call belongs to. Refused when the client's token says its transaction is
+   * open on another server; the call's answer carries the token re-signed when the call opens or
+   * ends a transaction ({@link TransactionBinding}).
+   */
   ClientSession session(CallContext context) {
     Principal principal = principals.principal(context);
     CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
+    String peer = context.peerIdentity();
+    String authorization = credential(call);
+    binding.check(peer, authorization);
     ClientSession session;
     try {
-      session = sessions.session(credential(call), sessionCookie(call), principal);
+      session = sessions.session(binding.sessionCredential(peer, authorization), sessionCookie(call), principal);
     } catch (SqeException e) {
       throw FlightErrors.toFlight(e, null);
     }
     applyHeaderDefaults(session, call == null ? null : call.headers());
+    if (call != null) {
+      call.beforeSendingHeaders(outgoing -> {
+        String rebound = binding.rebound(peer, authorization, session.session().openTransaction().isPresent());
+        if (rebound != null) {
+          outgoing.insert("authorization", rebound);
+        }
+      });
+    }
     return session;
   }
 
@@ -123,7 +141,7 @@ final class CallSessions {
   void close(CallContext context, StreamListener<CloseSessionResult> listener) {
     try {
       CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-      sessions.close(credential(call), sessionCookie(call), principals.principal(context));
+      sessions.close(binding.sessionCredential(context.peerIdentity(), credential(call)), sessionCookie(call), principals.principal(context));
       listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
       listener.onCompleted();
     } catch (RuntimeException | Error e) {

@@ -12,7 +12,7 @@ import io.sqe.engine.ErrorCode;
 import io.sqe.engine.QueryEngine;
 import io.sqe.engine.exec.TrackedQuery;
 import io.sqe.flight.audit.AuditLog;
-import io.sqe.flight.auth.HandleKeys;
+import io.sqe.flight.auth.TokenService;
 import io.sqe.flight.metadata.ServerSqlInfo;
 import io.sqe.flight.metadata.FlightSqlMetadata;
 import io.sqe.flight.session.SessionManager;
@@ -104,8 +104,9 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
    * @param heap watches the statements that run, to stop the biggest when the heap runs short
    * @param ticketBudget bounds what the tickets of each user, and of all, keep
    * @param handleBudget bounds what the prepared statement handles of each user, and of all, keep
-   * @param handleKeys sign the tickets and prepared statement handles this server issues, and
-   *     check those it is given: servers sharing them redeem each other's
+   * @param tokens the login tokens, whose keys sign the tickets and prepared statement handles this
+   *     server issues and check those it is given (servers sharing them redeem each other's), and
+   *     which name the server holding a client's open transaction ({@link TransactionBinding})
    */
   public SqeFlightSqlProducer(
       QueryEngine engine,
@@ -118,14 +119,17 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
       HeapGuard heap,
       TicketBudget ticketBudget,
       TicketBudget handleBudget,
-      HandleKeys handleKeys) {
+      TokenService tokens) {
     this.engine = requireNonNull(engine, "engine is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.calls = new CallSessions(sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()));
+    IssuingServer server = new IssuingServer();
+    this.calls = new CallSessions(
+        sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()),
+        new TransactionBinding(requireNonNull(tokens, "tokens is null"), server.id()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION, sessions.idleTimeout());
     this.transactions = new FlightTransactions(engine, calls, audit);
     StatementHandles handles = new StatementHandles(
-        new SignedHandles(requireNonNull(handleKeys, "handleKeys is null")), new IssuingServer(), engine, TICKET_LIFETIME,
+        new SignedHandles(tokens.handleKeys()), server, engine, TICKET_LIFETIME,
         ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT, Clock.systemUTC());
     this.results = new ResultStreamer(allocator, requireNonNull(heap, "heap is null"));
     // A poll's state goes with its evicted ticket: it holds the statement too.

@@ -259,7 +259,7 @@ public final class SqeServer implements AutoCloseable {
               heap,
               ticketBudget,
               handleBudget,
-              authentication.tokens().handleKeys());
+              authentication.tokens());
       ServingState serving = new ServingState();
       callThreads = callThreads();
       registerMetrics(metrics, lakehouse, sessions, engine, producer, allocator);

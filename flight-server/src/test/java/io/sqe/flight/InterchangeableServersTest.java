@@ -14,9 +14,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.CallHeaders;
 import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightClientMiddleware;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -249,6 +253,72 @@ class InterchangeableServersTest {
       assertThat(e.getMessage()).contains("belongs to a transaction");
     });
     drain(clients.get(0).getStream(sql(0).execute("ROLLBACK", admin).getEndpoints().get(0).getTicket(), admin));
+  }
+
+  @Test
+  void aSqlTransactionBindsItsClientsTokenToItsServer() throws Exception {
+    // A client that takes the token a server sends back, as ADBC's driver does.
+    AtomicReference<String> token = new AtomicReference<>();
+    List<FlightClient> adopting = new ArrayList<>();
+    for (TestServer server : servers) {
+      adopting.add(FlightClient.builder(allocator, server.server().location()).intercept(info -> new FlightClientMiddleware() {
+        @Override
+        public void onBeforeSendingHeaders(CallHeaders outgoing) {
+          if (token.get() != null) {
+            outgoing.insert("authorization", token.get());
+          }
+        }
+
+        @Override
+        public void onHeadersReceived(CallHeaders incoming) {
+          String sent = incoming.get("authorization");
+          if (sent != null) {
+            token.set(sent);
+          }
+        }
+
+        @Override
+        public void onCallCompleted(CallStatus status) {}
+      }).build());
+    }
+    try {
+      // The login's answer carries the token, which the client keeps.
+      adopting.get(0).authenticateBasicToken(TestServer.ADMIN, servers.get(0).adminPassword()).orElseThrow();
+      String before = token.get();
+      assertThat(before).startsWith("Bearer ");
+      run(adopting.get(0), "BEGIN");
+      String bound = token.get();
+      assertThat(bound).isNotEqualTo(before);
+      // Another server refuses the client's statements, naming the server that holds the transaction.
+      for (String statement : List.of("INSERT INTO lake_test.numbers VALUES (9, 'nine')", "COMMIT", "SELECT 1")) {
+        assertThatThrownBy(() -> run(adopting.get(1), statement)).isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(FlightStatusCode.INVALID_ARGUMENT);
+          assertThat(e.getMessage()).contains("has a transaction open on SQE server").contains("not on this one");
+        });
+      }
+      // Its own server keeps the client's session under the re-signed token: the insert joins the transaction.
+      run(adopting.get(0), "INSERT INTO lake_test.numbers VALUES (9, 'nine')");
+      assertThat(token.get()).isEqualTo(bound);
+      run(adopting.get(0), "ROLLBACK");
+      assertThat(token.get()).isNotEqualTo(bound);
+      // Unbound again: any server takes the client's statements, and the rolled back row is not there.
+      assertThat(run(adopting.get(2), "SELECT count(*) FROM lake_test.numbers WHERE id = 9")).containsExactly(List.of(0L));
+      run(adopting.get(1), "BEGIN");
+      run(adopting.get(1), "INSERT INTO lake_test.numbers VALUES (10, 'ten')");
+      run(adopting.get(1), "COMMIT");
+      // (Read where it committed: these servers keep loaded tables for a second, catalog.cache-ttl.)
+      assertThat(run(adopting.get(1), "SELECT name FROM lake_test.numbers WHERE id = 10")).containsExactly(List.of("ten"));
+    } finally {
+      for (FlightClient client : adopting) {
+        client.close();
+      }
+    }
+  }
+
+  /** Runs a statement as ADBC does (GetFlightInfo, then DoGet on the same server) and returns its rows. */
+  private static List<List<Object>> run(FlightClient client, String statement) throws Exception {
+    FlightSqlClient sql = new FlightSqlClient(client);
+    return drain(client.getStream(sql.execute(statement).getEndpoints().get(0).getTicket()));
   }
 
   private List<List<Object>> rows(int server, Ticket ticket) throws Exception {

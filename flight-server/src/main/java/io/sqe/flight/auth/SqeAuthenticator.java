@@ -222,6 +222,11 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
         .orElseThrow(() -> unauthenticated(AUTHENTICATION_REQUIRED, "user no longer exists"));
   }
 
+  /** Whether a call with this identity (as this authenticator gave it) authenticated with an identity provider's token. */
+  public static boolean providerIdentity(String peerIdentity) {
+    return peerIdentity != null && peerIdentity.startsWith(OIDC_IDENTITY_PREFIX);
+  }
+
   /**
    * The identity provider's token a call authenticated with, for passing it on to the catalog;
    * empty for local users and SQE's own tokens.
@@ -230,7 +235,7 @@ public final class SqeAuthenticator implements CallHeaderAuthenticator {
    * @param headers the call's headers
    */
   public static Optional<String> providerToken(String peerIdentity, CallHeaders headers) {
-    if (peerIdentity == null || headers == null || !peerIdentity.startsWith(OIDC_IDENTITY_PREFIX)) {
+    if (headers == null || !providerIdentity(peerIdentity)) {
       return Optional.empty();
     }
     String bearer = AuthUtilities.getValueFromAuthHeader(headers, Auth2Constants.BEARER_PREFIX);

@@ -74,6 +74,8 @@ public final class TokenService {
   public static final Duration DEFAULT_LIFETIME = Duration.ofHours(1);
   public static final String ROLES_CLAIM = "roles";
   public static final String USER_ID_CLAIM = "uid";
+  /** The SQE server that holds the SQL transaction the token's client has open there; absent when none. */
+  public static final String TRANSACTION_SERVER_CLAIM = "txn";
   static final int MAX_CLOCK_SKEW_SECONDS = 30;
   // Our tokens are ~400 characters; anything far larger is not ours and not worth parsing.
   private static final int MAX_TOKEN_LENGTH = 8 * 1024;
@@ -103,12 +105,17 @@ public final class TokenService {
   private record Verified(VerifiedToken token, Instant expiredFrom) {}
 
   /**
-   * What a verified token says: the principal, and the id of the user it was issued to (null when
-   * the token names none).
+   * What a verified token says: the principal, the id of the user it was issued to (null when the
+   * token names none), the token's id (its {@code jti}, which {@link #rebind} keeps), and the
+   * server holding its client's open SQL transaction (null when none).
    */
-  public record VerifiedToken(Principal principal, String userId) {
+  public record VerifiedToken(Principal principal, String userId, String tokenId, String transactionServer) {
     public VerifiedToken {
       requireNonNull(principal, "principal is null");
+    }
+
+    public VerifiedToken(Principal principal, String userId) {
+      this(principal, userId, null, null);
     }
   }
 
@@ -209,6 +216,27 @@ public final class TokenService {
             .jwtID(UUID.randomUUID().toString())
             .claim(USER_ID_CLAIM, userId)
             .build();
+    return sign(claims);
+  }
+
+  /**
+   * The same token (subject, roles, user id, token id, issue and expiry times) naming {@code
+   * transactionServer} as the server that holds its client's open SQL transaction, or naming none
+   * when it is null: servers then refuse the client's statements but on that server, rather than
+   * run them outside the transaction. {@code token} must be one this service verified.
+   */
+  public String rebind(String token, String transactionServer) throws InvalidTokenException {
+    check(token);
+    JWTClaimsSet claims;
+    try {
+      claims = JWTParser.parse(token).getJWTClaimsSet();
+    } catch (ParseException e) {
+      throw new InvalidTokenException(Reason.MALFORMED, e);
+    }
+    return sign(new JWTClaimsSet.Builder(claims).claim(TRANSACTION_SERVER_CLAIM, transactionServer).build());
+  }
+
+  private String sign(JWTClaimsSet claims) {
     SignedJWT jwt = new SignedJWT(header, claims);
     try {
       jwt.sign(signer);
@@ -261,7 +289,9 @@ public final class TokenService {
       if (claims.getSubject().isBlank() || roles == null || roles.contains(null)) {
         throw new InvalidTokenException(Reason.CLAIMS, null);
       }
-      VerifiedToken result = new VerifiedToken(new Principal(claims.getSubject(), Set.copyOf(roles)), userId);
+      VerifiedToken result = new VerifiedToken(
+          new Principal(claims.getSubject(), Set.copyOf(roles)), userId, claims.getJWTID(),
+          claims.getStringClaim(TRANSACTION_SERVER_CLAIM));
       // As the claims verifier decides: expired once exp + the clock skew is not after now.
       Instant expiredFrom = claims.getExpirationTime().toInstant().plusSeconds(MAX_CLOCK_SKEW_SECONDS);
       verified.put(key, new Verified(result, expiredFrom));

@@ -56,6 +56,33 @@ class TokenServiceTest {
   }
 
   @Test
+  void aReboundTokenIsTheSameTokenNamingTheTransactionsServer() throws Exception {
+    MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    TokenService timed = TokenService.open(keyFile, "sqe", Duration.ofMinutes(15), clock);
+    String token = timed.issue(ALICE, "u-1");
+    clock.advance(Duration.ofMinutes(5));
+    String bound = timed.rebind(token, "server-a");
+    JWTClaimsSet original = SignedJWT.parse(token).getJWTClaimsSet();
+    JWTClaimsSet rebound = SignedJWT.parse(bound).getJWTClaimsSet();
+    assertThat(rebound.getClaims())
+        .containsAllEntriesOf(original.getClaims())
+        .containsEntry("txn", "server-a")
+        .hasSize(original.getClaims().size() + 1);
+    TokenService.VerifiedToken verified = timed.check(bound);
+    assertThat(verified.principal()).isEqualTo(ALICE);
+    assertThat(verified.userId()).isEqualTo("u-1");
+    assertThat(verified.tokenId()).isEqualTo(original.getJWTID());
+    assertThat(verified.transactionServer()).isEqualTo("server-a");
+    assertThat(timed.check(token).transactionServer()).isNull();
+    // Ended: the claim is gone, nothing else changed.
+    assertThat(SignedJWT.parse(timed.rebind(bound, null)).getJWTClaimsSet().getClaims()).isEqualTo(original.getClaims());
+    // Rebinding gives no token a longer life, and refuses one that is not ours or has expired.
+    clock.advance(Duration.ofMinutes(12));
+    assertThatThrownBy(() -> timed.check(bound)).isInstanceOf(InvalidTokenException.class);
+    assertThatThrownBy(() -> timed.rebind(token, "server-a")).isInstanceOf(InvalidTokenException.class);
+  }
+
+  @Test
   void tokenCarriesTheDocumentedHeaderAndClaims() throws Exception {
     Instant now = Instant.parse("2030-01-01T00:00:00Z");
     TokenService timed =
