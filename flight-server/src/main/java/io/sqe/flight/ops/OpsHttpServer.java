@@ -157,7 +157,11 @@ public final class OpsHttpServer implements AutoCloseable {
           }
           json(exchange, 404, Map.of("error", "Unknown path " + path + "; try /health, /metrics or /log-level"));
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      // The client hung up before its answer was written: a load balancer's health check does so
+      // every few seconds (HAProxy resets the connection once it has the status line).
+      LOG.debug("HTTP {} {} failed: {}", exchange.getRequestMethod(), exchange.getRequestURI().getPath(), e.toString());
+    } catch (RuntimeException e) {
       LOG.warn("HTTP {} {} failed: {}", exchange.getRequestMethod(), exchange.getRequestURI().getPath(), e.toString());
     }
   }
