@@ -27,16 +27,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "clients" / "python-tests"))
-from sqe_server import Server, running_server  # noqa: E402
+from sqe_server import Server, free_port, running_server  # noqa: E402
 
 RECIPE = REPO / "deploy" / "haproxy" / "haproxy.cfg"
 SERVERS = 3
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _java() -> str:

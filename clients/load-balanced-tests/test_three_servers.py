@@ -7,7 +7,7 @@ servers, which redeem each other's tickets and handles.
 """
 
 import threading
-from collections import Counter, defaultdict
+from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
@@ -132,9 +132,9 @@ def _dbt(project: Path, *args: str):
     from dbt.cli.main import dbtRunner
 
     result = dbtRunner().invoke([*args, "--project-dir", str(project), "--profiles-dir", str(project)])
-    failures = [str(r.message) for r in (result.result or []) if getattr(r, "status", None) not in ("success", "pass")] \
-        if result.result is not None and hasattr(result.result, "__iter__") else []
-    assert result.success, f"dbt {' '.join(args)} failed: {result.exception or failures}"
+    if not result.success:
+        failures = [f"{r.node.name}: {r.message}" for r in result.result or [] if str(r.status) not in ("success", "pass")]
+        raise AssertionError(f"dbt {' '.join(args)} failed: {result.exception or failures}")
 
 
 def _check_models(cluster, schema: str, orders: list[tuple[int, str, Decimal]], logged: int):

@@ -35,7 +35,7 @@ class Server:
         return flightsql.connect(self.uri, db_kwargs={"username": self.user, "password": self.password}, autocommit=True)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -50,7 +50,7 @@ def running_server(
     settings are more SQE_* variables; admin_password is admin's when the data directory already
     has users (the server then generates none).
     """
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ)
     env.update(
         SQE_PORT=str(port),
@@ -162,7 +162,7 @@ def running_trino_server(data: Path, certificates: Path, settings: Optional[dict
     for variable in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
         os.environ.pop(variable, None)
     ca, certificate, key = tls_certificates(certificates)
-    port = _free_port()
+    port = free_port()
     all_settings = {
         "SQE_TLS_CERTIFICATE__CHAIN": str(certificate),
         "SQE_TLS_PRIVATE__KEY": str(key),
