@@ -39,10 +39,14 @@ final class FlightTransactions {
   private final Cache<String, ClientSession> transactionSessions =
       Caffeine.newBuilder().expireAfterAccess(Duration.ofDays(1)).maximumSize(100_000).build();
 
-  FlightTransactions(QueryEngine engine, CallSessions calls, AuditLog audit) {
+  private final String serverId;
+
+  /** @param serverId this server's id ({@link IssuingServer}), which an unknown transaction's error names */
+  FlightTransactions(QueryEngine engine, CallSessions calls, AuditLog audit, String serverId) {
     this.engine = requireNonNull(engine, "engine is null");
     this.calls = requireNonNull(calls, "calls is null");
     this.audit = requireNonNull(audit, "audit is null");
+    this.serverId = requireNonNull(serverId, "serverId is null");
   }
 
   /**
@@ -56,7 +60,10 @@ final class FlightTransactions {
     return session.session().withTransaction(transaction(session, transactionId));
   }
 
-  /** This session's open transaction with that id: NOT_FOUND when there is none, PERMISSION_DENIED when another session's. */
+  /**
+   * This session's open transaction with that id: NOT_FOUND when there is none (naming this server,
+   * since the client may have begun it on another), PERMISSION_DENIED when another session's.
+   */
   private Transaction transaction(ClientSession session, ByteString transactionId) {
     String id = transactionId.toStringUtf8();
     Optional<Transaction> transaction = session.transaction(id);
@@ -68,7 +75,9 @@ final class FlightTransactions {
       throw CallStatus.UNAUTHORIZED.withDescription("Transaction " + id + " belongs to another session").toRuntimeException();
     }
     throw CallStatus.NOT_FOUND
-        .withDescription("Unknown transaction " + id + ": it has committed, rolled back or ended with its session, or never existed")
+        .withDescription("Unknown transaction " + id + " on this SQE server (" + serverId + "): it has committed, rolled back or "
+            + "ended with its session, or another server began it; a transaction lives only on the server that began it, so "
+            + "route a client's calls to one server while it has one open (docs/deploy.md)")
         .toRuntimeException();
   }
 

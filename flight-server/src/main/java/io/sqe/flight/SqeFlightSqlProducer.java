@@ -127,7 +127,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
         sessions, principals, new SessionOptions(requireNonNull(catalogs, "catalogs is null"), engine.config()),
         new TransactionBinding(requireNonNull(tokens, "tokens is null"), server.id()));
     this.metadata = new FlightSqlMetadata(catalogs, catalogMetadata, ServerInfo.NAME, ServerInfo.VERSION, sessions.idleTimeout());
-    this.transactions = new FlightTransactions(engine, calls, audit);
+    this.transactions = new FlightTransactions(engine, calls, audit, server.id());
     StatementHandles handles = new StatementHandles(
         new SignedHandles(tokens.handleKeys()), server, engine, TICKET_LIFETIME,
         ServerSqlInfo.PREPARED_STATEMENT_IDLE_TIMEOUT, Clock.systemUTC());

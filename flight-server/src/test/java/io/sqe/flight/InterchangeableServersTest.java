@@ -236,7 +236,15 @@ class InterchangeableServersTest {
       assertThat(e.getMessage()).contains("belongs to a transaction").contains("SQE server ").contains("not on this one");
     });
     assertThat(rows(0, ticket)).containsExactly(List.of(4L));
+    // A statement of the transaction sent to another server is refused, saying where transactions live.
+    assertThatThrownBy(() -> sql(1).executeUpdate("INSERT INTO lake_test.numbers VALUES (5, 'five')", transaction, admin))
+        .isInstanceOfSatisfying(FlightRuntimeException.class, e -> {
+          assertThat(e.status().code()).isEqualTo(FlightStatusCode.NOT_FOUND);
+          assertThat(e.getMessage()).contains("Unknown transaction").contains("lives only on the server that began it");
+        });
     sql(0).rollback(transaction, admin);
+    assertThat(rows(0, sql(0).execute("SELECT count(*) FROM lake_test.numbers", admin).getEndpoints().get(0).getTicket()))
+        .containsExactly(List.of(3L));
   }
 
   @Test
