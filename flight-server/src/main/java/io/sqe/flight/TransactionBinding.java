@@ -47,7 +47,8 @@ final class TransactionBinding {
     throw FlightErrors.toFlight(new SqeException(ErrorCode.FAILED_PRECONDITION,
         "This client has a transaction open on SQE server " + token.transactionServer() + ", not on this one (" + serverId
             + "): a transaction's statements, COMMIT and ROLLBACK go to the server that began it. Route a client's calls to "
-            + "one server while it has a transaction open (docs/deploy.md, \"Several servers behind one address\")"), null);
+            + "one server while it has a transaction open (docs/deploy.md, \"Several servers behind one address\"); if that "
+            + "server restarted or is gone, the transaction ended with it: connect again"), null);
   }
 
   /**
