@@ -46,19 +46,18 @@ final class CallSessions {
   ClientSession session(CallContext context) {
     Principal principal = principals.principal(context);
     CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-    String peer = context.peerIdentity();
-    String authorization = credential(call);
-    binding.check(peer, authorization);
+    TransactionBinding.Credential credential = binding.credential(context.peerIdentity(), credential(call));
+    credential.check();
     ClientSession session;
     try {
-      session = sessions.session(binding.sessionCredential(peer, authorization), sessionCookie(call), principal);
+      session = sessions.session(credential.sessionKey(), sessionCookie(call), principal);
     } catch (SqeException e) {
       throw FlightErrors.toFlight(e, null);
     }
     applyHeaderDefaults(session, call == null ? null : call.headers());
-    if (call != null) {
+    if (call != null && credential.rebindable()) {
       call.beforeSendingHeaders(outgoing -> {
-        String rebound = binding.rebound(peer, authorization, session.session().openTransaction().isPresent());
+        String rebound = credential.rebound(session.session().openTransaction().isPresent());
         if (rebound != null) {
           outgoing.insert("authorization", rebound);
         }
@@ -141,7 +140,8 @@ final class CallSessions {
   void close(CallContext context, StreamListener<CloseSessionResult> listener) {
     try {
       CallHeadersMiddleware call = context.getMiddleware(CallHeadersMiddleware.KEY);
-      sessions.close(binding.sessionCredential(context.peerIdentity(), credential(call)), sessionCookie(call), principals.principal(context));
+      String key = binding.credential(context.peerIdentity(), credential(call)).sessionKey();
+      sessions.close(key, sessionCookie(call), principals.principal(context));
       listener.onNext(new CloseSessionResult(CloseSessionResult.Status.CLOSED));
       listener.onCompleted();
     } catch (RuntimeException | Error e) {

@@ -145,19 +145,9 @@ final class PreparedStatements {
   /**
    * The caller's prepared statement: the one this server keeps, with the parameter rows the
    * client's handle carries if any, else planned here from the client's self-contained handle.
-   * NOT_FOUND when unknown, closed or evicted, PERMISSION_DENIED when another user's; its failures
-   * are Flight's statuses already, since GetFlightInfo and GetSchema pass them on as they are (any
-   * other exception would reach the client as INTERNAL, "There was an error servicing your request").
+   * NOT_FOUND when unknown, closed or evicted, PERMISSION_DENIED when another user's.
    */
   PreparedHandle handle(ByteString handle, CallContext context) {
-    try {
-      return held(handle, context);
-    } catch (RuntimeException e) {
-      throw FlightErrors.toFlight(e, null);
-    }
-  }
-
-  private PreparedHandle held(ByteString handle, CallContext context) {
     byte[] bytes = handle.toByteArray();
     Optional<StatementHandle> presented =
         signed.read(bytes, StatementHandle.Kind.PREPARED, "prepared statement", calls.principal(context));

@@ -185,14 +185,16 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
   // ---- Flight's entry points
 
   // Each Flight call below also answers an Error its statement's own handling did not reach with
-  // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN.
+  // a status: Flight passes Errors on to gRPC, which ends the call UNKNOWN. GetFlightInfo and
+  // GetSchema, which answer by returning, do so for SQE's own exceptions too: Flight would answer
+  // those INTERNAL "There was an error servicing your request", hiding what they say.
 
   @Override
   public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor) {
     command(descriptor);
     try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return super.getFlightInfo(context, descriptor);
-    } catch (Error e) {
+    } catch (RuntimeException | Error e) {
       throw FlightErrors.toFlight(e, "GetFlightInfo");
     }
   }
@@ -202,7 +204,7 @@ public final class SqeFlightSqlProducer extends BasicFlightSqlProducer {
     command(descriptor);
     try (CatalogCredentials.Scope caller = calls.catalogCaller(context)) {
       return super.getSchema(context, descriptor);
-    } catch (Error e) {
+    } catch (RuntimeException | Error e) {
       throw FlightErrors.toFlight(e, "GetSchema");
     }
   }

@@ -35,46 +35,63 @@ final class TransactionBinding {
     this.serverId = requireNonNull(serverId, "serverId is null");
   }
 
-  /**
-   * Refuses a call whose token names another server as the holder of its client's transaction:
-   * FAILED_PRECONDITION naming that server.
-   */
-  void check(String peerIdentity, String authorization) {
-    TokenService.VerifiedToken token = sqeToken(peerIdentity, authorization);
-    if (token == null || token.transactionServer() == null || token.transactionServer().equals(serverId)) {
-      return;
-    }
-    throw FlightErrors.toFlight(new SqeException(ErrorCode.FAILED_PRECONDITION,
-        "This client has a transaction open on SQE server " + token.transactionServer() + ", not on this one (" + serverId
-            + "): a transaction's statements, COMMIT and ROLLBACK go to the server that began it. Route a client's calls to "
-            + "one server while it has a transaction open (docs/deploy.md, \"Several servers behind one address\"); if that "
-            + "server restarted or is gone, the transaction ended with it: connect again"), null);
+  /** What a call's credential says about its client's transaction, read once for the call. */
+  Credential credential(String peerIdentity, String authorization) {
+    return new Credential(authorization, sqeToken(peerIdentity, authorization));
   }
 
-  /**
-   * What identifies the client's credential in its session's key: the token's id for SQE's tokens,
-   * which re-signing keeps; otherwise the header itself.
-   */
-  String sessionCredential(String peerIdentity, String authorization) {
-    TokenService.VerifiedToken token = sqeToken(peerIdentity, authorization);
-    return token == null || token.tokenId() == null ? authorization : "sqe-token:" + token.tokenId();
-  }
+  /** A call's authorization header, and the SQE token in it if it holds one (null otherwise). */
+  final class Credential {
+    private final String authorization;
+    private final TokenService.VerifiedToken token;
 
-  /**
-   * The authorization header to send back when the token does not say what the session now is
-   * (this server holding an open transaction, or none); null when it does, or the token is not
-   * SQE's.
-   */
-  String rebound(String peerIdentity, String authorization, boolean transactionOpen) {
-    TokenService.VerifiedToken token = sqeToken(peerIdentity, authorization);
-    String holder = transactionOpen ? serverId : null;
-    if (token == null || token.tokenId() == null || Objects.equals(token.transactionServer(), holder)) {
-      return null;
+    private Credential(String authorization, TokenService.VerifiedToken token) {
+      this.authorization = authorization;
+      this.token = token;
     }
-    try {
-      return BEARER + tokens.rebind(authorization.substring(BEARER.length()).trim(), holder);
-    } catch (InvalidTokenException e) {
-      return null; // expired meanwhile: the client logs in again
+
+    /**
+     * Refuses the call when its token names another server as the holder of its client's
+     * transaction: FAILED_PRECONDITION naming that server.
+     */
+    void check() {
+      if (token == null || token.transactionServer() == null || token.transactionServer().equals(serverId)) {
+        return;
+      }
+      throw FlightErrors.toFlight(new SqeException(ErrorCode.FAILED_PRECONDITION,
+          "This client has a transaction open on SQE server " + token.transactionServer() + ", not on this one (" + serverId
+              + "): a transaction's statements, COMMIT and ROLLBACK go to the server that began it. Route a client's calls to "
+              + "one server while it has a transaction open (docs/deploy.md, \"Several servers behind one address\"); if that "
+              + "server restarted or is gone, the transaction ended with it: connect again"), null);
+    }
+
+    /**
+     * What identifies the credential in its session's key: the token's id for SQE's tokens, which
+     * re-signing keeps; otherwise the header itself.
+     */
+    String sessionKey() {
+      return token == null || token.tokenId() == null ? authorization : "sqe-token:" + token.tokenId();
+    }
+
+    /** Whether the token is SQE's own with an id, which {@link #rebound} may re-sign. */
+    boolean rebindable() {
+      return token != null && token.tokenId() != null;
+    }
+
+    /**
+     * The authorization header to send back when the token does not say what the session now is
+     * (this server holding an open transaction, or none); null when it does or cannot be re-signed.
+     */
+    String rebound(boolean transactionOpen) {
+      String holder = transactionOpen ? serverId : null;
+      if (!rebindable() || Objects.equals(token.transactionServer(), holder)) {
+        return null;
+      }
+      try {
+        return BEARER + tokens.rebind(authorization.substring(BEARER.length()).trim(), holder);
+      } catch (InvalidTokenException e) {
+        return null; // expired meanwhile: the client logs in again
+      }
     }
   }
 

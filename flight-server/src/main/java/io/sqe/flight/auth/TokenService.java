@@ -113,10 +113,6 @@ public final class TokenService {
     public VerifiedToken {
       requireNonNull(principal, "principal is null");
     }
-
-    public VerifiedToken(Principal principal, String userId) {
-      this(principal, userId, null, null);
-    }
   }
 
   private TokenService(String issuer, Duration lifetime, Clock clock, JWKSet keys)
